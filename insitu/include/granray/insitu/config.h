@@ -1,0 +1,47 @@
+// The [insitu] table of a simulation's TOML input file (SPEC 3).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "granray/render_settings.h"
+#include "granray/renderer.h"
+
+namespace granray {
+
+// [insitu.color]: colour particles by a scalar the simulation registered under `field`.
+struct ColorSettings {
+  std::string field;
+  std::string colormap = "viridis";
+  bool auto_range = false;
+  float range_lo = 0.0f;
+  float range_hi = 1.0f;
+};
+
+struct InsituConfig {
+  std::int64_t every = 0;   // render at multiples of this step (0 = off)
+  double every_time = 0.0;  // and at the first step at or past each multiple of this time
+  std::string output;       // HDF5 file ("" = none)
+  std::string png;          // PNG pattern, '*' becomes the zero-padded step ("" = none)
+  BackendKind backend = BackendKind::automatic;
+  RenderSettings render;
+  std::optional<ColorSettings> color;
+  std::string table_text;  // the effective [insitu] table, as TOML, for the output's metadata
+};
+
+// Reads the [insitu] table of a TOML file (defaults where it is absent). Each override is
+// "key=value" with the key relative to [insitu] ("camera.fov=45") and the value in TOML.
+// Unknown keys, wrong types and impossible values throw ConfigError naming key, file and line.
+InsituConfig load_insitu_config(const std::string& path,
+                                const std::vector<std::string>& overrides = {});
+
+// The same from TOML text; source_name stands for the file in messages.
+InsituConfig parse_insitu_config(std::string_view toml_text, const std::string& source_name,
+                                 const std::vector<std::string>& overrides = {});
+
+const std::vector<std::string>& colormap_names();
+
+}  // namespace granray

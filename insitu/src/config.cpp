@@ -1,0 +1,308 @@
+#include "granray/insitu/config.h"
+
+#include <toml++/toml.h>
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "granray/errors.h"
+
+namespace granray {
+namespace {
+
+std::string where(const toml::source_region& src) {
+  const std::string file = src.path ? *src.path : std::string("<config>");
+  return file + ":" + std::to_string(src.begin.line);
+}
+
+// Reads and checks the keys of one table; every message names the key and where it was set.
+class TableReader {
+ public:
+  TableReader(const toml::table& table, std::string prefix)
+      : table_(table), prefix_(std::move(prefix)) {}
+
+  void only_keys(std::initializer_list<const char*> allowed) const {
+    for (auto&& [key, node] : table_) {
+      const bool known = std::any_of(allowed.begin(), allowed.end(),
+                                     [&](const char* k) { return key.str() == k; });
+      if (!known) {
+        std::string list;
+        for (const char* k : allowed) list += std::string(list.empty() ? "" : ", ") + k;
+        throw ConfigError(where(node.source()) + ": unknown key '" + name(key.str()) +
+                          "' (known keys: " + list + ")");
+      }
+    }
+  }
+
+  const toml::node* find(const char* key) const { return table_.get(key); }
+
+  [[noreturn]] void fail(const char* key, const std::string& message) const {
+    const toml::node* node = find(key);
+    throw ConfigError((node ? where(node->source()) : std::string("<config>")) + ": key '" +
+                      name(key) + "' " + message);
+  }
+
+  std::optional<double> number(const char* key) const {
+    const toml::node* node = find(key);
+    if (!node) return std::nullopt;
+    if (!node->is_number()) fail(key, "must be a number");
+    return node->value<double>();
+  }
+
+  std::optional<std::int64_t> integer(const char* key) const {
+    const toml::node* node = find(key);
+    if (!node) return std::nullopt;
+    if (!node->is_integer()) fail(key, "must be an integer");
+    return node->value<std::int64_t>();
+  }
+
+  std::optional<std::string> string(const char* key) const {
+    const toml::node* node = find(key);
+    if (!node) return std::nullopt;
+    if (!node->is_string()) fail(key, "must be a string");
+    return node->value<std::string>();
+  }
+
+  std::optional<std::vector<double>> numbers(const char* key, std::size_t count) const {
+    const toml::node* node = find(key);
+    if (!node) return std::nullopt;
+    const toml::array* array = node->as_array();
+    const std::string expected = "must be an array of " + std::to_string(count) + " numbers";
+    if (!array || array->size() != count) fail(key, expected);
+    std::vector<double> values;
+    for (const toml::node& item : *array) {
+      if (!item.is_number()) fail(key, expected);
+      values.push_back(*item.value<double>());
+    }
+    return values;
+  }
+
+  std::optional<Vec3> vec3(const char* key) const {
+    const auto v = numbers(key, 3);
+    if (!v) return std::nullopt;
+    for (const double x : *v) {
+      if (!std::isfinite(x)) fail(key, "must hold finite numbers");
+    }
+    return Vec3{static_cast<float>((*v)[0]), static_cast<float>((*v)[1]),
+                static_cast<float>((*v)[2])};
+  }
+
+  std::optional<Vec3> color(const char* key) const {
+    const auto c = vec3(key);
+    if (c && (std::min({c->x, c->y, c->z}) < 0.0f || std::max({c->x, c->y, c->z}) > 1.0f)) {
+      fail(key, "must hold three values in [0, 1]");
+    }
+    return c;
+  }
+
+  const toml::table* subtable(const char* key) const {
+    const toml::node* node = find(key);
+    if (!node) return nullptr;
+    if (!node->is_table()) fail(key, "must be a table");
+    return node->as_table();
+  }
+
+  std::string name(std::string_view key) const { return prefix_ + "." + std::string(key); }
+
+ private:
+  const toml::table& table_;
+  std::string prefix_;
+};
+
+// Positive finite number check shared by sizes, intervals and camera extents.
+float positive(const TableReader& t, const char* key, double value, bool allow_zero = false) {
+  if (!std::isfinite(value) || value < 0.0 || (!allow_zero && value == 0.0)) {
+    t.fail(key, allow_zero ? "must be >= 0" : "must be > 0");
+  }
+  return static_cast<float>(value);
+}
+
+void read_camera(const TableReader& t, CameraSettings& cam) {
+  t.only_keys(
+      {"projection", "position", "target", "up", "fov", "ortho_height", "theta", "phi", "zoom"});
+  if (const auto p = t.string("projection")) {
+    if (*p == "perspective") {
+      cam.projection = Projection::perspective;
+    } else if (*p == "orthographic") {
+      cam.projection = Projection::orthographic;
+    } else {
+      t.fail("projection", "must be \"perspective\" or \"orthographic\", got \"" + *p + "\"");
+    }
+  }
+  cam.position = t.vec3("position");
+  cam.target = t.vec3("target");
+  if (const auto up = t.vec3("up")) {
+    if (up->x == 0.0f && up->y == 0.0f && up->z == 0.0f) t.fail("up", "must not be zero");
+    cam.up = *up;
+  }
+  if (const auto fov = t.number("fov")) {
+    if (!(*fov > 0.0 && *fov < 180.0)) t.fail("fov", "must be in (0, 180) degrees");
+    cam.fov = static_cast<float>(*fov);
+  }
+  if (const auto h = t.number("ortho_height")) cam.ortho_height = positive(t, "ortho_height", *h);
+  if (const auto theta = t.number("theta")) {
+    if (!std::isfinite(*theta)) t.fail("theta", "must be finite");
+    cam.theta = static_cast<float>(*theta);
+  }
+  if (const auto phi = t.number("phi")) {
+    if (!std::isfinite(*phi)) t.fail("phi", "must be finite");
+    cam.phi = static_cast<float>(*phi);
+  }
+  if (const auto zoom = t.number("zoom")) cam.zoom = positive(t, "zoom", *zoom);
+}
+
+void read_shading(const TableReader& t, ShadingSettings& s) {
+  t.only_keys({"ambient", "diffuse", "light", "background", "particle_color"});
+  if (const auto a = t.number("ambient")) s.ambient = positive(t, "ambient", *a, true);
+  if (const auto d = t.number("diffuse")) s.diffuse = positive(t, "diffuse", *d, true);
+  if (const auto l = t.vec3("light")) {
+    if (l->x == 0.0f && l->y == 0.0f && l->z == 0.0f) t.fail("light", "must not be zero");
+    s.light = *l;
+  }
+  if (const auto b = t.color("background")) s.background = *b;
+  if (const auto c = t.color("particle_color")) s.particle_color = *c;
+}
+
+ColorSettings read_color(const TableReader& t) {
+  t.only_keys({"field", "colormap", "range"});
+  ColorSettings c;
+  const auto field = t.string("field");
+  if (!field || field->empty()) t.fail("field", "must name the scalar to colour by");
+  c.field = *field;
+  if (const auto map = t.string("colormap")) {
+    const auto& names = colormap_names();
+    if (std::find(names.begin(), names.end(), *map) == names.end()) {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      t.fail("colormap", "names an unknown colormap \"" + *map + "\" (known: " + list + ")");
+    }
+    c.colormap = *map;
+  }
+  if (const toml::node* range = t.find("range")) {
+    if (range->is_string()) {
+      if (*range->value<std::string>() != "auto") t.fail("range", "must be \"auto\" or [lo, hi]");
+      c.auto_range = true;
+    } else {
+      const auto lohi = t.numbers("range", 2);
+      if (!(std::isfinite((*lohi)[0]) && std::isfinite((*lohi)[1]) && (*lohi)[0] < (*lohi)[1])) {
+        t.fail("range", "must be [lo, hi] with finite lo < hi");
+      }
+      c.range_lo = static_cast<float>((*lohi)[0]);
+      c.range_hi = static_cast<float>((*lohi)[1]);
+    }
+  }
+  return c;
+}
+
+InsituConfig read_insitu(const toml::table& table) {
+  const TableReader t(table, "insitu");
+  t.only_keys({"every", "every_time", "width", "height", "output", "png", "backend", "camera",
+               "shading", "color"});
+  InsituConfig config;
+  if (const auto every = t.integer("every")) {
+    if (*every < 0) t.fail("every", "must be >= 0");
+    config.every = *every;
+  }
+  if (const auto every_time = t.number("every_time")) {
+    config.every_time = positive(t, "every_time", *every_time, true);
+  }
+  constexpr std::int64_t kMaxSide = 65536;
+  if (const auto w = t.integer("width")) {
+    if (*w < 1 || *w > kMaxSide) t.fail("width", "must be in 1..65536");
+    config.render.width = static_cast<int>(*w);
+  }
+  if (const auto h = t.integer("height")) {
+    if (*h < 1 || *h > kMaxSide) t.fail("height", "must be in 1..65536");
+    config.render.height = static_cast<int>(*h);
+  }
+  if (const auto output = t.string("output")) config.output = *output;
+  if (const auto png = t.string("png")) config.png = *png;
+  if (const auto backend = t.string("backend")) {
+    if (*backend == "auto") {
+      config.backend = BackendKind::automatic;
+    } else if (*backend == "cuda") {
+      config.backend = BackendKind::cuda;
+    } else if (*backend == "cpu") {
+      config.backend = BackendKind::cpu;
+    } else {
+      t.fail("backend", "must be \"auto\", \"cuda\" or \"cpu\", got \"" + *backend + "\"");
+    }
+  }
+  if (const toml::table* camera = t.subtable("camera")) {
+    read_camera(TableReader(*camera, "insitu.camera"), config.render.camera);
+  }
+  if (const toml::table* shading = t.subtable("shading")) {
+    read_shading(TableReader(*shading, "insitu.shading"), config.render.shading);
+  }
+  if (const toml::table* color = t.subtable("color")) {
+    config.color = read_color(TableReader(*color, "insitu.color"));
+  }
+  std::ostringstream text;
+  text << table;
+  config.table_text = text.str();
+  return config;
+}
+
+// Copies every key of `from` into `into`, descending into tables present in both.
+void merge_into(toml::table& into, const toml::table& from) {
+  for (auto&& [key, node] : from) {
+    toml::node* existing = into.get(key.str());
+    if (node.is_table() && existing && existing->is_table()) {
+      merge_into(*existing->as_table(), *node.as_table());
+    } else {
+      node.visit([&, k = key](auto&& value) { into.insert_or_assign(k, value); });
+    }
+  }
+}
+
+toml::table parse_document(std::string_view text, const std::string& source_name) {
+  try {
+    return toml::parse(text, source_name);
+  } catch (const toml::parse_error& e) {
+    throw ConfigError(where(e.source()) + ": " + std::string(e.description()));
+  }
+}
+
+void apply_override(toml::table& insitu, const std::string& assignment) {
+  const std::size_t eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw ConfigError("--set " + assignment + ": expected key=value, e.g. camera.fov=45");
+  }
+  // "camera.fov=45" is itself TOML (a dotted key); parsing it gives the value and its type.
+  const toml::table patch = parse_document(assignment, "--set " + assignment);
+  merge_into(insitu, patch);
+}
+
+}  // namespace
+
+const std::vector<std::string>& colormap_names() {
+  static const std::vector<std::string> names = {"viridis", "cividis",  "magma", "inferno",
+                                                 "plasma",  "coolwarm", "gray"};
+  return names;
+}
+
+InsituConfig parse_insitu_config(std::string_view toml_text, const std::string& source_name,
+                                 const std::vector<std::string>& overrides) {
+  toml::table root = parse_document(toml_text, source_name);
+  toml::table insitu;
+  if (const toml::node* node = root.get("insitu")) {
+    if (!node->is_table()) {
+      throw ConfigError(where(node->source()) + ": key 'insitu' must be a table");
+    }
+    insitu = *node->as_table();
+  }
+  for (const std::string& assignment : overrides) apply_override(insitu, assignment);
+  return read_insitu(insitu);
+}
+
+InsituConfig load_insitu_config(const std::string& path,
+                                const std::vector<std::string>& overrides) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path + ": cannot open the configuration file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_insitu_config(text.str(), path, overrides);
+}
+
+}  // namespace granray

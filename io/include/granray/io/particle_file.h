@@ -1,0 +1,45 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "granray/particles.h"
+
+namespace granray::io {
+
+// One snapshot read from a file, owning its particles on the host.
+struct ParticleFrame {
+  std::vector<Vec4> xyzr;
+  std::vector<float> scalar;         // empty, or one value per particle
+  std::vector<std::uint64_t> ids;    // empty, or one global id per particle
+  std::optional<std::int64_t> step;  // the snapshot's timestep, when the file has one
+  double time = 0.0;
+
+  ParticleView view() const {
+    ParticleView v;
+    v.xyzr = xyzr.data();
+    v.count = xyzr.size();
+    v.ids = ids.empty() ? nullptr : ids.data();
+    return v;
+  }
+};
+
+enum class ParticleFormat { automatic, xyzr, lammps, sphere };
+
+// "auto", "xyzr", "lammps" or "sphere"; throws ConfigError otherwise.
+ParticleFormat parse_particle_format(const std::string& name);
+
+// Guesses the format from the file's first bytes.
+ParticleFormat detect_particle_format(const std::string& path);
+
+// Every snapshot in the file. Throws InputError naming the file and line (or byte offset).
+std::vector<ParticleFrame> read_particle_file(const std::string& path,
+                                              ParticleFormat format = ParticleFormat::automatic);
+
+std::vector<ParticleFrame> read_xyzr_file(const std::string& path);
+std::vector<ParticleFrame> read_lammps_dump(const std::string& path);
+std::vector<ParticleFrame> read_sphere_bin(const std::string& path);
+
+}  // namespace granray::io

@@ -1,0 +1,57 @@
+#include "granray/io/particle_file.h"
+
+#include <cctype>
+#include <cstring>
+#include <fstream>
+
+#include "granray/errors.h"
+
+namespace granray::io {
+
+ParticleFormat parse_particle_format(const std::string& name) {
+  if (name == "auto") return ParticleFormat::automatic;
+  if (name == "xyzr") return ParticleFormat::xyzr;
+  if (name == "lammps") return ParticleFormat::lammps;
+  if (name == "sphere") return ParticleFormat::sphere;
+  throw ConfigError("unknown particle format '" + name + "' (auto, xyzr, lammps or sphere)");
+}
+
+ParticleFormat detect_particle_format(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open for reading");
+  char head[16] = {};
+  in.read(head, sizeof head);
+  const std::streamsize got = in.gcount();
+  if (got == static_cast<std::streamsize>(sizeof head)) {
+    double version;
+    std::uint32_t nd;
+    std::memcpy(&version, head, sizeof version);
+    std::memcpy(&nd, head + 8, sizeof nd);
+    if (version >= 2.0 && version < 3.0 && nd == 3) return ParticleFormat::sphere;
+  }
+  std::size_t i = 0;
+  while (i < static_cast<std::size_t>(got) && std::isspace(static_cast<unsigned char>(head[i]))) {
+    ++i;
+  }
+  if (static_cast<std::size_t>(got) - i >= 5 && std::memcmp(head + i, "ITEM:", 5) == 0) {
+    return ParticleFormat::lammps;
+  }
+  return ParticleFormat::xyzr;
+}
+
+std::vector<ParticleFrame> read_particle_file(const std::string& path, ParticleFormat format) {
+  if (format == ParticleFormat::automatic) format = detect_particle_format(path);
+  switch (format) {
+    case ParticleFormat::xyzr:
+      return read_xyzr_file(path);
+    case ParticleFormat::lammps:
+      return read_lammps_dump(path);
+    case ParticleFormat::sphere:
+      return read_sphere_bin(path);
+    case ParticleFormat::automatic:
+      break;
+  }
+  throw InputError(path + ": unknown particle format");
+}
+
+}  // namespace granray::io

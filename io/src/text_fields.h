@@ -1,0 +1,21 @@
+// Strict number parsing for the text readers: a field is a number in full or an error that
+// names the file and line.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace granray::io::detail {
+
+std::vector<std::string_view> split_fields(std::string_view line);
+
+[[noreturn]] void fail_at(const std::string& path, std::size_t line, const std::string& message);
+
+double parse_real(std::string_view field, const std::string& path, std::size_t line,
+                  const char* what);
+std::int64_t parse_integer(std::string_view field, const std::string& path, std::size_t line,
+                           const char* what);
+
+}  // namespace granray::io::detail

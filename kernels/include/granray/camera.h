@@ -1,0 +1,31 @@
+#pragma once
+
+#include "granray/kernels/camera_frame.h"
+#include "granray/kernels/shading.h"
+#include "granray/particles.h"
+#include "granray/render_settings.h"
+
+namespace granray {
+
+// What the camera became after the auto rules, for the frame's metadata.
+struct ResolvedCamera {
+  Vec3 eye;
+  Vec3 target;
+  Vec3 up;
+  Projection projection;
+  float fov;           // degrees (perspective)
+  float ortho_height;  // world units (orthographic)
+};
+
+struct CameraSetup {
+  CameraFrame frame;
+  ResolvedCamera resolved;
+};
+
+// SPEC 2: target, up fallback and auto placement from the scene's bounds. Throws ConfigError for
+// a camera that cannot be formed (eye on the target).
+CameraSetup resolve_camera(const RenderSettings& settings, const SceneBounds& bounds);
+
+ShadingParams make_shading_params(const ShadingSettings& shading, const CameraFrame& frame);
+
+}  // namespace granray

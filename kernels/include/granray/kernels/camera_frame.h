@@ -1,0 +1,30 @@
+#pragma once
+
+#include "granray/kernels/ray.h"
+
+namespace granray {
+
+// The resolved camera as the pixel kernels see it (SPEC 2): an orthonormal basis u, v, w with
+// w pointing from the target back to the eye, and the half extent h of the image plane.
+struct CameraFrame {
+  Vec3 eye;
+  Vec3 u, v, w;
+  float half_height;  // tan(fov / 2) for perspective, ortho_height / 2 for orthographic
+  float aspect;       // width / height
+  int width, height;
+  bool orthographic;
+};
+
+// Ray through the centre of pixel (i, j); row 0 is the top of the image.
+GRANRAY_HD_INLINE Ray primary_ray(const CameraFrame& cam, int i, int j) {
+  const float su = (2.0f * (static_cast<float>(i) + 0.5f) / static_cast<float>(cam.width) - 1.0f) *
+                   cam.aspect * cam.half_height;
+  const float sv = (1.0f - 2.0f * (static_cast<float>(j) + 0.5f) / static_cast<float>(cam.height)) *
+                   cam.half_height;
+  if (cam.orthographic) {
+    return {cam.eye + cam.u * su + cam.v * sv, cam.w * -1.0f};
+  }
+  return {cam.eye, normalize(cam.u * su + cam.v * sv - cam.w)};
+}
+
+}  // namespace granray

@@ -1,0 +1,49 @@
+#pragma once
+
+#include "granray/kernels/camera_frame.h"
+#include "granray/kernels/shading.h"
+#include "granray/kernels/trace.h"
+
+namespace granray {
+
+struct GridTracer {
+  GridView grid;
+  IdMap id_of;
+  GRANRAY_HD Hit operator()(const Ray& ray) const { return trace_grid(grid, id_of, ray); }
+};
+
+struct BruteForceTracer {
+  const Vec4* spheres;
+  std::uint32_t count;
+  IdMap id_of;
+  GRANRAY_HD Hit operator()(const Ray& ray) const { return trace_all(spheres, count, id_of, ray); }
+};
+
+// Everything a pixel needs besides the acceleration structure.
+struct FrameTarget {
+  CameraFrame camera;
+  ShadingParams shading;
+  const Vec4* spheres;  // the frame's particles, indexed by Hit::index
+  Rgb8* rgb;
+};
+
+// One primary ray per pixel; identical for every tracer, so paths differ only in visibility.
+template <class Tracer>
+struct RenderPixel {
+  Tracer trace;
+  FrameTarget target;
+
+  GRANRAY_HD void operator()(std::uint32_t pixel) const {
+    const int width = target.camera.width;
+    const int i = static_cast<int>(pixel % static_cast<std::uint32_t>(width));
+    const int j = static_cast<int>(pixel / static_cast<std::uint32_t>(width));
+    const Ray ray = primary_ray(target.camera, i, j);
+    const Hit hit = trace(ray);
+    target.rgb[pixel] = hit.index == kNoHit
+                            ? to_rgb8(target.shading.background)
+                            : shade_hit(ray, hit.t, target.spheres[hit.index],
+                                        target.shading.particle_color, target.shading);
+  }
+};
+
+}  // namespace granray

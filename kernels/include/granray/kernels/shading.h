@@ -1,0 +1,38 @@
+#pragma once
+
+#include <cstdint>
+
+#include "granray/kernels/ray.h"
+
+namespace granray {
+
+struct Rgb8 {
+  std::uint8_t r, g, b;
+};
+
+struct ShadingParams {
+  Vec3 light;  // unit vector toward the light, world space
+  float ambient;
+  float diffuse;
+  Vec3 background;
+  Vec3 particle_color;
+};
+
+// SPEC 2: clamp to [0, 1], then floor(255 c + 0.5); NaN maps to 0.
+GRANRAY_HD_INLINE std::uint8_t to_byte(float c) {
+  const float clamped = fminf(fmaxf(c, 0.0f), 1.0f);
+  return static_cast<std::uint8_t>(floorf(255.0f * clamped + 0.5f));
+}
+
+GRANRAY_HD_INLINE Rgb8 to_rgb8(Vec3 c) { return {to_byte(c.x), to_byte(c.y), to_byte(c.z)}; }
+
+// Seed 001, eq. 9: base * (ambient + diffuse * max(0, n . l)).
+GRANRAY_HD_INLINE Rgb8 shade_hit(const Ray& ray, float t, Vec4 sphere, Vec3 base,
+                                 const ShadingParams& params) {
+  const Vec3 hit = ray.origin + ray.dir * t;
+  const Vec3 normal = (hit - center_of(sphere)) * (1.0f / sphere.w);
+  const float lambert = fmaxf(0.0f, dot(normal, params.light));
+  return to_rgb8(base * (params.ambient + params.diffuse * lambert));
+}
+
+}  // namespace granray

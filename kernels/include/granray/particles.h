@@ -1,0 +1,31 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "granray/kernels/vec.h"
+
+namespace granray {
+
+enum class MemorySpace { host, device };
+
+// A non-owning view of one frame's particles, wherever the simulation keeps them.
+struct ParticleView {
+  const Vec4* xyzr = nullptr;  // (x, y, z, radius) per particle
+  std::size_t count = 0;
+  const std::uint64_t* ids = nullptr;  // optional global ids
+  std::uint64_t id_offset = 0;         // without ids: id = index + id_offset
+  MemorySpace space = MemorySpace::host;
+  void* cuda_stream = nullptr;  // cudaStream_t to run on (CUDA backend)
+};
+
+// Axis-aligned box of the renderable spheres (p - r .. p + r) and the particle census.
+struct SceneBounds {
+  Vec3 lo;
+  Vec3 hi;
+  std::uint64_t renderable;
+  std::uint64_t skipped;
+  double diameter_sum;
+};
+
+}  // namespace granray

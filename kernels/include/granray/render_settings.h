@@ -1,0 +1,40 @@
+#pragma once
+
+#include <optional>
+
+#include "granray/kernels/vec.h"
+
+namespace granray {
+
+enum class Projection { perspective, orthographic };
+
+// SPEC 2 and 3, [insitu.camera]. Absent position means the auto camera.
+struct CameraSettings {
+  Projection projection = Projection::perspective;
+  std::optional<Vec3> position;
+  std::optional<Vec3> target;
+  Vec3 up = {0.0f, 0.0f, 1.0f};
+  float fov = 30.0f;  // degrees, vertical
+  std::optional<float> ortho_height;
+  float theta = 60.0f;  // degrees from +z
+  float phi = 30.0f;    // degrees from +x
+  float zoom = 1.0f;
+};
+
+// SPEC 2 and 3, [insitu.shading]. The light is given in camera space (u, v, w).
+struct ShadingSettings {
+  float ambient = 0.25f;
+  float diffuse = 0.75f;
+  Vec3 light = {0.3f, 0.5f, 1.0f};
+  Vec3 background = {1.0f, 1.0f, 1.0f};
+  Vec3 particle_color = {0.8f, 0.8f, 0.8f};
+};
+
+struct RenderSettings {
+  int width = 1280;
+  int height = 720;
+  CameraSettings camera;
+  ShadingSettings shading;
+};
+
+}  // namespace granray

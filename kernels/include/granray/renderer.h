@@ -1,0 +1,75 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "granray/camera.h"
+#include "granray/image.h"
+#include "granray/kernels/grid_view.h"
+#include "granray/particles.h"
+#include "granray/render_settings.h"
+
+namespace granray {
+
+enum class BackendKind { automatic, cuda, cpu };
+enum class RenderMethod { grid, brute_force };
+
+struct FrameStats {
+  std::uint64_t particles = 0;
+  std::uint64_t skipped = 0;  // non-finite coordinates or radius not finite and > 0
+  std::uint64_t cells = 0;
+  std::uint64_t grid_references = 0;
+  double grid_ms = 0.0;
+  double render_ms = 0.0;
+  double total_ms = 0.0;
+  ResolvedCamera camera{};
+};
+
+// The grid of one frame copied to the host, for tests and diagnostics.
+struct HostGrid {
+  GridGeometry geometry{};
+  std::vector<std::uint32_t> cell_start;
+  std::vector<std::uint32_t> cell_end;
+  std::vector<Vec4> ref_spheres;
+  std::vector<std::uint32_t> ref_index;
+};
+
+bool cuda_backend_compiled();
+// True when the CUDA backend is compiled in and a CUDA device can be used.
+bool cuda_device_available();
+const char* backend_name(BackendKind kind);
+
+namespace detail {
+class Backend;
+}
+
+// Renders frames on one backend. Buffers are kept between frames; one Renderer per thread.
+class Renderer {
+ public:
+  // automatic picks CUDA when it is compiled in and a device is present, else the CPU.
+  explicit Renderer(BackendKind kind = BackendKind::automatic);
+  ~Renderer();
+  Renderer(Renderer&&) noexcept;
+  Renderer& operator=(Renderer&&) noexcept;
+
+  BackendKind backend() const { return kind_; }
+
+  // Throws ConfigError, OutOfMemoryError or DeviceError; the image is resized to the settings.
+  FrameStats render(const ParticleView& particles, const RenderSettings& settings, Image& image,
+                    RenderMethod method = RenderMethod::grid);
+
+  HostGrid build_grid(const ParticleView& particles);
+
+  // Caps the memory this renderer's buffers may hold (host or device, by backend); a frame that
+  // needs more fails with OutOfMemoryError. The CPU default is the machine's physical memory.
+  void set_memory_limit(std::size_t bytes);
+
+ private:
+  BackendKind kind_;
+  std::unique_ptr<detail::Backend> impl_;
+};
+
+}  // namespace granray

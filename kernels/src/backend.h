@@ -1,0 +1,27 @@
+// The interface each backend implements; one implementation source (backend_impl.inl) is
+// compiled once per backend.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "granray/renderer.h"
+
+namespace granray::detail {
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual FrameStats render(const ParticleView& particles, const RenderSettings& settings,
+                            RenderMethod method, Image& image) = 0;
+  virtual HostGrid build_grid(const ParticleView& particles) = 0;
+  virtual void set_memory_limit(std::size_t bytes) = 0;
+};
+
+std::unique_ptr<Backend> make_cpu_backend();
+#if defined(GRANRAY_HAVE_CUDA)
+std::unique_ptr<Backend> make_cuda_backend();
+bool cuda_runtime_has_device();
+#endif
+
+}  // namespace granray::detail

@@ -1,0 +1,328 @@
+// The frame pipeline of one backend, written once. Included by cpu_backend.cpp (g++, Thrust's
+// OpenMP system) and cuda_backend.cu (nvcc, Thrust's CUDA system) after each defines, inside
+// namespace granray::GRANRAY_BACKEND_NAMESPACE:
+//   struct Memory    { static void* allocate(size_t); static void release(void*); };
+//   class Executor   { Executor(void* stream); policy(); synchronize(); upload(); download();
+//                      static constexpr MemorySpace native_space; static constexpr name; };
+//   std::size_t default_memory_limit();
+// Every type below lives in that backend's namespace, so the two builds never share a symbol.
+
+#include <thrust/copy.h>
+#include <thrust/fill.h>
+#include <thrust/for_each.h>
+#include <thrust/gather.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/scan.h>
+#include <thrust/sort.h>
+#include <thrust/transform.h>
+#include <thrust/transform_reduce.h>
+
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <new>
+#include <string>
+
+#include "backend.h"
+#include "buffer.h"
+#include "granray/errors.h"
+#include "granray/kernels/pixel_kernels.h"
+#include "grid_layout.h"
+
+namespace granray::GRANRAY_BACKEND_NAMESPACE {
+
+template <class T>
+using Array = detail::Buffer<T, Memory>;
+using Index = thrust::counting_iterator<std::uint32_t>;
+
+GRANRAY_HD_INLINE SceneBounds empty_bounds() {
+  return {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0, 0.0};
+}
+
+struct BoundsOfSphere {
+  const Vec4* spheres;
+  GRANRAY_HD SceneBounds operator()(std::uint32_t i) const {
+    const Vec4 s = spheres[i];
+    if (!is_renderable(s)) {
+      SceneBounds b = empty_bounds();
+      b.skipped = 1;
+      return b;
+    }
+    return {{s.x - s.w, s.y - s.w, s.z - s.w}, {s.x + s.w, s.y + s.w, s.z + s.w}, 1, 0, 2.0 * s.w};
+  }
+};
+
+struct MergeBounds {
+  GRANRAY_HD SceneBounds operator()(const SceneBounds& a, const SceneBounds& b) const {
+    return {{fminf(a.lo.x, b.lo.x), fminf(a.lo.y, b.lo.y), fminf(a.lo.z, b.lo.z)},
+            {fmaxf(a.hi.x, b.hi.x), fmaxf(a.hi.y, b.hi.y), fmaxf(a.hi.z, b.hi.z)},
+            a.renderable + b.renderable,
+            a.skipped + b.skipped,
+            a.diameter_sum + b.diameter_sum};
+  }
+};
+
+struct ReferenceCount {
+  GridGeometry geometry;
+  const Vec4* spheres;
+  GRANRAY_HD std::uint32_t operator()(std::uint32_t i) const {
+    const Vec4 s = spheres[i];
+    return is_renderable(s) ? cell_count(overlapped_cells(geometry, s)) : 0u;
+  }
+};
+
+struct WideReferenceCount {
+  ReferenceCount count;
+  GRANRAY_HD std::uint64_t operator()(std::uint32_t i) const { return count(i); }
+};
+
+struct SumU64 {
+  GRANRAY_HD std::uint64_t operator()(std::uint64_t a, std::uint64_t b) const { return a + b; }
+};
+
+// One (cell, particle) reference per cell that a sphere's box overlaps (Kalojanov & Slusallek).
+struct EmitReferences {
+  GridGeometry geometry;
+  const Vec4* spheres;
+  const std::uint32_t* offsets;
+  std::uint32_t* keys;
+  std::uint32_t* values;
+  GRANRAY_HD void operator()(std::uint32_t i) const {
+    const Vec4 s = spheres[i];
+    if (!is_renderable(s)) return;
+    const CellRange r = overlapped_cells(geometry, s);
+    std::uint32_t k = offsets[i];
+    for (int z = r.lo[2]; z <= r.hi[2]; ++z)
+      for (int y = r.lo[1]; y <= r.hi[1]; ++y)
+        for (int x = r.lo[0]; x <= r.hi[0]; ++x) {
+          keys[k] = cell_index(geometry, x, y, z);
+          values[k] = i;
+          ++k;
+        }
+  }
+};
+
+// After the sort, each run of equal keys is one cell's reference list.
+struct MarkCellRanges {
+  const std::uint32_t* keys;
+  std::uint32_t total;
+  std::uint32_t* start;
+  std::uint32_t* end;
+  GRANRAY_HD void operator()(std::uint32_t k) const {
+    const std::uint32_t cell = keys[k];
+    if (k == 0 || keys[k - 1] != cell) start[cell] = k;
+    if (k + 1 == total || keys[k + 1] != cell) end[cell] = k + 1;
+  }
+};
+
+class ThrustBackend final : public detail::Backend {
+ public:
+  ThrustBackend()
+      : account_(default_memory_limit()),
+        staged_spheres_(account_, "particle upload"),
+        staged_ids_(account_, "particle id upload"),
+        counts_(account_, "grid reference counts"),
+        offsets_(account_, "grid reference offsets"),
+        keys_(account_, "grid reference keys"),
+        values_(account_, "grid references"),
+        cell_start_(account_, "grid cell starts"),
+        cell_end_(account_, "grid cell ends"),
+        ref_spheres_(account_, "particles in cell order"),
+        pixels_(account_, "image") {}
+
+  void set_memory_limit(std::size_t bytes) override { account_.set_limit(bytes); }
+
+  FrameStats render(const ParticleView& particles, const RenderSettings& settings,
+                    RenderMethod method, Image& image) override {
+    return translate_errors([&] { return render_frame(particles, settings, method, image); });
+  }
+
+  HostGrid build_grid(const ParticleView& particles) override {
+    return translate_errors([&] { return snapshot_grid(particles); });
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static double ms_since(Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  }
+
+  template <class F>
+  static auto translate_errors(F&& body) -> decltype(body()) {
+    try {
+      return body();
+    } catch (const Error&) {
+      throw;
+    } catch (const std::bad_alloc& e) {
+      throw OutOfMemoryError(std::string("granray ") + Executor::name +
+                             " backend: out of memory (" + e.what() + ")");
+    } catch (const std::exception& e) {
+      throw DeviceError(std::string("granray ") + Executor::name + " backend: " + e.what());
+    }
+  }
+
+  struct Resident {
+    const Vec4* spheres;
+    const std::uint64_t* ids;
+    std::uint32_t count;
+  };
+
+  // The particles in this backend's memory: in place when they already are, else uploaded.
+  Resident make_resident(const Executor& exec, const ParticleView& view) {
+    if (view.count > std::numeric_limits<std::uint32_t>::max() - 1) {
+      throw Error("granray: " + std::to_string(view.count) +
+                  " particles in one frame exceed the 32-bit index range; split them over ranks");
+    }
+    const auto n = static_cast<std::uint32_t>(view.count);
+    if (n > 0 && view.xyzr == nullptr) {
+      throw Error("granray: particle view holds " + std::to_string(n) + " particles but no data");
+    }
+    if (view.space == Executor::native_space || n == 0) return {view.xyzr, view.ids, n};
+    if (view.space != MemorySpace::host) {
+      throw DeviceError(std::string("granray ") + Executor::name +
+                        " backend cannot read particles held in device memory");
+    }
+    exec.upload(staged_spheres_, view.xyzr, n);
+    const std::uint64_t* ids = nullptr;
+    if (view.ids != nullptr) {
+      exec.upload(staged_ids_, view.ids, n);
+      ids = staged_ids_.data();
+    }
+    return {staged_spheres_.data(), ids, n};
+  }
+
+  SceneBounds reduce_bounds(const Executor& exec, const Resident& r) {
+    if (r.count == 0) return empty_bounds();
+    return thrust::transform_reduce(exec.policy(), Index(0), Index(r.count),
+                                    BoundsOfSphere{r.spheres}, empty_bounds(), MergeBounds{});
+  }
+
+  detail::GridLayout build_grid_arrays(const Executor& exec, const Resident& r,
+                                       const SceneBounds& bounds) {
+    auto policy = exec.policy();
+    const std::uint32_t n = r.count;
+    const detail::GridLayout layout =
+        detail::choose_grid_layout(bounds, [&](const GridGeometry& g) {
+          return thrust::transform_reduce(policy, Index(0), Index(n),
+                                          WideReferenceCount{{g, r.spheres}}, std::uint64_t{0},
+                                          SumU64{});
+        });
+    const GridGeometry& g = layout.geometry;
+    const auto total = static_cast<std::uint32_t>(layout.references);
+
+    counts_.resize(n);
+    offsets_.resize(n);
+    thrust::transform(policy, Index(0), Index(n), counts_.data(), ReferenceCount{g, r.spheres});
+    thrust::exclusive_scan(policy, counts_.data(), counts_.data() + n, offsets_.data());
+
+    keys_.resize(total);
+    values_.resize(total);
+    thrust::for_each_n(policy, Index(0), n,
+                       EmitReferences{g, r.spheres, offsets_.data(), keys_.data(), values_.data()});
+    thrust::sort_by_key(policy, keys_.data(), keys_.data() + total, values_.data());
+
+    cell_start_.resize(layout.cells);
+    cell_end_.resize(layout.cells);
+    thrust::fill_n(policy, cell_start_.data(), layout.cells, 0u);
+    thrust::fill_n(policy, cell_end_.data(), layout.cells, 0u);
+    thrust::for_each_n(policy, Index(0), total,
+                       MarkCellRanges{keys_.data(), total, cell_start_.data(), cell_end_.data()});
+
+    ref_spheres_.resize(total);
+    thrust::gather(policy, values_.data(), values_.data() + total, r.spheres, ref_spheres_.data());
+    return layout;
+  }
+
+  GridView grid_view(const detail::GridLayout& layout) const {
+    return {layout.geometry, cell_start_.data(), cell_end_.data(), ref_spheres_.data(),
+            values_.data()};
+  }
+
+  FrameStats render_frame(const ParticleView& view, const RenderSettings& settings,
+                          RenderMethod method, Image& image) {
+    const Clock::time_point frame_start = Clock::now();
+    const Executor exec(view.cuda_stream);
+    const std::uint64_t pixel_count =
+        static_cast<std::uint64_t>(settings.width > 0 ? settings.width : 0) *
+        static_cast<std::uint64_t>(settings.height > 0 ? settings.height : 0);
+    if (pixel_count > std::numeric_limits<std::uint32_t>::max()) {
+      throw ConfigError("granray: image " + std::to_string(settings.width) + " x " +
+                        std::to_string(settings.height) + " exceeds 2^32 - 1 pixels");
+    }
+    const Resident r = make_resident(exec, view);
+    const SceneBounds bounds = reduce_bounds(exec, r);
+    const CameraSetup camera = resolve_camera(settings, bounds);
+
+    FrameStats stats;
+    stats.particles = r.count;
+    stats.skipped = bounds.skipped;
+    stats.camera = camera.resolved;
+
+    const auto pixels = static_cast<std::uint32_t>(pixel_count);
+    pixels_.resize(pixels);
+    const FrameTarget target{camera.frame, make_shading_params(settings.shading, camera.frame),
+                             r.spheres, pixels_.data()};
+    const IdMap id_of{r.ids, view.id_offset};
+
+    if (method == RenderMethod::grid && bounds.renderable > 0) {
+      const Clock::time_point grid_start = Clock::now();
+      const detail::GridLayout layout = build_grid_arrays(exec, r, bounds);
+      exec.synchronize();
+      stats.grid_ms = ms_since(grid_start);
+      stats.cells = layout.cells;
+      stats.grid_references = layout.references;
+      const Clock::time_point render_start = Clock::now();
+      thrust::for_each_n(exec.policy(), Index(0), pixels,
+                         RenderPixel<GridTracer>{{grid_view(layout), id_of}, target});
+      exec.synchronize();
+      stats.render_ms = ms_since(render_start);
+    } else {
+      const Clock::time_point render_start = Clock::now();
+      thrust::for_each_n(exec.policy(), Index(0), pixels,
+                         RenderPixel<BruteForceTracer>{{r.spheres, r.count, id_of}, target});
+      exec.synchronize();
+      stats.render_ms = ms_since(render_start);
+    }
+
+    image.width = settings.width;
+    image.height = settings.height;
+    image.rgb.resize(static_cast<std::size_t>(pixels) * 3);
+    static_assert(sizeof(Rgb8) == 3, "pixels are copied as packed bytes");
+    exec.download(pixels_.data(), reinterpret_cast<Rgb8*>(image.rgb.data()), pixels);
+    stats.total_ms = ms_since(frame_start);
+    return stats;
+  }
+
+  HostGrid snapshot_grid(const ParticleView& view) {
+    const Executor exec(view.cuda_stream);
+    const Resident r = make_resident(exec, view);
+    const SceneBounds bounds = reduce_bounds(exec, r);
+    HostGrid grid;
+    if (bounds.renderable == 0) return grid;
+    const detail::GridLayout layout = build_grid_arrays(exec, r, bounds);
+    grid.geometry = layout.geometry;
+    grid.cell_start.resize(layout.cells);
+    grid.cell_end.resize(layout.cells);
+    grid.ref_spheres.resize(layout.references);
+    grid.ref_index.resize(layout.references);
+    exec.download(cell_start_.data(), grid.cell_start.data(), layout.cells);
+    exec.download(cell_end_.data(), grid.cell_end.data(), layout.cells);
+    exec.download(ref_spheres_.data(), grid.ref_spheres.data(), layout.references);
+    exec.download(values_.data(), grid.ref_index.data(), layout.references);
+    return grid;
+  }
+
+  detail::MemoryAccount account_;
+  Array<Vec4> staged_spheres_;
+  Array<std::uint64_t> staged_ids_;
+  Array<std::uint32_t> counts_;
+  Array<std::uint32_t> offsets_;
+  Array<std::uint32_t> keys_;
+  Array<std::uint32_t> values_;
+  Array<std::uint32_t> cell_start_;
+  Array<std::uint32_t> cell_end_;
+  Array<Vec4> ref_spheres_;
+  Array<Rgb8> pixels_;
+};
+
+}  // namespace granray::GRANRAY_BACKEND_NAMESPACE

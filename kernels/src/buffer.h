@@ -1,0 +1,85 @@
+// Owning, uninitialised, grow-only arrays for one backend's memory, charged to a budget so that
+// a frame too large for the memory it may use fails with a clear error instead of a crash.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+
+#include "granray/errors.h"
+
+namespace granray::detail {
+
+class MemoryAccount {
+ public:
+  explicit MemoryAccount(std::size_t limit_bytes) : limit_(limit_bytes) {}
+
+  void set_limit(std::size_t limit_bytes) { limit_ = limit_bytes; }
+  std::size_t limit() const { return limit_; }
+  std::size_t in_use() const { return in_use_; }
+
+  void charge(std::size_t bytes, const char* what) {
+    if (bytes > limit_ || in_use_ > limit_ - bytes) {
+      throw OutOfMemoryError("granray: " + std::string(what) + " needs " + mib(bytes) +
+                             " MiB, but only " + mib(limit_ - in_use_) + " MiB of the " +
+                             mib(limit_) + " MiB rendering budget are free");
+    }
+    in_use_ += bytes;
+  }
+  void refund(std::size_t bytes) { in_use_ -= bytes; }
+
+ private:
+  static std::string mib(std::size_t bytes) { return std::to_string(bytes >> 20); }
+  std::size_t limit_;
+  std::size_t in_use_ = 0;
+};
+
+// Memory provides static void* allocate(std::size_t) (throwing OutOfMemoryError) and
+// static void release(void*).
+template <class T, class Memory>
+class Buffer {
+ public:
+  Buffer(MemoryAccount& account, const char* what) : account_(&account), what_(what) {}
+  ~Buffer() { free(); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  // Contents are not kept: every caller overwrites what it asks for.
+  void resize(std::size_t count) {
+    if (count > capacity_) {
+      free();
+      const std::size_t bytes = count * sizeof(T);
+      account_->charge(bytes, what_);
+      try {
+        data_ = static_cast<T*>(Memory::allocate(bytes));
+      } catch (...) {
+        account_->refund(bytes);
+        throw;
+      }
+      capacity_ = count;
+    }
+    size_ = count;
+  }
+
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  void free() {
+    if (data_ != nullptr) {
+      Memory::release(data_);
+      account_->refund(capacity_ * sizeof(T));
+    }
+    data_ = nullptr;
+    size_ = capacity_ = 0;
+  }
+
+  MemoryAccount* account_;
+  const char* what_;
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
+}  // namespace granray::detail

@@ -1,0 +1,114 @@
+#include "granray/camera.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "granray/errors.h"
+
+namespace granray {
+namespace {
+
+// Camera set-up runs once per frame on the host, in double, then is rounded to the float frame.
+struct D3 {
+  double x, y, z;
+};
+D3 d3(Vec3 v) { return {v.x, v.y, v.z}; }
+Vec3 f3(D3 v) {
+  return {static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z)};
+}
+D3 add(D3 a, D3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+D3 sub(D3 a, D3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
+D3 scale(D3 a, double s) { return {a.x * s, a.y * s, a.z * s}; }
+double dot(D3 a, D3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+double length(D3 a) { return std::sqrt(dot(a, a)); }
+D3 cross(D3 a, D3 b) {
+  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+D3 unit(D3 a) { return scale(a, 1.0 / length(a)); }
+
+constexpr double kPi = 3.14159265358979323846;
+double radians(double degrees) { return degrees * kPi / 180.0; }
+
+bool parallel(D3 a, D3 unit_w) {
+  const double len = length(a);
+  return !(len > 0.0) || length(cross(scale(a, 1.0 / len), unit_w)) <= 1e-6;
+}
+
+}  // namespace
+
+CameraSetup resolve_camera(const RenderSettings& settings, const SceneBounds& bounds) {
+  const CameraSettings& cam = settings.camera;
+  if (settings.width <= 0 || settings.height <= 0) {
+    throw ConfigError("image size must be positive, got " + std::to_string(settings.width) + " x " +
+                      std::to_string(settings.height));
+  }
+  const double aspect = static_cast<double>(settings.width) / settings.height;
+  const bool ortho = cam.projection == Projection::orthographic;
+
+  // An empty frame has no box: frame a unit box at the origin (the image is background anyway).
+  D3 lo{-0.5, -0.5, -0.5}, hi{0.5, 0.5, 0.5};
+  if (bounds.renderable > 0) {
+    lo = d3(bounds.lo);
+    hi = d3(bounds.hi);
+  }
+  const D3 target = cam.target ? d3(*cam.target) : scale(add(lo, hi), 0.5);
+  double radius = 0.5 * length(sub(hi, lo));
+  if (!(radius > 0.0)) radius = 1.0;
+
+  const double fov = radians(cam.fov);
+  double ortho_height = 0.0;
+  D3 eye;
+  if (cam.position) {
+    eye = d3(*cam.position);
+  } else {
+    const double theta = radians(cam.theta), phi = radians(cam.phi);
+    const D3 dir{std::sin(theta) * std::cos(phi), std::sin(theta) * std::sin(phi), std::cos(theta)};
+    double distance = 2.0 * radius;
+    if (!ortho) {
+      const double horizontal = 2.0 * std::atan(aspect * std::tan(fov / 2.0));
+      const double f = std::min(fov, horizontal);
+      distance = radius / std::sin(f / 2.0) / cam.zoom;
+    }
+    eye = add(target, scale(dir, distance));
+  }
+  if (ortho) {
+    ortho_height =
+        (cam.ortho_height ? *cam.ortho_height : 2.0 * radius / std::min(1.0, aspect)) / cam.zoom;
+  }
+
+  const D3 to_eye = sub(eye, target);
+  if (!(length(to_eye) > 0.0) || !std::isfinite(length(to_eye))) {
+    throw ConfigError("camera position must differ from the target and be finite");
+  }
+  const D3 w = unit(to_eye);
+  D3 up = d3(cam.up);
+  if (parallel(up, w)) up = {0.0, 1.0, 0.0};
+  if (parallel(up, w)) up = {1.0, 0.0, 0.0};
+  const D3 u = unit(cross(up, w));
+  const D3 v = cross(w, u);
+
+  CameraSetup setup;
+  CameraFrame& f = setup.frame;
+  f.eye = f3(eye);
+  f.u = f3(u);
+  f.v = f3(v);
+  f.w = f3(w);
+  f.half_height = static_cast<float>(ortho ? ortho_height / 2.0 : std::tan(fov / 2.0));
+  f.aspect = static_cast<float>(aspect);
+  f.width = settings.width;
+  f.height = settings.height;
+  f.orthographic = ortho;
+
+  setup.resolved = {f3(eye),        f3(target), f3(up),
+                    cam.projection, cam.fov,    static_cast<float>(ortho_height)};
+  return setup;
+}
+
+ShadingParams make_shading_params(const ShadingSettings& shading, const CameraFrame& frame) {
+  const Vec3 l = shading.light;
+  const Vec3 world = frame.u * l.x + frame.v * l.y + frame.w * l.z;
+  return {normalize(world), shading.ambient, shading.diffuse, shading.background,
+          shading.particle_color};
+}
+
+}  // namespace granray

@@ -1,0 +1,62 @@
+// The CPU backend: the shared pipeline compiled by the host compiler against Thrust's OpenMP
+// system.
+#include <thrust/system/omp/execution_policy.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+
+#include "granray/particles.h"
+
+namespace granray::cpu_backend {
+
+struct Memory {
+  static void* allocate(std::size_t bytes) {
+    constexpr std::size_t kAlign = 64;
+    void* p = std::aligned_alloc(kAlign, (bytes + kAlign - 1) / kAlign * kAlign);
+    if (p == nullptr) throw std::bad_alloc();
+    return p;
+  }
+  static void release(void* p) { std::free(p); }
+};
+
+// Physical memory: Linux overcommits, so a larger request would be killed later, not refused.
+inline std::size_t default_memory_limit() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return ~std::size_t{0};
+  return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_size);
+}
+
+class Executor {
+ public:
+  static constexpr MemorySpace native_space = MemorySpace::host;
+  static constexpr const char* name = "cpu";
+
+  explicit Executor(void* /*cuda_stream*/) {}
+  auto policy() const { return thrust::omp::par; }
+  void synchronize() const {}
+
+  template <class Array, class T>
+  void upload(Array& dst, const T* src, std::size_t count) const {
+    dst.resize(count);
+    std::copy_n(src, count, dst.data());
+  }
+  template <class T>
+  void download(const T* src, T* dst, std::size_t count) const {
+    std::copy_n(src, count, dst);
+  }
+};
+
+}  // namespace granray::cpu_backend
+
+#define GRANRAY_BACKEND_NAMESPACE cpu_backend
+#include "backend_impl.inl"
+#undef GRANRAY_BACKEND_NAMESPACE
+
+namespace granray::detail {
+std::unique_ptr<Backend> make_cpu_backend() {
+  return std::make_unique<cpu_backend::ThrustBackend>();
+}
+}  // namespace granray::detail

@@ -1,0 +1,82 @@
+#include "grid_layout.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "granray/errors.h"
+
+namespace granray::detail {
+namespace {
+
+// Cells per renderable particle at most, and the overall cap (2^27 cells = 1 GiB of cell ranges).
+constexpr double kCellsPerParticle = 4.0;
+constexpr double kMaxCells = 134217728.0;
+// References per particle allowed before the cells are made coarser: a dense monodisperse bed
+// with cells of one diameter needs (1 + 1)^3 = 8 at worst.
+constexpr double kReferencesPerParticle = 8.0;
+constexpr double kReferenceSlack = 64.0;
+constexpr double kMaxReferences = 4294967295.0;  // 32-bit reference indices
+constexpr int kMaxRefinements = 40;
+
+GridGeometry geometry_for(double cell, const double origin[3], const double extent[3]) {
+  GridGeometry g{};
+  g.origin = {static_cast<float>(origin[0]), static_cast<float>(origin[1]),
+              static_cast<float>(origin[2])};
+  g.cell_size = static_cast<float>(cell);
+  g.inv_cell_size = static_cast<float>(1.0 / cell);
+  for (int a = 0; a < 3; ++a) {
+    g.dims[a] = static_cast<int>(std::max(1.0, std::ceil(extent[a] / cell)));
+  }
+  return g;
+}
+
+double cells_of(const GridGeometry& g) {
+  return static_cast<double>(g.dims[0]) * g.dims[1] * g.dims[2];
+}
+
+}  // namespace
+
+GridLayout choose_grid_layout(
+    const SceneBounds& bounds,
+    const std::function<std::uint64_t(const GridGeometry&)>& count_references) {
+  const double n = static_cast<double>(bounds.renderable);
+  const double lo[3] = {bounds.lo.x, bounds.lo.y, bounds.lo.z};
+  const double hi[3] = {bounds.hi.x, bounds.hi.y, bounds.hi.z};
+  const double mean_diameter = bounds.diameter_sum / n;
+  double span = mean_diameter;
+  for (int a = 0; a < 3; ++a) span = std::max(span, hi[a] - lo[a]);
+  // A margin around the spheres' box so that clipping rays to the grid never cuts a sphere.
+  const double margin = 1e-4 * span;
+  double origin[3], extent[3];
+  double volume = 1.0;
+  for (int a = 0; a < 3; ++a) {
+    origin[a] = lo[a] - margin;
+    extent[a] = hi[a] - lo[a] + 2.0 * margin;
+    volume *= std::max(extent[a], mean_diameter);
+  }
+
+  const double max_cells = std::clamp(kCellsPerParticle * n, 64.0, kMaxCells);
+  double cell = std::max(mean_diameter, std::cbrt(volume / max_cells));
+  GridGeometry g = geometry_for(cell, origin, extent);
+  while (cells_of(g) > max_cells) {
+    cell *= 1.01 * std::cbrt(cells_of(g) / max_cells);
+    g = geometry_for(cell, origin, extent);
+  }
+
+  const double max_refs = std::min(kReferencesPerParticle * n + kReferenceSlack, kMaxReferences);
+  std::uint64_t refs = count_references(g);
+  for (int i = 0; static_cast<double>(refs) > max_refs; ++i) {
+    if (i == kMaxRefinements) {
+      throw OutOfMemoryError("cannot fit " + std::to_string(bounds.renderable) +
+                             " particles into a grid with 32-bit references");
+    }
+    // Huge grains overlap many cells: coarser cells (twice the volume) until the list is bounded.
+    cell *= 1.26;
+    g = geometry_for(cell, origin, extent);
+    refs = count_references(g);
+  }
+  return {g, static_cast<std::uint64_t>(cells_of(g)), refs};
+}
+
+}  // namespace granray::detail

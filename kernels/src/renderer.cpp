@@ -1,0 +1,73 @@
+#include "granray/renderer.h"
+
+#include "backend.h"
+#include "granray/errors.h"
+
+namespace granray {
+
+bool cuda_backend_compiled() {
+#if defined(GRANRAY_HAVE_CUDA)
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool cuda_device_available() {
+#if defined(GRANRAY_HAVE_CUDA)
+  return detail::cuda_runtime_has_device();
+#else
+  return false;
+#endif
+}
+
+const char* backend_name(BackendKind kind) {
+  switch (kind) {
+    case BackendKind::automatic:
+      return "auto";
+    case BackendKind::cuda:
+      return "cuda";
+    case BackendKind::cpu:
+      return "cpu";
+  }
+  return "unknown";
+}
+
+namespace {
+
+BackendKind pick(BackendKind requested) {
+  if (requested != BackendKind::automatic) return requested;
+  return cuda_device_available() ? BackendKind::cuda : BackendKind::cpu;
+}
+
+std::unique_ptr<detail::Backend> make_backend(BackendKind kind) {
+  if (kind == BackendKind::cpu) return detail::make_cpu_backend();
+#if defined(GRANRAY_HAVE_CUDA)
+  if (!detail::cuda_runtime_has_device()) {
+    throw DeviceError("granray: backend \"cuda\" requested, but no CUDA device is available");
+  }
+  return detail::make_cuda_backend();
+#else
+  throw DeviceError("granray: backend \"cuda\" requested, but this build has no CUDA backend");
+#endif
+}
+
+}  // namespace
+
+Renderer::Renderer(BackendKind kind) : kind_(pick(kind)), impl_(make_backend(kind_)) {}
+Renderer::~Renderer() = default;
+Renderer::Renderer(Renderer&&) noexcept = default;
+Renderer& Renderer::operator=(Renderer&&) noexcept = default;
+
+FrameStats Renderer::render(const ParticleView& particles, const RenderSettings& settings,
+                            Image& image, RenderMethod method) {
+  return impl_->render(particles, settings, method, image);
+}
+
+HostGrid Renderer::build_grid(const ParticleView& particles) {
+  return impl_->build_grid(particles);
+}
+
+void Renderer::set_memory_limit(std::size_t bytes) { impl_->set_memory_limit(bytes); }
+
+}  // namespace granray
