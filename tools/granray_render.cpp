@@ -84,7 +84,8 @@ int main(int argc, char** argv) {
   app.add_option("--config", options.config, "TOML file whose [insitu] table sets the image")
       ->check(CLI::ExistingFile);
   app.add_option("--set", options.overrides,
-                 "override a key of [insitu], value in TOML: --set camera.fov=45");
+                 "override a key of [insitu], value in TOML: --set camera.fov=45")
+      ->allow_extra_args(false);  // one value per --set: inputs may follow
   app.add_option("--format", options.format, "input format")
       ->check(CLI::IsMember({"auto", "xyzr", "lammps", "sphere"}));
   app.add_option("--out", options.out, "image name (.png or .ppm); '*' becomes the step")

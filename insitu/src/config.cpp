@@ -285,13 +285,13 @@ const std::vector<std::string>& colormap_names() {
 InsituConfig parse_insitu_config(std::string_view toml_text, const std::string& source_name,
                                  const std::vector<std::string>& overrides) {
   toml::table root = parse_document(toml_text, source_name);
-  toml::table insitu;
-  if (const toml::node* node = root.get("insitu")) {
-    if (!node->is_table()) {
-      throw ConfigError(where(node->source()) + ": key 'insitu' must be a table");
-    }
-    insitu = *node->as_table();
+  // Work on the parsed table in place: a copy would lose the lines that messages name.
+  if (!root.contains("insitu")) root.insert("insitu", toml::table{});
+  toml::node* node = root.get("insitu");
+  if (!node->is_table()) {
+    throw ConfigError(where(node->source()) + ": key 'insitu' must be a table");
   }
+  toml::table& insitu = *node->as_table();
   for (const std::string& assignment : overrides) apply_override(insitu, assignment);
   return read_insitu(insitu);
 }

@@ -13,7 +13,7 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual FrameStats render(const ParticleView& particles, const RenderSettings& settings,
-                            RenderMethod method, Image& image) = 0;
+                            const RenderOptions& options, Image& image) = 0;
   virtual HostGrid build_grid(const ParticleView& particles) = 0;
   virtual void set_memory_limit(std::size_t bytes) = 0;
 };

@@ -128,13 +128,15 @@ class ThrustBackend final : public detail::Backend {
         cell_start_(account_, "grid cell starts"),
         cell_end_(account_, "grid cell ends"),
         ref_spheres_(account_, "particles in cell order"),
-        pixels_(account_, "image") {}
+        pixels_(account_, "image"),
+        depth_(account_, "depth image"),
+        hit_ids_(account_, "hit id image") {}
 
   void set_memory_limit(std::size_t bytes) override { account_.set_limit(bytes); }
 
   FrameStats render(const ParticleView& particles, const RenderSettings& settings,
-                    RenderMethod method, Image& image) override {
-    return translate_errors([&] { return render_frame(particles, settings, method, image); });
+                    const RenderOptions& options, Image& image) override {
+    return translate_errors([&] { return render_frame(particles, settings, options, image); });
   }
 
   HostGrid build_grid(const ParticleView& particles) override {
@@ -239,7 +241,7 @@ class ThrustBackend final : public detail::Backend {
   }
 
   FrameStats render_frame(const ParticleView& view, const RenderSettings& settings,
-                          RenderMethod method, Image& image) {
+                          const RenderOptions& options, Image& image) {
     const Clock::time_point frame_start = Clock::now();
     const Executor exec(view.cuda_stream);
     const std::uint64_t pixel_count =
@@ -260,11 +262,19 @@ class ThrustBackend final : public detail::Backend {
 
     const auto pixels = static_cast<std::uint32_t>(pixel_count);
     pixels_.resize(pixels);
-    const FrameTarget target{camera.frame, make_shading_params(settings.shading, camera.frame),
-                             r.spheres, pixels_.data()};
+    if (options.with_hits) {
+      depth_.resize(pixels);
+      hit_ids_.resize(pixels);
+    }
+    const FrameTarget target{camera.frame,
+                             make_shading_params(settings.shading, camera.frame),
+                             r.spheres,
+                             pixels_.data(),
+                             options.with_hits ? depth_.data() : nullptr,
+                             options.with_hits ? hit_ids_.data() : nullptr};
     const IdMap id_of{r.ids, view.id_offset};
 
-    if (method == RenderMethod::grid && bounds.renderable > 0) {
+    if (options.method == RenderMethod::grid && bounds.renderable > 0) {
       const Clock::time_point grid_start = Clock::now();
       const detail::GridLayout layout = build_grid_arrays(exec, r, bounds);
       exec.synchronize();
@@ -289,6 +299,15 @@ class ThrustBackend final : public detail::Backend {
     image.rgb.resize(static_cast<std::size_t>(pixels) * 3);
     static_assert(sizeof(Rgb8) == 3, "pixels are copied as packed bytes");
     exec.download(pixels_.data(), reinterpret_cast<Rgb8*>(image.rgb.data()), pixels);
+    if (options.with_hits) {
+      image.depth.resize(pixels);
+      image.hit_id.resize(pixels);
+      exec.download(depth_.data(), image.depth.data(), pixels);
+      exec.download(hit_ids_.data(), image.hit_id.data(), pixels);
+    } else {
+      image.depth.clear();
+      image.hit_id.clear();
+    }
     stats.total_ms = ms_since(frame_start);
     return stats;
   }
@@ -323,6 +342,8 @@ class ThrustBackend final : public detail::Backend {
   Array<std::uint32_t> cell_end_;
   Array<Vec4> ref_spheres_;
   Array<Rgb8> pixels_;
+  Array<float> depth_;
+  Array<std::uint64_t> hit_ids_;
 };
 
 }  // namespace granray::GRANRAY_BACKEND_NAMESPACE

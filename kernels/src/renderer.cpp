@@ -60,8 +60,8 @@ Renderer::Renderer(Renderer&&) noexcept = default;
 Renderer& Renderer::operator=(Renderer&&) noexcept = default;
 
 FrameStats Renderer::render(const ParticleView& particles, const RenderSettings& settings,
-                            Image& image, RenderMethod method) {
-  return impl_->render(particles, settings, method, image);
+                            Image& image, const RenderOptions& options) {
+  return impl_->render(particles, settings, options, image);
 }
 
 HostGrid Renderer::build_grid(const ParticleView& particles) {

@@ -17,6 +17,11 @@ namespace granray {
 enum class BackendKind { automatic, cuda, cpu };
 enum class RenderMethod { grid, brute_force };
 
+struct RenderOptions {
+  RenderMethod method = RenderMethod::grid;  // brute_force: seed 001's loop, the reference
+  bool with_hits = false;                    // also fill Image::depth and Image::hit_id
+};
+
 struct FrameStats {
   std::uint64_t particles = 0;
   std::uint64_t skipped = 0;  // non-finite coordinates or radius not finite and > 0
@@ -59,7 +64,7 @@ class Renderer {
 
   // Throws ConfigError, OutOfMemoryError or DeviceError; the image is resized to the settings.
   FrameStats render(const ParticleView& particles, const RenderSettings& settings, Image& image,
-                    RenderMethod method = RenderMethod::grid);
+                    const RenderOptions& options = {});
 
   HostGrid build_grid(const ParticleView& particles);
 

@@ -25,6 +25,8 @@ struct FrameTarget {
   ShadingParams shading;
   const Vec4* spheres;  // the frame's particles, indexed by Hit::index
   Rgb8* rgb;
+  float* depth;           // optional: hit distance, +inf for the background
+  std::uint64_t* hit_id;  // optional: global id of the visible particle, ~0 for the background
 };
 
 // One primary ray per pixel; identical for every tracer, so paths differ only in visibility.
@@ -43,6 +45,8 @@ struct RenderPixel {
                             ? to_rgb8(target.shading.background)
                             : shade_hit(ray, hit.t, target.spheres[hit.index],
                                         target.shading.particle_color, target.shading);
+    if (target.depth != nullptr) target.depth[pixel] = hit.t;
+    if (target.hit_id != nullptr) target.hit_id[pixel] = hit.id;
   }
 };
 

@@ -1,0 +1,132 @@
+// [insitu] table: values, defaults, overrides, and errors naming key, file and line.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "granray/errors.h"
+#include "granray/insitu/config.h"
+#include "test_support.h"
+
+namespace granray::test {
+namespace {
+
+void expect_config_error(const std::string& toml, std::initializer_list<std::string> fragments,
+                         const std::vector<std::string>& overrides = {}) {
+  try {
+    parse_insitu_config(toml, "sim.toml", overrides);
+    FAIL() << "no error for:\n" << toml;
+  } catch (const ConfigError& e) {
+    for (const auto& f : fragments) {
+      EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Config, DefaultsFollowTheSpec) {
+  const InsituConfig c = parse_insitu_config("[simulation]\nsteps = 10\n", "sim.toml");
+  EXPECT_EQ(c.every, 0);
+  EXPECT_EQ(c.render.width, 1280);
+  EXPECT_EQ(c.render.height, 720);
+  EXPECT_FLOAT_EQ(c.render.camera.fov, 30.0f);
+  EXPECT_FLOAT_EQ(c.render.shading.ambient, 0.25f);
+  EXPECT_FLOAT_EQ(c.render.shading.diffuse, 0.75f);
+  EXPECT_FLOAT_EQ(c.render.shading.particle_color.x, 0.8f);
+  EXPECT_FLOAT_EQ(c.render.camera.up.z, 1.0f);
+  EXPECT_FALSE(c.render.camera.position.has_value());
+  EXPECT_EQ(c.backend, BackendKind::automatic);
+}
+
+TEST(Config, ReadsEveryKeyOfTheSpecExample) {
+  const std::string toml = R"([insitu]
+every = 1000
+every_time = 0.5
+width = 1920
+height = 1080
+output = "frames.h5"
+png = "frames/step_*.png"
+backend = "cpu"
+
+[insitu.camera]
+projection = "orthographic"
+position = [0.3, -0.4, 0.25]
+target = [0.0, 0.0, 0.05]
+up = [0.0, 1, 0.0]
+fov = 45
+ortho_height = 0.2
+theta = 70.0
+phi = 20.0
+zoom = 1.5
+
+[insitu.shading]
+ambient = 0.1
+diffuse = 0.9
+light = [0.0, 0.0, 1.0]
+background = [0.0, 0.0, 0.0]
+particle_color = [1.0, 0.5, 0.25]
+
+[insitu.color]
+field = "speed"
+colormap = "magma"
+range = "auto"
+)";
+  const InsituConfig c = parse_insitu_config(toml, "sim.toml");
+  EXPECT_EQ(c.every, 1000);
+  EXPECT_DOUBLE_EQ(c.every_time, 0.5);
+  EXPECT_EQ(c.render.width, 1920);
+  EXPECT_EQ(c.output, "frames.h5");
+  EXPECT_EQ(c.png, "frames/step_*.png");
+  EXPECT_EQ(c.backend, BackendKind::cpu);
+  EXPECT_EQ(c.render.camera.projection, Projection::orthographic);
+  EXPECT_FLOAT_EQ(c.render.camera.position->y, -0.4f);
+  EXPECT_FLOAT_EQ(c.render.camera.target->z, 0.05f);
+  EXPECT_FLOAT_EQ(c.render.camera.up.y, 1.0f);
+  EXPECT_FLOAT_EQ(c.render.camera.fov, 45.0f);
+  EXPECT_FLOAT_EQ(*c.render.camera.ortho_height, 0.2f);
+  EXPECT_FLOAT_EQ(c.render.camera.zoom, 1.5f);
+  EXPECT_FLOAT_EQ(c.render.shading.particle_color.y, 0.5f);
+  ASSERT_TRUE(c.color.has_value());
+  EXPECT_EQ(c.color->field, "speed");
+  EXPECT_EQ(c.color->colormap, "magma");
+  EXPECT_TRUE(c.color->auto_range);
+  EXPECT_NE(c.table_text.find("every = 1000"), std::string::npos);
+}
+
+TEST(Config, OverridesUseTomlValues) {
+  const InsituConfig c = parse_insitu_config(
+      "[insitu]\nwidth = 100\n[insitu.camera]\nfov = 20\n", "sim.toml",
+      {"width=640", "camera.fov=45", "camera.position=[1,2,3]", "png=\"f_*.png\""});
+  EXPECT_EQ(c.render.width, 640);
+  EXPECT_FLOAT_EQ(c.render.camera.fov, 45.0f);
+  EXPECT_FLOAT_EQ(c.render.camera.position->z, 3.0f);
+  EXPECT_EQ(c.png, "f_*.png");
+}
+
+TEST(Config, ErrorsNameKeyFileAndLine) {
+  expect_config_error("[insitu]\nevery = 10\nwidht = 5\n", {"sim.toml:3", "insitu.widht", "unknown key"});
+  expect_config_error("[insitu]\n\nwidth = \"big\"\n", {"sim.toml:3", "insitu.width", "integer"});
+  expect_config_error("[insitu]\nevery = -1\n", {"sim.toml:2", "insitu.every", ">= 0"});
+  expect_config_error("[insitu]\nheight = 0\n", {"sim.toml:2", "insitu.height"});
+  expect_config_error("[insitu.camera]\nfov = 180\n", {"sim.toml:2", "insitu.camera.fov"});
+  expect_config_error("[insitu.camera]\n\nposition = [1, 2]\n", {"sim.toml:3", "insitu.camera.position"});
+  expect_config_error("[insitu.camera]\nprojection = \"fisheye\"\n", {"sim.toml:2", "projection"});
+  expect_config_error("[insitu.camera]\nzoom = 0\n", {"sim.toml:2", "insitu.camera.zoom"});
+  expect_config_error("[insitu.shading]\nbackground = [2, 0, 0]\n", {"sim.toml:2", "background"});
+  expect_config_error("[insitu.color]\nfield = \"speed\"\ncolormap = \"jet\"\n", {"sim.toml:3", "colormap", "jet"});
+  expect_config_error("[insitu.color]\nfield = \"speed\"\nrange = [1, 0]\n", {"sim.toml:3", "range"});
+  expect_config_error("[insitu]\nbackend = \"opencl\"\n", {"sim.toml:2", "insitu.backend"});
+  expect_config_error("[insitu]\nevery = 10\nevery = 20\n", {"sim.toml:3"});
+  expect_config_error("[insitu]\nwidth = \n", {"sim.toml:2"});
+  expect_config_error("", {"--set camera.fov=abc"}, {"camera.fov=abc"});
+  expect_config_error("", {"insitu.camera.fvo", "unknown key"}, {"camera.fvo=3"});
+  expect_config_error("", {"key=value"}, {"width"});
+}
+
+TEST(Config, LoadsAFileAndReportsAMissingOne) {
+  const std::string path = temp_path("sim.toml");
+  std::ofstream(path) << "[insitu]\nevery = 7\n";
+  EXPECT_EQ(load_insitu_config(path).every, 7);
+  EXPECT_THROW(load_insitu_config(temp_path("missing.toml")), ConfigError);
+}
+
+}  // namespace
+}  // namespace granray::test

@@ -1,0 +1,145 @@
+// The grid lists every sphere in exactly the cells its box overlaps. Built once per backend.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "test_support.h"
+
+namespace granray::test {
+namespace {
+
+class GridTest : public ::testing::Test {
+ protected:
+  void SetUp() override { GRANRAY_SKIP_WITHOUT_BACKEND(); }
+
+  HostGrid build(const std::vector<Vec4>& spheres) {
+    ParticleView v;
+    v.xyzr = spheres.data();
+    v.count = spheres.size();
+    return Renderer(test_backend()).build_grid(v);
+  }
+};
+
+// Cells whose box meets the sphere's padded box, decided in double: "must" when they overlap by
+// more than a rounding margin, "may" when they only touch within it.
+void expected_cells(const GridGeometry& g, Vec4 s, std::set<std::uint32_t>& must,
+                    std::set<std::uint32_t>& may) {
+  const double h = g.cell_size;
+  const double reach = double(s.w) + double(kCellListingPad) * h;
+  const double eps = 1e-4 * h;
+  const double c[3] = {s.x, s.y, s.z};
+  const double o[3] = {g.origin.x, g.origin.y, g.origin.z};
+  int lo[3], hi[3];
+  for (int a = 0; a < 3; ++a) {
+    lo[a] = std::max(0, int(std::floor((c[a] - reach - o[a]) / h)) - 1);
+    hi[a] = std::min(g.dims[a] - 1, int(std::floor((c[a] + reach - o[a]) / h)) + 1);
+  }
+  for (int z = lo[2]; z <= hi[2]; ++z)
+    for (int y = lo[1]; y <= hi[1]; ++y)
+      for (int x = lo[0]; x <= hi[0]; ++x) {
+        const int idx[3] = {x, y, z};
+        bool strict = true, loose = true;
+        for (int a = 0; a < 3; ++a) {
+          // The outermost cells also own everything beyond the grid's faces.
+          const double cell_lo = idx[a] == 0 ? -INFINITY : o[a] + idx[a] * h;
+          const double cell_hi = idx[a] == g.dims[a] - 1 ? INFINITY : o[a] + (idx[a] + 1) * h;
+          const double overlap = std::min(cell_hi, c[a] + reach) - std::max(cell_lo, c[a] - reach);
+          strict = strict && overlap > eps;
+          loose = loose && overlap > -eps;
+        }
+        const std::uint32_t cell = cell_index(g, x, y, z);
+        if (strict) must.insert(cell);
+        else if (loose) may.insert(cell);
+      }
+}
+
+void expect_exact_references(const std::vector<Vec4>& spheres, const HostGrid& grid) {
+  const GridGeometry& g = grid.geometry;
+  const std::size_t cells = std::size_t(g.dims[0]) * g.dims[1] * g.dims[2];
+  ASSERT_EQ(grid.cell_start.size(), cells);
+  ASSERT_EQ(grid.cell_end.size(), cells);
+  ASSERT_EQ(grid.ref_index.size(), grid.ref_spheres.size());
+
+  std::map<std::uint32_t, std::set<std::uint32_t>> listed;  // sphere -> cells
+  std::size_t covered = 0;
+  for (std::uint32_t cell = 0; cell < cells; ++cell) {
+    ASSERT_LE(grid.cell_start[cell], grid.cell_end[cell]);
+    ASSERT_LE(grid.cell_end[cell], grid.ref_index.size());
+    for (std::uint32_t k = grid.cell_start[cell]; k < grid.cell_end[cell]; ++k) {
+      const std::uint32_t i = grid.ref_index[k];
+      ASSERT_LT(i, spheres.size());
+      ASSERT_EQ(0, std::memcmp(&grid.ref_spheres[k], &spheres[i], sizeof(Vec4)))
+          << "reference " << k << " is not a copy of particle " << i;
+      ASSERT_TRUE(listed[i].insert(cell).second) << "particle " << i << " twice in cell " << cell;
+      ++covered;
+    }
+  }
+  EXPECT_EQ(covered, grid.ref_index.size()) << "every reference belongs to exactly one cell";
+
+  for (std::uint32_t i = 0; i < spheres.size(); ++i) {
+    if (!is_renderable(spheres[i])) {
+      EXPECT_EQ(listed.count(i), 0u) << "broken particle " << i << " is listed";
+      continue;
+    }
+    std::set<std::uint32_t> must, may;
+    expected_cells(g, spheres[i], must, may);
+    const auto& got = listed[i];
+    for (const auto cell : must) ASSERT_TRUE(got.count(cell)) << "particle " << i << " missing from cell " << cell;
+    for (const auto cell : got) {
+      ASSERT_TRUE(must.count(cell) || may.count(cell))
+          << "particle " << i << " listed in cell " << cell << " its box does not reach";
+    }
+  }
+}
+
+TEST_F(GridTest, ReferencesExactlyTheOverlappedCells) {
+  Rng rng(fresh_seed());
+  const std::vector<std::vector<Vec4>> scenes = {
+      dense_bed(rng, 2500, 0.5f, 0.5f), dense_bed(rng, 2500, 0.1f, 0.7f),
+      dilute_gas(rng, 1500, 0.02f, 0.02f, 20.0f), dilute_gas(rng, 1500, 0.01f, 1.5f, 10.0f),
+      dense_bed(rng, 1, 0.2f, 0.9f), dilute_gas(rng, 5, 0.1f, 0.4f, 3.0f)};
+  for (const auto& spheres : scenes) {
+    SCOPED_TRACE(::testing::Message() << spheres.size() << " spheres");
+    const HostGrid grid = build(spheres);
+    expect_exact_references(spheres, grid);
+  }
+}
+
+TEST_F(GridTest, BrokenParticlesAreNeverListed) {
+  Rng rng(fresh_seed());
+  auto spheres = dense_bed(rng, 800, 0.3f, 0.5f);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (std::size_t i = 0; i < spheres.size(); i += 7) spheres[i].w = (i % 2) ? nan : -1.0f;
+  for (std::size_t i = 3; i < spheres.size(); i += 11) spheres[i].x = std::numeric_limits<float>::infinity();
+  expect_exact_references(spheres, build(spheres));
+}
+
+TEST_F(GridTest, EmptyAndAllBrokenSetsBuildNothing) {
+  EXPECT_TRUE(build({}).ref_index.empty());
+  EXPECT_TRUE(build({{0, 0, 0, 0}, {1, 2, 3, -1}}).ref_index.empty());
+}
+
+TEST_F(GridTest, DiluteGasCellCountIsCapped) {
+  Rng rng(fresh_seed());
+  // Tiny grains in a huge box: cells of one diameter would number about 10^15.
+  const auto spheres = dilute_gas(rng, 1000, 1e-4f, 1e-4f, 100.0f);
+  const HostGrid grid = build(spheres);
+  EXPECT_LE(grid.cell_start.size(), 4000u);
+  expect_exact_references(spheres, grid);
+}
+
+TEST_F(GridTest, HugeGrainsDoNotBlowUpTheReferences) {
+  Rng rng(fresh_seed());
+  auto spheres = dense_bed(rng, 4000, 0.05f, 0.05f);
+  for (int k = 0; k < 5; ++k) spheres[rng() % spheres.size()].w = uniform(rng, 1.0f, 1.5f);
+  const HostGrid grid = build(spheres);
+  EXPECT_LE(grid.ref_index.size(), 8u * spheres.size() + 64u);
+  expect_exact_references(spheres, grid);
+}
+
+}  // namespace
+}  // namespace granray::test

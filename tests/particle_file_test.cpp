@@ -1,0 +1,218 @@
+// Readers: xyzr text, LAMMPS/LIGGGHTS dumps, sphere .bin; real files from ../shared/data when
+// present; malformed input names the file and the line or byte offset.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "granray/errors.h"
+#include "granray/io/particle_file.h"
+#include "test_support.h"
+
+namespace granray::test {
+namespace {
+
+using io::ParticleFormat;
+
+std::string write_text(const std::string& name, const std::string& text) {
+  const std::string path = temp_path(name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+// Expects InputError whose message contains each fragment.
+template <class F>
+void expect_input_error(F&& read, std::initializer_list<std::string> fragments) {
+  try {
+    read();
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    for (const auto& f : fragments) EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what();
+  }
+}
+
+std::string shared_data(const std::string& relative) {
+  const std::string path = std::string(GRANRAY_SHARED_DATA_DIR) + "/" + relative;
+  return std::filesystem::exists(path) ? path : std::string();
+}
+
+TEST(Xyzr, ReadsRandomParticlesWithCommentsAndScalars) {
+  Rng rng(fresh_seed());
+  std::vector<Vec4> expected;
+  std::string text = "# x y z r speed\n\n";
+  for (int i = 0; i < 200; ++i) {
+    const Vec4 s{uniform(rng, -9, 9), uniform(rng, -9, 9), uniform(rng, -9, 9), uniform(rng, 0.01f, 1)};
+    expected.push_back(s);
+    char line[200];
+    std::snprintf(line, sizeof line, "%.9g %.9g\t%.9g %.9g %d  # grain\n", s.x, s.y, s.z, s.w, i);
+    text += line;
+  }
+  const auto frames = io::read_particle_file(write_text("random.xyzr", text));
+  ASSERT_EQ(frames.size(), 1u);
+  ASSERT_EQ(frames[0].xyzr.size(), expected.size());
+  EXPECT_FALSE(frames[0].step.has_value());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(frames[0].xyzr[i].x, expected[i].x);
+    EXPECT_EQ(frames[0].xyzr[i].w, expected[i].w);
+    EXPECT_EQ(frames[0].scalar[i], float(i));
+  }
+}
+
+TEST(Xyzr, MalformedLinesNameFileAndLine) {
+  expect_input_error([] { io::read_xyzr_file(write_text("bad1.xyzr", "1 2 3 4\n1 2 x 4\n")); },
+                     {"bad1.xyzr:2", "'x'"});
+  expect_input_error([] { io::read_xyzr_file(write_text("bad2.xyzr", "# c\n1 2 3\n")); },
+                     {"bad2.xyzr:2", "fields"});
+  expect_input_error([] { io::read_xyzr_file(write_text("bad3.xyzr", "1 2 3 4\n1 2 3 4 5\n")); },
+                     {"bad3.xyzr:2"});
+  expect_input_error([] { io::read_xyzr_file(temp_path("does-not-exist.xyzr")); }, {"cannot open"});
+}
+
+std::string lammps_snapshot(std::int64_t step, const std::string& columns,
+                            const std::vector<std::string>& rows, const std::string& bounds =
+                                "ITEM: BOX BOUNDS pp pp ff\n0 10\n-5 5\n0 2\n") {
+  std::string s = "ITEM: TIMESTEP\n" + std::to_string(step) + "\nITEM: NUMBER OF ATOMS\n" +
+                  std::to_string(rows.size()) + "\n" + bounds + "ITEM: ATOMS " + columns + "\n";
+  for (const auto& r : rows) s += r + "\n";
+  return s;
+}
+
+TEST(Lammps, ColumnsByNameAndEverySnapshot) {
+  const std::string text =
+      lammps_snapshot(100, "id type x y z radius", {"7 1 1 2 0.5 0.25", "3 1 4 -1 1.5 0.5"}) +
+      lammps_snapshot(200, "diameter id zs ys xs", {"1.0 9 0.5 0.5 0.25"});
+  const auto frames = io::read_particle_file(write_text("two.dump", text));
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_EQ(*frames[0].step, 100);
+  EXPECT_EQ(*frames[1].step, 200);
+  EXPECT_EQ(frames[0].ids, (std::vector<std::uint64_t>{7, 3}));
+  EXPECT_FLOAT_EQ(frames[0].xyzr[1].x, 4.0f);
+  EXPECT_FLOAT_EQ(frames[0].xyzr[1].w, 0.5f);
+  // Scaled coordinates: x = 0 + 0.25 * 10, y = -5 + 0.5 * 10, z = 0 + 0.5 * 2; radius = d / 2.
+  EXPECT_FLOAT_EQ(frames[1].xyzr[0].x, 2.5f);
+  EXPECT_FLOAT_EQ(frames[1].xyzr[0].y, 0.0f);
+  EXPECT_FLOAT_EQ(frames[1].xyzr[0].z, 1.0f);
+  EXPECT_FLOAT_EQ(frames[1].xyzr[0].w, 0.5f);
+  EXPECT_EQ(frames[1].ids, (std::vector<std::uint64_t>{9}));
+}
+
+TEST(Lammps, MalformedDumpsNameFileAndLine) {
+  const auto good = lammps_snapshot(5, "id x y z radius", {"1 0 0 0 1", "2 1 1 1 1"});
+  expect_input_error([&] { io::read_lammps_dump(write_text("trunc.dump", good.substr(0, good.size() - 10))); },
+                     {"trunc.dump:", "ends after 1 of 2 atoms"});
+  expect_input_error([] { io::read_lammps_dump(write_text("nor.dump", lammps_snapshot(1, "id x y z", {"1 0 0 0"}))); },
+                     {"nor.dump:9", "radius or diameter"});
+  expect_input_error([] { io::read_lammps_dump(write_text("noxyz.dump", lammps_snapshot(1, "id x y radius", {"1 0 0 1"}))); },
+                     {"noxyz.dump:9", "x y z"});
+  expect_input_error([] { io::read_lammps_dump(write_text("nan.dump", lammps_snapshot(1, "id x y z radius", {"1 0 0 zero 1"}))); },
+                     {"nan.dump:10", "'zero'"});
+  expect_input_error([] { io::read_lammps_dump(write_text("cols.dump", lammps_snapshot(1, "id x y z radius", {"1 0 0 1"}))); },
+                     {"cols.dump:10", "expected 5 columns"});
+  expect_input_error([] { io::read_lammps_dump(write_text("junk.dump", "hello\n")); },
+                     {"junk.dump:1", "ITEM:"});
+}
+
+TEST(Lammps, RealLiggghtsPacking) {
+  const std::string path = shared_data("liggghts/pour-20k.step10000.liggghts");
+  if (path.empty()) GTEST_SKIP() << "../shared/data not present";
+  EXPECT_EQ(io::detect_particle_format(path), ParticleFormat::lammps);
+  const auto frames = io::read_particle_file(path);
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_EQ(*frames[0].step, 10000);
+  ASSERT_EQ(frames[0].xyzr.size(), 20000u);
+  ASSERT_EQ(frames[0].ids.size(), 20000u);
+  // Glass beads of 1.5 and 2 mm radius in a 0.1 m box.
+  for (const Vec4& s : frames[0].xyzr) {
+    ASSERT_TRUE(s.w == 0.0015f || s.w == 0.002f) << s.w;
+    ASSERT_LE(std::fabs(s.x), 0.05f);
+    ASSERT_LE(std::fabs(s.y), 0.05f);
+  }
+}
+
+// Writes a sphere .bin file of the given version with n random particles.
+std::string write_sphere_bin(const std::string& name, double version, std::uint32_t np,
+                             Rng& rng, std::vector<Vec4>& spheres, std::size_t cut = 0) {
+  std::string bytes;
+  auto put = [&](auto v) { bytes.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  put(version);
+  put(std::uint32_t{3});
+  put(np);
+  put(1e-5);
+  put(0.25);  // current time
+  put(1.0);
+  put(0.01);
+  put(std::uint32_t{4242});
+  for (int i = 0; i < 6; ++i) put(1.0);
+  for (int i = 0; i < 3; ++i) put(std::uint32_t{10});
+  put(std::int32_t{0});
+  if (version >= 2.14) put(std::int32_t{0});
+  spheres.clear();
+  for (std::uint32_t i = 0; i < np; ++i) {
+    const Vec4 s{uniform(rng, 0, 1), uniform(rng, 0, 1), uniform(rng, 0, 1), uniform(rng, 0.01f, 0.05f)};
+    spheres.push_back(s);
+    put(double(s.x));
+    put(double(s.y));
+    put(double(s.z));
+    put(double(s.w));
+  }
+  for (std::uint32_t i = 0; i < np * 24; ++i) put(0.0);
+  for (int i = 0; i < 6 + (version >= 2.13 ? 1 : 0) + 11; ++i) put(0.0);
+  put(std::uint32_t{0});
+  for (int i = 0; i < 3; ++i) put(0.0);
+  put(std::uint32_t{1});  // one wall
+  put(std::int32_t{0});
+  for (int i = 0; i < 8; ++i) put(0.0);
+  for (int i = 0; i < 3 + 1; ++i) put(0.0);
+  put(std::uint32_t{0});  // no bonds
+  put(0.0);
+  put(0.0);
+  for (std::uint32_t i = 0; i < np; ++i) put(std::int32_t{0});
+  if (cut > 0) bytes.resize(bytes.size() - cut);
+  return write_text(name, bytes);
+}
+
+TEST(Sphere, EveryVersionFrom211To215) {
+  Rng rng(fresh_seed());
+  for (const double version : {2.11, 2.12, 2.13, 2.14, 2.15}) {
+    std::vector<Vec4> spheres;
+    const auto path = write_sphere_bin("v.bin", version, 37, rng, spheres);
+    EXPECT_EQ(io::detect_particle_format(path), ParticleFormat::sphere);
+    const auto frames = io::read_particle_file(path);
+    ASSERT_EQ(frames.size(), 1u);
+    EXPECT_EQ(*frames[0].step, 4242);
+    EXPECT_DOUBLE_EQ(frames[0].time, 0.25);
+    ASSERT_EQ(frames[0].xyzr.size(), spheres.size());
+    for (std::size_t i = 0; i < spheres.size(); ++i) {
+      EXPECT_EQ(frames[0].xyzr[i].y, spheres[i].y);
+      EXPECT_EQ(frames[0].xyzr[i].w, spheres[i].w);
+    }
+  }
+}
+
+TEST(Sphere, TruncatedAndWrongVersionNameTheByteOffset) {
+  Rng rng(fresh_seed());
+  std::vector<Vec4> spheres;
+  const auto cut = write_sphere_bin("cut.bin", 2.15, 20, rng, spheres, 3);
+  expect_input_error([&] { io::read_sphere_bin(cut); }, {"cut.bin: byte offset", "truncated"});
+  const auto half = write_sphere_bin("half.bin", 2.12, 20, rng, spheres, 3000);
+  expect_input_error([&] { io::read_sphere_bin(half); }, {"half.bin: byte offset", "truncated"});
+  const auto old = write_sphere_bin("old.bin", 2.05, 20, rng, spheres);
+  expect_input_error([&] { io::read_sphere_bin(old); }, {"old.bin: byte offset 0", "version"});
+}
+
+TEST(Sphere, RealOutputFiles) {
+  for (const auto& [name, count] : {std::pair<const char*, std::size_t>{"sphere/cube-init.output00029.bin", 1000},
+                                    {"sphere/init-1e4.output00199.bin", 10000}}) {
+    const std::string path = shared_data(name);
+    if (path.empty()) GTEST_SKIP() << "../shared/data not present";
+    const auto frames = io::read_particle_file(path);
+    ASSERT_EQ(frames.size(), 1u);
+    ASSERT_EQ(frames[0].xyzr.size(), count);
+    for (const Vec4& s : frames[0].xyzr) ASSERT_TRUE(is_renderable(s));
+  }
+}
+
+}  // namespace
+}  // namespace granray::test

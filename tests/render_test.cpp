@@ -1,0 +1,292 @@
+// Every renderer path against the brute-force reference, and the reference against SPEC 2
+// computed independently in double precision. Built once per backend.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "granray/errors.h"
+#include "test_support.h"
+
+namespace granray::test {
+namespace {
+
+ParticleView view_of(const std::vector<Vec4>& spheres, const std::vector<std::uint64_t>* ids =
+                                                           nullptr) {
+  ParticleView v;
+  v.xyzr = spheres.data();
+  v.count = spheres.size();
+  v.ids = ids ? ids->data() : nullptr;
+  return v;
+}
+
+class RenderTest : public ::testing::Test {
+ protected:
+  void SetUp() override { GRANRAY_SKIP_WITHOUT_BACKEND(); }
+
+  // Renders with the grid and with brute force; they must agree on the visible particle in all
+  // but a few silhouette pixels and, where they agree, on the colour exactly.
+  void expect_grid_matches_brute_force(const std::vector<Vec4>& spheres,
+                                       const RenderSettings& settings, const char* label) {
+    Renderer renderer(test_backend());
+    Image grid, brute;
+    const FrameStats gs = renderer.render(view_of(spheres), settings, grid, {RenderMethod::grid, true});
+    const FrameStats bs =
+        renderer.render(view_of(spheres), settings, brute, {RenderMethod::brute_force, true});
+    const ImageDiff d = compare_images(grid, brute);
+    SCOPED_TRACE(::testing::Message() << label << ": " << spheres.size() << " spheres, "
+                                      << settings.width << "x" << settings.height);
+    EXPECT_EQ(gs.skipped, bs.skipped);
+    EXPECT_LE(d.differing_hit, 3u) << "pixels whose visible particle differs";
+    EXPECT_EQ(d.rgb_differs_same_hit, 0u);
+    std::size_t background = 0;
+    for (const auto id : brute.hit_id) background += id == ~std::uint64_t{0};
+    // A scene that shows nothing, or only one particle, would test little.
+    if (!spheres.empty()) EXPECT_LT(background, d.pixels) << "no sphere visible";
+  }
+};
+
+TEST_F(RenderTest, GridMatchesBruteForceOnRandomScenes) {
+  Rng rng(fresh_seed());
+  struct Case {
+    const char* label;
+    std::size_t n;
+    float r_min, r_max;
+    bool dilute;
+  };
+  const Case cases[] = {{"dense monodisperse bed", 3000, 0.5f, 0.5f, false},
+                        {"dense polydisperse bed", 3000, 0.2f, 0.6f, false},
+                        {"dilute monodisperse gas", 2000, 0.05f, 0.05f, true},
+                        {"dilute polydisperse gas", 2000, 0.01f, 0.3f, true},
+                        {"one particle", 1, 0.3f, 0.8f, false},
+                        {"a few particles", 7, 0.1f, 1.0f, true}};
+  for (const Case& c : cases) {
+    for (const bool ortho : {false, true}) {
+      const auto spheres = c.dilute ? dilute_gas(rng, c.n, c.r_min, c.r_max, 10.0f)
+                                    : dense_bed(rng, c.n, c.r_min, c.r_max);
+      expect_grid_matches_brute_force(spheres, random_settings(rng, ortho), c.label);
+    }
+  }
+}
+
+TEST_F(RenderTest, PolydisperseWithHugeGrains) {
+  Rng rng(fresh_seed());
+  auto spheres = dense_bed(rng, 2000, 0.1f, 0.3f);
+  for (int k = 0; k < 3; ++k) {
+    spheres[static_cast<std::size_t>(uniform(rng, 0.0f, 1999.0f))].w = uniform(rng, 2.0f, 5.0f);
+  }
+  expect_grid_matches_brute_force(spheres, random_settings(rng, false), "huge grains");
+}
+
+TEST_F(RenderTest, CameraInsideTheCloud) {
+  Rng rng(fresh_seed());
+  for (int k = 0; k < 4; ++k) {
+    const auto spheres = dilute_gas(rng, 3000, 0.05f, 0.2f, 5.0f);
+    RenderSettings s = random_settings(rng, false);
+    s.camera.position = Vec3{uniform(rng, -1.0f, 1.0f), uniform(rng, -1.0f, 1.0f),
+                             uniform(rng, 0.5f, 2.0f)};
+    s.camera.target = Vec3{uniform(rng, -3.0f, 3.0f), uniform(rng, -3.0f, 3.0f), 3.0f};
+    expect_grid_matches_brute_force(spheres, s, "camera inside the cloud");
+  }
+}
+
+TEST_F(RenderTest, AxisAlignedViewsThroughCellFaces) {
+  // Views straight down the axes put rays exactly on cell faces, edges and corners.
+  Rng rng(fresh_seed());
+  std::vector<Vec4> lattice;
+  for (int x = 0; x < 12; ++x)
+    for (int y = 0; y < 12; ++y)
+      for (int z = 0; z < 12; ++z) lattice.push_back({float(x), float(y), float(z), 0.5f});
+  const Vec3 views[] = {{5.5f, 5.5f, 40.0f}, {40.0f, 5.5f, 5.5f}, {5.5f, -40.0f, 5.5f}};
+  for (const Vec3 eye : views) {
+    for (const bool ortho : {false, true}) {
+      RenderSettings s = random_settings(rng, ortho);
+      s.camera.position = eye;
+      s.camera.target = Vec3{5.5f, 5.5f, 5.5f};
+      s.camera.ortho_height = 14.0f;
+      s.camera.zoom = 1.0f;
+      expect_grid_matches_brute_force(lattice, s, "axis-aligned view");
+    }
+  }
+}
+
+TEST_F(RenderTest, EmptyFrameIsBackground) {
+  Renderer renderer(test_backend());
+  Rng rng(fresh_seed());
+  RenderSettings s = random_settings(rng, false);
+  s.shading.background = {uniform(rng, 0, 1), uniform(rng, 0, 1), uniform(rng, 0, 1)};
+  Image image;
+  const std::vector<Vec4> none;
+  const FrameStats stats = renderer.render(view_of(none), s, image);
+  ASSERT_EQ(image.rgb.size(), std::size_t(s.width) * s.height * 3);
+  const Rgb8 bg = to_rgb8(s.shading.background);
+  for (std::size_t p = 0; p < image.rgb.size(); p += 3) {
+    ASSERT_EQ(image.rgb[p], bg.r);
+    ASSERT_EQ(image.rgb[p + 1], bg.g);
+    ASSERT_EQ(image.rgb[p + 2], bg.b);
+  }
+  EXPECT_EQ(stats.particles, 0u);
+}
+
+TEST_F(RenderTest, BrokenParticlesAreSkippedAndCounted) {
+  Rng rng(fresh_seed());
+  const auto good = dense_bed(rng, 1500, 0.3f, 0.5f);
+  std::vector<std::uint64_t> good_ids(good.size());
+  for (std::size_t i = 0; i < good.size(); ++i) good_ids[i] = 10 * i + 1;
+
+  std::vector<Vec4> mixed;
+  std::vector<std::uint64_t> mixed_ids;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const Vec4 broken[] = {{nan, 0, 0, 1}, {0, inf, 0, 1}, {0, 0, -inf, 1}, {1, 1, 1, 0},
+                         {1, 1, 1, -2}, {1, 1, 1, nan}, {1, 1, 1, inf}};
+  std::size_t inserted = 0;
+  for (std::size_t i = 0; i < good.size(); ++i) {
+    if (rng() % 10 == 0) {
+      mixed.push_back(broken[rng() % 7]);
+      mixed_ids.push_back(10 * i + 5);
+      ++inserted;
+    }
+    mixed.push_back(good[i]);
+    mixed_ids.push_back(good_ids[i]);
+  }
+  const RenderSettings s = random_settings(rng, false);
+  Renderer renderer(test_backend());
+  for (const RenderMethod method : {RenderMethod::grid, RenderMethod::brute_force}) {
+    Image clean, dirty;
+    renderer.render(view_of(good, &good_ids), s, clean, {method, true});
+    const FrameStats stats = renderer.render(view_of(mixed, &mixed_ids), s, dirty, {method, true});
+    EXPECT_EQ(stats.skipped, inserted);
+    EXPECT_EQ(stats.particles, mixed.size());
+    EXPECT_EQ(clean.rgb, dirty.rgb);
+    EXPECT_EQ(clean.hit_id, dirty.hit_id);
+  }
+}
+
+TEST_F(RenderTest, EqualDistanceGoesToTheSmallerId) {
+  Rng rng(fresh_seed());
+  const Vec4 s{uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, 0.2f, 1)};
+  const std::vector<Vec4> twins = {s, s, s};
+  const std::uint64_t a = rng() >> 1, b = rng() >> 1, c = rng() >> 1;
+  const std::uint64_t smallest = std::min({a, b, c});
+  Renderer renderer(test_backend());
+  for (const RenderMethod method : {RenderMethod::grid, RenderMethod::brute_force}) {
+    for (const std::vector<std::uint64_t>& ids :
+         {std::vector<std::uint64_t>{a, b, c}, std::vector<std::uint64_t>{c, a, b}}) {
+      Image image;
+      renderer.render(view_of(twins, &ids), random_settings(rng, false), image, {method, true});
+      std::size_t seen = 0;
+      for (const auto id : image.hit_id) {
+        if (id == ~std::uint64_t{0}) continue;
+        ASSERT_EQ(id, smallest);
+        ++seen;
+      }
+      EXPECT_GT(seen, 0u);
+    }
+  }
+}
+
+// SPEC 2 written out again in double precision, independently of the kernels.
+struct D3 {
+  double x, y, z;
+};
+D3 operator+(D3 a, D3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+D3 operator-(D3 a, D3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
+D3 operator*(D3 a, double s) { return {a.x * s, a.y * s, a.z * s}; }
+double dot(D3 a, D3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+D3 cross(D3 a, D3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
+D3 unit(D3 a) { return a * (1.0 / std::sqrt(dot(a, a))); }
+D3 d3(Vec3 v) { return {v.x, v.y, v.z}; }
+
+TEST_F(RenderTest, ReferenceFollowsTheImageModel) {
+  Rng rng(fresh_seed());
+  const auto spheres = dilute_gas(rng, 60, 0.3f, 1.2f, 4.0f);
+  Renderer renderer(test_backend());
+  for (const bool ortho : {false, true}) {
+    const RenderSettings s = random_settings(rng, ortho);
+    Image image;
+    const FrameStats stats = renderer.render(view_of(spheres), s, image);
+    const ResolvedCamera& cam = stats.camera;
+    const D3 e = d3(cam.eye), w = unit(e - d3(cam.target));
+    const D3 u = unit(cross(d3(cam.up), w)), v = cross(w, u);
+    const double a = double(s.width) / s.height;
+    const double h = ortho ? cam.ortho_height / 2.0 : std::tan(cam.fov * M_PI / 360.0);
+    const D3 light = unit(u * s.shading.light.x + v * s.shading.light.y + w * s.shading.light.z);
+    std::size_t checked = 0, near_edge = 0;
+    for (int j = 0; j < s.height; ++j) {
+      for (int i = 0; i < s.width; ++i) {
+        const double su = (2.0 * (i + 0.5) / s.width - 1.0) * a * h;
+        const double sv = (1.0 - 2.0 * (j + 0.5) / s.height) * h;
+        const D3 o = ortho ? e + u * su + v * sv : e;
+        const D3 d = ortho ? w * -1.0 : unit(u * su + v * sv - w);
+        double best = INFINITY, second = INFINITY, margin = INFINITY;
+        int hit = -1;
+        for (std::size_t k = 0; k < spheres.size(); ++k) {
+          const D3 p{spheres[k].x, spheres[k].y, spheres[k].z};
+          const double r = spheres[k].w;
+          const D3 oc = o - p;
+          const double b = dot(oc, d), disc = b * b - (dot(oc, oc) - r * r);
+          margin = std::min(margin, std::abs(disc) / (r * r));
+          if (disc <= 0) continue;
+          const double t0 = -b - std::sqrt(disc);
+          if (t0 <= 0) continue;
+          if (t0 < best) {
+            second = best;
+            best = t0;
+            hit = int(k);
+          } else {
+            second = std::min(second, t0);
+          }
+        }
+        D3 colour = d3(s.shading.background);
+        if (hit >= 0) {
+          const D3 p{spheres[hit].x, spheres[hit].y, spheres[hit].z};
+          const D3 n = (o + d * best - p) * (1.0 / spheres[hit].w);
+          const double lambert = std::max(0.0, dot(n, light));
+          colour = d3(s.shading.particle_color) * (s.shading.ambient + s.shading.diffuse * lambert);
+        }
+        // Silhouettes and near-equal distances are where float rounding may decide otherwise.
+        if (margin < 1e-3 || (second - best) < 1e-4 * best) {
+          ++near_edge;
+          continue;
+        }
+        const double c[3] = {colour.x, colour.y, colour.z};
+        for (int ch = 0; ch < 3; ++ch) {
+          const int expected = int(std::floor(255.0 * std::clamp(c[ch], 0.0, 1.0) + 0.5));
+          const int got = image.rgb[3 * (std::size_t(j) * s.width + i) + ch];
+          ASSERT_LE(std::abs(expected - got), 1) << "pixel " << i << "," << j;
+        }
+        ++checked;
+      }
+    }
+    EXPECT_GT(checked, std::size_t(s.width) * s.height * 9 / 10);
+    EXPECT_LT(near_edge, std::size_t(s.width) * s.height / 10);
+  }
+}
+
+TEST_F(RenderTest, RequestsTooLargeFailCleanly) {
+  Rng rng(fresh_seed());
+  const auto spheres = dense_bed(rng, 5000, 0.4f, 0.5f);
+  Renderer renderer(test_backend());
+  RenderSettings s = random_settings(rng, false);
+  Image image;
+
+  renderer.set_memory_limit(std::size_t{1} << 20);
+  s.width = 1000;
+  s.height = 1000;
+  EXPECT_THROW(renderer.render(view_of(spheres), s, image), OutOfMemoryError);
+
+  s.width = 70000;
+  s.height = 70000;
+  EXPECT_THROW(renderer.render(view_of(spheres), s, image), ConfigError);
+
+  // The renderer survives: within the budget the next frame renders.
+  renderer.set_memory_limit(std::size_t{1} << 30);
+  s.width = 120;
+  s.height = 90;
+  EXPECT_NO_THROW(renderer.render(view_of(spheres), s, image));
+  EXPECT_EQ(image.rgb.size(), 120u * 90u * 3u);
+}
+
+}  // namespace
+}  // namespace granray::test

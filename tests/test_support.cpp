@@ -1,0 +1,96 @@
+#include "test_support.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+namespace granray::test {
+
+std::uint64_t fresh_seed() {
+  std::uint64_t seed;
+  if (const char* fixed = std::getenv("GRANRAY_TEST_SEED")) {
+    seed = std::strtoull(fixed, nullptr, 10);
+  } else {
+    std::random_device device;
+    seed = (static_cast<std::uint64_t>(device()) << 32) ^ device();
+  }
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  std::printf("[ seed     ] GRANRAY_TEST_SEED=%llu\n", static_cast<unsigned long long>(seed));
+  return seed;
+}
+
+float uniform(Rng& rng, float lo, float hi) {
+  return std::uniform_real_distribution<float>(lo, hi)(rng);
+}
+
+std::vector<Vec4> dense_bed(Rng& rng, std::size_t n, float r_min, float r_max) {
+  const auto side = static_cast<std::size_t>(std::ceil(std::cbrt(static_cast<double>(n))));
+  const float spacing = 1.9f * r_max;
+  std::vector<Vec4> spheres;
+  spheres.reserve(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t x = k % side, y = (k / side) % side, z = k / (side * side);
+    const float jitter = 0.2f * r_max;
+    spheres.push_back({x * spacing + uniform(rng, -jitter, jitter) + 0.37f,
+                       y * spacing + uniform(rng, -jitter, jitter) - 1.21f,
+                       z * spacing + uniform(rng, -jitter, jitter) + 0.05f,
+                       uniform(rng, r_min, r_max)});
+  }
+  return spheres;
+}
+
+std::vector<Vec4> dilute_gas(Rng& rng, std::size_t n, float r_min, float r_max, float box) {
+  std::vector<Vec4> spheres;
+  spheres.reserve(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    spheres.push_back({uniform(rng, -box, box), uniform(rng, -box, box),
+                       uniform(rng, -0.5f * box, 1.5f * box), uniform(rng, r_min, r_max)});
+  }
+  return spheres;
+}
+
+RenderSettings random_settings(Rng& rng, bool orthographic) {
+  RenderSettings s;
+  s.width = std::uniform_int_distribution<int>(64, 200)(rng);
+  s.height = std::uniform_int_distribution<int>(48, 160)(rng);
+  s.camera.projection = orthographic ? Projection::orthographic : Projection::perspective;
+  s.camera.fov = uniform(rng, 15.0f, 80.0f);
+  s.camera.theta = uniform(rng, 5.0f, 175.0f);
+  s.camera.phi = uniform(rng, -180.0f, 180.0f);
+  s.camera.zoom = uniform(rng, 0.7f, 2.5f);
+  s.shading.ambient = uniform(rng, 0.0f, 0.4f);
+  s.shading.diffuse = uniform(rng, 0.3f, 1.0f);
+  s.shading.light = {uniform(rng, -1.0f, 1.0f), uniform(rng, -1.0f, 1.0f), 1.0f};
+  s.shading.particle_color = {uniform(rng, 0.2f, 1.0f), uniform(rng, 0.2f, 1.0f),
+                              uniform(rng, 0.2f, 1.0f)};
+  return s;
+}
+
+ImageDiff compare_images(const Image& a, const Image& b) {
+  ImageDiff d;
+  d.pixels = static_cast<std::size_t>(a.width) * a.height;
+  const bool hits = !a.hit_id.empty() && !b.hit_id.empty();
+  for (std::size_t p = 0; p < d.pixels; ++p) {
+    int level = 0;
+    for (int c = 0; c < 3; ++c) {
+      level = std::max(level, std::abs(int(a.rgb[3 * p + c]) - int(b.rgb[3 * p + c])));
+    }
+    const bool same_hit = !hits || a.hit_id[p] == b.hit_id[p];
+    d.differing_rgb += level > 0;
+    d.differing_hit += !same_hit;
+    d.rgb_differs_same_hit += (level > 0 && same_hit);
+    d.max_level = std::max(d.max_level, level);
+  }
+  return d;
+}
+
+std::string temp_path(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("granray-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+}  // namespace granray::test

@@ -1,0 +1,59 @@
+// Shared helpers: fresh random scenes each run (seed printed, GRANRAY_TEST_SEED reproduces),
+// image comparison, and the backend this test binary exercises.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "granray/image.h"
+#include "granray/renderer.h"
+
+namespace granray::test {
+
+// The backend of this binary: the same test sources are built once per backend.
+inline BackendKind test_backend() {
+#if defined(GRANRAY_TEST_CUDA)
+  return BackendKind::cuda;
+#else
+  return BackendKind::cpu;
+#endif
+}
+
+#define GRANRAY_SKIP_WITHOUT_BACKEND()                                        \
+  do {                                                                        \
+    if (::granray::test::test_backend() == ::granray::BackendKind::cuda &&    \
+        !::granray::cuda_device_available()) {                                \
+      GTEST_SKIP() << "no CUDA device: the CUDA backend is tested on the GPU machine"; \
+    }                                                                         \
+  } while (0)
+
+// A seed that differs every run unless GRANRAY_TEST_SEED is set; logged for reproduction.
+std::uint64_t fresh_seed();
+
+using Rng = std::mt19937_64;
+
+float uniform(Rng& rng, float lo, float hi);
+
+// Grains on a jittered lattice, touching or slightly overlapping like a settled bed.
+std::vector<Vec4> dense_bed(Rng& rng, std::size_t n, float r_min, float r_max);
+// Grains scattered through a box far larger than they are.
+std::vector<Vec4> dilute_gas(Rng& rng, std::size_t n, float r_min, float r_max, float box);
+
+RenderSettings random_settings(Rng& rng, bool orthographic);
+
+struct ImageDiff {
+  std::size_t pixels = 0;
+  std::size_t differing_rgb = 0;
+  std::size_t differing_hit = 0;      // pixels whose visible particle differs
+  std::size_t rgb_differs_same_hit = 0;  // same particle, different colour
+  int max_level = 0;
+};
+ImageDiff compare_images(const Image& a, const Image& b);
+
+std::string temp_path(const std::string& name);
+
+}  // namespace granray::test
