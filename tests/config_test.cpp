@@ -102,17 +102,21 @@ TEST(Config, OverridesUseTomlValues) {
 }
 
 TEST(Config, ErrorsNameKeyFileAndLine) {
-  expect_config_error("[insitu]\nevery = 10\nwidht = 5\n", {"sim.toml:3", "insitu.widht", "unknown key"});
+  expect_config_error("[insitu]\nevery = 10\nwidht = 5\n",
+                      {"sim.toml:3", "insitu.widht", "unknown key"});
   expect_config_error("[insitu]\n\nwidth = \"big\"\n", {"sim.toml:3", "insitu.width", "integer"});
   expect_config_error("[insitu]\nevery = -1\n", {"sim.toml:2", "insitu.every", ">= 0"});
   expect_config_error("[insitu]\nheight = 0\n", {"sim.toml:2", "insitu.height"});
   expect_config_error("[insitu.camera]\nfov = 180\n", {"sim.toml:2", "insitu.camera.fov"});
-  expect_config_error("[insitu.camera]\n\nposition = [1, 2]\n", {"sim.toml:3", "insitu.camera.position"});
+  expect_config_error("[insitu.camera]\n\nposition = [1, 2]\n",
+                      {"sim.toml:3", "insitu.camera.position"});
   expect_config_error("[insitu.camera]\nprojection = \"fisheye\"\n", {"sim.toml:2", "projection"});
   expect_config_error("[insitu.camera]\nzoom = 0\n", {"sim.toml:2", "insitu.camera.zoom"});
   expect_config_error("[insitu.shading]\nbackground = [2, 0, 0]\n", {"sim.toml:2", "background"});
-  expect_config_error("[insitu.color]\nfield = \"speed\"\ncolormap = \"jet\"\n", {"sim.toml:3", "colormap", "jet"});
-  expect_config_error("[insitu.color]\nfield = \"speed\"\nrange = [1, 0]\n", {"sim.toml:3", "range"});
+  expect_config_error("[insitu.color]\nfield = \"speed\"\ncolormap = \"jet\"\n",
+                      {"sim.toml:3", "colormap", "jet"});
+  expect_config_error("[insitu.color]\nfield = \"speed\"\nrange = [1, 0]\n",
+                      {"sim.toml:3", "range"});
   expect_config_error("[insitu]\nbackend = \"opencl\"\n", {"sim.toml:2", "insitu.backend"});
   expect_config_error("[insitu]\nevery = 10\nevery = 20\n", {"sim.toml:3"});
   expect_config_error("[insitu]\nwidth = \n", {"sim.toml:2"});

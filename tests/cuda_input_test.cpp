@@ -15,9 +15,9 @@ TEST(CudaInput, DeviceResidentParticlesRenderLikeHostOnes) {
   const auto spheres = dense_bed(rng, 20000, 0.3f, 0.5f);
   Vec4* device = nullptr;
   ASSERT_EQ(cudaMalloc(&device, spheres.size() * sizeof(Vec4)), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(device, spheres.data(), spheres.size() * sizeof(Vec4),
-                       cudaMemcpyHostToDevice),
-            cudaSuccess);
+  ASSERT_EQ(
+      cudaMemcpy(device, spheres.data(), spheres.size() * sizeof(Vec4), cudaMemcpyHostToDevice),
+      cudaSuccess);
   cudaStream_t stream;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
 

@@ -84,7 +84,9 @@ Vec3 point_in(const GridGeometry& g, Rng& rng, float outside) {
   Vec3 p;
   for (int a = 0; a < 3; ++a) {
     const float extent = g.dims[a] * g.cell_size;
-    (a == 0 ? p.x : a == 1 ? p.y : p.z) =
+    (a == 0   ? p.x
+     : a == 1 ? p.y
+              : p.z) =
         component(g.origin, a) + uniform(rng, -outside * extent, (1 + outside) * extent);
   }
   return p;
@@ -106,9 +108,8 @@ TEST(Dda, RandomRaysVisitTheCrossedCells) {
 
 TEST(Dda, AxisEdgeAndCornerRays) {
   Rng rng(fresh_seed());
-  const Vec3 directions[] = {{1, 0, 0},  {-1, 0, 0}, {0, 1, 0},  {0, 0, -1},
-                             {1, 1, 0},  {1, -1, 0}, {0, 1, 1},  {1, 1, 1},
-                             {-1, 1, -1}, {1, 0, 1}};
+  const Vec3 directions[] = {{1, 0, 0},  {-1, 0, 0}, {0, 1, 0}, {0, 0, -1},  {1, 1, 0},
+                             {1, -1, 0}, {0, 1, 1},  {1, 1, 1}, {-1, 1, -1}, {1, 0, 1}};
   for (int k = 0; k < 200; ++k) {
     GridGeometry g = random_grid(rng);
     g.cell_size = 0.5f;  // exact in binary: lattice points are exact too

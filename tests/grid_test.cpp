@@ -52,8 +52,10 @@ void expected_cells(const GridGeometry& g, Vec4 s, std::set<std::uint32_t>& must
           loose = loose && overlap > -eps;
         }
         const std::uint32_t cell = cell_index(g, x, y, z);
-        if (strict) must.insert(cell);
-        else if (loose) may.insert(cell);
+        if (strict)
+          must.insert(cell);
+        else if (loose)
+          may.insert(cell);
       }
 }
 
@@ -88,7 +90,8 @@ void expect_exact_references(const std::vector<Vec4>& spheres, const HostGrid& g
     std::set<std::uint32_t> must, may;
     expected_cells(g, spheres[i], must, may);
     const auto& got = listed[i];
-    for (const auto cell : must) ASSERT_TRUE(got.count(cell)) << "particle " << i << " missing from cell " << cell;
+    for (const auto cell : must)
+      ASSERT_TRUE(got.count(cell)) << "particle " << i << " missing from cell " << cell;
     for (const auto cell : got) {
       ASSERT_TRUE(must.count(cell) || may.count(cell))
           << "particle " << i << " listed in cell " << cell << " its box does not reach";
@@ -98,10 +101,12 @@ void expect_exact_references(const std::vector<Vec4>& spheres, const HostGrid& g
 
 TEST_F(GridTest, ReferencesExactlyTheOverlappedCells) {
   Rng rng(fresh_seed());
-  const std::vector<std::vector<Vec4>> scenes = {
-      dense_bed(rng, 2500, 0.5f, 0.5f), dense_bed(rng, 2500, 0.1f, 0.7f),
-      dilute_gas(rng, 1500, 0.02f, 0.02f, 20.0f), dilute_gas(rng, 1500, 0.01f, 1.5f, 10.0f),
-      dense_bed(rng, 1, 0.2f, 0.9f), dilute_gas(rng, 5, 0.1f, 0.4f, 3.0f)};
+  const std::vector<std::vector<Vec4>> scenes = {dense_bed(rng, 2500, 0.5f, 0.5f),
+                                                 dense_bed(rng, 2500, 0.1f, 0.7f),
+                                                 dilute_gas(rng, 1500, 0.02f, 0.02f, 20.0f),
+                                                 dilute_gas(rng, 1500, 0.01f, 1.5f, 10.0f),
+                                                 dense_bed(rng, 1, 0.2f, 0.9f),
+                                                 dilute_gas(rng, 5, 0.1f, 0.4f, 3.0f)};
   for (const auto& spheres : scenes) {
     SCOPED_TRACE(::testing::Message() << spheres.size() << " spheres");
     const HostGrid grid = build(spheres);
@@ -114,7 +119,8 @@ TEST_F(GridTest, BrokenParticlesAreNeverListed) {
   auto spheres = dense_bed(rng, 800, 0.3f, 0.5f);
   const float nan = std::numeric_limits<float>::quiet_NaN();
   for (std::size_t i = 0; i < spheres.size(); i += 7) spheres[i].w = (i % 2) ? nan : -1.0f;
-  for (std::size_t i = 3; i < spheres.size(); i += 11) spheres[i].x = std::numeric_limits<float>::infinity();
+  for (std::size_t i = 3; i < spheres.size(); i += 11)
+    spheres[i].x = std::numeric_limits<float>::infinity();
   expect_exact_references(spheres, build(spheres));
 }
 

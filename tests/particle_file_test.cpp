@@ -29,7 +29,8 @@ void expect_input_error(F&& read, std::initializer_list<std::string> fragments) 
     read();
     FAIL() << "no error";
   } catch (const InputError& e) {
-    for (const auto& f : fragments) EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what();
+    for (const auto& f : fragments)
+      EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what();
   }
 }
 
@@ -43,7 +44,8 @@ TEST(Xyzr, ReadsRandomParticlesWithCommentsAndScalars) {
   std::vector<Vec4> expected;
   std::string text = "# x y z r speed\n\n";
   for (int i = 0; i < 200; ++i) {
-    const Vec4 s{uniform(rng, -9, 9), uniform(rng, -9, 9), uniform(rng, -9, 9), uniform(rng, 0.01f, 1)};
+    const Vec4 s{uniform(rng, -9, 9), uniform(rng, -9, 9), uniform(rng, -9, 9),
+                 uniform(rng, 0.01f, 1)};
     expected.push_back(s);
     char line[200];
     std::snprintf(line, sizeof line, "%.9g %.9g\t%.9g %.9g %d  # grain\n", s.x, s.y, s.z, s.w, i);
@@ -70,9 +72,9 @@ TEST(Xyzr, MalformedLinesNameFileAndLine) {
   expect_input_error([] { io::read_xyzr_file(temp_path("does-not-exist.xyzr")); }, {"cannot open"});
 }
 
-std::string lammps_snapshot(std::int64_t step, const std::string& columns,
-                            const std::vector<std::string>& rows, const std::string& bounds =
-                                "ITEM: BOX BOUNDS pp pp ff\n0 10\n-5 5\n0 2\n") {
+std::string lammps_snapshot(
+    std::int64_t step, const std::string& columns, const std::vector<std::string>& rows,
+    const std::string& bounds = "ITEM: BOX BOUNDS pp pp ff\n0 10\n-5 5\n0 2\n") {
   std::string s = "ITEM: TIMESTEP\n" + std::to_string(step) + "\nITEM: NUMBER OF ATOMS\n" +
                   std::to_string(rows.size()) + "\n" + bounds + "ITEM: ATOMS " + columns + "\n";
   for (const auto& r : rows) s += r + "\n";
@@ -100,16 +102,32 @@ TEST(Lammps, ColumnsByNameAndEverySnapshot) {
 
 TEST(Lammps, MalformedDumpsNameFileAndLine) {
   const auto good = lammps_snapshot(5, "id x y z radius", {"1 0 0 0 1", "2 1 1 1 1"});
-  expect_input_error([&] { io::read_lammps_dump(write_text("trunc.dump", good.substr(0, good.size() - 10))); },
-                     {"trunc.dump:", "ends after 1 of 2 atoms"});
-  expect_input_error([] { io::read_lammps_dump(write_text("nor.dump", lammps_snapshot(1, "id x y z", {"1 0 0 0"}))); },
-                     {"nor.dump:9", "radius or diameter"});
-  expect_input_error([] { io::read_lammps_dump(write_text("noxyz.dump", lammps_snapshot(1, "id x y radius", {"1 0 0 1"}))); },
-                     {"noxyz.dump:9", "x y z"});
-  expect_input_error([] { io::read_lammps_dump(write_text("nan.dump", lammps_snapshot(1, "id x y z radius", {"1 0 0 zero 1"}))); },
-                     {"nan.dump:10", "'zero'"});
-  expect_input_error([] { io::read_lammps_dump(write_text("cols.dump", lammps_snapshot(1, "id x y z radius", {"1 0 0 1"}))); },
-                     {"cols.dump:10", "expected 5 columns"});
+  expect_input_error(
+      [&] { io::read_lammps_dump(write_text("trunc.dump", good.substr(0, good.size() - 10))); },
+      {"trunc.dump:", "ends after 1 of 2 atoms"});
+  expect_input_error(
+      [] {
+        io::read_lammps_dump(write_text("nor.dump", lammps_snapshot(1, "id x y z", {"1 0 0 0"})));
+      },
+      {"nor.dump:9", "radius or diameter"});
+  expect_input_error(
+      [] {
+        io::read_lammps_dump(
+            write_text("noxyz.dump", lammps_snapshot(1, "id x y radius", {"1 0 0 1"})));
+      },
+      {"noxyz.dump:9", "x y z"});
+  expect_input_error(
+      [] {
+        io::read_lammps_dump(
+            write_text("nan.dump", lammps_snapshot(1, "id x y z radius", {"1 0 0 zero 1"})));
+      },
+      {"nan.dump:10", "'zero'"});
+  expect_input_error(
+      [] {
+        io::read_lammps_dump(
+            write_text("cols.dump", lammps_snapshot(1, "id x y z radius", {"1 0 0 1"})));
+      },
+      {"cols.dump:10", "expected 5 columns"});
   expect_input_error([] { io::read_lammps_dump(write_text("junk.dump", "hello\n")); },
                      {"junk.dump:1", "ITEM:"});
 }
@@ -132,8 +150,8 @@ TEST(Lammps, RealLiggghtsPacking) {
 }
 
 // Writes a sphere .bin file of the given version with n random particles.
-std::string write_sphere_bin(const std::string& name, double version, std::uint32_t np,
-                             Rng& rng, std::vector<Vec4>& spheres, std::size_t cut = 0) {
+std::string write_sphere_bin(const std::string& name, double version, std::uint32_t np, Rng& rng,
+                             std::vector<Vec4>& spheres, std::size_t cut = 0) {
   std::string bytes;
   auto put = [&](auto v) { bytes.append(reinterpret_cast<const char*>(&v), sizeof v); };
   put(version);
@@ -150,7 +168,8 @@ std::string write_sphere_bin(const std::string& name, double version, std::uint3
   if (version >= 2.14) put(std::int32_t{0});
   spheres.clear();
   for (std::uint32_t i = 0; i < np; ++i) {
-    const Vec4 s{uniform(rng, 0, 1), uniform(rng, 0, 1), uniform(rng, 0, 1), uniform(rng, 0.01f, 0.05f)};
+    const Vec4 s{uniform(rng, 0, 1), uniform(rng, 0, 1), uniform(rng, 0, 1),
+                 uniform(rng, 0.01f, 0.05f)};
     spheres.push_back(s);
     put(double(s.x));
     put(double(s.y));
@@ -203,8 +222,9 @@ TEST(Sphere, TruncatedAndWrongVersionNameTheByteOffset) {
 }
 
 TEST(Sphere, RealOutputFiles) {
-  for (const auto& [name, count] : {std::pair<const char*, std::size_t>{"sphere/cube-init.output00029.bin", 1000},
-                                    {"sphere/init-1e4.output00199.bin", 10000}}) {
+  for (const auto& [name, count] :
+       {std::pair<const char*, std::size_t>{"sphere/cube-init.output00029.bin", 1000},
+        {"sphere/init-1e4.output00199.bin", 10000}}) {
     const std::string path = shared_data(name);
     if (path.empty()) GTEST_SKIP() << "../shared/data not present";
     const auto frames = io::read_particle_file(path);

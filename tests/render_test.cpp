@@ -11,8 +11,8 @@
 namespace granray::test {
 namespace {
 
-ParticleView view_of(const std::vector<Vec4>& spheres, const std::vector<std::uint64_t>* ids =
-                                                           nullptr) {
+ParticleView view_of(const std::vector<Vec4>& spheres,
+                     const std::vector<std::uint64_t>* ids = nullptr) {
   ParticleView v;
   v.xyzr = spheres.data();
   v.count = spheres.size();
@@ -30,7 +30,8 @@ class RenderTest : public ::testing::Test {
                                        const RenderSettings& settings, const char* label) {
     Renderer renderer(test_backend());
     Image grid, brute;
-    const FrameStats gs = renderer.render(view_of(spheres), settings, grid, {RenderMethod::grid, true});
+    const FrameStats gs =
+        renderer.render(view_of(spheres), settings, grid, {RenderMethod::grid, true});
     const FrameStats bs =
         renderer.render(view_of(spheres), settings, brute, {RenderMethod::brute_force, true});
     const ImageDiff d = compare_images(grid, brute);
@@ -83,8 +84,8 @@ TEST_F(RenderTest, CameraInsideTheCloud) {
   for (int k = 0; k < 4; ++k) {
     const auto spheres = dilute_gas(rng, 3000, 0.05f, 0.2f, 5.0f);
     RenderSettings s = random_settings(rng, false);
-    s.camera.position = Vec3{uniform(rng, -1.0f, 1.0f), uniform(rng, -1.0f, 1.0f),
-                             uniform(rng, 0.5f, 2.0f)};
+    s.camera.position =
+        Vec3{uniform(rng, -1.0f, 1.0f), uniform(rng, -1.0f, 1.0f), uniform(rng, 0.5f, 2.0f)};
     s.camera.target = Vec3{uniform(rng, -3.0f, 3.0f), uniform(rng, -3.0f, 3.0f), 3.0f};
     expect_grid_matches_brute_force(spheres, s, "camera inside the cloud");
   }
@@ -139,7 +140,7 @@ TEST_F(RenderTest, BrokenParticlesAreSkippedAndCounted) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
   const Vec4 broken[] = {{nan, 0, 0, 1}, {0, inf, 0, 1}, {0, 0, -inf, 1}, {1, 1, 1, 0},
-                         {1, 1, 1, -2}, {1, 1, 1, nan}, {1, 1, 1, inf}};
+                         {1, 1, 1, -2},  {1, 1, 1, nan}, {1, 1, 1, inf}};
   std::size_t inserted = 0;
   for (std::size_t i = 0; i < good.size(); ++i) {
     if (rng() % 10 == 0) {
@@ -165,7 +166,8 @@ TEST_F(RenderTest, BrokenParticlesAreSkippedAndCounted) {
 
 TEST_F(RenderTest, EqualDistanceGoesToTheSmallerId) {
   Rng rng(fresh_seed());
-  const Vec4 s{uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, 0.2f, 1)};
+  const Vec4 s{uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1),
+               uniform(rng, 0.2f, 1)};
   const std::vector<Vec4> twins = {s, s, s};
   const std::uint64_t a = rng() >> 1, b = rng() >> 1, c = rng() >> 1;
   const std::uint64_t smallest = std::min({a, b, c});
@@ -194,7 +196,9 @@ D3 operator+(D3 a, D3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
 D3 operator-(D3 a, D3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
 D3 operator*(D3 a, double s) { return {a.x * s, a.y * s, a.z * s}; }
 double dot(D3 a, D3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-D3 cross(D3 a, D3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
+D3 cross(D3 a, D3 b) {
+  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
 D3 unit(D3 a) { return a * (1.0 / std::sqrt(dot(a, a))); }
 D3 d3(Vec3 v) { return {v.x, v.y, v.z}; }
 

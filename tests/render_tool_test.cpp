@@ -61,7 +61,8 @@ TEST(RenderTool, ConfigFileAndPpmOutput) {
   {
     std::ofstream f(xyzr);
     for (int i = 0; i < 300; ++i) {
-      f << uniform(rng, 0, 1) << " " << uniform(rng, 0, 1) << " " << uniform(rng, 0, 1) << " 0.05\n";
+      f << uniform(rng, 0, 1) << " " << uniform(rng, 0, 1) << " " << uniform(rng, 0, 1)
+        << " 0.05\n";
     }
   }
   const std::string config = temp_path("render.toml");

@@ -87,8 +87,8 @@ ImageDiff compare_images(const Image& a, const Image& b) {
 }
 
 std::string temp_path(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("granray-test-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("granray-test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   return (dir / name).string();
 }

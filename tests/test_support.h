@@ -23,12 +23,12 @@ inline BackendKind test_backend() {
 #endif
 }
 
-#define GRANRAY_SKIP_WITHOUT_BACKEND()                                        \
-  do {                                                                        \
-    if (::granray::test::test_backend() == ::granray::BackendKind::cuda &&    \
-        !::granray::cuda_device_available()) {                                \
+#define GRANRAY_SKIP_WITHOUT_BACKEND()                                                 \
+  do {                                                                                 \
+    if (::granray::test::test_backend() == ::granray::BackendKind::cuda &&             \
+        !::granray::cuda_device_available()) {                                         \
       GTEST_SKIP() << "no CUDA device: the CUDA backend is tested on the GPU machine"; \
-    }                                                                         \
+    }                                                                                  \
   } while (0)
 
 // A seed that differs every run unless GRANRAY_TEST_SEED is set; logged for reproduction.
@@ -48,7 +48,7 @@ RenderSettings random_settings(Rng& rng, bool orthographic);
 struct ImageDiff {
   std::size_t pixels = 0;
   std::size_t differing_rgb = 0;
-  std::size_t differing_hit = 0;      // pixels whose visible particle differs
+  std::size_t differing_hit = 0;         // pixels whose visible particle differs
   std::size_t rgb_differs_same_hit = 0;  // same particle, different colour
   int max_level = 0;
 };

@@ -1,0 +1,138 @@
+// granray-bench: frame time of the grid renderer (and of the brute-force reference) on synthetic
+// DEM beds or particle files, per backend. Prints a table; --json writes the numbers.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "granray/errors.h"
+#include "granray/io/particle_file.h"
+#include "granray/renderer.h"
+
+namespace {
+
+// A settled bed: grains on a jittered lattice spacing 1.9 r_max, radii uniform in [r_min, r_max].
+std::vector<granray::Vec4> dense_bed(std::size_t n, float poly, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> jitter(-0.1f, 0.1f), radius(1.0f - poly, 1.0f);
+  const auto side = static_cast<std::size_t>(std::ceil(std::cbrt(2.0 * n)));  // flat: 2:2:1/2
+  std::vector<granray::Vec4> grains(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t x = k % side, y = (k / side) % side, z = k / (side * side);
+    grains[k] = {1.9f * x + jitter(rng), 1.9f * y + jitter(rng), 1.9f * z + jitter(rng),
+                 radius(rng)};
+  }
+  return grains;
+}
+
+std::vector<granray::Vec4> dilute_gas(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const float box = 8.0f * std::cbrt(static_cast<float>(n));  // ~1 % solid fraction
+  std::uniform_real_distribution<float> pos(0.0f, box);
+  std::vector<granray::Vec4> grains(n);
+  for (auto& g : grains) g = {pos(rng), pos(rng), pos(rng), 1.0f};
+  return grains;
+}
+
+struct Sample {
+  double grid_ms, render_ms, total_ms;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"granray benchmark", "granray-bench"};
+  std::string backend = "auto", scene = "dense", input, json;
+  std::vector<std::size_t> counts = {100000, 1000000};
+  int width = 1920, height = 1080, repeat = 5;
+  float poly = 0.0f;
+  bool brute = false;
+  app.add_option("--backend", backend)->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+  app.add_option("--scene", scene)->check(CLI::IsMember({"dense", "dilute"}));
+  app.add_option("--input", input, "render this particle file instead of synthetic scenes");
+  app.add_option("-n,--particles", counts, "particle counts");
+  app.add_option("--polydispersity", poly, "radii uniform in [1 - p, 1]");
+  app.add_option("--width", width);
+  app.add_option("--height", height);
+  app.add_option("--repeat", repeat, "timed frames after one warm-up frame");
+  app.add_flag("--brute-force", brute, "also time seed 001's brute-force loop");
+  app.add_option("--json", json, "write the results here");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    const granray::BackendKind kind = backend == "cuda"  ? granray::BackendKind::cuda
+                                      : backend == "cpu" ? granray::BackendKind::cpu
+                                                         : granray::BackendKind::automatic;
+    granray::Renderer renderer(kind);
+    granray::RenderSettings settings;
+    settings.width = width;
+    settings.height = height;
+    std::FILE* out = json.empty() ? nullptr : std::fopen(json.c_str(), "w");
+    if (out) std::fprintf(out, "[\n");
+    std::printf("%-8s %-7s %-11s %10s %10s %10s %10s %12s\n", "backend", "scene", "method",
+                "particles", "grid ms", "render ms", "frame ms", "Mrays/s");
+    bool first = true;
+    std::vector<std::vector<granray::Vec4>> scenes;
+    if (!input.empty()) {
+      scenes.push_back(granray::io::read_particle_file(input).front().xyzr);
+      scene = "file";
+    } else {
+      for (const std::size_t n : counts) {
+        scenes.push_back(scene == "dense" ? dense_bed(n, poly, n) : dilute_gas(n, n));
+      }
+    }
+    for (const auto& grains : scenes) {
+      granray::ParticleView view;
+      view.xyzr = grains.data();
+      view.count = grains.size();
+      for (const bool use_brute : {false, true}) {
+        if (use_brute && !brute) continue;
+        const granray::RenderOptions options{
+            use_brute ? granray::RenderMethod::brute_force : granray::RenderMethod::grid, false};
+        granray::Image image;
+        renderer.render(view, settings, image, options);  // warm-up: allocations, uploads
+        std::vector<double> grid, render, total;
+        const int frames = use_brute ? 1 : repeat;
+        for (int r = 0; r < frames; ++r) {
+          const auto s = renderer.render(view, settings, image, options);
+          grid.push_back(s.grid_ms);
+          render.push_back(s.render_ms);
+          total.push_back(s.total_ms);
+        }
+        const double rays = double(width) * height / (median(render) * 1e-3) / 1e6;
+        const char* method = use_brute ? "brute-force" : "grid";
+        std::printf("%-8s %-7s %-11s %10zu %10.3f %10.3f %10.3f %12.1f\n",
+                    granray::backend_name(renderer.backend()), scene.c_str(), method,
+                    grains.size(), median(grid), median(render), median(total), rays);
+        if (out) {
+          std::fprintf(out,
+                       "%s  {\"backend\": \"%s\", \"scene\": \"%s\", \"method\": \"%s\", "
+                       "\"particles\": %zu, \"width\": %d, \"height\": %d, \"grid_ms\": %.4f, "
+                       "\"render_ms\": %.4f, \"frame_ms\": %.4f, \"mrays_per_s\": %.2f}",
+                       first ? "" : ",\n", granray::backend_name(renderer.backend()),
+                       scene.c_str(), method, grains.size(), width, height, median(grid),
+                       median(render), median(total), rays);
+          first = false;
+        }
+      }
+    }
+    if (out) {
+      std::fprintf(out, "\n]\n");
+      std::fclose(out);
+    }
+  } catch (const granray::Error& e) {
+    std::fprintf(stderr, "granray-bench: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

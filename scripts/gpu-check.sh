@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# One run on the GPU machine: configure for sm_90, build, run every test (GPU ones included),
+# memcheck the GPU tests, benchmark, and print a short table last. Logs go to $OUT (or ./out).
+# Header-only dependencies missing there are taken from .deps/include when present.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/out}
+mkdir -p "$OUT"
+BUILD=${BUILD:-build-gpu}
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+
+extra=()
+[ -d .deps/include ] && extra+=("-DGRANRAY_EXTRA_INCLUDE_DIR=$PWD/.deps/include")
+data=()
+[ -d .data ] && data+=("-DGRANRAY_SHARED_DATA_DIR=$PWD/.data")
+if ! cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    "${extra[@]}" "${data[@]}" >"$OUT/configure.log" 2>&1; then
+  tail -40 "$OUT/configure.log"; exit 1
+fi
+if ! cmake --build "$BUILD" -j "$(nproc)" >"$OUT/build.log" 2>&1; then
+  grep -E "error|FAILED" "$OUT/build.log" | head -40; exit 1
+fi
+
+status=0
+(cd "$BUILD" && ctest --output-on-failure -j 4) >"$OUT/tests.log" 2>&1 || status=1
+grep -E "tests passed|tests failed|Failed|\*\*\*" "$OUT/tests.log" | head -30
+
+compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/granray_gpu_tests" \
+  --gtest_filter='GridTest.*:RenderTest.EmptyFrame*:RenderTest.Broken*:CudaInput.*' \
+  >"$OUT/memcheck.log" 2>&1 || status=1
+tail -3 "$OUT/memcheck.log"
+
+bench="$BUILD/bench/granray-bench"
+{
+  "$bench" --backend cuda -n 10000 100000 1000000 10000000 --json "$OUT/bench-cuda-dense.json"
+  "$bench" --backend cuda --scene dilute -n 100000 1000000 --json "$OUT/bench-cuda-dilute.json"
+  "$bench" --backend cuda -n 10000 100000 --brute-force --repeat 3 | grep -v '^backend'
+  [ -f .data/pour-20k.step10000.liggghts ] &&
+    "$bench" --backend cuda --input .data/pour-20k.step10000.liggghts --brute-force | grep -v '^backend'
+  "$bench" --backend cpu -n 100000 1000000 --repeat 3 | grep -v '^backend'
+} 2>&1 | tee "$OUT/bench.txt"
+exit $status

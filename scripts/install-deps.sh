@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs, with apt, whichever of granray's build dependencies this Debian/Ubuntu machine lacks.
+# Does nothing (and needs no network) when everything is there.
+set -euo pipefail
+packages=(cmake ninja-build g++ pkg-config libpng-dev libgtest-dev libtomlplusplus-dev
+          libcli11-dev)
+# Thrust for the CPU backend: CUDA's own copy when a toolkit is installed, else Debian's.
+if [ ! -d /usr/local/cuda/include/cccl/thrust ]; then
+  packages+=(libthrust-dev libcub-dev)
+fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "granray: installing ${missing[*]}"
+sudo=()
+[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The README's test command: install what is missing, build (CPU backend, plus the CUDA targets
+# when nvcc is present), run every test. GPU tests skip without a GPU.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+export PATH="$PATH:/usr/local/cuda/bin"
+cmake --preset default
+cmake --build --preset default
+ctest --preset default
