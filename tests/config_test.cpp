@@ -87,7 +87,9 @@ range = "auto"
   ASSERT_TRUE(c.color.has_value());
   EXPECT_EQ(c.color->field, "speed");
   EXPECT_EQ(c.color->colormap, "magma");
-  EXPECT_TRUE(c.color->auto_range);
+  EXPECT_TRUE(c.color->mapping.auto_range);
+  ASSERT_TRUE(c.render.color.has_value());
+  EXPECT_EQ(colormap_names()[c.render.color->colormap], "magma");
   EXPECT_NE(c.table_text.find("every = 1000"), std::string::npos);
 }
 

@@ -2,6 +2,7 @@
 // computed independently in double precision. Built once per backend.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -186,6 +187,61 @@ TEST_F(RenderTest, EqualDistanceGoesToTheSmallerId) {
       EXPECT_GT(seen, 0u);
     }
   }
+}
+
+TEST_F(RenderTest, ColourByScalarMatchesBruteForceAndThePublishedEnds) {
+  Rng rng(fresh_seed());
+  auto spheres = dense_bed(rng, 2000, 0.3f, 0.5f);
+  std::vector<float> speed(spheres.size());
+  for (auto& v : speed) v = uniform(rng, -3.0f, 7.0f);
+  ParticleView view = view_of(spheres);
+  view.scalar = speed.data();
+  Renderer renderer(test_backend());
+  for (const bool auto_range : {false, true}) {
+    RenderSettings s = random_settings(rng, false);
+    s.color = ColorMapping{static_cast<int>(rng() % colormap_names().size()), auto_range, -1.0f,
+                           4.0f};
+    Image grid, brute;
+    const FrameStats gs = renderer.render(view, s, grid, {RenderMethod::grid, true});
+    renderer.render(view, s, brute, {RenderMethod::brute_force, true});
+    const ImageDiff d = compare_images(grid, brute);
+    EXPECT_LE(d.differing_hit, 3u);
+    EXPECT_EQ(d.rgb_differs_same_hit, 0u);
+    EXPECT_TRUE(gs.colored);
+    EXPECT_FLOAT_EQ(gs.color_lo, auto_range ? *std::min_element(speed.begin(), speed.end()) : -1.0f);
+    EXPECT_FLOAT_EQ(gs.color_hi, auto_range ? *std::max_element(speed.begin(), speed.end()) : 4.0f);
+  }
+
+  // Flat shading (ambient 1, diffuse 0) shows the colormap itself: viridis' published ends are
+  // (0.267004, 0.004874, 0.329415) and (0.993248, 0.906157, 0.143936).
+  const std::vector<Vec4> pair = {{-2, 0, 0, 1}, {2, 0, 0, 1}};
+  const std::vector<float> ends = {uniform(rng, -50, 0), uniform(rng, 1, 50)};
+  ParticleView pv = view_of(pair);
+  pv.scalar = ends.data();
+  RenderSettings flat;
+  flat.width = 64;
+  flat.height = 32;
+  flat.camera.position = Vec3{0, -20, 0};
+  flat.camera.target = Vec3{0, 0, 0};
+  flat.shading.ambient = 1.0f;
+  flat.shading.diffuse = 0.0f;
+  flat.color = ColorMapping{0, false, 0.0f, 1.0f};
+  Image image;
+  renderer.render(pv, flat, image, {RenderMethod::grid, true});
+  auto pixel_of = [&](std::uint64_t id) {
+    for (std::size_t p = 0; p < image.hit_id.size(); ++p) {
+      if (image.hit_id[p] == id) return Rgb8{image.rgb[3 * p], image.rgb[3 * p + 1], image.rgb[3 * p + 2]};
+    }
+    ADD_FAILURE() << "particle " << id << " not visible";
+    return Rgb8{};
+  };
+  const Rgb8 low = pixel_of(0), high = pixel_of(1);
+  EXPECT_EQ(low.r, 68);
+  EXPECT_EQ(low.g, 1);
+  EXPECT_EQ(low.b, 84);
+  EXPECT_EQ(high.r, 253);
+  EXPECT_EQ(high.g, 231);
+  EXPECT_EQ(high.b, 37);
 }
 
 // SPEC 2 written out again in double precision, independently of the kernels.

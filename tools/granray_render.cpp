@@ -38,16 +38,11 @@ int run(const Options& options) {
     throw ConfigError("key 'insitu.output' = \"" + config.output +
                       "\": HDF5 output is not available in this build yet; unset it");
   }
-  if (config.color) {
-    throw ConfigError(
-        "key 'insitu.color': colouring by a field is not available in this build "
-        "yet; remove the [insitu.color] table");
-  }
   const io::ParticleFormat format = io::parse_particle_format(options.format);
 
   std::vector<NamedFrame> frames;
   for (const std::string& input : options.inputs) {
-    for (auto& frame : io::read_particle_file(input, format)) {
+    for (auto& frame : io::read_particle_file(input, format, config.color ? config.color->field : "")) {
       const auto index = static_cast<std::int64_t>(frames.size());
       const std::int64_t number = frame.step.value_or(index);
       frames.push_back({std::move(frame), input, number});

@@ -172,24 +172,26 @@ ColorSettings read_color(const TableReader& t) {
   c.field = *field;
   if (const auto map = t.string("colormap")) {
     const auto& names = colormap_names();
-    if (std::find(names.begin(), names.end(), *map) == names.end()) {
+    const auto it = std::find(names.begin(), names.end(), *map);
+    if (it == names.end()) {
       std::string list;
       for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
       t.fail("colormap", "names an unknown colormap \"" + *map + "\" (known: " + list + ")");
     }
     c.colormap = *map;
+    c.mapping.colormap = static_cast<int>(it - names.begin());
   }
   if (const toml::node* range = t.find("range")) {
     if (range->is_string()) {
       if (*range->value<std::string>() != "auto") t.fail("range", "must be \"auto\" or [lo, hi]");
-      c.auto_range = true;
+      c.mapping.auto_range = true;
     } else {
       const auto lohi = t.numbers("range", 2);
       if (!(std::isfinite((*lohi)[0]) && std::isfinite((*lohi)[1]) && (*lohi)[0] < (*lohi)[1])) {
         t.fail("range", "must be [lo, hi] with finite lo < hi");
       }
-      c.range_lo = static_cast<float>((*lohi)[0]);
-      c.range_hi = static_cast<float>((*lohi)[1]);
+      c.mapping.lo = static_cast<float>((*lohi)[0]);
+      c.mapping.hi = static_cast<float>((*lohi)[1]);
     }
   }
   return c;
@@ -237,6 +239,7 @@ InsituConfig read_insitu(const toml::table& table) {
   }
   if (const toml::table* color = t.subtable("color")) {
     config.color = read_color(TableReader(*color, "insitu.color"));
+    config.render.color = config.color->mapping;
   }
   std::ostringstream text;
   text << table;
@@ -275,12 +278,6 @@ void apply_override(toml::table& insitu, const std::string& assignment) {
 }
 
 }  // namespace
-
-const std::vector<std::string>& colormap_names() {
-  static const std::vector<std::string> names = {"viridis", "cividis",  "magma", "inferno",
-                                                 "plasma",  "coolwarm", "gray"};
-  return names;
-}
 
 InsituConfig parse_insitu_config(std::string_view toml_text, const std::string& source_name,
                                  const std::vector<std::string>& overrides) {

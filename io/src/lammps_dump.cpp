@@ -1,5 +1,6 @@
 // LAMMPS / LIGGGHTS "dump custom" text: ITEM: blocks, every snapshot a frame, columns by name.
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <fstream>
 #include <optional>
@@ -87,10 +88,13 @@ struct Columns {
   int radius = -1;
   bool diameter = false;
   int id = -1;
+  int scalar = -1;
+  std::array<int, 3> velocity{-1, -1, -1};  // for a derived "speed"
   std::size_t count = 0;
 };
 
-Columns find_columns(const std::vector<std::string_view>& names, const LineReader& reader) {
+Columns find_columns(const std::vector<std::string_view>& names, const std::string& scalar,
+                     const LineReader& reader) {
   Columns c;
   c.count = names.size();
   auto index_of = [&](const char* name) {
@@ -119,12 +123,23 @@ Columns find_columns(const std::vector<std::string_view>& names, const LineReade
     fail_at(reader.path(), reader.number(), "ITEM: ATOMS has no radius or diameter column");
   }
   c.id = index_of("id");
+  if (!scalar.empty()) {
+    c.scalar = index_of(scalar.c_str());
+    if (c.scalar < 0 && scalar == "speed") {
+      c.velocity = {index_of("vx"), index_of("vy"), index_of("vz")};
+    }
+    if (c.scalar < 0 && (c.velocity[0] < 0 || c.velocity[1] < 0 || c.velocity[2] < 0)) {
+      fail_at(reader.path(), reader.number(),
+              "ITEM: ATOMS has no column '" + scalar + "' to colour by" +
+                  (scalar == "speed" ? " (nor vx vy vz)" : ""));
+    }
+  }
   return c;
 }
 
 }  // namespace
 
-std::vector<ParticleFrame> read_lammps_dump(const std::string& path) {
+std::vector<ParticleFrame> read_lammps_dump(const std::string& path, const std::string& scalar) {
   LineReader reader(path);
   std::vector<ParticleFrame> frames;
   std::string line;
@@ -158,7 +173,7 @@ std::vector<ParticleFrame> read_lammps_dump(const std::string& path) {
                 "ITEM: ATOMS before the TIMESTEP, NUMBER OF ATOMS and BOX BOUNDS items");
       }
       const auto names = split_fields(std::string_view(line).substr(11));
-      const Columns col = find_columns(names, reader);
+      const Columns col = find_columns(names, scalar, reader);
       ParticleFrame frame;
       frame.step = step;
       frame.time = time;
@@ -195,6 +210,17 @@ std::vector<ParticleFrame> read_lammps_dump(const std::string& path) {
         if (col.diameter) r *= 0.5;
         frame.xyzr.push_back({static_cast<float>(p[0]), static_cast<float>(p[1]),
                               static_cast<float>(p[2]), static_cast<float>(r)});
+        if (col.scalar >= 0) {
+          frame.scalar.push_back(static_cast<float>(
+              parse_real(f[col.scalar], path, reader.number(), "the colour scalar")));
+        } else if (!scalar.empty()) {
+          double v2 = 0.0;
+          for (const int c : col.velocity) {
+            const double v = parse_real(f[c], path, reader.number(), "a velocity");
+            v2 += v * v;
+          }
+          frame.scalar.push_back(static_cast<float>(std::sqrt(v2)));
+        }
         if (col.id >= 0) {
           const std::int64_t id = parse_integer(f[col.id], path, reader.number(), "the id");
           if (id < 0) fail_at(path, reader.number(), "negative atom id");

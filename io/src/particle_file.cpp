@@ -39,15 +39,16 @@ ParticleFormat detect_particle_format(const std::string& path) {
   return ParticleFormat::xyzr;
 }
 
-std::vector<ParticleFrame> read_particle_file(const std::string& path, ParticleFormat format) {
+std::vector<ParticleFrame> read_particle_file(const std::string& path, ParticleFormat format,
+                                              const std::string& scalar) {
   if (format == ParticleFormat::automatic) format = detect_particle_format(path);
   switch (format) {
     case ParticleFormat::xyzr:
-      return read_xyzr_file(path);
+      return read_xyzr_file(path, scalar);
     case ParticleFormat::lammps:
-      return read_lammps_dump(path);
+      return read_lammps_dump(path, scalar);
     case ParticleFormat::sphere:
-      return read_sphere_bin(path);
+      return read_sphere_bin(path, scalar);
     case ParticleFormat::automatic:
       break;
   }

@@ -52,7 +52,11 @@ class ByteCursor {
 
 }  // namespace
 
-std::vector<ParticleFrame> read_sphere_bin(const std::string& path) {
+std::vector<ParticleFrame> read_sphere_bin(const std::string& path, const std::string& scalar) {
+  if (!scalar.empty() && scalar != "speed") {
+    throw InputError(path + ": sphere files give only 'speed' to colour by, not '" + scalar +
+                     "'");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open for reading");
   std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -90,8 +94,16 @@ std::vector<ParticleFrame> read_sphere_bin(const std::string& path) {
     frame.xyzr.push_back({static_cast<float>(x), static_cast<float>(y), static_cast<float>(z),
                           static_cast<float>(r)});
   }
-  // xyzsum (3), vel (4), force, angpos, angvel, torque (3 each), es_dot, es, ev_dot, ev, p.
-  cur.skip(std::uint64_t{np} * (3 + 4 + 3 + 3 + 3 + 3 + 5), sizeof(double), "particle state");
+  cur.skip(std::uint64_t{np} * 3, sizeof(double), "xyzsum");
+  for (std::uint32_t i = 0; i < np; ++i) {
+    const double vx = cur.read<double>("particle velocities");
+    const double vy = cur.read<double>("particle velocities");
+    const double vz = cur.read<double>("particle velocities");
+    cur.read<double>("fixvel");
+    if (!scalar.empty()) frame.scalar.push_back(static_cast<float>(std::sqrt(vx * vx + vy * vy + vz * vz)));
+  }
+  // force, angpos, angvel, torque (3 each), es_dot, es, ev_dot, ev, p.
+  cur.skip(std::uint64_t{np} * (3 + 3 + 3 + 3 + 5), sizeof(double), "particle state");
   cur.skip(3 + 3, sizeof(double), "gravity and stiffnesses");
   if (hundredths >= 213) cur.skip(1, sizeof(double), "E");
   cur.skip(11, sizeof(double), "damping and friction parameters");

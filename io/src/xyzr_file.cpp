@@ -7,7 +7,7 @@
 
 namespace granray::io {
 
-std::vector<ParticleFrame> read_xyzr_file(const std::string& path) {
+std::vector<ParticleFrame> read_xyzr_file(const std::string& path, const std::string& scalar) {
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open for reading");
   ParticleFrame frame;
@@ -39,6 +39,9 @@ std::vector<ParticleFrame> read_xyzr_file(const std::string& path) {
     if (columns == 5) frame.scalar.push_back(v[4]);
   }
   if (in.bad()) throw InputError(path + ": read error");
+  if (!scalar.empty() && columns != 5) {
+    throw InputError(path + ": no fifth column to colour by ('" + scalar + "' requested)");
+  }
   return {std::move(frame)};
 }
 

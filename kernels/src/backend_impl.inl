@@ -25,6 +25,7 @@
 
 #include "backend.h"
 #include "buffer.h"
+#include "colormap_tables.h"
 #include "granray/errors.h"
 #include "granray/kernels/pixel_kernels.h"
 #include "grid_layout.h"
@@ -59,6 +60,25 @@ struct MergeBounds {
             a.renderable + b.renderable,
             a.skipped + b.skipped,
             a.diameter_sum + b.diameter_sum};
+  }
+};
+
+struct ScalarRange {
+  float lo, hi;
+};
+
+struct ScalarRangeOf {
+  const Vec4* spheres;
+  const float* scalar;
+  GRANRAY_HD ScalarRange operator()(std::uint32_t i) const {
+    if (!is_renderable(spheres[i]) || !is_finite(scalar[i])) return {INFINITY, -INFINITY};
+    return {scalar[i], scalar[i]};
+  }
+};
+
+struct MergeScalarRange {
+  GRANRAY_HD ScalarRange operator()(const ScalarRange& a, const ScalarRange& b) const {
+    return {fminf(a.lo, b.lo), fmaxf(a.hi, b.hi)};
   }
 };
 
@@ -121,6 +141,8 @@ class ThrustBackend final : public detail::Backend {
       : account_(default_memory_limit()),
         staged_spheres_(account_, "particle upload"),
         staged_ids_(account_, "particle id upload"),
+        staged_scalar_(account_, "particle scalar upload"),
+        colormap_(account_, "colormap"),
         counts_(account_, "grid reference counts"),
         offsets_(account_, "grid reference offsets"),
         keys_(account_, "grid reference keys"),
@@ -166,6 +188,7 @@ class ThrustBackend final : public detail::Backend {
   struct Resident {
     const Vec4* spheres;
     const std::uint64_t* ids;
+    const float* scalar;
     std::uint32_t count;
   };
 
@@ -179,7 +202,9 @@ class ThrustBackend final : public detail::Backend {
     if (n > 0 && view.xyzr == nullptr) {
       throw Error("granray: particle view holds " + std::to_string(n) + " particles but no data");
     }
-    if (view.space == Executor::native_space || n == 0) return {view.xyzr, view.ids, n};
+    if (view.space == Executor::native_space || n == 0) {
+      return {view.xyzr, view.ids, view.scalar, n};
+    }
     if (view.space != MemorySpace::host) {
       throw DeviceError(std::string("granray ") + Executor::name +
                         " backend cannot read particles held in device memory");
@@ -190,7 +215,43 @@ class ThrustBackend final : public detail::Backend {
       exec.upload(staged_ids_, view.ids, n);
       ids = staged_ids_.data();
     }
-    return {staged_spheres_.data(), ids, n};
+    const float* scalar = nullptr;
+    if (view.scalar != nullptr) {
+      exec.upload(staged_scalar_, view.scalar, n);
+      scalar = staged_scalar_.data();
+    }
+    return {staged_spheres_.data(), ids, scalar, n};
+  }
+
+  // The particles' base colours: uniform, or the colormap of their scalar over a fixed range or
+  // the frame's own min/max.
+  ColorSource color_source(const Executor& exec, const Resident& r,
+                           const RenderSettings& settings, FrameStats& stats) {
+    ColorSource color{nullptr, nullptr, 0.0f, 0.0f, settings.shading.particle_color};
+    if (!settings.color || r.scalar == nullptr) return color;
+    const ColorMapping& mapping = *settings.color;
+    if (mapping.colormap < 0 || mapping.colormap >= detail::kColormapCount) {
+      throw ConfigError("granray: colormap index " + std::to_string(mapping.colormap) +
+                        " out of range");
+    }
+    exec.upload(colormap_, detail::kColormapTables[mapping.colormap], detail::kColormapSize);
+    float lo = mapping.lo, hi = mapping.hi;
+    if (mapping.auto_range) {
+      const ScalarRange range =
+          r.count == 0 ? ScalarRange{0.0f, 0.0f}
+                       : thrust::transform_reduce(exec.policy(), Index(0), Index(r.count),
+                                                  ScalarRangeOf{r.spheres, r.scalar},
+                                                  ScalarRange{INFINITY, -INFINITY},
+                                                  MergeScalarRange{});
+      lo = range.lo <= range.hi ? range.lo : 0.0f;
+      hi = range.lo <= range.hi ? range.hi : 0.0f;
+    }
+    stats.colored = true;
+    stats.color_lo = lo;
+    stats.color_hi = hi;
+    // A frame whose scalars are all equal maps them to the low end of the colormap.
+    const float span = hi > lo ? hi - lo : 1.0f;
+    return {r.scalar, colormap_.data(), lo, 1.0f / span, settings.shading.particle_color};
   }
 
   SceneBounds reduce_bounds(const Executor& exec, const Resident& r) {
@@ -268,6 +329,7 @@ class ThrustBackend final : public detail::Backend {
     }
     const FrameTarget target{camera.frame,
                              make_shading_params(settings.shading, camera.frame),
+                             color_source(exec, r, settings, stats),
                              r.spheres,
                              pixels_.data(),
                              options.with_hits ? depth_.data() : nullptr,
@@ -334,6 +396,8 @@ class ThrustBackend final : public detail::Backend {
   detail::MemoryAccount account_;
   Array<Vec4> staged_spheres_;
   Array<std::uint64_t> staged_ids_;
+  Array<float> staged_scalar_;
+  Array<Vec3> colormap_;
   Array<std::uint32_t> counts_;
   Array<std::uint32_t> offsets_;
   Array<std::uint32_t> keys_;

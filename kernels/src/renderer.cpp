@@ -33,6 +33,12 @@ const char* backend_name(BackendKind kind) {
   return "unknown";
 }
 
+const std::vector<std::string>& colormap_names() {
+  static const std::vector<std::string> names = {"viridis", "cividis", "magma",   "inferno",
+                                                 "plasma",  "coolwarm", "gray"};
+  return names;
+}
+
 namespace {
 
 BackendKind pick(BackendKind requested) {

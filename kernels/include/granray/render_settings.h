@@ -30,11 +30,20 @@ struct ShadingSettings {
   Vec3 particle_color = {0.8f, 0.8f, 0.8f};
 };
 
+// Colour by the particles' scalar (SPEC 3, [insitu.color]); applies when the frame has one.
+struct ColorMapping {
+  int colormap = 0;  // index into granray::colormap_names()
+  bool auto_range = false;  // the frame's min/max over the renderable particles
+  float lo = 0.0f;
+  float hi = 1.0f;
+};
+
 struct RenderSettings {
   int width = 1280;
   int height = 720;
   CameraSettings camera;
   ShadingSettings shading;
+  std::optional<ColorMapping> color;
 };
 
 }  // namespace granray

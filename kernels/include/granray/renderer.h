@@ -31,6 +31,9 @@ struct FrameStats {
   double render_ms = 0.0;
   double total_ms = 0.0;
   ResolvedCamera camera{};
+  bool colored = false;  // coloured by the scalar over [color_lo, color_hi]
+  float color_lo = 0.0f;
+  float color_hi = 0.0f;
 };
 
 // The grid of one frame copied to the host, for tests and diagnostics.
@@ -46,6 +49,10 @@ bool cuda_backend_compiled();
 // True when the CUDA backend is compiled in and a CUDA device can be used.
 bool cuda_device_available();
 const char* backend_name(BackendKind kind);
+
+// The colormaps ColorMapping::colormap indexes: viridis, cividis, magma, inferno, plasma,
+// coolwarm, gray.
+const std::vector<std::string>& colormap_names();
 
 namespace detail {
 class Backend;

@@ -16,9 +16,7 @@ namespace granray {
 struct ColorSettings {
   std::string field;
   std::string colormap = "viridis";
-  bool auto_range = false;
-  float range_lo = 0.0f;
-  float range_hi = 1.0f;
+  ColorMapping mapping;  // also in InsituConfig::render.color
 };
 
 struct InsituConfig {
@@ -41,7 +39,5 @@ InsituConfig load_insitu_config(const std::string& path,
 // The same from TOML text; source_name stands for the file in messages.
 InsituConfig parse_insitu_config(std::string_view toml_text, const std::string& source_name,
                                  const std::vector<std::string>& overrides = {});
-
-const std::vector<std::string>& colormap_names();
 
 }  // namespace granray

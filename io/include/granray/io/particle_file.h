@@ -22,6 +22,7 @@ struct ParticleFrame {
     v.xyzr = xyzr.data();
     v.count = xyzr.size();
     v.ids = ids.empty() ? nullptr : ids.data();
+    v.scalar = scalar.empty() ? nullptr : scalar.data();
     return v;
   }
 };
@@ -35,11 +36,17 @@ ParticleFormat parse_particle_format(const std::string& name);
 ParticleFormat detect_particle_format(const std::string& path);
 
 // Every snapshot in the file. Throws InputError naming the file and line (or byte offset).
+// `scalar` names the per-particle value to read for colouring ("" = none): a LAMMPS column by
+// name ("speed" is also derived from vx vy vz), the fifth xyzr column whatever its name, or
+// "speed" from a sphere file's velocities. A file without it is an InputError.
 std::vector<ParticleFrame> read_particle_file(const std::string& path,
-                                              ParticleFormat format = ParticleFormat::automatic);
+                                              ParticleFormat format = ParticleFormat::automatic,
+                                              const std::string& scalar = "");
 
-std::vector<ParticleFrame> read_xyzr_file(const std::string& path);
-std::vector<ParticleFrame> read_lammps_dump(const std::string& path);
-std::vector<ParticleFrame> read_sphere_bin(const std::string& path);
+std::vector<ParticleFrame> read_xyzr_file(const std::string& path, const std::string& scalar = "");
+std::vector<ParticleFrame> read_lammps_dump(const std::string& path,
+                                            const std::string& scalar = "");
+std::vector<ParticleFrame> read_sphere_bin(const std::string& path,
+                                           const std::string& scalar = "");
 
 }  // namespace granray::io

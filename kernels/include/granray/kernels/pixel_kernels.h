@@ -23,6 +23,7 @@ struct BruteForceTracer {
 struct FrameTarget {
   CameraFrame camera;
   ShadingParams shading;
+  ColorSource color;
   const Vec4* spheres;  // the frame's particles, indexed by Hit::index
   Rgb8* rgb;
   float* depth;           // optional: hit distance, +inf for the background
@@ -44,7 +45,7 @@ struct RenderPixel {
     target.rgb[pixel] = hit.index == kNoHit
                             ? to_rgb8(target.shading.background)
                             : shade_hit(ray, hit.t, target.spheres[hit.index],
-                                        target.shading.particle_color, target.shading);
+                                        target.color(hit.index), target.shading);
     if (target.depth != nullptr) target.depth[pixel] = hit.t;
     if (target.hit_id != nullptr) target.hit_id[pixel] = hit.id;
   }

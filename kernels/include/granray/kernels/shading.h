@@ -26,6 +26,22 @@ GRANRAY_HD_INLINE std::uint8_t to_byte(float c) {
 
 GRANRAY_HD_INLINE Rgb8 to_rgb8(Vec3 c) { return {to_byte(c.x), to_byte(c.y), to_byte(c.z)}; }
 
+// Base colour of a particle: the uniform particle colour, or a 256-entry colormap of its scalar
+// over [lo, lo + 1 / inv_span].
+struct ColorSource {
+  const float* scalar;  // null: every particle gets `uniform`
+  const Vec3* table;
+  float lo;
+  float inv_span;
+  Vec3 uniform;
+
+  GRANRAY_HD Vec3 operator()(std::uint32_t index) const {
+    if (scalar == nullptr) return uniform;
+    const float s = fminf(fmaxf((scalar[index] - lo) * inv_span, 0.0f), 1.0f);
+    return table[static_cast<int>(floorf(s * 255.0f + 0.5f))];
+  }
+};
+
 // Seed 001, eq. 9: base * (ambient + diffuse * max(0, n . l)).
 GRANRAY_HD_INLINE Rgb8 shade_hit(const Ray& ray, float t, Vec4 sphere, Vec3 base,
                                  const ShadingParams& params) {
