@@ -10,7 +10,7 @@ install(TARGETS granray EXPORT granrayTargets
 if(GRANRAY_BUILD_TOOLS)
   install(TARGETS granray-render RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
-foreach(dir kernels/include io/include insitu/include)
+foreach(dir kernels/include io/include insitu/include adapters/include)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/granray DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
 

@@ -7,116 +7,14 @@
 #include <sstream>
 
 #include "granray/errors.h"
+#include "toml_table.h"
 
 namespace granray {
 namespace {
 
-std::string where(const toml::source_region& src) {
-  const std::string file = src.path ? *src.path : std::string("<config>");
-  return file + ":" + std::to_string(src.begin.line);
-}
-
-// Reads and checks the keys of one table; every message names the key and where it was set.
-class TableReader {
- public:
-  TableReader(const toml::table& table, std::string prefix)
-      : table_(table), prefix_(std::move(prefix)) {}
-
-  void only_keys(std::initializer_list<const char*> allowed) const {
-    for (auto&& [key, node] : table_) {
-      const bool known = std::any_of(allowed.begin(), allowed.end(),
-                                     [&](const char* k) { return key.str() == k; });
-      if (!known) {
-        std::string list;
-        for (const char* k : allowed) list += std::string(list.empty() ? "" : ", ") + k;
-        throw ConfigError(where(node.source()) + ": unknown key '" + name(key.str()) +
-                          "' (known keys: " + list + ")");
-      }
-    }
-  }
-
-  const toml::node* find(const char* key) const { return table_.get(key); }
-
-  [[noreturn]] void fail(const char* key, const std::string& message) const {
-    const toml::node* node = find(key);
-    throw ConfigError((node ? where(node->source()) : std::string("<config>")) + ": key '" +
-                      name(key) + "' " + message);
-  }
-
-  std::optional<double> number(const char* key) const {
-    const toml::node* node = find(key);
-    if (!node) return std::nullopt;
-    if (!node->is_number()) fail(key, "must be a number");
-    return node->value<double>();
-  }
-
-  std::optional<std::int64_t> integer(const char* key) const {
-    const toml::node* node = find(key);
-    if (!node) return std::nullopt;
-    if (!node->is_integer()) fail(key, "must be an integer");
-    return node->value<std::int64_t>();
-  }
-
-  std::optional<std::string> string(const char* key) const {
-    const toml::node* node = find(key);
-    if (!node) return std::nullopt;
-    if (!node->is_string()) fail(key, "must be a string");
-    return node->value<std::string>();
-  }
-
-  std::optional<std::vector<double>> numbers(const char* key, std::size_t count) const {
-    const toml::node* node = find(key);
-    if (!node) return std::nullopt;
-    const toml::array* array = node->as_array();
-    const std::string expected = "must be an array of " + std::to_string(count) + " numbers";
-    if (!array || array->size() != count) fail(key, expected);
-    std::vector<double> values;
-    for (const toml::node& item : *array) {
-      if (!item.is_number()) fail(key, expected);
-      values.push_back(*item.value<double>());
-    }
-    return values;
-  }
-
-  std::optional<Vec3> vec3(const char* key) const {
-    const auto v = numbers(key, 3);
-    if (!v) return std::nullopt;
-    for (const double x : *v) {
-      if (!std::isfinite(x)) fail(key, "must hold finite numbers");
-    }
-    return Vec3{static_cast<float>((*v)[0]), static_cast<float>((*v)[1]),
-                static_cast<float>((*v)[2])};
-  }
-
-  std::optional<Vec3> color(const char* key) const {
-    const auto c = vec3(key);
-    if (c && (std::min({c->x, c->y, c->z}) < 0.0f || std::max({c->x, c->y, c->z}) > 1.0f)) {
-      fail(key, "must hold three values in [0, 1]");
-    }
-    return c;
-  }
-
-  const toml::table* subtable(const char* key) const {
-    const toml::node* node = find(key);
-    if (!node) return nullptr;
-    if (!node->is_table()) fail(key, "must be a table");
-    return node->as_table();
-  }
-
-  std::string name(std::string_view key) const { return prefix_ + "." + std::string(key); }
-
- private:
-  const toml::table& table_;
-  std::string prefix_;
-};
-
-// Positive finite number check shared by sizes, intervals and camera extents.
-float positive(const TableReader& t, const char* key, double value, bool allow_zero = false) {
-  if (!std::isfinite(value) || value < 0.0 || (!allow_zero && value == 0.0)) {
-    t.fail(key, allow_zero ? "must be >= 0" : "must be > 0");
-  }
-  return static_cast<float>(value);
-}
+using detail::positive;
+using detail::TableReader;
+using detail::where;
 
 void read_camera(const TableReader& t, CameraSettings& cam) {
   t.only_keys(
@@ -247,41 +145,11 @@ InsituConfig read_insitu(const toml::table& table) {
   return config;
 }
 
-// Copies every key of `from` into `into`, descending into tables present in both.
-void merge_into(toml::table& into, const toml::table& from) {
-  for (auto&& [key, node] : from) {
-    toml::node* existing = into.get(key.str());
-    if (node.is_table() && existing && existing->is_table()) {
-      merge_into(*existing->as_table(), *node.as_table());
-    } else {
-      node.visit([&, k = key](auto&& value) { into.insert_or_assign(k, value); });
-    }
-  }
-}
-
-toml::table parse_document(std::string_view text, const std::string& source_name) {
-  try {
-    return toml::parse(text, source_name);
-  } catch (const toml::parse_error& e) {
-    throw ConfigError(where(e.source()) + ": " + std::string(e.description()));
-  }
-}
-
-void apply_override(toml::table& insitu, const std::string& assignment) {
-  const std::size_t eq = assignment.find('=');
-  if (eq == std::string::npos || eq == 0) {
-    throw ConfigError("--set " + assignment + ": expected key=value, e.g. camera.fov=45");
-  }
-  // "camera.fov=45" is itself TOML (a dotted key); parsing it gives the value and its type.
-  const toml::table patch = parse_document(assignment, "--set " + assignment);
-  merge_into(insitu, patch);
-}
-
 }  // namespace
 
 InsituConfig parse_insitu_config(std::string_view toml_text, const std::string& source_name,
                                  const std::vector<std::string>& overrides) {
-  toml::table root = parse_document(toml_text, source_name);
+  toml::table root = detail::parse_document(toml_text, source_name);
   // Work on the parsed table in place: a copy would lose the lines that messages name.
   if (!root.contains("insitu")) root.insert("insitu", toml::table{});
   toml::node* node = root.get("insitu");
@@ -289,7 +157,7 @@ InsituConfig parse_insitu_config(std::string_view toml_text, const std::string& 
     throw ConfigError(where(node->source()) + ": key 'insitu' must be a table");
   }
   toml::table& insitu = *node->as_table();
-  for (const std::string& assignment : overrides) apply_override(insitu, assignment);
+  for (const std::string& assignment : overrides) detail::apply_override(insitu, assignment);
   return read_insitu(insitu);
 }
 

@@ -1,0 +1,82 @@
+// The in-situ plugin: one object per simulation, one call in the time loop.
+//
+//   granray::InsituRenderer vis("input.toml", {"speed"});    // reads [insitu]; fields offered
+//   for (step = 0; ...) {
+//     if (vis.due(step, time)) vis.render(step, time, adapters::device_particles(x, n, stream)
+//                                                          .with_field("speed", speed));
+//   }
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "granray/image.h"
+#include "granray/insitu/config.h"
+#include "granray/insitu/simulation_particles.h"
+#include "granray/renderer.h"
+
+namespace granray {
+
+struct FrameRecord {
+  std::int64_t step = 0;
+  double time = 0.0;
+  bool rendered = false;  // false: skipped, `error` says why
+  std::string error;
+  FrameStats stats;
+  double output_ms = 0.0;
+  std::string png_path;  // "" when no PNG is written
+};
+
+struct InsituCounters {
+  std::uint64_t rendered = 0;
+  std::uint64_t failed = 0;  // frames skipped because rendering or output failed
+  double render_ms = 0.0;    // summed over rendered frames
+  double output_ms = 0.0;
+};
+
+class InsituRenderer {
+ public:
+  // Reads the [insitu] table of the simulation's input file. `fields` names the scalars the
+  // simulation offers to colour by; overrides are "key=value" relative to [insitu].
+  // Throws ConfigError (unknown key, wrong type, impossible value, unknown field) or DeviceError
+  // (backend "cuda" without a GPU): mistakes show at start-up, not hours into a run.
+  InsituRenderer(const std::string& input_file, const std::vector<std::string>& fields,
+                 const std::vector<std::string>& overrides = {});
+  InsituRenderer(InsituConfig config, const std::vector<std::string>& fields);
+  ~InsituRenderer();
+
+  const InsituConfig& config() const { return config_; }
+  BackendKind backend() const { return renderer_.backend(); }
+
+  // Whether a frame is due at this step: step a multiple of `every`, or the first step at or
+  // past the next multiple of `every_time`. Cheap; call it every step.
+  bool due(std::int64_t step, double time) const noexcept;
+
+  // Renders and writes the frame if it is due. Never throws: a failure (no memory, a broken
+  // buffer, a full disk) skips the frame, is counted and logged, and the next frame is tried.
+  // Returns the record of this frame (rendered = false and empty error when it was not due).
+  const FrameRecord& render(std::int64_t step, double time,
+                            const SimulationParticles& particles) noexcept;
+
+  const InsituCounters& counters() const { return counters_; }
+  const FrameRecord& last_frame() const { return last_; }
+
+  // Where failures are reported (default: standard error).
+  void set_logger(std::function<void(const std::string&)> logger);
+
+ private:
+  void render_frame(std::int64_t step, double time, const SimulationParticles& particles);
+
+  InsituConfig config_;
+  Renderer renderer_;
+  Image image_;
+  FrameRecord last_;
+  InsituCounters counters_;
+  double next_time_mark_ = 0.0;
+  std::function<void(const std::string&)> log_;
+};
+
+}  // namespace granray

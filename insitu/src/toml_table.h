@@ -1,0 +1,136 @@
+// Reading TOML tables with messages that name the key, the file and the line (toml++ keeps the
+// source region of every value). Shared by the [insitu] reader and the example DEM's [simulation].
+#pragma once
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "granray/errors.h"
+#include "granray/kernels/vec.h"
+
+namespace granray::detail {
+
+inline std::string where(const toml::source_region& src) {
+  const std::string file = src.path ? *src.path : std::string("<config>");
+  return file + ":" + std::to_string(src.begin.line);
+}
+
+// Reads and checks the keys of one table; every message names the key and where it was set.
+class TableReader {
+ public:
+  TableReader(const toml::table& table, std::string prefix)
+      : table_(table), prefix_(std::move(prefix)) {}
+
+  void only_keys(std::initializer_list<const char*> allowed) const {
+    for (auto&& [key, node] : table_) {
+      const bool known = std::any_of(allowed.begin(), allowed.end(),
+                                     [&](const char* k) { return key.str() == k; });
+      if (!known) {
+        std::string list;
+        for (const char* k : allowed) list += std::string(list.empty() ? "" : ", ") + k;
+        throw ConfigError(where(node.source()) + ": unknown key '" + name(key.str()) +
+                          "' (known keys: " + list + ")");
+      }
+    }
+  }
+
+  const toml::node* find(const char* key) const { return table_.get(key); }
+
+  [[noreturn]] void fail(const char* key, const std::string& message) const {
+    const toml::node* node = find(key);
+    throw ConfigError((node ? where(node->source()) : std::string("<config>")) + ": key '" +
+                      name(key) + "' " + message);
+  }
+
+  std::optional<double> number(const char* key) const {
+    const toml::node* node = find(key);
+    if (!node) return std::nullopt;
+    if (!node->is_number()) fail(key, "must be a number");
+    return node->value<double>();
+  }
+
+  std::optional<std::int64_t> integer(const char* key) const {
+    const toml::node* node = find(key);
+    if (!node) return std::nullopt;
+    if (!node->is_integer()) fail(key, "must be an integer");
+    return node->value<std::int64_t>();
+  }
+
+  std::optional<std::string> string(const char* key) const {
+    const toml::node* node = find(key);
+    if (!node) return std::nullopt;
+    if (!node->is_string()) fail(key, "must be a string");
+    return node->value<std::string>();
+  }
+
+  std::optional<std::vector<double>> numbers(const char* key, std::size_t count) const {
+    const toml::node* node = find(key);
+    if (!node) return std::nullopt;
+    const toml::array* array = node->as_array();
+    const std::string expected = "must be an array of " + std::to_string(count) + " numbers";
+    if (!array || array->size() != count) fail(key, expected);
+    std::vector<double> values;
+    for (const toml::node& item : *array) {
+      if (!item.is_number()) fail(key, expected);
+      values.push_back(*item.value<double>());
+    }
+    return values;
+  }
+
+  std::optional<Vec3> vec3(const char* key) const {
+    const auto v = numbers(key, 3);
+    if (!v) return std::nullopt;
+    for (const double x : *v) {
+      if (!std::isfinite(x)) fail(key, "must hold finite numbers");
+    }
+    return Vec3{static_cast<float>((*v)[0]), static_cast<float>((*v)[1]),
+                static_cast<float>((*v)[2])};
+  }
+
+  std::optional<Vec3> color(const char* key) const {
+    const auto c = vec3(key);
+    if (c && (std::min({c->x, c->y, c->z}) < 0.0f || std::max({c->x, c->y, c->z}) > 1.0f)) {
+      fail(key, "must hold three values in [0, 1]");
+    }
+    return c;
+  }
+
+  const toml::table* subtable(const char* key) const {
+    const toml::node* node = find(key);
+    if (!node) return nullptr;
+    if (!node->is_table()) fail(key, "must be a table");
+    return node->as_table();
+  }
+
+  std::string name(std::string_view key) const { return prefix_ + "." + std::string(key); }
+
+ private:
+  const toml::table& table_;
+  std::string prefix_;
+};
+
+// Positive finite number check shared by sizes, intervals and camera extents.
+inline float positive(const TableReader& t, const char* key, double value,
+                      bool allow_zero = false) {
+  if (!std::isfinite(value) || value < 0.0 || (!allow_zero && value == 0.0)) {
+    t.fail(key, allow_zero ? "must be >= 0" : "must be > 0");
+  }
+  return static_cast<float>(value);
+}
+
+// Parses TOML text; a syntax error becomes a ConfigError naming the source and line.
+toml::table parse_document(std::string_view text, const std::string& source_name);
+
+// Applies "dotted.key=value" (value in TOML) to `table`, creating tables on the way; the
+// assignment names itself as the source of what it sets.
+void apply_override(toml::table& table, const std::string& assignment);
+
+}  // namespace granray::detail
