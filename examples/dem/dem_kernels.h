@@ -1,0 +1,256 @@
+// The example DEM's per-particle kernels, written once for CUDA and the CPU (GRANRAY_HD).
+// Soft spheres: linear spring-dashpot normal force, Coulomb-capped viscous tangential friction,
+// planar walls, gravity; velocity Verlet (kick-drift-kick) for translation and rotation.
+#pragma once
+
+#include <cstdint>
+
+#include "granray/kernels/vec.h"
+
+namespace granray::dem {
+
+// Contact search grid over the box: cells of at least one largest diameter, so contacts are
+// only ever between a cell and its 26 neighbours.
+struct ContactGrid {
+  Vec3 box;
+  float inv_cell;
+  int dims[3];
+
+  GRANRAY_HD int coord(float x, int axis) const {
+    const float c = fminf(fmaxf(floorf(x * inv_cell), 0.0f), static_cast<float>(dims[axis] - 1));
+    return static_cast<int>(c);
+  }
+  GRANRAY_HD std::uint32_t index(int x, int y, int z) const {
+    return (static_cast<std::uint32_t>(z) * dims[1] + y) * dims[0] + x;
+  }
+  GRANRAY_HD std::uint32_t key(Vec4 p) const { return index(coord(p.x, 0), coord(p.y, 1), coord(p.z, 2)); }
+};
+
+struct ContactLaw {
+  float stiffness;
+  float damping_factor;  // -2 ln(e) / sqrt(ln(e)^2 + pi^2): damping = factor * sqrt(m_eff k)
+  float friction;
+};
+
+// Read-only state for the force pass. pos: (x, y, z, r); vel: (v, 1/m); spin: (omega, 1/I).
+struct DemState {
+  const Vec4* pos;
+  const Vec4* vel;
+  const Vec4* spin;
+  const std::uint32_t* sorted;  // particle indices ordered by cell
+  const std::uint32_t* cell_start;
+  const std::uint32_t* cell_end;
+  ContactGrid grid;
+  ContactLaw law;
+  Vec3 gravity;
+};
+
+struct CellKey {
+  const Vec4* pos;
+  ContactGrid grid;
+  GRANRAY_HD std::uint32_t operator()(std::uint32_t i) const { return grid.key(pos[i]); }
+};
+
+struct MarkCells {
+  const std::uint32_t* keys;
+  std::uint32_t count;
+  std::uint32_t* start;
+  std::uint32_t* end;
+  GRANRAY_HD void operator()(std::uint32_t k) const {
+    if (k == 0 || keys[k - 1] != keys[k]) start[keys[k]] = k;
+    if (k + 1 == count || keys[k + 1] != keys[k]) end[keys[k]] = k + 1;
+  }
+};
+
+// Force and torque on one sphere from a contact with normal n (pointing into the sphere),
+// overlap delta, relative velocity of the contact point v_rel and effective mass m_eff.
+GRANRAY_HD_INLINE void add_contact(const ContactLaw& law, Vec3 n, float delta, Vec3 v_rel,
+                                   float m_eff, float radius, Vec3& force, Vec3& torque) {
+  const float vn = dot(v_rel, n);
+  const float damping = law.damping_factor * sqrtf(m_eff * law.stiffness);
+  const float fn = fmaxf(0.0f, law.stiffness * delta - damping * vn);
+  force = force + n * fn;
+  const Vec3 vt = v_rel - n * vn;
+  const float vt_len = sqrtf(dot(vt, vt));
+  if (vt_len > 0.0f) {
+    const float ft = fminf(damping * vt_len, law.friction * fn);
+    const Vec3 f_t = vt * (-ft / vt_len);
+    force = force + f_t;
+    torque = torque + cross(n * -radius, f_t);
+  }
+}
+
+struct ComputeForces {
+  DemState s;
+  Vec4* force;   // (F, 0)
+  Vec4* torque;  // (tau, 0)
+
+  GRANRAY_HD void operator()(std::uint32_t i) const {
+    const Vec4 pi = s.pos[i];
+    const Vec4 vi = s.vel[i];
+    const Vec4 wi = s.spin[i];
+    const Vec3 xi = center_of(pi);
+    const Vec3 v_i = {vi.x, vi.y, vi.z};
+    const Vec3 w_i = {wi.x, wi.y, wi.z};
+    const float mi = 1.0f / vi.w;
+    Vec3 f = s.gravity * mi;
+    Vec3 tau = {0.0f, 0.0f, 0.0f};
+
+    const int cx = s.grid.coord(pi.x, 0), cy = s.grid.coord(pi.y, 1), cz = s.grid.coord(pi.z, 2);
+    for (int z = cz - 1; z <= cz + 1; ++z) {
+      if (z < 0 || z >= s.grid.dims[2]) continue;
+      for (int y = cy - 1; y <= cy + 1; ++y) {
+        if (y < 0 || y >= s.grid.dims[1]) continue;
+        for (int x = cx - 1; x <= cx + 1; ++x) {
+          if (x < 0 || x >= s.grid.dims[0]) continue;
+          const std::uint32_t cell = s.grid.index(x, y, z);
+          for (std::uint32_t k = s.cell_start[cell]; k < s.cell_end[cell]; ++k) {
+            const std::uint32_t j = s.sorted[k];
+            if (j == i) continue;
+            const Vec4 pj = s.pos[j];
+            const Vec3 d = xi - center_of(pj);
+            const float dist2 = dot(d, d);
+            const float reach = pi.w + pj.w;
+            if (dist2 >= reach * reach || dist2 == 0.0f) continue;
+            const float dist = sqrtf(dist2);
+            const Vec3 n = d * (1.0f / dist);
+            const Vec4 vj = s.vel[j];
+            const Vec4 wj = s.spin[j];
+            // Velocity of i's contact point relative to j's.
+            const Vec3 v_rel = (v_i + cross(w_i, n * -pi.w)) -
+                               (Vec3{vj.x, vj.y, vj.z} + cross(Vec3{wj.x, wj.y, wj.z}, n * pj.w));
+            const float m_eff = 1.0f / (vi.w + vj.w);
+            add_contact(s.law, n, reach - dist, v_rel, m_eff, pi.w, f, tau);
+          }
+        }
+      }
+    }
+    // Six walls: the box [0, box] on every axis.
+    for (int a = 0; a < 3; ++a) {
+      const float c = component(xi, a);
+      const float hi = component(s.grid.box, a);
+      for (int side = 0; side < 2; ++side) {
+        const float gap = side == 0 ? c : hi - c;
+        if (gap >= pi.w) continue;
+        Vec3 n = {0.0f, 0.0f, 0.0f};
+        (a == 0 ? n.x : (a == 1 ? n.y : n.z)) = side == 0 ? 1.0f : -1.0f;
+        const Vec3 v_rel = v_i + cross(w_i, n * -pi.w);
+        add_contact(s.law, n, pi.w - gap, v_rel, mi, pi.w, f, tau);
+      }
+    }
+    force[i] = {f.x, f.y, f.z, 0.0f};
+    torque[i] = {tau.x, tau.y, tau.z, 0.0f};
+  }
+};
+
+// Velocity Verlet, kick-drift-kick: half kick with the old forces, drift a full step...
+struct KickDrift {
+  Vec4* pos;
+  Vec4* vel;
+  Vec4* spin;
+  const Vec4* force;
+  const Vec4* torque;
+  float dt;
+  GRANRAY_HD void operator()(std::uint32_t i) const {
+    Vec4 v = vel[i], w = spin[i], p = pos[i];
+    const Vec4 f = force[i], t = torque[i];
+    v.x += 0.5f * dt * f.x * v.w;
+    v.y += 0.5f * dt * f.y * v.w;
+    v.z += 0.5f * dt * f.z * v.w;
+    w.x += 0.5f * dt * t.x * w.w;
+    w.y += 0.5f * dt * t.y * w.w;
+    w.z += 0.5f * dt * t.z * w.w;
+    p.x += dt * v.x;
+    p.y += dt * v.y;
+    p.z += dt * v.z;
+    vel[i] = v;
+    spin[i] = w;
+    pos[i] = p;
+  }
+};
+
+// ... and the second half kick with the new forces.
+struct Kick {
+  Vec4* vel;
+  Vec4* spin;
+  const Vec4* force;
+  const Vec4* torque;
+  float dt;
+  GRANRAY_HD void operator()(std::uint32_t i) const {
+    Vec4 v = vel[i], w = spin[i];
+    const Vec4 f = force[i], t = torque[i];
+    v.x += 0.5f * dt * f.x * v.w;
+    v.y += 0.5f * dt * f.y * v.w;
+    v.z += 0.5f * dt * f.z * v.w;
+    w.x += 0.5f * dt * t.x * w.w;
+    w.y += 0.5f * dt * t.y * w.w;
+    w.z += 0.5f * dt * t.z * w.w;
+    vel[i] = v;
+    spin[i] = w;
+  }
+};
+
+struct Speed {
+  const Vec4* vel;
+  GRANRAY_HD float operator()(std::uint32_t i) const {
+    const Vec4 v = vel[i];
+    return sqrtf(v.x * v.x + v.y * v.y + v.z * v.z);
+  }
+};
+
+// Energies and the worst overlap, for the physics tests.
+struct Energy {
+  double kinetic;
+  double potential;
+  float max_overlap;  // largest overlap / radius of the smaller sphere (walls included)
+  float min_gap;      // smallest distance from a centre to a wall, in radii (< 1: touching)
+};
+
+struct EnergyOf {
+  DemState s;
+  GRANRAY_HD Energy operator()(std::uint32_t i) const {
+    const Vec4 p = s.pos[i], v = s.vel[i], w = s.spin[i];
+    const double m = 1.0 / v.w, inertia = 1.0 / w.w;
+    Energy e;
+    e.kinetic = 0.5 * m * (double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z) +
+                0.5 * inertia * (double(w.x) * w.x + double(w.y) * w.y + double(w.z) * w.z);
+    e.potential = -m * (double(s.gravity.x) * p.x + double(s.gravity.y) * p.y +
+                        double(s.gravity.z) * p.z);
+    e.max_overlap = 0.0f;
+    e.min_gap = INFINITY;
+    for (int a = 0; a < 3; ++a) {
+      const float c = component(center_of(p), a);
+      const float gap = fminf(c, component(s.grid.box, a) - c) / p.w;
+      e.min_gap = fminf(e.min_gap, gap);
+      e.max_overlap = fmaxf(e.max_overlap, 1.0f - gap);
+    }
+    const int cx = s.grid.coord(p.x, 0), cy = s.grid.coord(p.y, 1), cz = s.grid.coord(p.z, 2);
+    for (int z = cz - 1; z <= cz + 1; ++z)
+      for (int y = cy - 1; y <= cy + 1; ++y)
+        for (int x = cx - 1; x <= cx + 1; ++x) {
+          if (x < 0 || y < 0 || z < 0 || x >= s.grid.dims[0] || y >= s.grid.dims[1] ||
+              z >= s.grid.dims[2]) {
+            continue;
+          }
+          const std::uint32_t cell = s.grid.index(x, y, z);
+          for (std::uint32_t k = s.cell_start[cell]; k < s.cell_end[cell]; ++k) {
+            const std::uint32_t j = s.sorted[k];
+            if (j == i) continue;
+            const Vec4 q = s.pos[j];
+            const Vec3 d = center_of(p) - center_of(q);
+            const float overlap = p.w + q.w - sqrtf(dot(d, d));
+            e.max_overlap = fmaxf(e.max_overlap, overlap / fminf(p.w, q.w));
+          }
+        }
+    return e;
+  }
+};
+
+struct MergeEnergy {
+  GRANRAY_HD Energy operator()(const Energy& a, const Energy& b) const {
+    return {a.kinetic + b.kinetic, a.potential + b.potential, fmaxf(a.max_overlap, b.max_overlap),
+            fminf(a.min_gap, b.min_gap)};
+  }
+};
+
+}  // namespace granray::dem

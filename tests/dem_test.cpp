@@ -1,0 +1,106 @@
+// The example DEM's physics. Built once per backend, like the renderer's tests.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "dem_simulation.h"
+#include "granray/errors.h"
+#include "test_support.h"
+
+namespace granray::test {
+namespace {
+
+using dem::DemParams;
+using dem::DemSimulation;
+
+class DemTest : public ::testing::Test {
+ protected:
+  void SetUp() override { GRANRAY_SKIP_WITHOUT_BACKEND(); }
+  static DemParams params() {
+    DemParams p;
+    p.backend = test_backend();
+    return p;
+  }
+};
+
+TEST_F(DemTest, SingleGrainFallsAsHalfGTSquared) {
+  Rng rng(fresh_seed());
+  DemParams p = params();
+  p.box = {1.0f, 1.0f, 10.0f};
+  p.dt = uniform(rng, 1e-5f, 1e-4f);
+  p.gravity = {0.0f, 0.0f, -uniform(rng, 1.0f, 20.0f)};
+  const float z0 = uniform(rng, 8.0f, 9.5f);
+  auto sim = DemSimulation::create(p, {{0.5f, 0.5f, z0, 3e-3f}}, {{0.0f, 0.0f, 0.0f}});
+  const int steps = std::uniform_int_distribution<int>(2000, 6000)(rng);
+  for (int k = 0; k < steps; ++k) sim->step();
+  const double t = sim->time();
+  const double expected = z0 + 0.5 * p.gravity.z * t * t;
+  ASSERT_GT(expected, 1.0) << "still in free fall";
+  EXPECT_NEAR(sim->positions()[0].z, expected, 2e-5 * z0);
+  EXPECT_NEAR(sim->velocities()[0].z, p.gravity.z * t, 1e-4 * std::fabs(p.gravity.z * t));
+  EXPECT_FLOAT_EQ(sim->positions()[0].x, 0.5f);
+}
+
+TEST_F(DemTest, PourSettlesInsideTheBoxWithSmallOverlaps) {
+  DemParams p = params();
+  Rng rng(fresh_seed());
+  p.seed = rng();
+  p.particles = 800;
+  p.box = {0.08f, 0.08f, 0.2f};
+  p.pour_width = 0.6f;
+  p.steps = 40000;
+  auto sim = DemSimulation::create(p);
+  const dem::Energy start = sim->energy();
+  const double e0 = start.kinetic + start.potential;
+  double kinetic_at_two_thirds = 0.0;
+  float worst_overlap = 0.0f, closest_wall = INFINITY;
+  for (std::int64_t k = 1; k <= p.steps; ++k) {
+    sim->step();
+    if (k % 500 == 0) {
+      const dem::Energy e = sim->energy();
+      worst_overlap = std::max(worst_overlap, e.max_overlap);
+      closest_wall = std::min(closest_wall, e.min_gap);
+      if (kinetic_at_two_thirds == 0.0 && 3 * k >= 2 * p.steps) kinetic_at_two_thirds = e.kinetic;
+    }
+  }
+  const dem::Energy end = sim->energy();
+  const double e1 = end.kinetic + end.potential;
+  EXPECT_LT(e1, e0) << "dissipation must lower the mechanical energy";
+  EXPECT_LT(end.kinetic, 1e-3 * (e0 - e1)) << "the pour has settled";
+  EXPECT_LT(end.kinetic, kinetic_at_two_thirds) << "energy keeps decaying once settled";
+  EXPECT_LT(worst_overlap, 0.05f) << "overlaps stay under 5 % of the radius";
+  EXPECT_GT(closest_wall, 0.95f) << "no grain pushes more than 5 % into a wall";
+  for (const Vec4& g : sim->positions()) {
+    ASSERT_GT(g.z, 0.0f);
+    ASSERT_GT(g.x, 0.0f);
+    ASSERT_LT(g.x, p.box.x);
+    ASSERT_GT(g.y, 0.0f);
+    ASSERT_LT(g.y, p.box.y);
+  }
+}
+
+TEST_F(DemTest, ParamsErrorsNameTheKey) {
+  auto expect_error = [](const std::string& toml, const std::string& fragment) {
+    try {
+      dem::parse_dem_params(toml, "in.toml", {});
+      ADD_FAILURE() << "no error for " << toml;
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  };
+  expect_error("[simulation]\nparticles = 0\n", "in.toml:2: key 'simulation.particles'");
+  expect_error("[simulation]\ndt = 1.0\n", "simulation.dt");
+  expect_error("[simulation]\nradius = [2, 1]\n", "simulation.radius");
+  expect_error("[simulation]\nstepz = 3\n", "simulation.stepz");
+  expect_error("[simulaton]\n", "unknown key '.simulaton'");
+  DemParams p = dem::parse_dem_params("[simulation]\nsteps = 5\n", "in.toml",
+                                      {"simulation.steps=9", "simulation.box=[1,2,3]"});
+  EXPECT_EQ(p.steps, 9);
+  EXPECT_FLOAT_EQ(p.box.y, 2.0f);
+  p = DemParams{};
+  p.particles = 1000000;
+  EXPECT_THROW(DemSimulation::create(p), ConfigError) << "a million grains do not fit";
+}
+
+}  // namespace
+}  // namespace granray::test

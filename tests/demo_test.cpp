@@ -1,0 +1,66 @@
+// granray-dem end to end: the example DEM renders its pour in situ and reports each frame.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "granray/io/image_file.h"
+#include "test_support.h"
+
+namespace granray::test {
+namespace {
+
+struct Result {
+  int status;
+  std::string output;
+};
+
+Result run_dem(const std::string& args) {
+  const std::string command = std::string(GRANRAY_DEM_EXE) + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string output;
+  std::array<char, 4096> buf;
+  while (std::fgets(buf.data(), buf.size(), pipe)) output += buf.data();
+  const int raw = pclose(pipe);
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, output};
+}
+
+TEST(Demo, PourRendersFramesInSitu) {
+  const std::string dir = temp_path("demo-" + std::to_string(fresh_seed()));
+  const Result r = run_dem(
+      "--set simulation.particles=300 --set simulation.steps=400 --set simulation.box=[0.1,0.1,0.2]"
+      " --set 'simulation.backend=\"cpu\"' --set insitu.every=100 --set insitu.width=80"
+      " --set insitu.height=60 --set 'insitu.png=\"" + dir + "/step_*.png\"'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const char* step : {"00000000", "00000100", "00000200", "00000300", "00000400"}) {
+    const std::string png = dir + "/step_" + step + ".png";
+    ASSERT_TRUE(std::filesystem::exists(png)) << png << "\n" << r.output;
+    const Image image = io::read_png(png);
+    EXPECT_EQ(image.width, 80);
+    EXPECT_EQ(image.height, 60);
+  }
+  EXPECT_NE(r.output.find("frame step 400 t=0.0032 s: 300 particles"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("400 steps in"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("5 frames on"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("0 frames failed"), std::string::npos) << r.output;
+}
+
+TEST(Demo, InputErrorsNameKeyAndLine) {
+  const std::string input = temp_path("bad-pour.toml");
+  std::ofstream(input) << "[simulation]\nparticles = 100\ndt = 0.5\n";
+  Result r = run_dem(input);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("bad-pour.toml:3: key 'simulation.dt'"), std::string::npos) << r.output;
+
+  r = run_dem("--set insitu.colour=1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("insitu.colour"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace granray::test

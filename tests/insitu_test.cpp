@@ -1,0 +1,164 @@
+// The in-situ plugin: intervals, colour fields, PNG frames, and failures that never reach the
+// simulation.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "granray/adapters/buffers.h"
+#include "granray/errors.h"
+#include "granray/insitu/insitu_renderer.h"
+#include "granray/io/image_file.h"
+#include "test_support.h"
+
+namespace granray::test {
+namespace {
+
+InsituConfig config_of(const std::string& toml, const std::vector<std::string>& overrides = {}) {
+  return parse_insitu_config(toml, "sim.toml", overrides);
+}
+
+std::vector<std::int64_t> rendered_steps(InsituRenderer& vis, std::int64_t steps, double dt,
+                                         const SimulationParticles& particles) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t step = 0; step <= steps; ++step) {
+    const double time = static_cast<double>(step) * dt;
+    const bool due = vis.due(step, time);
+    const FrameRecord& f = vis.render(step, time, particles);
+    EXPECT_EQ(due, f.rendered) << "step " << step;
+    if (f.rendered) out.push_back(step);
+  }
+  return out;
+}
+
+class InsituTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Rng rng(fresh_seed());
+    grains_ = dense_bed(rng, 300, 0.3f, 0.5f);
+    speed_.resize(grains_.size());
+    for (auto& s : speed_) s = uniform(rng, 0.0f, 3.0f);
+  }
+  SimulationParticles particles() const {
+    return adapters::host_particles(grains_.data(), grains_.size())
+        .with_field("speed", speed_.data());
+  }
+  std::vector<Vec4> grains_;
+  std::vector<float> speed_;
+};
+
+TEST_F(InsituTest, EveryStepsIncludesStepZeroAndTheLast) {
+  InsituRenderer vis(config_of("[insitu]\nevery = 100\nwidth = 32\nheight = 24\nbackend = \"cpu\"\n"), {});
+  EXPECT_EQ(rendered_steps(vis, 400, 1e-3, particles()),
+            (std::vector<std::int64_t>{0, 100, 200, 300, 400}));
+  EXPECT_EQ(vis.counters().rendered, 5u);
+}
+
+TEST_F(InsituTest, EveryTimeRendersTheFirstStepAtOrPastEachMultiple) {
+  Rng rng(fresh_seed());
+  const double dt = uniform(rng, 0.003f, 0.007f);
+  const double every_time = 0.05;
+  InsituRenderer vis(config_of("[insitu]\nevery_time = 0.05\nwidth = 16\nheight = 16\nbackend = \"cpu\"\n"), {});
+  const auto got = rendered_steps(vis, 100, dt, particles());
+  std::vector<std::int64_t> expected;
+  double mark = 0.0;
+  for (std::int64_t step = 0; step <= 100; ++step) {
+    if (step * dt >= mark - 1e-12) {
+      expected.push_back(step);
+      while (mark <= step * dt + 1e-12) mark += every_time;
+    }
+  }
+  EXPECT_EQ(got, expected) << "dt = " << dt;
+}
+
+TEST_F(InsituTest, EveryAndEveryTimeTogether) {
+  InsituRenderer vis(config_of("[insitu]\nevery = 7\nevery_time = 0.25\nwidth = 16\nheight = 16\nbackend = \"cpu\"\n"), {});
+  const auto got = rendered_steps(vis, 30, 0.1, particles());
+  // Multiples of 7, plus the steps at t = 0.3 (first >= 0.25), 0.5, 0.8 (first >= 0.75), 1.0, ...
+  EXPECT_EQ(got, (std::vector<std::int64_t>{0, 3, 5, 7, 8, 10, 13, 14, 15, 18, 20, 21, 23, 25,
+                                            28, 30}));
+}
+
+TEST_F(InsituTest, OffRendersNothing) {
+  InsituRenderer vis(config_of("[insitu]\nbackend = \"cpu\"\n"), {});
+  EXPECT_TRUE(rendered_steps(vis, 50, 0.1, particles()).empty());
+}
+
+TEST_F(InsituTest, PngFramesEqualTheRenderer) {
+  const std::string dir = temp_path("frames-" + std::to_string(fresh_seed()));
+  InsituRenderer vis(config_of("[insitu]\nevery = 5\nwidth = 48\nheight = 32\nbackend = \"cpu\"\n"
+                               "[insitu.color]\nfield = \"speed\"\nrange = \"auto\"\n",
+                               {"png=\"" + dir + "/step_*.png\""}),
+                     {"speed"});
+  const FrameRecord& f = vis.render(10, 1.0, particles());
+  ASSERT_TRUE(f.rendered) << f.error;
+  EXPECT_EQ(f.png_path, dir + "/step_00000010.png");
+  const Image png = io::read_png(f.png_path);
+
+  RenderSettings s = vis.config().render;
+  Image direct;
+  ParticleView view = particles().view;
+  view.scalar = speed_.data();
+  Renderer(BackendKind::cpu).render(view, s, direct);
+  EXPECT_EQ(png.rgb, direct.rgb);
+  EXPECT_TRUE(f.stats.colored);
+}
+
+TEST_F(InsituTest, ConstructionRejectsBadSettings) {
+  EXPECT_THROW(InsituRenderer(config_of("[insitu.color]\nfield = \"pressure\"\n"), {"speed"}),
+               ConfigError);
+  try {
+    InsituRenderer(config_of("[insitu.color]\nfield = \"pressure\"\n"), {"speed"});
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("insitu.color.field"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("speed"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(config_of("[insitu]\nevery = -5\n"), ConfigError);
+  EXPECT_THROW(config_of("[insitu]\nwidth = 0\n"), ConfigError);
+  EXPECT_THROW(config_of("[insitu.camera]\nfov = 190\n"), ConfigError);
+  EXPECT_THROW(config_of("[insitu.color]\nfield = \"speed\"\ncolormap = \"rainbow\"\n"), ConfigError);
+  // A PNG directory that cannot exist (its parent is a file).
+  const std::string file = temp_path("plain-file");
+  std::ofstream(file) << "x";
+  EXPECT_THROW(InsituRenderer(config_of("", {"png=\"" + file + "/sub/f_*.png\""}), {}),
+               ConfigError);
+}
+
+TEST_F(InsituTest, FailuresSkipTheFrameAndTheNextOneRenders) {
+  const std::string dir = temp_path("vanishing-" + std::to_string(fresh_seed()));
+  InsituRenderer vis(config_of("[insitu]\nevery = 1\nwidth = 16\nheight = 16\nbackend = \"cpu\"\n",
+                               {"png=\"" + dir + "/f_*.png\""}),
+                     {});
+  std::vector<std::string> log;
+  vis.set_logger([&](const std::string& line) { log.push_back(line); });
+
+  // A broken buffer: a count without data.
+  SimulationParticles broken = particles();
+  broken.view.xyzr = nullptr;
+  EXPECT_NO_THROW(vis.render(0, 0.0, broken));
+  EXPECT_FALSE(vis.last_frame().rendered);
+  // The output directory disappears (a full or unmounted disk looks the same to the writer).
+  std::filesystem::remove_all(dir);
+  EXPECT_NO_THROW(vis.render(1, 0.1, particles()));
+  EXPECT_FALSE(vis.last_frame().rendered);
+  EXPECT_NE(vis.last_frame().error.find(dir), std::string::npos) << vis.last_frame().error;
+  // A frame too large to render at all.
+  std::filesystem::create_directories(dir);
+  InsituRenderer big(config_of("[insitu]\nevery = 1\nwidth = 65536\nheight = 65536\nbackend = \"cpu\"\n"), {});
+  big.set_logger([&](const std::string& line) { log.push_back(line); });
+  EXPECT_NO_THROW(big.render(0, 0.0, particles()));
+  EXPECT_FALSE(big.last_frame().rendered);
+
+  // Each failure was counted and logged with its step, and the next frame renders.
+  EXPECT_EQ(vis.counters().failed, 2u);
+  ASSERT_EQ(log.size(), 3u);
+  EXPECT_NE(log[0].find("step 0 skipped"), std::string::npos) << log[0];
+  EXPECT_NE(log[1].find("step 1 skipped"), std::string::npos) << log[1];
+  const FrameRecord& ok = vis.render(2, 0.2, particles());
+  EXPECT_TRUE(ok.rendered) << ok.error;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/f_00000002.png"));
+  EXPECT_EQ(vis.counters().rendered, 1u);
+}
+
+}  // namespace
+}  // namespace granray::test
