@@ -14,11 +14,11 @@ extra=()
 data=()
 [ -d .data ] && data+=("-DGRANRAY_SHARED_DATA_DIR=$PWD/.data")
 if ! cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    "${extra[@]}" "${data[@]}" >"$OUT/configure.log" 2>&1; then
-  tail -40 "$OUT/configure.log"; exit 1
+    "${extra[@]}" "${data[@]}" >"$BUILD.configure.log" 2>&1; then
+  tail -40 "$BUILD.configure.log"; exit 1
 fi
-if ! cmake --build "$BUILD" -j "$(nproc)" >"$OUT/build.log" 2>&1; then
-  grep -E "error|FAILED" "$OUT/build.log" | head -40; exit 1
+if ! cmake --build "$BUILD" -j "$(nproc)" >"$BUILD.build.log" 2>&1; then
+  grep -E "error|FAILED" "$BUILD.build.log" | head -40; exit 1
 fi
 
 status=0
@@ -32,11 +32,23 @@ tail -3 "$OUT/memcheck.log"
 
 bench="$BUILD/bench/granray-bench"
 {
-  "$bench" --backend cuda -n 10000 100000 1000000 10000000 --json "$OUT/bench-cuda-dense.json"
-  "$bench" --backend cuda --scene dilute -n 100000 1000000 --json "$OUT/bench-cuda-dilute.json"
+  "$bench" --backend cuda -n 10000 100000 1000000 10000000 --json "$BUILD/bench-cuda-dense.json"
+  "$bench" --backend cuda --scene dilute -n 100000 1000000 --json "$BUILD/bench-cuda-dilute.json"
   "$bench" --backend cuda -n 10000 100000 --brute-force --repeat 3 | grep -v '^backend'
-  [ -f .data/pour-20k.step10000.liggghts ] &&
-    "$bench" --backend cuda --input .data/pour-20k.step10000.liggghts --brute-force | grep -v '^backend'
+  [ -f .data/liggghts/pour-20k.step10000.liggghts ] &&
+    "$bench" --backend cuda --input .data/liggghts/pour-20k.step10000.liggghts --brute-force | grep -v '^backend'
   "$bench" --backend cpu -n 100000 1000000 --repeat 3 | grep -v '^backend'
 } 2>&1 | tee "$OUT/bench.txt"
+
+# The example DEM with the plugin: the same scene on the GPU and on this machine's CPUs.
+dem="$PWD/$BUILD/examples/dem/granray-dem"
+mkdir -p "$BUILD/dem-run" && cd "$BUILD/dem-run"
+for backend in cuda cpu; do
+  "$dem" --set simulation.steps=5000 --set "simulation.backend=\"$backend\"" \
+    --set "insitu.backend=\"$backend\"" --set 'insitu.png=""' | tail -1
+done 2>&1 | tee "$OUT/dem.txt"
+timeout 300 "$dem" "$OLDPWD/examples/dem/pour-gpu.toml" --set simulation.steps=${GPU_DEMO_STEPS:-75000} \
+  --set 'insitu.png="gpu-frames/step_*.png"' 2>&1 | tail -3 | tee -a "$OUT/dem.txt"
+ls gpu-frames | tail -1 | xargs -I{} cp gpu-frames/{} "$OUT/gpu-demo-last.png"
+rm -rf gpu-frames
 exit $status
