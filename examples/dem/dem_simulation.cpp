@@ -22,8 +22,8 @@ std::unique_ptr<DemSimulation> DemSimulation::create(const DemParams& p) {
   if (top > p.box.z) {
     throw ConfigError("simulation.particles: " + std::to_string(p.particles) +
                       " grains need a pour " + std::to_string(top) +
-                      " m high, more than the box (simulation.box z = " +
-                      std::to_string(p.box.z) + " m); enlarge the box or lower pour_height");
+                      " m high, more than the box (simulation.box z = " + std::to_string(p.box.z) +
+                      " m); enlarge the box or lower pour_height");
   }
   std::mt19937_64 rng(p.seed);
   std::uniform_real_distribution<float> unit(0.0f, 1.0f);

@@ -56,12 +56,12 @@ int run(const std::string& input, const std::vector<std::string>& overrides) {
     if (vis.due(step, sim->time())) {
       const FrameRecord& f = vis.render(step, sim->time(), sim->particles());
       if (f.rendered) {
-        std::printf("frame step %lld t=%.4f s: %llu particles, grid %.2f ms, render %.2f ms, "
-                    "output %.2f ms%s%s\n",
-                    static_cast<long long>(step), sim->time(),
-                    static_cast<unsigned long long>(f.stats.particles), f.stats.grid_ms,
-                    f.stats.render_ms, f.output_ms, f.png_path.empty() ? "" : " -> ",
-                    f.png_path.c_str());
+        std::printf(
+            "frame step %lld t=%.4f s: %llu particles, grid %.2f ms, render %.2f ms, "
+            "output %.2f ms%s%s\n",
+            static_cast<long long>(step), sim->time(),
+            static_cast<unsigned long long>(f.stats.particles), f.stats.grid_ms, f.stats.render_ms,
+            f.output_ms, f.png_path.empty() ? "" : " -> ", f.png_path.c_str());
         std::fflush(stdout);
       }
     }
@@ -70,15 +70,19 @@ int run(const std::string& input, const std::vector<std::string>& overrides) {
     sim->step();
     dem_seconds += seconds_since(t0);
   }
-  const InsituCounters& c = vis.counters();
+  vis.finish();  // the writer thread may still hold the last frames
+  const InsituCounters c = vis.counters();
   const double frames = c.rendered > 0 ? static_cast<double>(c.rendered) : 1.0;
-  std::printf("granray-dem: %lld steps in %.1f s: DEM %.3f ms/step on %s; %llu frames on %s, "
-              "%.2f ms/frame rendering, %.2f ms/frame output; %llu frames failed\n",
-              static_cast<long long>(params.steps), seconds_since(start),
-              params.steps > 0 ? 1e3 * dem_seconds / params.steps : 0.0,
-              backend_name(sim->backend()), static_cast<unsigned long long>(c.rendered),
-              backend_name(vis.backend()), c.render_ms / frames, c.output_ms / frames,
-              static_cast<unsigned long long>(c.failed));
+  std::printf(
+      "granray-dem: %lld steps in %.1f s: DEM %.3f ms/step on %s; %llu frames on %s, "
+      "%.2f ms/frame rendering, %.2f ms/frame handing over; %llu written, %llu failed, "
+      "%llu dropped, %llu lost\n",
+      static_cast<long long>(params.steps), seconds_since(start),
+      params.steps > 0 ? 1e3 * dem_seconds / params.steps : 0.0, backend_name(sim->backend()),
+      static_cast<unsigned long long>(c.rendered), backend_name(vis.backend()),
+      c.render_ms / frames, c.output_ms / frames, static_cast<unsigned long long>(c.written),
+      static_cast<unsigned long long>(c.failed), static_cast<unsigned long long>(c.dropped),
+      static_cast<unsigned long long>(c.lost));
   return 0;
 }
 

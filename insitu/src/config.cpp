@@ -97,8 +97,8 @@ ColorSettings read_color(const TableReader& t) {
 
 InsituConfig read_insitu(const toml::table& table) {
   const TableReader t(table, "insitu");
-  t.only_keys({"every", "every_time", "width", "height", "output", "png", "backend", "camera",
-               "shading", "color"});
+  t.only_keys({"every", "every_time", "width", "height", "output", "png", "backend", "queue",
+               "drop", "compression", "camera", "shading", "color"});
   InsituConfig config;
   if (const auto every = t.integer("every")) {
     if (*every < 0) t.fail("every", "must be >= 0");
@@ -118,6 +118,15 @@ InsituConfig read_insitu(const toml::table& table) {
   }
   if (const auto output = t.string("output")) config.output = *output;
   if (const auto png = t.string("png")) config.png = *png;
+  if (const auto queue = t.integer("queue")) {
+    if (*queue < 0 || *queue > 1024) t.fail("queue", "must be in 0..1024");
+    config.queue = *queue;
+  }
+  if (const auto drop = t.boolean("drop")) config.drop = *drop;
+  if (const auto level = t.integer("compression")) {
+    if (*level < 0 || *level > 9) t.fail("compression", "must be in 0..9");
+    config.compression = *level;
+  }
   if (const auto backend = t.string("backend")) {
     if (*backend == "auto") {
       config.backend = BackendKind::automatic;

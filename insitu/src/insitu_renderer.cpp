@@ -30,10 +30,6 @@ InsituConfig checked(InsituConfig config, const std::vector<std::string>& fields
                         ")");
     }
   }
-  if (!config.output.empty()) {
-    throw ConfigError("key 'insitu.output' = \"" + config.output +
-                      "\": HDF5 output is not available in this build yet; set output = \"\"");
-  }
   if (!config.png.empty()) {
     const std::filesystem::path dir = std::filesystem::path(config.png).parent_path();
     std::error_code ec;
@@ -53,12 +49,48 @@ InsituRenderer::InsituRenderer(const std::string& input_file,
                                const std::vector<std::string>& overrides)
     : InsituRenderer(load_insitu_config(input_file, overrides), fields) {}
 
+std::unique_ptr<io::FrameWriter> make_writer(const InsituConfig& config,
+                                             std::function<void(const std::string&)> log) {
+  if (config.output.empty() && config.png.empty()) return nullptr;
+  io::WriterOptions options;
+  options.hdf5_path = config.output;
+  options.width = config.render.width;
+  options.height = config.render.height;
+  options.config_text = config.table_text;
+  options.hdf5.compression = static_cast<int>(config.compression);
+  options.png_compression = static_cast<int>(config.compression);
+  options.queue = static_cast<std::size_t>(config.queue);
+  options.drop = config.drop;
+  options.log = std::move(log);
+  try {
+    return std::make_unique<io::FrameWriter>(std::move(options));
+  } catch (const OutputError& e) {
+    throw ConfigError("key 'insitu.output' = \"" + config.output + "\": " + e.what());
+  }
+}
+
 InsituRenderer::InsituRenderer(InsituConfig config, const std::vector<std::string>& fields)
     : config_(checked(std::move(config), fields)),
       renderer_(config_.backend),
-      log_([](const std::string& line) { std::cerr << line << std::endl; }) {}
+      log_([](const std::string& line) { std::cerr << line << std::endl; }),
+      writer_(make_writer(config_, [this](const std::string& line) { log_(line); })) {}
 
 InsituRenderer::~InsituRenderer() = default;
+
+InsituCounters InsituRenderer::counters() const {
+  InsituCounters c = counters_;
+  if (writer_) {
+    const io::WriterCounters w = writer_->counters();
+    c.written = w.written;
+    c.dropped = w.dropped;
+    c.lost = w.lost;
+  }
+  return c;
+}
+
+void InsituRenderer::finish() {
+  if (writer_) writer_->drain();
+}
 
 void InsituRenderer::set_logger(std::function<void(const std::string&)> logger) {
   log_ = std::move(logger);
@@ -103,7 +135,6 @@ const FrameRecord& InsituRenderer::render(std::int64_t step, double time,
 
 void InsituRenderer::render_frame(std::int64_t step, double time,
                                   const SimulationParticles& particles) {
-  (void)time;
   ParticleView view = particles.view;
   view.scalar = nullptr;
   if (config_.color) {
@@ -112,12 +143,30 @@ void InsituRenderer::render_frame(std::int64_t step, double time,
       throw Error("field \"" + config_.color->field + "\" was not passed with this frame");
     }
   }
+  if (writer_ && image_.rgb.empty()) image_ = writer_->recycled_image();
   last_.stats = renderer_.render(view, config_.render, image_);
-  const auto start = std::chrono::steady_clock::now();
+  if (!writer_) return;
+
+  io::FrameJob job;
+  job.meta.step = step;
+  job.meta.time = time;
+  job.meta.particles = last_.stats.particles;
+  job.meta.skipped = last_.stats.skipped;
+  job.meta.camera = last_.stats.camera;
+  job.meta.colored = last_.stats.colored;
+  job.meta.color_lo = last_.stats.color_lo;
+  job.meta.color_hi = last_.stats.color_hi;
+  job.meta.grid_ms = last_.stats.grid_ms;
+  job.meta.render_ms = last_.stats.render_ms;
+  job.meta.frame_ms = last_.stats.total_ms;
   if (!config_.png.empty()) {
     last_.png_path = io::expand_frame_pattern(config_.png, step, kStepDigits);
-    io::write_png(last_.png_path, image_);
+    job.png_path = last_.png_path;
   }
+  const auto start = std::chrono::steady_clock::now();
+  job.image = std::move(image_);
+  image_ = Image{};
+  last_.dropped = !writer_->submit(std::move(job));
   last_.output_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }

@@ -64,6 +64,13 @@ class TableReader {
     return node->value<std::int64_t>();
   }
 
+  std::optional<bool> boolean(const char* key) const {
+    const toml::node* node = find(key);
+    if (!node) return std::nullopt;
+    if (!node->is_boolean()) fail(key, "must be true or false");
+    return node->value<bool>();
+  }
+
   std::optional<std::string> string(const char* key) const {
     const toml::node* node = find(key);
     if (!node) return std::nullopt;

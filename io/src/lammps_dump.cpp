@@ -1,7 +1,7 @@
 // LAMMPS / LIGGGHTS "dump custom" text: ITEM: blocks, every snapshot a frame, columns by name.
 #include <algorithm>
-#include <cmath>
 #include <array>
+#include <cmath>
 #include <fstream>
 #include <optional>
 

@@ -54,8 +54,7 @@ class ByteCursor {
 
 std::vector<ParticleFrame> read_sphere_bin(const std::string& path, const std::string& scalar) {
   if (!scalar.empty() && scalar != "speed") {
-    throw InputError(path + ": sphere files give only 'speed' to colour by, not '" + scalar +
-                     "'");
+    throw InputError(path + ": sphere files give only 'speed' to colour by, not '" + scalar + "'");
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open for reading");
@@ -100,7 +99,8 @@ std::vector<ParticleFrame> read_sphere_bin(const std::string& path, const std::s
     const double vy = cur.read<double>("particle velocities");
     const double vz = cur.read<double>("particle velocities");
     cur.read<double>("fixvel");
-    if (!scalar.empty()) frame.scalar.push_back(static_cast<float>(std::sqrt(vx * vx + vy * vy + vz * vz)));
+    if (!scalar.empty())
+      frame.scalar.push_back(static_cast<float>(std::sqrt(vx * vx + vy * vy + vz * vz)));
   }
   // force, angpos, angvel, torque (3 each), es_dot, es, ev_dot, ev, p.
   cur.skip(std::uint64_t{np} * (3 + 3 + 3 + 3 + 5), sizeof(double), "particle state");

@@ -20,10 +20,13 @@ struct ColorSettings {
 };
 
 struct InsituConfig {
-  std::int64_t every = 0;   // render at multiples of this step (0 = off)
-  double every_time = 0.0;  // and at the first step at or past each multiple of this time
-  std::string output;       // HDF5 file ("" = none)
-  std::string png;          // PNG pattern, '*' becomes the zero-padded step ("" = none)
+  std::int64_t every = 0;        // render at multiples of this step (0 = off)
+  double every_time = 0.0;       // and at the first step at or past each multiple of this time
+  std::string output;            // HDF5 file ("" = none)
+  std::string png;               // PNG pattern, '*' becomes the zero-padded step ("" = none)
+  std::int64_t queue = 4;        // frames waiting for the writer thread at most (0 = no thread)
+  bool drop = false;             // writer behind: drop frames instead of making the simulation wait
+  std::int64_t compression = 1;  // deflate level of /frames/rgb and the PNGs (0 = none)
   BackendKind backend = BackendKind::automatic;
   RenderSettings render;
   std::optional<ColorSettings> color;

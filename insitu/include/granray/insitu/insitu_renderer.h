@@ -16,6 +16,7 @@
 #include "granray/image.h"
 #include "granray/insitu/config.h"
 #include "granray/insitu/simulation_particles.h"
+#include "granray/io/frame_writer.h"
 #include "granray/renderer.h"
 
 namespace granray {
@@ -26,15 +27,19 @@ struct FrameRecord {
   bool rendered = false;  // false: skipped, `error` says why
   std::string error;
   FrameStats stats;
-  double output_ms = 0.0;
-  std::string png_path;  // "" when no PNG is written
+  double output_ms = 0.0;  // handing the frame to the writer, waiting for room included
+  bool dropped = false;    // rendered, but dropped because the writer was behind (drop = true)
+  std::string png_path;    // "" when no PNG is written
 };
 
 struct InsituCounters {
   std::uint64_t rendered = 0;
-  std::uint64_t failed = 0;  // frames skipped because rendering or output failed
-  double render_ms = 0.0;    // summed over rendered frames
-  double output_ms = 0.0;
+  std::uint64_t failed = 0;   // frames skipped because rendering failed
+  std::uint64_t written = 0;  // frames durable on disk (HDF5 and/or PNG)
+  std::uint64_t dropped = 0;  // frames dropped because the writer was behind (drop = true)
+  std::uint64_t lost = 0;     // frames whose writing failed (full disk, ...)
+  double render_ms = 0.0;     // summed over rendered frames
+  double output_ms = 0.0;     // time the time loop spent handing frames to the writer
 };
 
 class InsituRenderer {
@@ -61,10 +66,14 @@ class InsituRenderer {
   const FrameRecord& render(std::int64_t step, double time,
                             const SimulationParticles& particles) noexcept;
 
-  const InsituCounters& counters() const { return counters_; }
+  InsituCounters counters() const;
+
+  // Waits until every frame handed over is written (or lost). The destructor does it too.
+  void finish();
   const FrameRecord& last_frame() const { return last_; }
 
-  // Where failures are reported (default: standard error).
+  // Where failures, drops and lost frames are reported (default: standard error). The writer
+  // thread calls it too: set it before the first frame.
   void set_logger(std::function<void(const std::string&)> logger);
 
  private:
@@ -72,11 +81,12 @@ class InsituRenderer {
 
   InsituConfig config_;
   Renderer renderer_;
+  std::function<void(const std::string&)> log_;
+  std::unique_ptr<io::FrameWriter> writer_;  // after log_: its thread logs through it
   Image image_;
   FrameRecord last_;
   InsituCounters counters_;
   double next_time_mark_ = 0.0;
-  std::function<void(const std::string&)> log_;
 };
 
 }  // namespace granray

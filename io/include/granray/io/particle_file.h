@@ -46,7 +46,6 @@ std::vector<ParticleFrame> read_particle_file(const std::string& path,
 std::vector<ParticleFrame> read_xyzr_file(const std::string& path, const std::string& scalar = "");
 std::vector<ParticleFrame> read_lammps_dump(const std::string& path,
                                             const std::string& scalar = "");
-std::vector<ParticleFrame> read_sphere_bin(const std::string& path,
-                                           const std::string& scalar = "");
+std::vector<ParticleFrame> read_sphere_bin(const std::string& path, const std::string& scalar = "");
 
 }  // namespace granray::io

@@ -1,0 +1,86 @@
+// One writer thread owns every HDF5 and PNG call, so the simulation's render() only hands the
+// finished image over. A bounded queue makes the simulation wait when the disk is slower than the
+// frames, or, with drop = true, drops frames instead.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "granray/image.h"
+#include "granray/io/hdf5_frame_file.h"
+
+namespace granray::io {
+
+struct WriterOptions {
+  std::string hdf5_path;  // "" = no HDF5 file
+  int width = 0;          // frame size, for the HDF5 layout
+  int height = 0;
+  std::string config_text;  // the [insitu] table, stored with the file
+  Hdf5Options hdf5;
+  int png_compression = 1;
+  std::size_t queue = 4;  // frames waiting at most; 0 = write on the caller's thread
+  bool drop = false;      // queue full: drop the frame instead of waiting
+  std::function<void(const std::string&)> log;  // failures and drops
+  // Called on the writer thread before each frame is written (tests hold the writer with it).
+  std::function<void(std::int64_t step)> before_write;
+};
+
+struct FrameJob {
+  Image image;
+  FrameMetadata meta;
+  std::string png_path;  // "" = no PNG
+};
+
+struct WriterCounters {
+  std::uint64_t written = 0;  // durable: HDF5 flushed (and fsynced), PNG closed
+  std::uint64_t dropped = 0;  // never written: the queue was full and drop = true
+  std::uint64_t lost = 0;     // writing failed (full disk, vanished directory, ...)
+};
+
+class FrameWriter {
+ public:
+  // Opens or creates the HDF5 file now, so that an unwritable path is an error at start-up
+  // (OutputError), not a stream of lost frames.
+  explicit FrameWriter(WriterOptions options);
+  // Writes what is queued, then stops the thread.
+  ~FrameWriter();
+  FrameWriter(const FrameWriter&) = delete;
+  FrameWriter& operator=(const FrameWriter&) = delete;
+
+  // Hands a frame over; false when it was dropped. Never throws for a failed write: that is
+  // counted as lost and logged.
+  bool submit(FrameJob&& job);
+
+  // Waits until every frame submitted so far is written or lost.
+  void drain();
+
+  WriterCounters counters() const;
+
+  // An image buffer of a frame already written, to render the next frame into without
+  // allocating; empty when none is free.
+  Image recycled_image();
+
+ private:
+  void run();
+  void write(FrameJob& job);
+
+  WriterOptions options_;
+  std::unique_ptr<Hdf5FrameFile> file_;
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<FrameJob> queue_;
+  std::vector<Image> free_images_;
+  std::size_t in_flight_ = 0;
+  bool stopping_ = false;
+  WriterCounters counters_;
+  std::thread thread_;
+};
+
+}  // namespace granray::io

@@ -1,0 +1,59 @@
+// The run's HDF5 file (SPEC 5): /frames/rgb [F][H][W][3] plus per-frame metadata datasets on the
+// same first axis, root attributes with the version and the [insitu] table.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "granray/camera.h"
+#include "granray/image.h"
+
+namespace granray::io {
+
+struct FrameMetadata {
+  std::int64_t step = 0;
+  double time = 0.0;
+  std::uint64_t particles = 0;
+  std::uint64_t skipped = 0;
+  ResolvedCamera camera{};
+  bool colored = false;
+  float color_lo = 0.0f;
+  float color_hi = 0.0f;
+  std::int32_t ranks = 1;
+  double grid_ms = 0.0;
+  double render_ms = 0.0;
+  double frame_ms = 0.0;       // the whole render() on the simulation's thread
+  double queue_wait_ms = 0.0;  // time the simulation waited for room in the writer's queue
+};
+
+struct Hdf5Options {
+  int compression = 1;  // deflate level, 0 = none
+  bool durable = true;  // fsync after every frame before it counts as written
+};
+
+class Hdf5FrameFile {
+ public:
+  // Creates `path`, or opens it to append when it already holds frames of the same size.
+  // Throws OutputError naming the path when it cannot be written or its layout differs; an
+  // existing file is never overwritten.
+  Hdf5FrameFile(const std::string& path, int width, int height, const std::string& config_text,
+                const Hdf5Options& options = {});
+  ~Hdf5FrameFile();
+  Hdf5FrameFile(const Hdf5FrameFile&) = delete;
+  Hdf5FrameFile& operator=(const Hdf5FrameFile&) = delete;
+
+  std::uint64_t frames() const;
+  const std::string& path() const;
+
+  // Appends one frame and its metadata, flushes (and fsyncs when durable). When it returns the
+  // frame survives a kill of the process; on error it throws OutputError.
+  void append(const Image& image, const FrameMetadata& meta);
+
+ private:
+  void append_frame(const Image& image, const FrameMetadata& meta);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace granray::io

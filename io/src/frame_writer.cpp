@@ -1,0 +1,124 @@
+#include "granray/io/frame_writer.h"
+
+#include "granray/errors.h"
+#include "granray/io/image_file.h"
+
+namespace granray::io {
+
+namespace {
+constexpr std::size_t kSpareImages = 2;
+}
+
+FrameWriter::FrameWriter(WriterOptions options) : options_(std::move(options)) {
+  if (!options_.hdf5_path.empty()) {
+    file_ = std::make_unique<Hdf5FrameFile>(options_.hdf5_path, options_.width, options_.height,
+                                            options_.config_text, options_.hdf5);
+  }
+  if (options_.queue > 0) thread_ = std::thread([this] { run(); });
+}
+
+FrameWriter::~FrameWriter() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+bool FrameWriter::submit(FrameJob&& job) {
+  if (options_.queue == 0) {
+    write(job);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (free_images_.size() < kSpareImages) free_images_.push_back(std::move(job.image));
+    return true;
+  }
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (queue_.size() >= options_.queue) {
+    if (options_.drop) {
+      ++counters_.dropped;
+      const std::int64_t step = job.meta.step;
+      lock.unlock();
+      if (options_.log) {
+        options_.log("granray: frame at step " + std::to_string(step) +
+                     " dropped: the writer is behind (queue of " + std::to_string(options_.queue) +
+                     " full)");
+      }
+      return false;
+    }
+    changed_.wait(lock, [&] { return queue_.size() < options_.queue; });
+  }
+  queue_.push_back(std::move(job));
+  ++in_flight_;
+  lock.unlock();
+  changed_.notify_all();
+  return true;
+}
+
+void FrameWriter::drain() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait(lock, [&] { return in_flight_ == 0; });
+}
+
+WriterCounters FrameWriter::counters() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return counters_;
+}
+
+Image FrameWriter::recycled_image() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (free_images_.empty()) return {};
+  Image image = std::move(free_images_.back());
+  free_images_.pop_back();
+  return image;
+}
+
+void FrameWriter::run() {
+  for (;;) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, and everything is written
+    FrameJob job = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    changed_.notify_all();  // room in the queue
+
+    write(job);
+
+    lock.lock();
+    if (free_images_.size() < kSpareImages) free_images_.push_back(std::move(job.image));
+    --in_flight_;
+    lock.unlock();
+    changed_.notify_all();
+  }
+}
+
+void FrameWriter::write(FrameJob& job) {
+  if (options_.before_write) options_.before_write(job.meta.step);
+  bool ok = true;
+  std::string error;
+  try {
+    if (!job.png_path.empty()) write_png(job.png_path, job.image, options_.png_compression);
+  } catch (const std::exception& e) {
+    ok = false;
+    error = e.what();
+  }
+  try {
+    if (file_) file_->append(job.image, job.meta);
+  } catch (const std::exception& e) {
+    ok = false;
+    error += (error.empty() ? "" : "; ") + std::string(e.what());
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++(ok ? counters_.written : counters_.lost);
+  }
+  if (!ok && options_.log) {
+    try {
+      options_.log("granray: frame at step " + std::to_string(job.meta.step) + " lost: " + error);
+    } catch (...) {
+    }
+  }
+}
+
+}  // namespace granray::io

@@ -1,0 +1,328 @@
+#include "granray/io/hdf5_frame_file.h"
+
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <vector>
+
+#include "granray/errors.h"
+
+#ifndef GRANRAY_VERSION
+#define GRANRAY_VERSION "unknown"
+#endif
+
+namespace granray::io {
+namespace {
+
+// Owns one HDF5 identifier and closes it with the matching H5?close.
+class Handle {
+ public:
+  Handle() = default;
+  Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  ~Handle() { reset(); }
+  Handle(Handle&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = H5I_INVALID_HID; }
+  Handle& operator=(Handle&& o) noexcept {
+    if (this != &o) {
+      reset();
+      id_ = o.id_;
+      close_ = o.close_;
+      o.id_ = H5I_INVALID_HID;
+    }
+    return *this;
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  hid_t get() const { return id_; }
+  void reset() {
+    if (id_ >= 0 && close_ != nullptr) close_(id_);
+    id_ = H5I_INVALID_HID;
+  }
+
+ private:
+  hid_t id_ = H5I_INVALID_HID;
+  herr_t (*close_)(hid_t) = nullptr;
+};
+
+// The innermost message of HDF5's error stack, for our own messages (HDF5's printing is off).
+std::string hdf5_reason() {
+  std::string reason;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_DOWNWARD,
+      [](unsigned n, const H5E_error2_t* e, void* out) -> herr_t {
+        if (n == 0 && e->desc != nullptr) *static_cast<std::string*>(out) = e->desc;
+        return 0;
+      },
+      &reason);
+  H5Eclear2(H5E_DEFAULT);
+  return reason.empty() ? std::string("HDF5 error") : reason;
+}
+
+void silence_hdf5() {
+  static const bool once = [] {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    return true;
+  }();
+  (void)once;
+}
+
+// One dataset on the frames axis: [F] or [F][width], of a native type.
+struct Series {
+  const char* name;
+  hid_t type;
+  hsize_t width;  // 0: one value per frame
+};
+
+}  // namespace
+
+struct Hdf5FrameFile::Impl {
+  std::string path;
+  int width, height;
+  Hdf5Options options;
+  Handle file, rgb;
+  std::vector<std::pair<Series, Handle>> series;
+  hsize_t frames = 0;
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw OutputError(path + ": " + what + ": " + hdf5_reason());
+  }
+  hid_t check(hid_t id, const char* what) const {
+    if (id < 0) fail(what);
+    return id;
+  }
+  void check(herr_t status, const std::string& what) const {
+    if (status < 0) fail(what);
+  }
+
+  static std::vector<Series> layout() {
+    return {{"step", H5T_NATIVE_INT64, 0},
+            {"time", H5T_NATIVE_DOUBLE, 0},
+            {"particles", H5T_NATIVE_UINT64, 0},
+            {"skipped", H5T_NATIVE_UINT64, 0},
+            {"camera_eye", H5T_NATIVE_FLOAT, 3},
+            {"camera_target", H5T_NATIVE_FLOAT, 3},
+            {"camera_up", H5T_NATIVE_FLOAT, 3},
+            {"camera_fov", H5T_NATIVE_FLOAT, 0},
+            {"camera_ortho_height", H5T_NATIVE_FLOAT, 0},
+            {"color_range", H5T_NATIVE_FLOAT, 2},
+            {"ranks", H5T_NATIVE_INT32, 0},
+            {"grid_ms", H5T_NATIVE_DOUBLE, 0},
+            {"render_ms", H5T_NATIVE_DOUBLE, 0},
+            {"frame_ms", H5T_NATIVE_DOUBLE, 0},
+            {"queue_wait_ms", H5T_NATIVE_DOUBLE, 0},
+            {"write_ms", H5T_NATIVE_DOUBLE, 0}};
+  }
+
+  void write_string_attribute(hid_t object, const char* name, const std::string& value) {
+    Handle type(check(H5Tcopy(H5T_C_S1), "H5Tcopy"), H5Tclose);
+    check(H5Tset_size(type.get(), value.size() + 1), "H5Tset_size");
+    check(H5Tset_strpad(type.get(), H5T_STR_NULLTERM), "H5Tset_strpad");
+    Handle space(check(H5Screate(H5S_SCALAR), "H5Screate"), H5Sclose);
+    Handle attr(check(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                      "creating attribute"),
+                H5Aclose);
+    check(H5Awrite(attr.get(), type.get(), value.c_str()),
+          std::string("writing attribute ") + name);
+  }
+
+  Handle create_dataset(hid_t group, const char* name, hid_t type, const std::vector<hsize_t>& row,
+                        hsize_t chunk_frames, int deflate) {
+    std::vector<hsize_t> dims{0}, max{H5S_UNLIMITED}, chunk{chunk_frames};
+    for (const hsize_t d : row) {
+      dims.push_back(d);
+      max.push_back(d);
+      chunk.push_back(d);
+    }
+    Handle space(check(H5Screate_simple(int(dims.size()), dims.data(), max.data()), "H5Screate"),
+                 H5Sclose);
+    Handle dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate"), H5Pclose);
+    check(H5Pset_chunk(dcpl.get(), int(chunk.size()), chunk.data()), "H5Pset_chunk");
+    if (deflate > 0) check(H5Pset_deflate(dcpl.get(), unsigned(deflate)), "H5Pset_deflate");
+    return Handle(
+        check(H5Dcreate2(group, name, type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+              (std::string("creating /frames/") + name).c_str()),
+        H5Dclose);
+  }
+
+  void create(const std::string& config_text) {
+    Handle fapl(check(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate"), H5Pclose);
+    // The oldest superblock carries no "open for writing" flag, so a file whose writer was
+    // killed opens in every HDF5 tool as it is.
+    check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_EARLIEST, H5F_LIBVER_V18),
+          "H5Pset_libver_bounds");
+    file = Handle(check(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()),
+                        "cannot create the HDF5 file"),
+                  H5Fclose);
+    write_string_attribute(file.get(), "granray_version", GRANRAY_VERSION);
+    write_string_attribute(file.get(), "insitu_config", config_text);
+    Handle group(check(H5Gcreate2(file.get(), "frames", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                       "creating /frames"),
+                 H5Gclose);
+    rgb = create_dataset(group.get(), "rgb", H5T_NATIVE_UINT8, {hsize_t(height), hsize_t(width), 3},
+                         1, options.compression);
+    write_string_attribute(rgb.get(), "CLASS", "IMAGE");
+    write_string_attribute(rgb.get(), "IMAGE_VERSION", "1.2");
+    write_string_attribute(rgb.get(), "IMAGE_SUBCLASS", "IMAGE_TRUECOLOR");
+    write_string_attribute(rgb.get(), "INTERLACE_MODE", "INTERLACE_PIXEL");
+    for (const Series& s : layout()) {
+      std::vector<hsize_t> row;
+      if (s.width > 0) row.push_back(s.width);
+      series.emplace_back(s, create_dataset(group.get(), s.name, s.type, row, 256, 0));
+    }
+    check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
+  }
+
+  hsize_t extent_of(hid_t dataset, std::vector<hsize_t>* dims_out = nullptr) {
+    Handle space(check(H5Dget_space(dataset), "H5Dget_space"), H5Sclose);
+    const int rank = H5Sget_simple_extent_ndims(space.get());
+    std::vector<hsize_t> dims(rank > 0 ? rank : 1);
+    H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+    if (dims_out) *dims_out = dims;
+    return dims[0];
+  }
+
+  void open_existing() {
+    file = Handle(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+    if (file.get() < 0) {
+      throw OutputError(path + ": exists but cannot be opened as HDF5 for appending (" +
+                        hdf5_reason() + "); refusing to overwrite it");
+    }
+    rgb = Handle(H5Dopen2(file.get(), "/frames/rgb", H5P_DEFAULT), H5Dclose);
+    std::vector<hsize_t> dims;
+    if (rgb.get() < 0 || (extent_of(rgb.get(), &dims), dims.size() != 4) ||
+        dims[1] != hsize_t(height) || dims[2] != hsize_t(width) || dims[3] != 3) {
+      H5Eclear2(H5E_DEFAULT);
+      throw OutputError(path + ": exists with a different layout (not /frames/rgb of " +
+                        std::to_string(height) + " x " + std::to_string(width) +
+                        " x 3 frames); refusing to append to or overwrite it");
+    }
+    frames = dims[0];
+    for (const Series& s : layout()) {
+      Handle d(H5Dopen2(file.get(), (std::string("/frames/") + s.name).c_str(), H5P_DEFAULT),
+               H5Dclose);
+      if (d.get() < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        throw OutputError(path + ": has no /frames/" + s.name +
+                          "; refusing to append to a file of another layout");
+      }
+      frames = std::min(frames, extent_of(d.get()));
+      series.emplace_back(s, std::move(d));
+    }
+    // A frame whose append was cut short is not one that was reported: trim to the frames that
+    // every dataset holds.
+    resize_all(frames);
+  }
+
+  void resize_all(hsize_t f) {
+    auto resize = [&](hid_t dataset, const char* name) {
+      std::vector<hsize_t> dims;
+      extent_of(dataset, &dims);
+      dims[0] = f;
+      check(H5Dset_extent(dataset, dims.data()), std::string("extending /frames/") + name);
+    };
+    resize(rgb.get(), "rgb");
+    for (auto& [s, d] : series) resize(d.get(), s.name);
+  }
+
+  void write_row(hid_t dataset, hid_t type, const void* data, const char* name) {
+    std::vector<hsize_t> dims;
+    extent_of(dataset, &dims);
+    Handle filespace(check(H5Dget_space(dataset), "H5Dget_space"), H5Sclose);
+    std::vector<hsize_t> start(dims.size(), 0), count = dims;
+    start[0] = frames;
+    count[0] = 1;
+    check(H5Sselect_hyperslab(filespace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(),
+                              nullptr),
+          "H5Sselect_hyperslab");
+    Handle memspace(check(H5Screate_simple(int(count.size()), count.data(), nullptr), "H5Screate"),
+                    H5Sclose);
+    check(H5Dwrite(dataset, type, memspace.get(), filespace.get(), H5P_DEFAULT, data),
+          std::string("writing /frames/") + name);
+  }
+
+  void make_durable() {
+    check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
+    if (!options.durable) return;
+    void* handle = nullptr;
+    check(H5Fget_vfd_handle(file.get(), H5P_DEFAULT, &handle), "H5Fget_vfd_handle");
+    if (handle != nullptr && ::fsync(*static_cast<int*>(handle)) != 0) {
+      throw OutputError(path + ": fsync failed: " + std::strerror(errno));
+    }
+  }
+};
+
+Hdf5FrameFile::Hdf5FrameFile(const std::string& path, int width, int height,
+                             const std::string& config_text, const Hdf5Options& options)
+    : impl_(std::make_unique<Impl>()) {
+  silence_hdf5();
+  impl_->path = path;
+  impl_->width = width;
+  impl_->height = height;
+  impl_->options = options;
+  if (std::filesystem::exists(path)) {
+    impl_->open_existing();
+  } else {
+    const auto dir = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+    impl_->create(config_text);
+  }
+}
+
+Hdf5FrameFile::~Hdf5FrameFile() = default;
+
+std::uint64_t Hdf5FrameFile::frames() const { return impl_->frames; }
+const std::string& Hdf5FrameFile::path() const { return impl_->path; }
+
+void Hdf5FrameFile::append(const Image& image, const FrameMetadata& m) {
+  Impl& f = *impl_;
+  if (image.width != f.width || image.height != f.height) {
+    throw OutputError(f.path + ": frame of " + std::to_string(image.width) + " x " +
+                      std::to_string(image.height) + " does not fit the file's " +
+                      std::to_string(f.width) + " x " + std::to_string(f.height));
+  }
+  try {
+    append_frame(image, m);
+  } catch (...) {
+    // Leave the file as it was before this frame (disk full, say), so later frames can follow.
+    try {
+      f.resize_all(f.frames);
+    } catch (...) {
+    }
+    throw;
+  }
+}
+
+void Hdf5FrameFile::append_frame(const Image& image, const FrameMetadata& m) {
+  Impl& f = *impl_;
+  const auto start = std::chrono::steady_clock::now();
+  f.resize_all(f.frames + 1);
+  f.write_row(f.rgb.get(), H5T_NATIVE_UINT8, image.rgb.data(), "rgb");
+  const double write_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const float nan = std::nanf("");
+  const bool ortho = m.camera.projection == Projection::orthographic;
+  const float eye[3] = {m.camera.eye.x, m.camera.eye.y, m.camera.eye.z};
+  const float target[3] = {m.camera.target.x, m.camera.target.y, m.camera.target.z};
+  const float up[3] = {m.camera.up.x, m.camera.up.y, m.camera.up.z};
+  const float fov = ortho ? nan : m.camera.fov;
+  const float ortho_height = ortho ? m.camera.ortho_height : nan;
+  const float range[2] = {m.colored ? m.color_lo : nan, m.colored ? m.color_hi : nan};
+  const void* values[] = {&m.step,  &m.time,    &m.particles, &m.skipped,    eye,
+                          target,   up,         &fov,         &ortho_height, range,
+                          &m.ranks, &m.grid_ms, &m.render_ms, &m.frame_ms,   &m.queue_wait_ms,
+                          &write_ms};
+  static_assert(sizeof(values) / sizeof(values[0]) == 16, "one value per series");
+  for (std::size_t k = 0; k < f.series.size(); ++k) {
+    f.write_row(f.series[k].second.get(), f.series[k].first.type, values[k],
+                f.series[k].first.name);
+  }
+  f.make_durable();
+  ++f.frames;
+}
+
+}  // namespace granray::io
