@@ -1,6 +1,8 @@
 #include "granray/io/hdf5_frame_file.h"
 
 #include <hdf5.h>
+#include <sys/resource.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -62,12 +64,17 @@ std::string hdf5_reason() {
   return reason.empty() ? std::string("HDF5 error") : reason;
 }
 
+// HDF5 prints its error stack by default, per thread in thread-safe builds: turn that off on
+// every thread that calls it, and report errors ourselves. The library's own clean-up at exit
+// would close a file whose flush failed (disk full) a second time and crash, so it is left to
+// the operating system.
 void silence_hdf5() {
   static const bool once = [] {
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    H5dont_atexit();
     return true;
   }();
   (void)once;
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
 }
 
 // One dataset on the frames axis: [F] or [F][width], of a native type.
@@ -86,6 +93,7 @@ struct Hdf5FrameFile::Impl {
   Handle file, rgb;
   std::vector<std::pair<Series, Handle>> series;
   hsize_t frames = 0;
+  bool broken = false;  // an append failed: reopen from what is on disk before the next one
 
   [[noreturn]] void fail(const std::string& what) const {
     throw OutputError(path + ": " + what + ": " + hdf5_reason());
@@ -217,6 +225,15 @@ struct Hdf5FrameFile::Impl {
     resize_all(frames);
   }
 
+  void reopen() {
+    series.clear();
+    rgb.reset();
+    file.reset();
+    H5Eclear2(H5E_DEFAULT);
+    open_existing();
+    broken = false;
+  }
+
   void resize_all(hsize_t f) {
     auto resize = [&](hid_t dataset, const char* name) {
       std::vector<hsize_t> dims;
@@ -242,6 +259,31 @@ struct Hdf5FrameFile::Impl {
                     H5Sclose);
     check(H5Dwrite(dataset, type, memspace.get(), filespace.get(), H5P_DEFAULT, data),
           std::string("writing /frames/") + name);
+  }
+
+  // HDF5 cannot undo a flush that ran out of space halfway, and such a file may not open again.
+  // So a frame is only started when the space it can take is there; otherwise it is lost and the
+  // file stays as the last frame left it.
+  void check_space(std::uint64_t frame_bytes) const {
+    constexpr std::uint64_t kMetadataSlack = 64 * 1024;
+    const std::uint64_t needed = frame_bytes + kMetadataSlack;
+    std::uint64_t available = ~std::uint64_t{0};
+    const auto dir = std::filesystem::path(path).parent_path();
+    struct statvfs fs {};
+    if (::statvfs(dir.empty() ? "." : dir.c_str(), &fs) == 0) {
+      available = std::uint64_t{fs.f_bavail} * fs.f_frsize;
+    }
+    rlimit limit{};
+    std::error_code ec;
+    const std::uint64_t size = std::filesystem::file_size(path, ec);
+    if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && !ec) {
+      available =
+          std::min<std::uint64_t>(available, limit.rlim_cur > size ? limit.rlim_cur - size : 0);
+    }
+    if (available < needed) {
+      throw OutputError(path + ": no space for another frame (" + std::to_string(available >> 10) +
+                        " KiB free, a frame may need " + std::to_string(needed >> 10) + " KiB)");
+    }
   }
 
   void make_durable() {
@@ -285,14 +327,15 @@ void Hdf5FrameFile::append(const Image& image, const FrameMetadata& m) {
                       std::to_string(image.height) + " does not fit the file's " +
                       std::to_string(f.width) + " x " + std::to_string(f.height));
   }
+  silence_hdf5();
+  if (f.broken) f.reopen();
+  f.check_space(image.rgb.size());
   try {
     append_frame(image, m);
   } catch (...) {
-    // Leave the file as it was before this frame (disk full, say), so later frames can follow.
-    try {
-      f.resize_all(f.frames);
-    } catch (...) {
-    }
+    // A failed write or flush (disk full, say) leaves HDF5's in-memory state unreliable: the next
+    // frame starts from what the last successful flush put on disk.
+    f.broken = true;
     throw;
   }
 }

@@ -1,0 +1,352 @@
+// HDF5 output (SPEC 5) and the writer thread: read back through the HDF5 C API and h5dump,
+// frames equal to the PNGs, appending on restart, crash safety under SIGKILL, a full disk,
+// 10,000 frames in flat memory, back-pressure and dropping.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <thread>
+
+#include "granray/adapters/buffers.h"
+#include "granray/errors.h"
+#include "granray/insitu/insitu_renderer.h"
+#include "granray/io/frame_pattern.h"
+#include "granray/io/frame_writer.h"
+#include "granray/io/image_file.h"
+#include "test_support.h"
+
+namespace granray::test {
+namespace {
+
+// Reading back with the C API, independently of the writer.
+struct H5File {
+  hid_t id;
+  explicit H5File(const std::string& path)
+      : id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT)) {}
+  ~H5File() {
+    if (id >= 0) H5Fclose(id);
+  }
+};
+
+std::vector<hsize_t> dims_of(hid_t file, const char* name) {
+  const hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+  if (d < 0) return {};
+  const hid_t s = H5Dget_space(d);
+  std::vector<hsize_t> dims(H5Sget_simple_extent_ndims(s));
+  H5Sget_simple_extent_dims(s, dims.data(), nullptr);
+  H5Sclose(s);
+  H5Dclose(d);
+  return dims;
+}
+
+template <class T>
+std::vector<T> read_all(hid_t file, const char* name, hid_t type) {
+  const auto dims = dims_of(file, name);
+  std::size_t n = 1;
+  for (const auto d : dims) n *= d;
+  std::vector<T> out(n);
+  const hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+  EXPECT_GE(H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), 0) << name;
+  H5Dclose(d);
+  return out;
+}
+
+std::string string_attribute(hid_t object, const char* name) {
+  const hid_t a = H5Aopen(object, name, H5P_DEFAULT);
+  if (a < 0) return "";
+  const hid_t t = H5Aget_type(a);
+  std::string value(H5Tget_size(t), '\0');
+  H5Aread(a, t, value.data());
+  H5Tclose(t);
+  H5Aclose(a);
+  return value.c_str();
+}
+
+std::string run_command(const std::string& command, int* status = nullptr) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  while (std::fgets(buf.data(), buf.size(), pipe)) out += buf.data();
+  const int raw = pclose(pipe);
+  if (status) *status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return out;
+}
+
+class Hdf5OutputTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = temp_path("h5-" + std::to_string(fresh_seed()));
+    std::filesystem::create_directories(dir_);
+  }
+  std::string dir_;
+};
+
+TEST_F(Hdf5OutputTest, FramesAndMetadataReadBackAndEqualThePngs) {
+  Rng rng(fresh_seed());
+  const auto grains = dense_bed(rng, 400, 0.3f, 0.5f);
+  std::vector<float> speed(grains.size());
+  for (auto& s : speed) s = uniform(rng, 0, 4);
+  const std::string h5 = dir_ + "/frames.h5";
+  std::vector<ResolvedCamera> cameras;
+  {  // the writer holds HDF5's lock on the file until the renderer is gone
+    InsituRenderer vis(
+        parse_insitu_config("[insitu]\nevery = 3\nwidth = 80\nheight = 48\n"
+                            "backend = \"cpu\"\n[insitu.color]\nfield = \"speed\"\n"
+                            "range = \"auto\"\n",
+                            "sim.toml", {"output=\"" + h5 + "\"", "png=\"" + dir_ + "/p_*.png\""}),
+        {"speed"});
+    for (int step = 0; step <= 12; ++step) {
+      // The camera follows the grains as they move, so every frame differs.
+      auto moved = grains;
+      for (auto& g : moved) g.z += 0.1f * step;
+      const auto& f = vis.render(
+          step, 0.01 * step,
+          adapters::host_particles(moved.data(), moved.size()).with_field("speed", speed.data()));
+      if (f.rendered) cameras.push_back(f.stats.camera);
+    }
+    vis.finish();
+    ASSERT_EQ(vis.counters().written, 5u);
+  }
+
+  H5File file(h5);
+  ASSERT_GE(file.id, 0);
+  EXPECT_EQ(dims_of(file.id, "/frames/rgb"), (std::vector<hsize_t>{5, 48, 80, 3}));
+  const auto rgb = read_all<std::uint8_t>(file.id, "/frames/rgb", H5T_NATIVE_UINT8);
+  const auto steps = read_all<std::int64_t>(file.id, "/frames/step", H5T_NATIVE_INT64);
+  const auto times = read_all<double>(file.id, "/frames/time", H5T_NATIVE_DOUBLE);
+  const auto eyes = read_all<float>(file.id, "/frames/camera_eye", H5T_NATIVE_FLOAT);
+  const auto counts = read_all<std::uint64_t>(file.id, "/frames/particles", H5T_NATIVE_UINT64);
+  const auto range = read_all<float>(file.id, "/frames/color_range", H5T_NATIVE_FLOAT);
+  EXPECT_EQ(steps, (std::vector<std::int64_t>{0, 3, 6, 9, 12}));
+  for (std::size_t k = 0; k < 5; ++k) {
+    EXPECT_DOUBLE_EQ(times[k], 0.01 * steps[k]);
+    EXPECT_EQ(counts[k], grains.size());
+    EXPECT_FLOAT_EQ(eyes[3 * k + 2], cameras[k].eye.z);
+    EXPECT_LT(range[2 * k], range[2 * k + 1]);
+    const Image png = io::read_png(io::expand_frame_pattern(dir_ + "/p_*.png", steps[k], 8));
+    const std::vector<std::uint8_t> frame(rgb.begin() + k * 80 * 48 * 3,
+                                          rgb.begin() + (k + 1) * 80 * 48 * 3);
+    EXPECT_EQ(frame, png.rgb) << "frame " << k;
+  }
+  const hid_t rgb_set = H5Dopen2(file.id, "/frames/rgb", H5P_DEFAULT);
+  EXPECT_EQ(string_attribute(rgb_set, "CLASS"), "IMAGE");
+  EXPECT_EQ(string_attribute(rgb_set, "IMAGE_VERSION"), "1.2");
+  EXPECT_EQ(string_attribute(rgb_set, "IMAGE_SUBCLASS"), "IMAGE_TRUECOLOR");
+  EXPECT_EQ(string_attribute(rgb_set, "INTERLACE_MODE"), "INTERLACE_PIXEL");
+  H5Dclose(rgb_set);
+  EXPECT_NE(string_attribute(file.id, "insitu_config").find("every = 3"), std::string::npos);
+  EXPECT_FALSE(string_attribute(file.id, "granray_version").empty());
+
+  if (!run_command("command -v h5dump").empty()) {
+    int status = 0;
+    const std::string dump = run_command("h5dump -A " + h5, &status);
+    EXPECT_EQ(status, 0) << dump;
+    EXPECT_NE(dump.find("IMAGE_TRUECOLOR"), std::string::npos);
+    EXPECT_NE(dump.find("( 5, 48, 80, 3 )"), std::string::npos) << dump;
+  }
+}
+
+TEST_F(Hdf5OutputTest, RestartAppendsWhenTheLayoutMatchesAndRefusesOtherwise) {
+  const std::string h5 = dir_ + "/run.h5";
+  const std::vector<Vec4> grains = {{0, 0, 0, 1}, {2, 1, 0, 0.5f}};
+  auto run = [&](int width, int first, int count) {
+    InsituRenderer vis(
+        parse_insitu_config("[insitu]\nevery = 1\nheight = 20\nbackend = \"cpu\"\n", "sim.toml",
+                            {"width=" + std::to_string(width), "output=\"" + h5 + "\""}),
+        {});
+    for (int s = first; s < first + count; ++s)
+      vis.render(s, s, adapters::host_particles(grains.data(), 2));
+  };
+  run(30, 0, 2);
+  run(30, 2, 3);
+  {
+    H5File file(h5);
+    EXPECT_EQ(read_all<std::int64_t>(file.id, "/frames/step", H5T_NATIVE_INT64),
+              (std::vector<std::int64_t>{0, 1, 2, 3, 4}));
+  }
+  const auto size_before = std::filesystem::file_size(h5);
+  EXPECT_THROW(run(31, 5, 1), ConfigError) << "a different frame size must be refused";
+  EXPECT_EQ(std::filesystem::file_size(h5), size_before);
+
+  const std::string text = dir_ + "/notes.h5";
+  std::ofstream(text) << "not an HDF5 file";
+  try {
+    InsituRenderer(parse_insitu_config("", "sim.toml", {"output=\"" + text + "\""}), {});
+    FAIL() << "a non-HDF5 file was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("refusing"), std::string::npos) << e.what();
+  }
+  std::ifstream in(text);
+  std::string content;
+  std::getline(in, content);
+  EXPECT_EQ(content, "not an HDF5 file");
+}
+
+TEST_F(Hdf5OutputTest, UnwritablePathIsAnErrorAtStart) {
+  const std::string file = dir_ + "/plain";
+  std::ofstream(file) << "x";
+  EXPECT_THROW(
+      InsituRenderer(parse_insitu_config("", "sim.toml", {"output=\"" + file + "/sub/f.h5\""}), {}),
+      ConfigError);
+}
+
+TEST_F(Hdf5OutputTest, KilledWriterLeavesAReadableFileWithEveryReportedFrame) {
+  Rng rng(fresh_seed());
+  const bool have_h5ls = !run_command("command -v h5ls").empty();
+  for (int trial = 0; trial < 12; ++trial) {
+    const std::string h5 = dir_ + "/kill" + std::to_string(trial) + ".h5";
+    int out[2];
+    ASSERT_EQ(pipe(out), 0);
+    const pid_t child = fork();
+    if (child == 0) {
+      dup2(out[1], STDOUT_FILENO);
+      close(out[0]);
+      execl(GRANRAY_WRITER_PROBE, GRANRAY_WRITER_PROBE, "kill", h5.c_str(), nullptr);
+      _exit(127);
+    }
+    close(out[1]);
+    const auto delay = std::chrono::milliseconds(std::uniform_int_distribution<int>(150, 900)(rng));
+    std::this_thread::sleep_for(delay);
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
+    std::string printed;
+    char buf[4096];
+    for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;) printed.append(buf, std::size_t(n));
+    close(out[0]);
+    unsigned long long reported = 0;
+    for (std::size_t at = printed.rfind("written "); at != std::string::npos;
+         at = std::string::npos) {
+      reported = std::stoull(printed.substr(at + 8));
+    }
+    SCOPED_TRACE(::testing::Message() << "trial " << trial << " killed after " << delay.count()
+                                      << " ms, " << reported << " frames reported");
+    H5File file(h5);
+    ASSERT_GE(file.id, 0) << "the file does not open";
+    const auto steps = read_all<std::int64_t>(file.id, "/frames/step", H5T_NATIVE_INT64);
+    ASSERT_GE(steps.size(), reported);
+    for (std::size_t k = 0; k < steps.size(); ++k) ASSERT_EQ(steps[k], std::int64_t(k));
+    const auto rgb = read_all<std::uint8_t>(file.id, "/frames/rgb", H5T_NATIVE_UINT8);
+    const std::size_t frame = 96 * 64 * 3;
+    // Every frame shows the same grains: each reported frame equals the first.
+    for (std::size_t k = 1; k < reported; ++k) {
+      ASSERT_TRUE(std::equal(rgb.begin(), rgb.begin() + frame, rgb.begin() + k * frame)) << k;
+    }
+    if (have_h5ls) {
+      int status = 0;
+      const std::string ls = run_command("h5ls -r " + h5, &status);
+      EXPECT_EQ(status, 0) << ls;
+    }
+  }
+}
+
+TEST_F(Hdf5OutputTest, FullDiskLosesFramesNotTheSimulation) {
+  const std::string h5 = dir_ + "/full.h5";
+  int status = -1;
+  const std::string out =
+      run_command(std::string(GRANRAY_WRITER_PROBE) + " full " + h5 + " 300000", &status);
+  ASSERT_EQ(status, 0) << out;
+  unsigned long long rendered = 0, written = 0, lost = 0, failed = 0;
+  ASSERT_EQ(std::sscanf(out.substr(out.rfind("rendered")).c_str(),
+                        "rendered %llu written %llu lost %llu failed %llu", &rendered, &written,
+                        &lost, &failed),
+            4)
+      << out;
+  EXPECT_EQ(rendered, 20u) << "every frame was rendered: the simulation went on";
+  EXPECT_GE(written, 1u);
+  EXPECT_GE(lost, 1u) << "the size limit was never reached";
+  EXPECT_EQ(written + lost, 20u);
+  EXPECT_NE(out.find("lost"), std::string::npos);
+  H5File file(h5);
+  ASSERT_GE(file.id, 0);
+  EXPECT_EQ(dims_of(file.id, "/frames/step")[0], written) << "the file holds the written frames";
+}
+
+long resident_kib() {
+  std::ifstream statm("/proc/self/statm");
+  long pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+TEST_F(Hdf5OutputTest, TenThousandFramesInFlatMemory) {
+  io::WriterOptions o;
+  o.hdf5_path = dir_ + "/many.h5";
+  o.width = 16;
+  o.height = 12;
+  o.hdf5.durable = false;  // the memory, not the disk, is under test here
+  o.queue = 8;
+  io::FrameWriter writer(o);
+  Image image;
+  image.width = 16;
+  image.height = 12;
+  image.rgb.assign(16 * 12 * 3, 7);
+  long after_warmup = 0;
+  for (int k = 0; k < 10000; ++k) {
+    io::FrameJob job;
+    job.image = image;
+    job.meta.step = k;
+    writer.submit(std::move(job));
+    if (k == 999) {
+      writer.drain();
+      after_warmup = resident_kib();
+    }
+  }
+  writer.drain();
+  const long growth = resident_kib() - after_warmup;
+  std::printf("[ memory   ] resident growth over frames 1,000 to 10,000: %ld KiB\n", growth);
+  EXPECT_EQ(writer.counters().written, 10000u);
+  EXPECT_LT(growth, 8 * 1024);
+}
+
+TEST_F(Hdf5OutputTest, FullQueueMakesTheCallerWaitOrDrops) {
+  for (const bool drop : {false, true}) {
+    std::promise<void> entered, release;
+    std::shared_future<void> released = release.get_future().share();
+    std::atomic<bool> first{true};
+    io::WriterOptions o;
+    o.queue = 2;
+    o.drop = drop;
+    o.before_write = [&](std::int64_t) {
+      if (first.exchange(false)) {
+        entered.set_value();
+        released.wait();
+      }
+    };
+    io::FrameWriter writer(o);
+    auto job = [](std::int64_t step) {
+      io::FrameJob j;
+      j.meta.step = step;
+      return j;
+    };
+    EXPECT_TRUE(writer.submit(job(0)));
+    entered.get_future().wait();  // the writer holds frame 0
+    EXPECT_TRUE(writer.submit(job(1)));
+    EXPECT_TRUE(writer.submit(job(2)));  // the queue (2) is now full
+    std::atomic<bool> returned{false};
+    bool accepted = true;
+    std::thread producer([&] {
+      accepted = writer.submit(job(3));
+      returned = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    EXPECT_EQ(returned.load(), drop) << (drop ? "drop mode must not wait" : "must wait for room");
+    release.set_value();
+    producer.join();
+    writer.drain();
+    EXPECT_EQ(accepted, !drop);
+    EXPECT_EQ(writer.counters().written, drop ? 3u : 4u);
+    EXPECT_EQ(writer.counters().dropped, drop ? 1u : 0u);
+  }
+}
+
+}  // namespace
+}  // namespace granray::test
