@@ -45,10 +45,16 @@ dem="$PWD/$BUILD/examples/dem/granray-dem"
 mkdir -p "$BUILD/dem-run" && cd "$BUILD/dem-run"
 for backend in cuda cpu; do
   "$dem" --set simulation.steps=5000 --set "simulation.backend=\"$backend\"" \
-    --set "insitu.backend=\"$backend\"" --set 'insitu.png=""' | tail -1
+    --set "insitu.backend=\"$backend\"" --set 'insitu.png=""' --set 'insitu.output=""' | tail -1
 done 2>&1 | tee "$OUT/dem.txt"
+# One frame's cost to the time loop with the writer thread (queue 4) and without (queue 0).
+for queue in 4 0; do
+  rm -rf frames frames.h5
+  echo "queue = $queue:"
+  "$dem" --set simulation.steps=20000 --set insitu.every=1000 --set insitu.queue=$queue | tail -1
+done 2>&1 | tee -a "$OUT/dem.txt"
 timeout 300 "$dem" "$OLDPWD/examples/dem/pour-gpu.toml" --set simulation.steps=${GPU_DEMO_STEPS:-75000} \
-  --set 'insitu.png="gpu-frames/step_*.png"' 2>&1 | tail -3 | tee -a "$OUT/dem.txt"
+  --set 'insitu.png="gpu-frames/step_*.png"' --set 'insitu.output="gpu.h5"' 2>&1 | tail -3 | tee -a "$OUT/dem.txt"
 ls gpu-frames | tail -1 | xargs -I{} cp gpu-frames/{} "$OUT/gpu-demo-last.png"
 rm -rf gpu-frames
 exit $status

@@ -101,6 +101,11 @@ TEST(Config, OverridesUseTomlValues) {
   EXPECT_FLOAT_EQ(c.render.camera.fov, 45.0f);
   EXPECT_FLOAT_EQ(c.render.camera.position->z, 3.0f);
   EXPECT_EQ(c.png, "f_*.png");
+  const InsituConfig w =
+      parse_insitu_config("[insitu]\nqueue = 0\ndrop = true\ncompression = 0\n", "s.toml");
+  EXPECT_EQ(w.queue, 0);
+  EXPECT_TRUE(w.drop);
+  EXPECT_EQ(w.compression, 0);
 }
 
 TEST(Config, ErrorsNameKeyFileAndLine) {
@@ -120,6 +125,9 @@ TEST(Config, ErrorsNameKeyFileAndLine) {
   expect_config_error("[insitu.color]\nfield = \"speed\"\nrange = [1, 0]\n",
                       {"sim.toml:3", "range"});
   expect_config_error("[insitu]\nbackend = \"opencl\"\n", {"sim.toml:2", "insitu.backend"});
+  expect_config_error("[insitu]\nqueue = -1\n", {"sim.toml:2", "insitu.queue"});
+  expect_config_error("[insitu]\ndrop = \"yes\"\n", {"sim.toml:2", "insitu.drop", "true or false"});
+  expect_config_error("[insitu]\ncompression = 10\n", {"sim.toml:2", "insitu.compression"});
   expect_config_error("[insitu]\nevery = 10\nevery = 20\n", {"sim.toml:3"});
   expect_config_error("[insitu]\nwidth = \n", {"sim.toml:2"});
   expect_config_error("", {"--set camera.fov=abc"}, {"camera.fov=abc"});

@@ -47,6 +47,7 @@ TEST(Demo, PourRendersFramesInSitu) {
   EXPECT_NE(r.output.find("frame step 400 t=0.0032 s: 300 particles"), std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("400 steps in"), std::string::npos) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/frames.h5"));
   EXPECT_NE(r.output.find("5 frames on"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("5 written, 0 failed, 0 dropped, 0 lost"), std::string::npos) << r.output;
 }
