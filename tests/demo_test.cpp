@@ -35,7 +35,7 @@ TEST(Demo, PourRendersFramesInSitu) {
       "--set simulation.particles=300 --set simulation.steps=400 --set simulation.box=[0.1,0.1,0.2]"
       " --set 'simulation.backend=\"cpu\"' --set insitu.every=100 --set insitu.width=80"
       " --set insitu.height=60 --set 'insitu.png=\"" +
-      dir + "/step_*.png\"'");
+      dir + "/step_*.png\"'" + " --set 'insitu.output=\"" + dir + "/frames.h5\"'");
   ASSERT_EQ(r.status, 0) << r.output;
   for (const char* step : {"00000000", "00000100", "00000200", "00000300", "00000400"}) {
     const std::string png = dir + "/step_" + step + ".png";
