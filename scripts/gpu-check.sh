@@ -29,6 +29,7 @@ compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/granray_gpu_t
   --gtest_filter='GridTest.*:RenderTest.EmptyFrame*:RenderTest.Broken*:CudaInput.*' \
   >"$OUT/memcheck.log" 2>&1 || status=1
 tail -3 "$OUT/memcheck.log"
+"$BUILD/tests/granray_gpu_tests" --gtest_filter='ZeroCopy.*' 2>&1 | grep -E "copies|OK|FAILED"
 
 bench="$BUILD/bench/granray-bench"
 {
