@@ -54,7 +54,8 @@ int main(int argc, char** argv) {
   CLI::App app{"granray benchmark", "granray-bench"};
   std::string backend = "auto", scene = "dense", input, json;
   std::vector<std::size_t> counts = {100000, 1000000};
-  int width = 1920, height = 1080, repeat = 5;
+  std::vector<std::string> resolutions = {"1920x1080"};
+  int repeat = 5;
   float poly = 0.0f;
   bool brute = false;
   app.add_option("--backend", backend)->check(CLI::IsMember({"auto", "cuda", "cpu"}));
@@ -62,8 +63,7 @@ int main(int argc, char** argv) {
   app.add_option("--input", input, "render this particle file instead of synthetic scenes");
   app.add_option("-n,--particles", counts, "particle counts");
   app.add_option("--polydispersity", poly, "radii uniform in [1 - p, 1]");
-  app.add_option("--width", width);
-  app.add_option("--height", height);
+  app.add_option("-r,--resolution", resolutions, "image sizes, WxH");
   app.add_option("--repeat", repeat, "timed frames after one warm-up frame");
   app.add_flag("--brute-force", brute, "also time seed 001's brute-force loop");
   app.add_option("--json", json, "write the results here");
@@ -74,13 +74,11 @@ int main(int argc, char** argv) {
                                       : backend == "cpu" ? granray::BackendKind::cpu
                                                          : granray::BackendKind::automatic;
     granray::Renderer renderer(kind);
-    granray::RenderSettings settings;
-    settings.width = width;
-    settings.height = height;
     std::FILE* out = json.empty() ? nullptr : std::fopen(json.c_str(), "w");
     if (out) std::fprintf(out, "[\n");
-    std::printf("%-8s %-7s %-11s %10s %10s %10s %10s %12s\n", "backend", "scene", "method",
-                "particles", "grid ms", "render ms", "frame ms", "Mrays/s");
+    std::printf("%-7s %-6s %-11s %9s %10s %8s %9s %6s %9s %9s %9s\n", "backend", "scene",
+                "method", "particles", "image", "grid ms", "sort ms", "ratio", "cast ms",
+                "frame ms", "Mrays/s");
     bool first = true;
     std::vector<std::vector<granray::Vec4>> scenes;
     if (!input.empty()) {
@@ -95,34 +93,49 @@ int main(int argc, char** argv) {
       granray::ParticleView view;
       view.xyzr = grains.data();
       view.count = grains.size();
-      for (const bool use_brute : {false, true}) {
-        if (use_brute && !brute) continue;
-        const granray::RenderOptions options{
-            use_brute ? granray::RenderMethod::brute_force : granray::RenderMethod::grid, false};
-        granray::Image image;
-        renderer.render(view, settings, image, options);  // warm-up: allocations, uploads
-        std::vector<double> grid, render, total;
-        const int frames = use_brute ? 1 : repeat;
-        for (int r = 0; r < frames; ++r) {
-          const auto s = renderer.render(view, settings, image, options);
-          grid.push_back(s.grid_ms);
-          render.push_back(s.render_ms);
-          total.push_back(s.total_ms);
+      // The bare cell hash + sort_by_key of the same particles, same run: the grid's yardstick.
+      std::vector<double> sorts;
+      for (int r = 0; r <= repeat; ++r) sorts.push_back(renderer.time_hash_sort(view));
+      sorts.erase(sorts.begin());  // warm-up
+      const double sort_ms = median(sorts);
+      for (const std::string& size : resolutions) {
+        granray::RenderSettings settings;
+        if (std::sscanf(size.c_str(), "%dx%d", &settings.width, &settings.height) != 2) {
+          throw granray::ConfigError("--resolution " + size + ": expected WxH");
         }
-        const double rays = double(width) * height / (median(render) * 1e-3) / 1e6;
-        const char* method = use_brute ? "brute-force" : "grid";
-        std::printf("%-8s %-7s %-11s %10zu %10.3f %10.3f %10.3f %12.1f\n",
-                    granray::backend_name(renderer.backend()), scene.c_str(), method,
-                    grains.size(), median(grid), median(render), median(total), rays);
-        if (out) {
-          std::fprintf(out,
-                       "%s  {\"backend\": \"%s\", \"scene\": \"%s\", \"method\": \"%s\", "
-                       "\"particles\": %zu, \"width\": %d, \"height\": %d, \"grid_ms\": %.4f, "
-                       "\"render_ms\": %.4f, \"frame_ms\": %.4f, \"mrays_per_s\": %.2f}",
-                       first ? "" : ",\n", granray::backend_name(renderer.backend()),
-                       scene.c_str(), method, grains.size(), width, height, median(grid),
-                       median(render), median(total), rays);
-          first = false;
+        for (const bool use_brute : {false, true}) {
+          if (use_brute && !brute) continue;
+          const granray::RenderOptions options{
+              use_brute ? granray::RenderMethod::brute_force : granray::RenderMethod::grid, false};
+          granray::Image image;
+          renderer.render(view, settings, image, options);  // warm-up: allocations, uploads
+          std::vector<double> grid, render, total;
+          const int frames = use_brute ? 1 : repeat;
+          for (int r = 0; r < frames; ++r) {
+            const auto st = renderer.render(view, settings, image, options);
+            grid.push_back(st.grid_ms);
+            render.push_back(st.render_ms);
+            total.push_back(st.total_ms);
+          }
+          const double rays =
+              double(settings.width) * settings.height / (median(render) * 1e-3) / 1e6;
+          const char* method = use_brute ? "brute-force" : "grid";
+          const double ratio = use_brute ? 0.0 : median(grid) / sort_ms;
+          std::printf("%-7s %-6s %-11s %9zu %10s %8.3f %9.3f %6.2f %9.3f %9.3f %9.1f\n",
+                      granray::backend_name(renderer.backend()), scene.c_str(), method,
+                      grains.size(), size.c_str(), median(grid), sort_ms, ratio, median(render),
+                      median(total), rays);
+          if (out) {
+            std::fprintf(out,
+                         "%s  {\"backend\": \"%s\", \"scene\": \"%s\", \"method\": \"%s\", "
+                         "\"particles\": %zu, \"width\": %d, \"height\": %d, \"grid_ms\": %.4f, "
+                         "\"hash_sort_ms\": %.4f, \"grid_over_sort\": %.3f, \"render_ms\": %.4f, "
+                         "\"frame_ms\": %.4f, \"mrays_per_s\": %.2f}",
+                         first ? "" : ",\n", granray::backend_name(renderer.backend()),
+                         scene.c_str(), method, grains.size(), settings.width, settings.height,
+                         median(grid), sort_ms, ratio, median(render), median(total), rays);
+            first = false;
+          }
         }
       }
     }

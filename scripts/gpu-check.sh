@@ -32,14 +32,18 @@ tail -3 "$OUT/memcheck.log"
 "$BUILD/tests/granray_gpu_tests" --gtest_filter='ZeroCopy.*' 2>&1 | grep -E "copies|OK|FAILED"
 
 bench="$BUILD/bench/granray-bench"
+sizes="1024x1024 1920x1080 3840x2160"
 {
-  "$bench" --backend cuda -n 10000 100000 1000000 10000000 --json "$BUILD/bench-cuda-dense.json"
-  "$bench" --backend cuda --scene dilute -n 100000 1000000 --json "$BUILD/bench-cuda-dilute.json"
-  "$bench" --backend cuda -n 10000 100000 --brute-force --repeat 3 | grep -v '^backend'
+  "$bench" --backend cuda -n 10000 100000 1000000 10000000 -r $sizes --json "$BUILD/bench-dense.json"
+  "$bench" --backend cuda --polydispersity 0.5 -n 1000000 10000000 -r 1920x1080 | grep -v '^backend'
+  "$bench" --backend cuda --scene dilute -n 100000 1000000 10000000 -r 1920x1080 | grep -v '^backend'
+  timeout 120 "$bench" --backend cuda -n 100000000 -r 1920x1080 --repeat 3 | grep -v '^backend'
+  "$bench" --backend cuda -n 10000 100000 1000000 -r 1920x1080 --brute-force --repeat 3 | grep -v '^backend'
   [ -f .data/liggghts/pour-20k.step10000.liggghts ] &&
     "$bench" --backend cuda --input .data/liggghts/pour-20k.step10000.liggghts --brute-force | grep -v '^backend'
-  "$bench" --backend cpu -n 100000 1000000 --repeat 3 | grep -v '^backend'
+  "$bench" --backend cpu -n 100000 1000000 -r 1920x1080 --repeat 3 | grep -v '^backend'
 } 2>&1 | tee "$OUT/bench.txt"
+[ -n "${SKIP_DEM:-}" ] && exit $status
 
 # The example DEM with the plugin: the same scene on the GPU and on this machine's CPUs.
 dem="$PWD/$BUILD/examples/dem/granray-dem"

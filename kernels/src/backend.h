@@ -16,6 +16,7 @@ class Backend {
                             const RenderOptions& options, Image& image) = 0;
   virtual HostGrid build_grid(const ParticleView& particles) = 0;
   virtual void set_memory_limit(std::size_t bytes) = 0;
+  virtual double time_hash_sort(const ParticleView& particles) = 0;
 };
 
 std::unique_ptr<Backend> make_cpu_backend();

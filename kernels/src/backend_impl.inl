@@ -13,6 +13,7 @@
 #include <thrust/gather.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/scan.h>
+#include <thrust/sequence.h>
 #include <thrust/sort.h>
 #include <thrust/transform.h>
 #include <thrust/transform_reduce.h>
@@ -22,6 +23,7 @@
 #include <limits>
 #include <new>
 #include <string>
+#include <tuple>
 
 #include "backend.h"
 #include "buffer.h"
@@ -35,6 +37,13 @@ namespace granray::GRANRAY_BACKEND_NAMESPACE {
 template <class T>
 using Array = detail::Buffer<T, Memory>;
 using Index = thrust::counting_iterator<std::uint32_t>;
+
+// Bits a radix sort needs for cell indices below `cells`.
+inline int key_bits(std::uint64_t cells) {
+  int bits = 1;
+  while (bits < 32 && (std::uint64_t{1} << bits) < cells) ++bits;
+  return bits;
+}
 
 GRANRAY_HD_INLINE SceneBounds empty_bounds() {
   return {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0, 0.0};
@@ -122,6 +131,18 @@ struct EmitReferences {
   }
 };
 
+struct CentreCellKey {
+  GridGeometry geometry;
+  const Vec4* spheres;
+  GRANRAY_HD std::uint32_t operator()(std::uint32_t i) const {
+    const Vec4 s = spheres[i];
+    const GridGeometry& g = geometry;
+    return cell_index(g, clamp_cell((s.x - g.origin.x) * g.inv_cell_size, g.dims[0]),
+                      clamp_cell((s.y - g.origin.y) * g.inv_cell_size, g.dims[1]),
+                      clamp_cell((s.z - g.origin.z) * g.inv_cell_size, g.dims[2]));
+  }
+};
+
 // After the sort, each run of equal keys is one cell's reference list.
 struct MarkCellRanges {
   const std::uint32_t* keys;
@@ -147,6 +168,8 @@ class ThrustBackend final : public detail::Backend {
         offsets_(account_, "grid reference offsets"),
         keys_(account_, "grid reference keys"),
         values_(account_, "grid references"),
+        keys_sorted_(account_, "sorted grid reference keys"),
+        values_sorted_(account_, "sorted grid references"),
         cell_start_(account_, "grid cell starts"),
         cell_end_(account_, "grid cell ends"),
         ref_spheres_(account_, "particles in cell order"),
@@ -159,6 +182,27 @@ class ThrustBackend final : public detail::Backend {
   FrameStats render(const ParticleView& particles, const RenderSettings& settings,
                     const RenderOptions& options, Image& image) override {
     return translate_errors([&] { return render_frame(particles, settings, options, image); });
+  }
+
+  double time_hash_sort(const ParticleView& view) override {
+    return translate_errors([&] {
+      const Executor exec(view.cuda_stream, scratch_);
+      const Resident r = make_resident(exec, view);
+      const SceneBounds bounds = reduce_bounds(exec, r);
+      if (bounds.renderable == 0) return 0.0;
+      const GridGeometry g =
+          detail::choose_grid_layout(bounds, [](const GridGeometry&) { return 0; }).geometry;
+      keys_.resize(r.count);
+      values_.resize(r.count);
+      auto policy = exec.policy();
+      exec.mark(0);
+      thrust::transform(policy, Index(0), Index(r.count), keys_.data(), CentreCellKey{g, r.spheres});
+      thrust::sequence(policy, values_.data(), values_.data() + r.count);
+      thrust::sort_by_key(policy, keys_.data(), keys_.data() + r.count, values_.data());
+      exec.mark(1);
+      exec.synchronize();
+      return exec.elapsed_ms(0, 1);
+    });
   }
 
   HostGrid build_grid(const ParticleView& particles) override {
@@ -282,29 +326,37 @@ class ThrustBackend final : public detail::Backend {
     values_.resize(total);
     thrust::for_each_n(policy, Index(0), n,
                        EmitReferences{g, r.spheres, offsets_.data(), keys_.data(), values_.data()});
-    thrust::sort_by_key(policy, keys_.data(), keys_.data() + total, values_.data());
+    if (!Executor::sorts_in_place) {
+      keys_sorted_.resize(total);
+      values_sorted_.resize(total);
+    }
+    std::tie(sorted_keys_, sorted_values_) =
+        exec.sort_pairs(keys_.data(), values_.data(), keys_sorted_.data(), values_sorted_.data(),
+                        total, key_bits(layout.cells));
 
     cell_start_.resize(layout.cells);
     cell_end_.resize(layout.cells);
     thrust::fill_n(policy, cell_start_.data(), layout.cells, 0u);
     thrust::fill_n(policy, cell_end_.data(), layout.cells, 0u);
     thrust::for_each_n(policy, Index(0), total,
-                       MarkCellRanges{keys_.data(), total, cell_start_.data(), cell_end_.data()});
+                       MarkCellRanges{sorted_keys_, total, cell_start_.data(),
+                                      cell_end_.data()});
 
     ref_spheres_.resize(total);
-    thrust::gather(policy, values_.data(), values_.data() + total, r.spheres, ref_spheres_.data());
+    thrust::gather(policy, sorted_values_, sorted_values_ + total, r.spheres,
+                   ref_spheres_.data());
     return layout;
   }
 
   GridView grid_view(const detail::GridLayout& layout) const {
     return {layout.geometry, cell_start_.data(), cell_end_.data(), ref_spheres_.data(),
-            values_.data()};
+            sorted_values_};
   }
 
   FrameStats render_frame(const ParticleView& view, const RenderSettings& settings,
                           const RenderOptions& options, Image& image) {
     const Clock::time_point frame_start = Clock::now();
-    const Executor exec(view.cuda_stream);
+    const Executor exec(view.cuda_stream, scratch_);
     const std::uint64_t pixel_count =
         static_cast<std::uint64_t>(settings.width > 0 ? settings.width : 0) *
         static_cast<std::uint64_t>(settings.height > 0 ? settings.height : 0);
@@ -336,25 +388,24 @@ class ThrustBackend final : public detail::Backend {
                              options.with_hits ? hit_ids_.data() : nullptr};
     const IdMap id_of{r.ids, view.id_offset};
 
+    // Stage times from the executor's marks: CUDA events on the GPU, the clock on the CPU.
+    exec.mark(0);
     if (options.method == RenderMethod::grid && bounds.renderable > 0) {
-      const Clock::time_point grid_start = Clock::now();
       const detail::GridLayout layout = build_grid_arrays(exec, r, bounds);
-      exec.synchronize();
-      stats.grid_ms = ms_since(grid_start);
+      exec.mark(1);
       stats.cells = layout.cells;
       stats.grid_references = layout.references;
-      const Clock::time_point render_start = Clock::now();
       thrust::for_each_n(exec.policy(), Index(0), pixels,
                          RenderPixel<GridTracer>{{grid_view(layout), id_of}, target});
-      exec.synchronize();
-      stats.render_ms = ms_since(render_start);
     } else {
-      const Clock::time_point render_start = Clock::now();
+      exec.mark(1);
       thrust::for_each_n(exec.policy(), Index(0), pixels,
                          RenderPixel<BruteForceTracer>{{r.spheres, r.count, id_of}, target});
-      exec.synchronize();
-      stats.render_ms = ms_since(render_start);
     }
+    exec.mark(2);
+    exec.synchronize();
+    stats.grid_ms = exec.elapsed_ms(0, 1);
+    stats.render_ms = exec.elapsed_ms(1, 2);
 
     image.width = settings.width;
     image.height = settings.height;
@@ -375,7 +426,7 @@ class ThrustBackend final : public detail::Backend {
   }
 
   HostGrid snapshot_grid(const ParticleView& view) {
-    const Executor exec(view.cuda_stream);
+    const Executor exec(view.cuda_stream, scratch_);
     const Resident r = make_resident(exec, view);
     const SceneBounds bounds = reduce_bounds(exec, r);
     HostGrid grid;
@@ -389,11 +440,12 @@ class ThrustBackend final : public detail::Backend {
     exec.download(cell_start_.data(), grid.cell_start.data(), layout.cells);
     exec.download(cell_end_.data(), grid.cell_end.data(), layout.cells);
     exec.download(ref_spheres_.data(), grid.ref_spheres.data(), layout.references);
-    exec.download(values_.data(), grid.ref_index.data(), layout.references);
+    exec.download(sorted_values_, grid.ref_index.data(), layout.references);
     return grid;
   }
 
   detail::MemoryAccount account_;
+  Scratch scratch_;
   Array<Vec4> staged_spheres_;
   Array<std::uint64_t> staged_ids_;
   Array<float> staged_scalar_;
@@ -402,6 +454,11 @@ class ThrustBackend final : public detail::Backend {
   Array<std::uint32_t> offsets_;
   Array<std::uint32_t> keys_;
   Array<std::uint32_t> values_;
+  Array<std::uint32_t> keys_sorted_;
+  Array<std::uint32_t> values_sorted_;
+  // Where the sort left the grid's keys and references: the arrays above or keys_ / values_.
+  std::uint32_t* sorted_keys_ = nullptr;
+  std::uint32_t* sorted_values_ = nullptr;
   Array<std::uint32_t> cell_start_;
   Array<std::uint32_t> cell_end_;
   Array<Vec4> ref_spheres_;

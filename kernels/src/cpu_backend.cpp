@@ -1,15 +1,21 @@
 // The CPU backend: the shared pipeline compiled by the host compiler against Thrust's OpenMP
 // system.
+#include <thrust/sort.h>
 #include <thrust/system/omp/execution_policy.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <utility>
 
 #include "granray/particles.h"
 
 namespace granray::cpu_backend {
+
+constexpr int kStageMarks = 4;
 
 struct Memory {
   static void* allocate(std::size_t bytes) {
@@ -29,14 +35,36 @@ inline std::size_t default_memory_limit() {
   return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_size);
 }
 
+// What a backend keeps between frames for its executor: here the stage time marks.
+struct Scratch {
+  std::chrono::steady_clock::time_point marks[kStageMarks];
+};
+
 class Executor {
  public:
   static constexpr MemorySpace native_space = MemorySpace::host;
   static constexpr const char* name = "cpu";
+  static constexpr bool sorts_in_place = true;
 
-  explicit Executor(void* /*cuda_stream*/) {}
+  Executor(void* /*cuda_stream*/, Scratch& scratch) : scratch_(&scratch) {}
   auto policy() const { return thrust::omp::par; }
   void synchronize() const {}
+
+  void mark(int i) const { scratch_->marks[i] = std::chrono::steady_clock::now(); }
+  double elapsed_ms(int from, int to) const {
+    return std::chrono::duration<double, std::milli>(scratch_->marks[to] - scratch_->marks[from])
+        .count();
+  }
+
+  // Sorts (key, value) pairs by the key's low `bits` bits; returns whichever pair of arrays, in
+  // or out, holds the result (here: in place).
+  std::pair<std::uint32_t*, std::uint32_t*> sort_pairs(std::uint32_t* keys_in,
+                                                       std::uint32_t* values_in, std::uint32_t*,
+                                                       std::uint32_t*, std::size_t count,
+                                                       int /*bits*/) const {
+    thrust::sort_by_key(policy(), keys_in, keys_in + count, values_in);
+    return {keys_in, values_in};
+  }
 
   template <class Array, class T>
   void upload(Array& dst, const T* src, std::size_t count) const {
@@ -47,6 +75,9 @@ class Executor {
   void download(const T* src, T* dst, std::size_t count) const {
     std::copy_n(src, count, dst);
   }
+
+ private:
+  Scratch* scratch_;
 };
 
 }  // namespace granray::cpu_backend

@@ -1,7 +1,13 @@
 // The CUDA backend: the shared pipeline compiled by nvcc against Thrust's CUDA system.
+#include <thrust/sort.h>
 #include <thrust/system/cuda/execution_policy.h>
 
+#include <climits>
+#include <cstdint>
+#include <cub/device/device_radix_sort.cuh>
+#include <map>
 #include <memory>
+#include <utility>
 
 #include "cuda_check.h"
 #include "granray/particles.h"
@@ -17,6 +23,61 @@ struct Memory {
   static void release(void* p) { cudaFree(p); }
 };
 
+constexpr int kStageMarks = 4;
+
+// Device memory for Thrust's and CUB's temporaries, kept across frames: after the first frame
+// no call allocates. Blocks are reused best-fit; everything is freed with the backend.
+class CachingAllocator {
+ public:
+  using value_type = char;
+  CachingAllocator() = default;
+  CachingAllocator(const CachingAllocator&) = delete;
+  CachingAllocator& operator=(const CachingAllocator&) = delete;
+  ~CachingAllocator() {
+    for (auto& [size, p] : free_) Memory::release(p);
+    for (auto& [p, size] : used_) Memory::release(p);
+  }
+  char* allocate(std::ptrdiff_t bytes) {
+    const auto size = static_cast<std::size_t>(bytes > 0 ? bytes : 1);
+    auto it = free_.lower_bound(size);
+    char* p = nullptr;
+    std::size_t block = size;
+    if (it != free_.end() && it->first <= 2 * size) {
+      block = it->first;
+      p = it->second;
+      free_.erase(it);
+    } else {
+      p = static_cast<char*>(Memory::allocate(size));
+    }
+    used_[p] = block;
+    return p;
+  }
+  void deallocate(char* p, std::size_t) {
+    const auto it = used_.find(p);
+    if (it == used_.end()) return;
+    free_.emplace(it->second, p);
+    used_.erase(it);
+  }
+
+ private:
+  std::multimap<std::size_t, char*> free_;
+  std::map<char*, std::size_t> used_;
+};
+
+// What the backend keeps between frames for its executor.
+struct Scratch {
+  CachingAllocator temporaries;
+  cudaEvent_t marks[kStageMarks] = {};
+  Scratch() {
+    for (auto& e : marks) GRANRAY_CUDA_CHECK(cudaEventCreate(&e));
+  }
+  ~Scratch() {
+    for (auto& e : marks) cudaEventDestroy(e);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+};
+
 // cudaMalloc refuses what the device cannot hold by itself; no extra cap by default.
 inline std::size_t default_memory_limit() { return ~std::size_t{0}; }
 
@@ -24,10 +85,44 @@ class Executor {
  public:
   static constexpr MemorySpace native_space = MemorySpace::device;
   static constexpr const char* name = "cuda";
+  static constexpr bool sorts_in_place = false;
 
-  explicit Executor(void* cuda_stream) : stream_(static_cast<cudaStream_t>(cuda_stream)) {}
-  auto policy() const { return thrust::cuda::par.on(stream_); }
+  Executor(void* cuda_stream, Scratch& scratch)
+      : stream_(static_cast<cudaStream_t>(cuda_stream)), scratch_(&scratch) {}
+  auto policy() const { return thrust::cuda::par(scratch_->temporaries).on(stream_); }
   void synchronize() const { GRANRAY_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+  // Stage times from CUDA events on the stream; elapsed_ms needs the stream synchronized.
+  void mark(int i) const { GRANRAY_CUDA_CHECK(cudaEventRecord(scratch_->marks[i], stream_)); }
+  double elapsed_ms(int from, int to) const {
+    float ms = 0.0f;
+    GRANRAY_CUDA_CHECK(cudaEventElapsedTime(&ms, scratch_->marks[from], scratch_->marks[to]));
+    return ms;
+  }
+
+  // CUB's radix sort over only the key bits that cell indices use, temporaries cached.
+  // Returns whichever pair of arrays, in or out, holds the sorted result.
+  std::pair<std::uint32_t*, std::uint32_t*> sort_pairs(std::uint32_t* keys_in,
+                                                       std::uint32_t* values_in,
+                                                       std::uint32_t* keys_out,
+                                                       std::uint32_t* values_out,
+                                                       std::size_t count, int bits) const {
+    if (count > static_cast<std::size_t>(INT_MAX)) {
+      thrust::sort_by_key(policy(), keys_in, keys_in + count, values_in);
+      return {keys_in, values_in};
+    }
+    const int n = static_cast<int>(count);
+    std::size_t bytes = 0;
+    GRANRAY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, keys_out,
+                                                       values_in, values_out, n, 0, bits,
+                                                       stream_));
+    char* temp = scratch_->temporaries.allocate(static_cast<std::ptrdiff_t>(bytes));
+    const cudaError_t status = cub::DeviceRadixSort::SortPairs(
+        temp, bytes, keys_in, keys_out, values_in, values_out, n, 0, bits, stream_);
+    scratch_->temporaries.deallocate(temp, bytes);
+    GRANRAY_CUDA_CHECK(status);
+    return {keys_out, values_out};
+  }
 
   template <class Array, class T>
   void upload(Array& dst, const T* src, std::size_t count) const {
@@ -44,6 +139,7 @@ class Executor {
 
  private:
   cudaStream_t stream_;
+  Scratch* scratch_;
 };
 
 }  // namespace granray::cuda_backend

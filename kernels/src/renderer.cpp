@@ -76,4 +76,8 @@ HostGrid Renderer::build_grid(const ParticleView& particles) {
 
 void Renderer::set_memory_limit(std::size_t bytes) { impl_->set_memory_limit(bytes); }
 
+double Renderer::time_hash_sort(const ParticleView& particles) {
+  return impl_->time_hash_sort(particles);
+}
+
 }  // namespace granray

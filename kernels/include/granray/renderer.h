@@ -79,6 +79,10 @@ class Renderer {
   // needs more fails with OutOfMemoryError. The CPU default is the machine's physical memory.
   void set_memory_limit(std::size_t bytes);
 
+  // Benchmark baseline: milliseconds for a bare cell hash of every particle's centre plus
+  // Thrust's sort_by_key of the 32-bit keys and ids, on this backend (GPU.md's ceiling).
+  double time_hash_sort(const ParticleView& particles);
+
  private:
   BackendKind kind_;
   std::unique_ptr<detail::Backend> impl_;
