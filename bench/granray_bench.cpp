@@ -76,9 +76,9 @@ int main(int argc, char** argv) {
     granray::Renderer renderer(kind);
     std::FILE* out = json.empty() ? nullptr : std::fopen(json.c_str(), "w");
     if (out) std::fprintf(out, "[\n");
-    std::printf("%-7s %-6s %-11s %9s %10s %8s %9s %6s %9s %9s %9s\n", "backend", "scene",
-                "method", "particles", "image", "grid ms", "sort ms", "ratio", "cast ms",
-                "frame ms", "Mrays/s");
+    std::printf("%-7s %-6s %-11s %9s %10s %8s %9s %6s %9s %9s %9s\n", "backend", "scene", "method",
+                "particles", "image", "grid ms", "sort ms", "ratio", "cast ms", "frame ms",
+                "Mrays/s");
     bool first = true;
     std::vector<std::vector<granray::Vec4>> scenes;
     if (!input.empty()) {

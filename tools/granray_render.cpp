@@ -42,7 +42,8 @@ int run(const Options& options) {
 
   std::vector<NamedFrame> frames;
   for (const std::string& input : options.inputs) {
-    for (auto& frame : io::read_particle_file(input, format, config.color ? config.color->field : "")) {
+    for (auto& frame :
+         io::read_particle_file(input, format, config.color ? config.color->field : "")) {
       const auto index = static_cast<std::int64_t>(frames.size());
       const std::int64_t number = frame.step.value_or(index);
       frames.push_back({std::move(frame), input, number});

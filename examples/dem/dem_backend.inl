@@ -53,8 +53,8 @@ class Dem final : public DemSimulation {
 
     // Cells of one largest diameter, coarser when the box is mostly empty: at most ~8 per grain.
     const float volume = p.box.x * p.box.y * p.box.z;
-    const float cell = std::max({2.0f * r_max, std::cbrt(volume / (8.0f * std::max(n_, 1u))),
-                                 1e-6f});
+    const float cell =
+        std::max({2.0f * r_max, std::cbrt(volume / (8.0f * std::max(n_, 1u))), 1e-6f});
     grid_.box = p.box;
     grid_.inv_cell = 1.0f / cell;
     for (int a = 0; a < 3; ++a) {
@@ -112,8 +112,8 @@ class Dem final : public DemSimulation {
   }
 
   DemState state() const {
-    return {raw(pos_), raw(vel_),        raw(spin_), raw(sorted_), raw(cell_start_),
-            raw(cell_end_), grid_, law_, params_.gravity};
+    return {raw(pos_),      raw(vel_), raw(spin_), raw(sorted_),   raw(cell_start_),
+            raw(cell_end_), grid_,     law_,       params_.gravity};
   }
 
   // Seed 001, section I.A: hash every grain to its cell, sort by cell, mark each cell's range.

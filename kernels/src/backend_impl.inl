@@ -196,7 +196,8 @@ class ThrustBackend final : public detail::Backend {
       values_.resize(r.count);
       auto policy = exec.policy();
       exec.mark(0);
-      thrust::transform(policy, Index(0), Index(r.count), keys_.data(), CentreCellKey{g, r.spheres});
+      thrust::transform(policy, Index(0), Index(r.count), keys_.data(),
+                        CentreCellKey{g, r.spheres});
       thrust::sequence(policy, values_.data(), values_.data() + r.count);
       thrust::sort_by_key(policy, keys_.data(), keys_.data() + r.count, values_.data());
       exec.mark(1);
@@ -269,8 +270,8 @@ class ThrustBackend final : public detail::Backend {
 
   // The particles' base colours: uniform, or the colormap of their scalar over a fixed range or
   // the frame's own min/max.
-  ColorSource color_source(const Executor& exec, const Resident& r,
-                           const RenderSettings& settings, FrameStats& stats) {
+  ColorSource color_source(const Executor& exec, const Resident& r, const RenderSettings& settings,
+                           FrameStats& stats) {
     ColorSource color{nullptr, nullptr, 0.0f, 0.0f, settings.shading.particle_color};
     if (!settings.color || r.scalar == nullptr) return color;
     const ColorMapping& mapping = *settings.color;
@@ -282,11 +283,11 @@ class ThrustBackend final : public detail::Backend {
     float lo = mapping.lo, hi = mapping.hi;
     if (mapping.auto_range) {
       const ScalarRange range =
-          r.count == 0 ? ScalarRange{0.0f, 0.0f}
-                       : thrust::transform_reduce(exec.policy(), Index(0), Index(r.count),
-                                                  ScalarRangeOf{r.spheres, r.scalar},
-                                                  ScalarRange{INFINITY, -INFINITY},
-                                                  MergeScalarRange{});
+          r.count == 0
+              ? ScalarRange{0.0f, 0.0f}
+              : thrust::transform_reduce(exec.policy(), Index(0), Index(r.count),
+                                         ScalarRangeOf{r.spheres, r.scalar},
+                                         ScalarRange{INFINITY, -INFINITY}, MergeScalarRange{});
       lo = range.lo <= range.hi ? range.lo : 0.0f;
       hi = range.lo <= range.hi ? range.hi : 0.0f;
     }
@@ -339,12 +340,10 @@ class ThrustBackend final : public detail::Backend {
     thrust::fill_n(policy, cell_start_.data(), layout.cells, 0u);
     thrust::fill_n(policy, cell_end_.data(), layout.cells, 0u);
     thrust::for_each_n(policy, Index(0), total,
-                       MarkCellRanges{sorted_keys_, total, cell_start_.data(),
-                                      cell_end_.data()});
+                       MarkCellRanges{sorted_keys_, total, cell_start_.data(), cell_end_.data()});
 
     ref_spheres_.resize(total);
-    thrust::gather(policy, sorted_values_, sorted_values_ + total, r.spheres,
-                   ref_spheres_.data());
+    thrust::gather(policy, sorted_values_, sorted_values_ + total, r.spheres, ref_spheres_.data());
     return layout;
   }
 

@@ -105,17 +105,16 @@ class Executor {
   std::pair<std::uint32_t*, std::uint32_t*> sort_pairs(std::uint32_t* keys_in,
                                                        std::uint32_t* values_in,
                                                        std::uint32_t* keys_out,
-                                                       std::uint32_t* values_out,
-                                                       std::size_t count, int bits) const {
+                                                       std::uint32_t* values_out, std::size_t count,
+                                                       int bits) const {
     if (count > static_cast<std::size_t>(INT_MAX)) {
       thrust::sort_by_key(policy(), keys_in, keys_in + count, values_in);
       return {keys_in, values_in};
     }
     const int n = static_cast<int>(count);
     std::size_t bytes = 0;
-    GRANRAY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, keys_out,
-                                                       values_in, values_out, n, 0, bits,
-                                                       stream_));
+    GRANRAY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, keys_out, values_in,
+                                                       values_out, n, 0, bits, stream_));
     char* temp = scratch_->temporaries.allocate(static_cast<std::ptrdiff_t>(bytes));
     const cudaError_t status = cub::DeviceRadixSort::SortPairs(
         temp, bytes, keys_in, keys_out, values_in, values_out, n, 0, bits, stream_);

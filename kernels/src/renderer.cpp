@@ -34,7 +34,7 @@ const char* backend_name(BackendKind kind) {
 }
 
 const std::vector<std::string>& colormap_names() {
-  static const std::vector<std::string> names = {"viridis", "cividis", "magma",   "inferno",
+  static const std::vector<std::string> names = {"viridis", "cividis",  "magma", "inferno",
                                                  "plasma",  "coolwarm", "gray"};
   return names;
 }

@@ -32,7 +32,7 @@ struct ShadingSettings {
 
 // Colour by the particles' scalar (SPEC 3, [insitu.color]); applies when the frame has one.
 struct ColorMapping {
-  int colormap = 0;  // index into granray::colormap_names()
+  int colormap = 0;         // index into granray::colormap_names()
   bool auto_range = false;  // the frame's min/max over the renderable particles
   float lo = 0.0f;
   float hi = 1.0f;

@@ -42,10 +42,9 @@ struct RenderPixel {
     const int j = static_cast<int>(pixel / static_cast<std::uint32_t>(width));
     const Ray ray = primary_ray(target.camera, i, j);
     const Hit hit = trace(ray);
-    target.rgb[pixel] = hit.index == kNoHit
-                            ? to_rgb8(target.shading.background)
-                            : shade_hit(ray, hit.t, target.spheres[hit.index],
-                                        target.color(hit.index), target.shading);
+    target.rgb[pixel] = hit.index == kNoHit ? to_rgb8(target.shading.background)
+                                            : shade_hit(ray, hit.t, target.spheres[hit.index],
+                                                        target.color(hit.index), target.shading);
     if (target.depth != nullptr) target.depth[pixel] = hit.t;
     if (target.hit_id != nullptr) target.hit_id[pixel] = hit.id;
   }
