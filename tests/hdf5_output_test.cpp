@@ -72,13 +72,9 @@ std::string string_attribute(hid_t object, const char* name) {
 }
 
 std::string run_command(const std::string& command, int* status = nullptr) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (std::fgets(buf.data(), buf.size(), pipe)) out += buf.data();
-  const int raw = pclose(pipe);
-  if (status) *status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return out;
+  const CommandResult r = granray::test::run_command(command);
+  if (status) *status = r.status;
+  return r.output;
 }
 
 class Hdf5OutputTest : public ::testing::Test {

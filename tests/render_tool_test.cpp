@@ -1,9 +1,6 @@
 // granray-render end to end: real files to PNG/PPM, patterns, and clean failures.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -15,19 +12,10 @@
 namespace granray::test {
 namespace {
 
-struct Result {
-  int status;
-  std::string output;
-};
+using Result = CommandResult;
 
 Result run_tool(const std::string& args) {
-  const std::string command = std::string(GRANRAY_RENDER_EXE) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string output;
-  std::array<char, 4096> buf;
-  while (std::fgets(buf.data(), buf.size(), pipe)) output += buf.data();
-  const int raw = pclose(pipe);
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, output};
+  return run_command(std::string(GRANRAY_RENDER_EXE) + " " + args);
 }
 
 std::string shared_data(const std::string& relative) {

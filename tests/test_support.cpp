@@ -1,6 +1,9 @@
 #include "test_support.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include <cmath>
 #include <cstdlib>
@@ -84,6 +87,15 @@ ImageDiff compare_images(const Image& a, const Image& b) {
     d.max_level = std::max(d.max_level, level);
   }
   return d;
+}
+
+CommandResult run_command(const std::string& command) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  std::string output;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, pipe)) output += buf;
+  const int raw = pclose(pipe);
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, output};
 }
 
 std::string temp_path(const std::string& name) {

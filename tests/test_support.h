@@ -56,4 +56,10 @@ ImageDiff compare_images(const Image& a, const Image& b);
 
 std::string temp_path(const std::string& name);
 
+struct CommandResult {
+  int status;          // exit status, -1 when killed by a signal
+  std::string output;  // standard output and error together
+};
+CommandResult run_command(const std::string& command);
+
 }  // namespace granray::test

@@ -145,6 +145,17 @@ struct ComputeForces {
   }
 };
 
+// Half a velocity Verlet kick: v += F / m dt / 2, omega += tau / I dt / 2 (w components hold
+// 1/m and 1/I).
+GRANRAY_HD_INLINE void half_kick(Vec4& v, Vec4& w, Vec4 f, Vec4 t, float dt) {
+  v.x += 0.5f * dt * f.x * v.w;
+  v.y += 0.5f * dt * f.y * v.w;
+  v.z += 0.5f * dt * f.z * v.w;
+  w.x += 0.5f * dt * t.x * w.w;
+  w.y += 0.5f * dt * t.y * w.w;
+  w.z += 0.5f * dt * t.z * w.w;
+}
+
 // Velocity Verlet, kick-drift-kick: half kick with the old forces, drift a full step...
 struct KickDrift {
   Vec4* pos;
@@ -156,12 +167,7 @@ struct KickDrift {
   GRANRAY_HD void operator()(std::uint32_t i) const {
     Vec4 v = vel[i], w = spin[i], p = pos[i];
     const Vec4 f = force[i], t = torque[i];
-    v.x += 0.5f * dt * f.x * v.w;
-    v.y += 0.5f * dt * f.y * v.w;
-    v.z += 0.5f * dt * f.z * v.w;
-    w.x += 0.5f * dt * t.x * w.w;
-    w.y += 0.5f * dt * t.y * w.w;
-    w.z += 0.5f * dt * t.z * w.w;
+    half_kick(v, w, f, t, dt);
     p.x += dt * v.x;
     p.y += dt * v.y;
     p.z += dt * v.z;
@@ -181,12 +187,7 @@ struct Kick {
   GRANRAY_HD void operator()(std::uint32_t i) const {
     Vec4 v = vel[i], w = spin[i];
     const Vec4 f = force[i], t = torque[i];
-    v.x += 0.5f * dt * f.x * v.w;
-    v.y += 0.5f * dt * f.y * v.w;
-    v.z += 0.5f * dt * f.z * v.w;
-    w.x += 0.5f * dt * t.x * w.w;
-    w.y += 0.5f * dt * t.y * w.w;
-    w.z += 0.5f * dt * t.z * w.w;
+    half_kick(v, w, f, t, dt);
     vel[i] = v;
     spin[i] = w;
   }

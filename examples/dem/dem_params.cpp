@@ -65,15 +65,9 @@ DemParams parse_dem_params(const std::string& toml_text, const std::string& sour
     p.pour_width = static_cast<float>(*v);
   }
   if (const auto b = t.string("backend")) {
-    if (*b == "auto") {
-      p.backend = BackendKind::automatic;
-    } else if (*b == "cpu") {
-      p.backend = BackendKind::cpu;
-    } else if (*b == "cuda") {
-      p.backend = BackendKind::cuda;
-    } else {
-      t.fail("backend", "must be \"auto\", \"cuda\" or \"cpu\"");
-    }
+    const auto kind = backend_from_name(*b);
+    if (!kind) t.fail("backend", "must be \"auto\", \"cuda\" or \"cpu\"");
+    p.backend = *kind;
   }
   // The contact must be resolved in >= 10 steps or the integration is unstable.
   const double pi = 3.14159265358979323846;

@@ -128,15 +128,9 @@ InsituConfig read_insitu(const toml::table& table) {
     config.compression = *level;
   }
   if (const auto backend = t.string("backend")) {
-    if (*backend == "auto") {
-      config.backend = BackendKind::automatic;
-    } else if (*backend == "cuda") {
-      config.backend = BackendKind::cuda;
-    } else if (*backend == "cpu") {
-      config.backend = BackendKind::cpu;
-    } else {
-      t.fail("backend", "must be \"auto\", \"cuda\" or \"cpu\", got \"" + *backend + "\"");
-    }
+    const auto kind = backend_from_name(*backend);
+    if (!kind) t.fail("backend", "must be \"auto\", \"cuda\" or \"cpu\", got \"" + *backend + "\"");
+    config.backend = *kind;
   }
   if (const toml::table* camera = t.subtable("camera")) {
     read_camera(TableReader(*camera, "insitu.camera"), config.render.camera);

@@ -33,6 +33,13 @@ const char* backend_name(BackendKind kind) {
   return "unknown";
 }
 
+std::optional<BackendKind> backend_from_name(const std::string& name) {
+  for (const BackendKind kind : {BackendKind::automatic, BackendKind::cuda, BackendKind::cpu}) {
+    if (name == backend_name(kind)) return kind;
+  }
+  return std::nullopt;
+}
+
 const std::vector<std::string>& colormap_names() {
   static const std::vector<std::string> names = {"viridis", "cividis",  "magma", "inferno",
                                                  "plasma",  "coolwarm", "gray"};

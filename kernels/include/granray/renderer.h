@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,8 @@ bool cuda_backend_compiled();
 // True when the CUDA backend is compiled in and a CUDA device can be used.
 bool cuda_device_available();
 const char* backend_name(BackendKind kind);
+// "auto", "cuda" or "cpu"; nullopt for anything else.
+std::optional<BackendKind> backend_from_name(const std::string& name);
 
 // The colormaps ColorMapping::colormap indexes: viridis, cividis, magma, inferno, plasma,
 // coolwarm, gray.
