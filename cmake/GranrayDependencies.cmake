@@ -48,3 +48,6 @@ endif()
 if(GRANRAY_BUILD_TOOLS AND NOT GRANRAY_CLI11_INCLUDE_DIR)
   message(FATAL_ERROR "granray: CLI11 not found (install libcli11-dev)")
 endif()
+
+# MPI is optional: with it, granray_mpi composites frames rendered on many ranks.
+find_package(MPI COMPONENTS CXX)

@@ -15,6 +15,7 @@ class Backend {
   virtual FrameStats render(const ParticleView& particles, const RenderSettings& settings,
                             const RenderOptions& options, Image& image) = 0;
   virtual HostGrid build_grid(const ParticleView& particles) = 0;
+  virtual FrameExtent measure(const ParticleView& particles) = 0;
   virtual void set_memory_limit(std::size_t bytes) = 0;
   virtual double time_hash_sort(const ParticleView& particles) = 0;
 };

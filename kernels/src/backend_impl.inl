@@ -184,6 +184,22 @@ class ThrustBackend final : public detail::Backend {
     return translate_errors([&] { return render_frame(particles, settings, options, image); });
   }
 
+  FrameExtent measure(const ParticleView& view) override {
+    return translate_errors([&] {
+      const Executor exec(view.cuda_stream, scratch_);
+      const Resident r = make_resident(exec, view);
+      FrameExtent extent{reduce_bounds(exec, r), INFINITY, -INFINITY};
+      if (r.scalar != nullptr && r.count > 0) {
+        const ScalarRange range = thrust::transform_reduce(
+            exec.policy(), Index(0), Index(r.count), ScalarRangeOf{r.spheres, r.scalar},
+            ScalarRange{INFINITY, -INFINITY}, MergeScalarRange{});
+        extent.scalar_lo = range.lo;
+        extent.scalar_hi = range.hi;
+      }
+      return extent;
+    });
+  }
+
   double time_hash_sort(const ParticleView& view) override {
     return translate_errors([&] {
       const Executor exec(view.cuda_stream, scratch_);
@@ -271,7 +287,7 @@ class ThrustBackend final : public detail::Backend {
   // The particles' base colours: uniform, or the colormap of their scalar over a fixed range or
   // the frame's own min/max.
   ColorSource color_source(const Executor& exec, const Resident& r, const RenderSettings& settings,
-                           FrameStats& stats) {
+                           const RenderOptions& options, FrameStats& stats) {
     ColorSource color{nullptr, nullptr, 0.0f, 0.0f, settings.shading.particle_color};
     if (!settings.color || r.scalar == nullptr) return color;
     const ColorMapping& mapping = *settings.color;
@@ -281,7 +297,10 @@ class ThrustBackend final : public detail::Backend {
     }
     exec.upload(colormap_, detail::kColormapTables[mapping.colormap], detail::kColormapSize);
     float lo = mapping.lo, hi = mapping.hi;
-    if (mapping.auto_range) {
+    if (mapping.auto_range && options.color_range) {
+      lo = options.color_range->first;
+      hi = options.color_range->second;
+    } else if (mapping.auto_range) {
       const ScalarRange range =
           r.count == 0
               ? ScalarRange{0.0f, 0.0f}
@@ -365,7 +384,8 @@ class ThrustBackend final : public detail::Backend {
     }
     const Resident r = make_resident(exec, view);
     const SceneBounds bounds = reduce_bounds(exec, r);
-    const CameraSetup camera = resolve_camera(settings, bounds);
+    const CameraSetup camera =
+        resolve_camera(settings, options.camera_bounds ? *options.camera_bounds : bounds);
 
     FrameStats stats;
     stats.particles = r.count;
@@ -380,7 +400,7 @@ class ThrustBackend final : public detail::Backend {
     }
     const FrameTarget target{camera.frame,
                              make_shading_params(settings.shading, camera.frame),
-                             color_source(exec, r, settings, stats),
+                             color_source(exec, r, settings, options, stats),
                              r.spheres,
                              pixels_.data(),
                              options.with_hits ? depth_.data() : nullptr,

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "granray/camera.h"
@@ -21,6 +22,17 @@ enum class RenderMethod { grid, brute_force };
 struct RenderOptions {
   RenderMethod method = RenderMethod::grid;  // brute_force: seed 001's loop, the reference
   bool with_hits = false;                    // also fill Image::depth and Image::hit_id
+  // Rendering a part of the particles (one rank's): the box of all of them frames the auto
+  // camera, and their scalar range replaces this part's own "auto" colour range.
+  std::optional<SceneBounds> camera_bounds;
+  std::optional<std::pair<float, float>> color_range;
+};
+
+// The extent of one frame's particles: their box and census, and the range of their scalar.
+struct FrameExtent {
+  SceneBounds bounds;
+  float scalar_lo;  // +inf / -inf when there is no scalar or no renderable particle
+  float scalar_hi;
 };
 
 struct FrameStats {
@@ -77,6 +89,8 @@ class Renderer {
                     const RenderOptions& options = {});
 
   HostGrid build_grid(const ParticleView& particles);
+
+  FrameExtent measure(const ParticleView& particles);
 
   // Caps the memory this renderer's buffers may hold (host or device, by backend); a frame that
   // needs more fails with OutOfMemoryError. The CPU default is the machine's physical memory.
