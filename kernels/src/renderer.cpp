@@ -77,9 +77,7 @@ FrameStats Renderer::render(const ParticleView& particles, const RenderSettings&
   return impl_->render(particles, settings, options, image);
 }
 
-FrameExtent Renderer::measure(const ParticleView& particles) {
-  return impl_->measure(particles);
-}
+FrameExtent Renderer::measure(const ParticleView& particles) { return impl_->measure(particles); }
 
 HostGrid Renderer::build_grid(const ParticleView& particles) {
   return impl_->build_grid(particles);
