@@ -16,6 +16,7 @@
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
 #include <thrust/transform.h>
+#include <thrust/transform_scan.h>
 #include <thrust/transform_reduce.h>
 
 #include <chrono>
@@ -113,14 +114,14 @@ struct SumU64 {
 struct EmitReferences {
   GridGeometry geometry;
   const Vec4* spheres;
-  const std::uint32_t* offsets;
+  const std::uint64_t* ends;  // inclusive scan of the reference counts
   std::uint32_t* keys;
   std::uint32_t* values;
   GRANRAY_HD void operator()(std::uint32_t i) const {
     const Vec4 s = spheres[i];
     if (!is_renderable(s)) return;
     const CellRange r = overlapped_cells(geometry, s);
-    std::uint32_t k = offsets[i];
+    auto k = static_cast<std::uint32_t>(ends[i] - cell_count(r));
     for (int z = r.lo[2]; z <= r.hi[2]; ++z)
       for (int y = r.lo[1]; y <= r.hi[1]; ++y)
         for (int x = r.lo[0]; x <= r.hi[0]; ++x) {
@@ -164,8 +165,7 @@ class ThrustBackend final : public detail::Backend {
         staged_ids_(account_, "particle id upload"),
         staged_scalar_(account_, "particle scalar upload"),
         colormap_(account_, "colormap"),
-        counts_(account_, "grid reference counts"),
-        offsets_(account_, "grid reference offsets"),
+        ends_(account_, "grid reference offsets"),
         keys_(account_, "grid reference keys"),
         values_(account_, "grid references"),
         keys_sorted_(account_, "sorted grid reference keys"),
@@ -328,24 +328,24 @@ class ThrustBackend final : public detail::Backend {
                                        const SceneBounds& bounds) {
     auto policy = exec.policy();
     const std::uint32_t n = r.count;
+    // One fused pass counts each sphere's cells and scans them; the last entry is the total.
+    // The last geometry tried is the one kept, so its scan is what EmitReferences reads.
+    ends_.resize(n);
     const detail::GridLayout layout =
         detail::choose_grid_layout(bounds, [&](const GridGeometry& g) {
-          return thrust::transform_reduce(policy, Index(0), Index(n),
-                                          WideReferenceCount{{g, r.spheres}}, std::uint64_t{0},
-                                          SumU64{});
+          thrust::transform_inclusive_scan(policy, Index(0), Index(n), ends_.data(),
+                                           WideReferenceCount{{g, r.spheres}}, SumU64{});
+          std::uint64_t total = 0;
+          exec.download(ends_.data() + (n - 1), &total, 1);
+          return total;
         });
     const GridGeometry& g = layout.geometry;
     const auto total = static_cast<std::uint32_t>(layout.references);
 
-    counts_.resize(n);
-    offsets_.resize(n);
-    thrust::transform(policy, Index(0), Index(n), counts_.data(), ReferenceCount{g, r.spheres});
-    thrust::exclusive_scan(policy, counts_.data(), counts_.data() + n, offsets_.data());
-
     keys_.resize(total);
     values_.resize(total);
     thrust::for_each_n(policy, Index(0), n,
-                       EmitReferences{g, r.spheres, offsets_.data(), keys_.data(), values_.data()});
+                       EmitReferences{g, r.spheres, ends_.data(), keys_.data(), values_.data()});
     if (!Executor::sorts_in_place) {
       keys_sorted_.resize(total);
       values_sorted_.resize(total);
@@ -469,8 +469,7 @@ class ThrustBackend final : public detail::Backend {
   Array<std::uint64_t> staged_ids_;
   Array<float> staged_scalar_;
   Array<Vec3> colormap_;
-  Array<std::uint32_t> counts_;
-  Array<std::uint32_t> offsets_;
+  Array<std::uint64_t> ends_;
   Array<std::uint32_t> keys_;
   Array<std::uint32_t> values_;
   Array<std::uint32_t> keys_sorted_;
