@@ -77,8 +77,9 @@ class Dem final : public DemSimulation {
 
   void step() override {
     const auto dt = static_cast<float>(params_.dt);
-    thrust::for_each_n(policy(), Index(0), n_,
-                       KickDrift{raw(pos_), raw(vel_), raw(spin_), raw(force_), raw(torque_), dt});
+    thrust::for_each_n(
+        policy(), Index(0), n_,
+        KickDrift{{raw(vel_), raw(spin_), raw(force_), raw(torque_), dt}, raw(pos_)});
     find_neighbours();
     compute_forces();
     thrust::for_each_n(policy(), Index(0), n_,

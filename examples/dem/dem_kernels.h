@@ -145,39 +145,9 @@ struct ComputeForces {
   }
 };
 
-// Half a velocity Verlet kick: v += F / m dt / 2, omega += tau / I dt / 2 (w components hold
-// 1/m and 1/I).
-GRANRAY_HD_INLINE void half_kick(Vec4& v, Vec4& w, Vec4 f, Vec4 t, float dt) {
-  v.x += 0.5f * dt * f.x * v.w;
-  v.y += 0.5f * dt * f.y * v.w;
-  v.z += 0.5f * dt * f.z * v.w;
-  w.x += 0.5f * dt * t.x * w.w;
-  w.y += 0.5f * dt * t.y * w.w;
-  w.z += 0.5f * dt * t.z * w.w;
-}
-
-// Velocity Verlet, kick-drift-kick: half kick with the old forces, drift a full step...
-struct KickDrift {
-  Vec4* pos;
-  Vec4* vel;
-  Vec4* spin;
-  const Vec4* force;
-  const Vec4* torque;
-  float dt;
-  GRANRAY_HD void operator()(std::uint32_t i) const {
-    Vec4 v = vel[i], w = spin[i], p = pos[i];
-    const Vec4 f = force[i], t = torque[i];
-    half_kick(v, w, f, t, dt);
-    p.x += dt * v.x;
-    p.y += dt * v.y;
-    p.z += dt * v.z;
-    vel[i] = v;
-    spin[i] = w;
-    pos[i] = p;
-  }
-};
-
-// ... and the second half kick with the new forces.
+// Half a velocity Verlet kick: v += F / m dt / 2, omega += tau / I dt / 2 (the w components
+// hold 1/m and 1/I). Velocity Verlet, kick-drift-kick: Kick with the old forces, Drift a full
+// step, recompute the forces, Kick again.
 struct Kick {
   Vec4* vel;
   Vec4* spin;
@@ -187,9 +157,29 @@ struct Kick {
   GRANRAY_HD void operator()(std::uint32_t i) const {
     Vec4 v = vel[i], w = spin[i];
     const Vec4 f = force[i], t = torque[i];
-    half_kick(v, w, f, t, dt);
+    v.x += 0.5f * dt * f.x * v.w;
+    v.y += 0.5f * dt * f.y * v.w;
+    v.z += 0.5f * dt * f.z * v.w;
+    w.x += 0.5f * dt * t.x * w.w;
+    w.y += 0.5f * dt * t.y * w.w;
+    w.z += 0.5f * dt * t.z * w.w;
     vel[i] = v;
     spin[i] = w;
+  }
+};
+
+// The first half kick and the drift, in one pass over the grains.
+struct KickDrift {
+  Kick kick;
+  Vec4* pos;
+  GRANRAY_HD void operator()(std::uint32_t i) const {
+    kick(i);
+    const Vec4 v = kick.vel[i];
+    Vec4 p = pos[i];
+    p.x += kick.dt * v.x;
+    p.y += kick.dt * v.y;
+    p.z += kick.dt * v.z;
+    pos[i] = p;
   }
 };
 

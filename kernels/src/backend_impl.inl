@@ -16,8 +16,8 @@
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
 #include <thrust/transform.h>
-#include <thrust/transform_scan.h>
 #include <thrust/transform_reduce.h>
+#include <thrust/transform_scan.h>
 
 #include <chrono>
 #include <cstdint>
@@ -92,18 +92,14 @@ struct MergeScalarRange {
   }
 };
 
+// Cells a sphere's padded box overlaps (0 for a broken particle); 64-bit, as it is summed.
 struct ReferenceCount {
   GridGeometry geometry;
   const Vec4* spheres;
-  GRANRAY_HD std::uint32_t operator()(std::uint32_t i) const {
+  GRANRAY_HD std::uint64_t operator()(std::uint32_t i) const {
     const Vec4 s = spheres[i];
     return is_renderable(s) ? cell_count(overlapped_cells(geometry, s)) : 0u;
   }
-};
-
-struct WideReferenceCount {
-  ReferenceCount count;
-  GRANRAY_HD std::uint64_t operator()(std::uint32_t i) const { return count(i); }
 };
 
 struct SumU64 {
@@ -188,15 +184,8 @@ class ThrustBackend final : public detail::Backend {
     return translate_errors([&] {
       const Executor exec(view.cuda_stream, scratch_);
       const Resident r = make_resident(exec, view);
-      FrameExtent extent{reduce_bounds(exec, r), INFINITY, -INFINITY};
-      if (r.scalar != nullptr && r.count > 0) {
-        const ScalarRange range = thrust::transform_reduce(
-            exec.policy(), Index(0), Index(r.count), ScalarRangeOf{r.spheres, r.scalar},
-            ScalarRange{INFINITY, -INFINITY}, MergeScalarRange{});
-        extent.scalar_lo = range.lo;
-        extent.scalar_hi = range.hi;
-      }
-      return extent;
+      const ScalarRange range = scalar_range(exec, r);
+      return FrameExtent{reduce_bounds(exec, r), range.lo, range.hi};
     });
   }
 
@@ -284,6 +273,14 @@ class ThrustBackend final : public detail::Backend {
     return {staged_spheres_.data(), ids, scalar, n};
   }
 
+  // Min and max of the renderable particles' finite scalars; lo > hi when there are none.
+  ScalarRange scalar_range(const Executor& exec, const Resident& r) const {
+    if (r.scalar == nullptr || r.count == 0) return {INFINITY, -INFINITY};
+    return thrust::transform_reduce(exec.policy(), Index(0), Index(r.count),
+                                    ScalarRangeOf{r.spheres, r.scalar},
+                                    ScalarRange{INFINITY, -INFINITY}, MergeScalarRange{});
+  }
+
   // The particles' base colours: uniform, or the colormap of their scalar over a fixed range or
   // the frame's own min/max.
   ColorSource color_source(const Executor& exec, const Resident& r, const RenderSettings& settings,
@@ -295,18 +292,16 @@ class ThrustBackend final : public detail::Backend {
       throw ConfigError("granray: colormap index " + std::to_string(mapping.colormap) +
                         " out of range");
     }
-    exec.upload(colormap_, detail::kColormapTables[mapping.colormap], detail::kColormapSize);
+    if (mapping.colormap != colormap_uploaded_) {  // 3 KB, but not every frame
+      exec.upload(colormap_, detail::kColormapTables[mapping.colormap], detail::kColormapSize);
+      colormap_uploaded_ = mapping.colormap;
+    }
     float lo = mapping.lo, hi = mapping.hi;
     if (mapping.auto_range && options.color_range) {
       lo = options.color_range->first;
       hi = options.color_range->second;
     } else if (mapping.auto_range) {
-      const ScalarRange range =
-          r.count == 0
-              ? ScalarRange{0.0f, 0.0f}
-              : thrust::transform_reduce(exec.policy(), Index(0), Index(r.count),
-                                         ScalarRangeOf{r.spheres, r.scalar},
-                                         ScalarRange{INFINITY, -INFINITY}, MergeScalarRange{});
+      const ScalarRange range = scalar_range(exec, r);
       lo = range.lo <= range.hi ? range.lo : 0.0f;
       hi = range.lo <= range.hi ? range.hi : 0.0f;
     }
@@ -334,7 +329,7 @@ class ThrustBackend final : public detail::Backend {
     const detail::GridLayout layout =
         detail::choose_grid_layout(bounds, [&](const GridGeometry& g) {
           thrust::transform_inclusive_scan(policy, Index(0), Index(n), ends_.data(),
-                                           WideReferenceCount{{g, r.spheres}}, SumU64{});
+                                           ReferenceCount{g, r.spheres}, SumU64{});
           std::uint64_t total = 0;
           exec.download(ends_.data() + (n - 1), &total, 1);
           return total;
@@ -469,6 +464,7 @@ class ThrustBackend final : public detail::Backend {
   Array<std::uint64_t> staged_ids_;
   Array<float> staged_scalar_;
   Array<Vec3> colormap_;
+  int colormap_uploaded_ = -1;  // which table colormap_ holds
   Array<std::uint64_t> ends_;
   Array<std::uint32_t> keys_;
   Array<std::uint32_t> values_;
