@@ -7,7 +7,6 @@
 
 #include "granray/errors.h"
 #include "granray/io/frame_pattern.h"
-#include "granray/io/image_file.h"
 
 namespace granray {
 namespace {
@@ -42,13 +41,6 @@ InsituConfig checked(InsituConfig config, const std::vector<std::string>& fields
   return config;
 }
 
-}  // namespace
-
-InsituRenderer::InsituRenderer(const std::string& input_file,
-                               const std::vector<std::string>& fields,
-                               const std::vector<std::string>& overrides)
-    : InsituRenderer(load_insitu_config(input_file, overrides), fields) {}
-
 std::unique_ptr<io::FrameWriter> make_writer(const InsituConfig& config,
                                              std::function<void(const std::string&)> log) {
   if (config.output.empty() && config.png.empty()) return nullptr;
@@ -68,6 +60,13 @@ std::unique_ptr<io::FrameWriter> make_writer(const InsituConfig& config,
     throw ConfigError("key 'insitu.output' = \"" + config.output + "\": " + e.what());
   }
 }
+
+}  // namespace
+
+InsituRenderer::InsituRenderer(const std::string& input_file,
+                               const std::vector<std::string>& fields,
+                               const std::vector<std::string>& overrides)
+    : InsituRenderer(load_insitu_config(input_file, overrides), fields) {}
 
 InsituRenderer::InsituRenderer(InsituConfig config, const std::vector<std::string>& fields)
     : config_(checked(std::move(config), fields)),
