@@ -10,6 +10,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -21,44 +22,13 @@
 #include "granray/insitu/insitu_renderer.h"
 #include "granray/io/frame_pattern.h"
 #include "granray/io/frame_writer.h"
+#include "granray/io/hdf5_frame_file.h"
 #include "granray/io/image_file.h"
+#include "h5_read.h"
 #include "test_support.h"
 
 namespace granray::test {
 namespace {
-
-// Reading back with the C API, independently of the writer.
-struct H5File {
-  hid_t id;
-  explicit H5File(const std::string& path)
-      : id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT)) {}
-  ~H5File() {
-    if (id >= 0) H5Fclose(id);
-  }
-};
-
-std::vector<hsize_t> dims_of(hid_t file, const char* name) {
-  const hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
-  if (d < 0) return {};
-  const hid_t s = H5Dget_space(d);
-  std::vector<hsize_t> dims(H5Sget_simple_extent_ndims(s));
-  H5Sget_simple_extent_dims(s, dims.data(), nullptr);
-  H5Sclose(s);
-  H5Dclose(d);
-  return dims;
-}
-
-template <class T>
-std::vector<T> read_all(hid_t file, const char* name, hid_t type) {
-  const auto dims = dims_of(file, name);
-  std::size_t n = 1;
-  for (const auto d : dims) n *= d;
-  std::vector<T> out(n);
-  const hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
-  EXPECT_GE(H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), 0) << name;
-  H5Dclose(d);
-  return out;
-}
 
 std::string string_attribute(hid_t object, const char* name) {
   const hid_t a = H5Aopen(object, name, H5P_DEFAULT);
@@ -185,6 +155,52 @@ TEST_F(Hdf5OutputTest, RestartAppendsWhenTheLayoutMatchesAndRefusesOtherwise) {
   std::string content;
   std::getline(in, content);
   EXPECT_EQ(content, "not an HDF5 file");
+}
+
+TEST_F(Hdf5OutputTest, PerRankValuesGrowWithTheRankCount) {
+  Rng rng(fresh_seed());
+  const std::string h5 = dir_ + "/ranks.h5";
+  const int first_ranks = 1 + static_cast<int>(rng() % 3), more_ranks = first_ranks + 2;
+  std::vector<std::vector<RankStats>> written;
+  {
+    io::Hdf5FrameFile file(h5, 8, 6, "[insitu]\n");
+    Image image;
+    image.width = 8;
+    image.height = 6;
+    image.rgb.assign(8 * 6 * 3, 7);
+    for (const int ranks : {first_ranks, more_ranks, first_ranks}) {
+      io::FrameMetadata meta;
+      for (int r = 0; r < ranks; ++r) {
+        meta.ranks.push_back({rng() % 1000, uniform(rng, 0.1f, 9.0f), uniform(rng, 0.1f, 9.0f),
+                              uniform(rng, 0.1f, 9.0f)});
+      }
+      meta.composite_ms = meta.ranks[0].composite_ms;
+      file.append(image, meta);
+      written.push_back(meta.ranks);
+    }
+  }
+  H5File file(h5);
+  EXPECT_EQ(dims_of(file.id, "/frames/rank_particles"),
+            (std::vector<hsize_t>{3, hsize_t(more_ranks)}));
+  EXPECT_EQ(read_all<std::int32_t>(file.id, "/frames/ranks", H5T_NATIVE_INT32),
+            (std::vector<std::int32_t>{first_ranks, more_ranks, first_ranks}));
+  const auto particles =
+      read_all<std::uint64_t>(file.id, "/frames/rank_particles", H5T_NATIVE_UINT64);
+  const auto grid = read_all<double>(file.id, "/frames/rank_grid_ms", H5T_NATIVE_DOUBLE);
+  const auto composite = read_all<double>(file.id, "/frames/rank_composite_ms", H5T_NATIVE_DOUBLE);
+  for (std::size_t f = 0; f < 3; ++f) {
+    for (int r = 0; r < more_ranks; ++r) {
+      const std::size_t at = f * more_ranks + r;
+      if (r < static_cast<int>(written[f].size())) {
+        EXPECT_EQ(particles[at], written[f][r].particles);
+        EXPECT_DOUBLE_EQ(grid[at], written[f][r].grid_ms);
+        EXPECT_DOUBLE_EQ(composite[at], written[f][r].composite_ms);
+      } else {
+        EXPECT_EQ(particles[at], 0u) << "frame " << f << " had no rank " << r;
+        EXPECT_TRUE(std::isnan(grid[at])) << "frame " << f << " had no rank " << r;
+      }
+    }
+  }
 }
 
 TEST_F(Hdf5OutputTest, UnwritablePathIsAnErrorAtStart) {

@@ -8,28 +8,11 @@
 
 #include "granray/insitu/mpi_frame.h"
 #include "granray/io/particle_file.h"
+#include "mpi_support.h"
 #include "test_support.h"
 
 namespace granray::test {
 namespace {
-
-int rank_of(MPI_Comm comm) {
-  int r = 0;
-  MPI_Comm_rank(comm, &r);
-  return r;
-}
-int size_of(MPI_Comm comm) {
-  int s = 1;
-  MPI_Comm_size(comm, &s);
-  return s;
-}
-
-// The same seed on every rank, fresh each run.
-std::uint64_t shared_seed() {
-  std::uint64_t seed = rank_of(MPI_COMM_WORLD) == 0 ? fresh_seed() : 0;
-  MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  return seed;
-}
 
 enum class Split { random, slabs, all_on_last, contiguous_without_ids };
 
@@ -138,18 +121,3 @@ TEST(MpiRender, TwinsOnDifferentRanksGoToTheSmallerId) {
 
 }  // namespace
 }  // namespace granray::test
-
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank != 0) {
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-  }
-  int failed = RUN_ALL_TESTS();
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return failed;
-}

@@ -17,9 +17,7 @@ constexpr MemorySpace kSpace = MemorySpace::host;
 #undef GRANRAY_DEM_BACKEND
 
 namespace granray::dem::detail {
-std::unique_ptr<DemSimulation> make_cpu_dem(const DemParams& params,
-                                            const std::vector<Vec4>& positions,
-                                            const std::vector<Vec3>& velocities) {
-  return std::make_unique<cpu_dem::Dem>(params, positions, velocities);
+std::unique_ptr<DemSimulation> make_cpu_dem(const DemParams& params, DemStart start) {
+  return std::make_unique<cpu_dem::Dem>(params, std::move(start));
 }
 }  // namespace granray::dem::detail

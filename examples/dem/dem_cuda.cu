@@ -18,9 +18,7 @@ constexpr MemorySpace kSpace = MemorySpace::device;
 #undef GRANRAY_DEM_BACKEND
 
 namespace granray::dem::detail {
-std::unique_ptr<DemSimulation> make_cuda_dem(const DemParams& params,
-                                             const std::vector<Vec4>& positions,
-                                             const std::vector<Vec3>& velocities) {
-  return std::make_unique<cuda_dem::Dem>(params, positions, velocities);
+std::unique_ptr<DemSimulation> make_cuda_dem(const DemParams& params, DemStart start) {
+  return std::make_unique<cuda_dem::Dem>(params, std::move(start));
 }
 }  // namespace granray::dem::detail

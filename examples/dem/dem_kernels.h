@@ -10,16 +10,23 @@
 namespace granray::dem {
 
 // Contact search grid over the box: cells of at least one largest diameter, so contacts are
-// only ever between a cell and its 26 neighbours.
+// only ever between a cell and its 26 neighbours. Under a slab decomposition each rank holds the
+// cells of its slab and one layer beyond: `first` is its first cell in the global grid, `dims`
+// its extent, `global_dims` the whole box's (positions outside the box clamp to its edge cells,
+// the same cells whatever the decomposition).
 struct ContactGrid {
   Vec3 box;
   float inv_cell;
   int dims[3];
+  int first[3];
+  int global_dims[3];
 
-  GRANRAY_HD int coord(float x, int axis) const {
-    const float c = fminf(fmaxf(floorf(x * inv_cell), 0.0f), static_cast<float>(dims[axis] - 1));
+  GRANRAY_HD int global_coord(float x, int axis) const {
+    const float c =
+        fminf(fmaxf(floorf(x * inv_cell), 0.0f), static_cast<float>(global_dims[axis] - 1));
     return static_cast<int>(c);
   }
+  GRANRAY_HD int coord(float x, int axis) const { return global_coord(x, axis) - first[axis]; }
   GRANRAY_HD std::uint32_t index(int x, int y, int z) const {
     return (static_cast<std::uint32_t>(z) * dims[1] + y) * dims[0] + x;
   }
@@ -47,20 +54,95 @@ struct DemState {
   Vec3 gravity;
 };
 
+// Sort key: the cell above, the grain's global id below. Contacts are then summed in id order
+// within each cell, so a grain's force is the same sum in the same order on any number of ranks.
 struct CellKey {
   const Vec4* pos;
+  const std::uint64_t* id;
   ContactGrid grid;
-  GRANRAY_HD std::uint32_t operator()(std::uint32_t i) const { return grid.key(pos[i]); }
+  GRANRAY_HD std::uint64_t operator()(std::uint32_t i) const {
+    return (static_cast<std::uint64_t>(grid.key(pos[i])) << 32) | id[i];
+  }
 };
 
 struct MarkCells {
-  const std::uint32_t* keys;
+  const std::uint64_t* keys;
   std::uint32_t count;
   std::uint32_t* start;
   std::uint32_t* end;
   GRANRAY_HD void operator()(std::uint32_t k) const {
-    if (k == 0 || keys[k - 1] != keys[k]) start[keys[k]] = k;
-    if (k + 1 == count || keys[k + 1] != keys[k]) end[keys[k]] = k + 1;
+    const auto cell = static_cast<std::uint32_t>(keys[k] >> 32);
+    if (k == 0 || (keys[k - 1] >> 32) != cell) start[cell] = k;
+    if (k + 1 == count || (keys[k + 1] >> 32) != cell) end[cell] = k + 1;
+  }
+};
+
+// Slab bookkeeping, one bit per direction: a grain's cell column against its rank's slab
+// [slab_first, slab_end) of global columns.
+enum SlabBits : std::uint8_t { kToLower = 1, kToUpper = 2, kBeyond = 4 };
+
+// Where an owned grain must go after a drift: 0 (stays), kToLower, kToUpper, or kBeyond (past a
+// neighbouring slab in one step: the integration has blown up).
+struct MigrationSide {
+  const Vec4* pos;
+  ContactGrid grid;
+  int slab_first, slab_end, lower_first, upper_end;
+  GRANRAY_HD std::uint8_t operator()(std::uint32_t i) const {
+    const int c = grid.global_coord(pos[i].x, 0);
+    if (c >= slab_first && c < slab_end) return 0;
+    if (c < slab_first) return c >= lower_first ? kToLower : kBeyond;
+    return c < upper_end ? kToUpper : kBeyond;
+  }
+};
+
+// Which neighbours need an owned grain as a ghost: those whose slab touches its cell column.
+struct GhostSides {
+  const Vec4* pos;
+  ContactGrid grid;
+  int slab_first, slab_end;
+  bool has_lower, has_upper;
+  GRANRAY_HD std::uint8_t operator()(std::uint32_t i) const {
+    const int c = grid.global_coord(pos[i].x, 0);
+    std::uint8_t bits = 0;
+    if (has_lower && c == slab_first) bits |= kToLower;
+    if (has_upper && c == slab_end - 1) bits |= kToUpper;
+    return bits;
+  }
+};
+
+struct HasBits {
+  std::uint8_t mask;
+  GRANRAY_HD bool operator()(std::uint8_t bits) const { return (bits & mask) != 0; }
+};
+
+// One grain as it travels between ranks.
+struct Grain {
+  Vec4 pos, vel, spin;
+  std::uint64_t id;
+  std::uint64_t unused;  // keeps the record a multiple of 16 bytes
+};
+
+struct PackGrain {
+  const Vec4* pos;
+  const Vec4* vel;
+  const Vec4* spin;
+  const std::uint64_t* id;
+  GRANRAY_HD Grain operator()(std::uint32_t i) const { return {pos[i], vel[i], spin[i], id[i], 0}; }
+};
+
+struct UnpackGrain {
+  const Grain* grains;
+  std::uint32_t offset;
+  Vec4* pos;
+  Vec4* vel;
+  Vec4* spin;
+  std::uint64_t* id;
+  GRANRAY_HD void operator()(std::uint32_t k) const {
+    const Grain g = grains[k];
+    pos[offset + k] = g.pos;
+    vel[offset + k] = g.vel;
+    spin[offset + k] = g.spin;
+    id[offset + k] = g.id;
   }
 };
 

@@ -1,5 +1,6 @@
 // granray-dem: the example CUDA/CPU DEM with granray rendering in its time loop.
 //   granray-dem [INPUT.toml] [--set table.key=value ...]
+//   mpirun -np 4 granray-dem ...   (slabs along x, one GPU per rank when there are GPUs)
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -12,6 +13,11 @@
 #include "granray/errors.h"
 #include "granray/insitu/insitu_renderer.h"
 
+#if defined(GRANRAY_DEM_HAVE_MPI)
+#include "dem_mpi.h"
+#include "granray/insitu/mpi_frame.h"
+#endif
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -19,7 +25,24 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-int run(const std::string& input, const std::vector<std::string>& overrides) {
+// The ranks this run spreads over: one, or MPI_COMM_WORLD when started by an MPI launcher.
+struct Ranks {
+  int rank = 0;
+  int size = 1;
+  int gpu = -1;  // the GPU this rank uses under MPI, -1 if none or one rank
+  std::shared_ptr<granray::dem::SlabExchange> slabs;
+  std::shared_ptr<granray::RankGroup> group;
+
+  // The slowest rank's value (collective under MPI).
+  double slowest(double mine) const {
+#if defined(GRANRAY_DEM_HAVE_MPI)
+    if (size > 1) MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+#endif
+    return mine;
+  }
+};
+
+int run(const std::string& input, const std::vector<std::string>& overrides, const Ranks& ranks) {
   using namespace granray;
   std::string text = dem::default_pour_toml();
   std::string source = "<default pour>";
@@ -37,30 +60,39 @@ int run(const std::string& input, const std::vector<std::string>& overrides) {
     if (o.rfind("insitu.", 0) == 0) insitu_overrides.push_back(o.substr(7));
   }
   const dem::DemParams params = dem::parse_dem_params(text, source, overrides);
-  InsituRenderer vis(parse_insitu_config(text, source, insitu_overrides), {"speed"});
-  auto sim = dem::DemSimulation::create(params);
+  InsituRenderer vis(parse_insitu_config(text, source, insitu_overrides), {"speed"}, ranks.group);
+  auto sim = dem::DemSimulation::create(params, ranks.slabs);
 
   const InsituConfig& vc = vis.config();
-  std::printf("granray-dem: %zu grains, %lld steps of %g s, DEM on %s; rendering %dx%d on %s",
-              sim->size(), static_cast<long long>(params.steps), params.dt,
-              backend_name(sim->backend()), vc.render.width, vc.render.height,
-              backend_name(vis.backend()));
-  if (vc.every > 0) std::printf(" every %lld steps", static_cast<long long>(vc.every));
-  if (vc.every_time > 0) std::printf(" every %g s", vc.every_time);
-  std::printf("%s%s\n", vc.png.empty() ? "" : " to ", vc.png.c_str());
-  std::fflush(stdout);
+  const bool root = ranks.rank == 0;
+  if (root) {
+    std::printf("granray-dem: %lld grains, %lld steps of %g s, DEM on %s; rendering %dx%d on %s",
+                static_cast<long long>(params.particles), static_cast<long long>(params.steps),
+                params.dt, backend_name(sim->backend()), vc.render.width, vc.render.height,
+                backend_name(vis.backend()));
+    if (vc.every > 0) std::printf(" every %lld steps", static_cast<long long>(vc.every));
+    if (vc.every_time > 0) std::printf(" every %g s", vc.every_time);
+    std::printf("%s%s\n", vc.png.empty() ? "" : " to ", vc.png.c_str());
+    if (ranks.size > 1) {
+      std::printf("granray-dem: %d ranks, slabs along x, %s\n", ranks.size,
+                  ranks.gpu >= 0 ? "one GPU per rank (node-local rank mod GPUs)" : "no GPU");
+    }
+    std::fflush(stdout);
+  }
 
   double dem_seconds = 0.0;
   const Clock::time_point start = Clock::now();
   for (std::int64_t step = 0;; ++step) {
     if (vis.due(step, sim->time())) {
       const FrameRecord& f = vis.render(step, sim->time(), sim->particles());
-      if (f.rendered) {
+      if (f.rendered && root) {
         std::printf(
             "frame step %lld t=%.4f s: %llu particles, grid %.2f ms, render %.2f ms, "
-            "output %.2f ms%s%s\n",
+            "%soutput %.2f ms%s%s\n",
             static_cast<long long>(step), sim->time(),
             static_cast<unsigned long long>(f.stats.particles), f.stats.grid_ms, f.stats.render_ms,
+            ranks.size > 1 ? ("composite " + std::to_string(f.stats.composite_ms) + " ms, ").c_str()
+                           : "",
             f.output_ms, f.png_path.empty() ? "" : " -> ", f.png_path.c_str());
         std::fflush(stdout);
       }
@@ -73,8 +105,16 @@ int run(const std::string& input, const std::vector<std::string>& overrides) {
   vis.finish();  // the writer thread may still hold the last frames
   const InsituCounters c = vis.counters();
   const double frames = c.rendered > 0 ? static_cast<double>(c.rendered) : 1.0;
+  dem_seconds = ranks.slowest(dem_seconds);
+  const std::uint64_t migrated = ranks.slabs ? ranks.slabs->sum(sim->migrated()) : 0;
+  if (!root) return 0;
+  if (ranks.size > 1) {
+    std::printf("granray-dem: %llu grains crossed slab faces\n",
+                static_cast<unsigned long long>(migrated));
+  }
   std::printf(
-      "granray-dem: %lld steps in %.1f s: DEM %.3f ms/step on %s; %llu frames on %s, "
+      "granray-dem: %lld steps in %.1f s: DEM %.3f ms/step (slowest rank) on %s; %llu frames on "
+      "%s, "
       "%.2f ms/frame rendering, %.2f ms/frame handing over; %llu written, %llu failed, "
       "%llu dropped, %llu lost\n",
       static_cast<long long>(params.steps), seconds_since(start),
@@ -97,10 +137,34 @@ int main(int argc, char** argv) {
   app.add_option("--set", overrides, "override table.key=value (TOML value)")
       ->allow_extra_args(false);
   CLI11_PARSE(app, argc, argv);
-  try {
-    return run(input, overrides);
-  } catch (const granray::Error& e) {
-    std::cerr << "granray-dem: error: " << e.what() << "\n";
-    return 2;
+  Ranks ranks;
+#if defined(GRANRAY_DEM_HAVE_MPI)
+  // A plain run stays a one-rank run that never touches MPI.
+  const bool mpi = granray::mpi::launched_by_mpi();
+  if (mpi) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &ranks.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks.size);
   }
+#endif
+  int status = 0;
+  try {
+#if defined(GRANRAY_DEM_HAVE_MPI)
+    if (ranks.size > 1) {
+      ranks.gpu = granray::mpi::use_node_local_gpu(MPI_COMM_WORLD);
+      ranks.slabs = granray::dem::make_mpi_slabs(MPI_COMM_WORLD);
+      ranks.group = granray::mpi::rank_group(MPI_COMM_WORLD);
+    }
+#endif
+    status = run(input, overrides, ranks);
+  } catch (const granray::Error& e) {
+    std::cerr << "granray-dem: "
+              << (ranks.size > 1 ? "rank " + std::to_string(ranks.rank) + ": " : "")
+              << "error: " << e.what() << "\n";
+    status = 2;
+  }
+#if defined(GRANRAY_DEM_HAVE_MPI)
+  if (mpi) MPI_Finalize();
+#endif
+  return status;
 }

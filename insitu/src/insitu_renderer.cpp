@@ -17,7 +17,8 @@ constexpr int kStepDigits = 8;
 // Time marks compare with a tolerance: a simulated time summed from dt lands a few ulps off.
 double time_tolerance(double every_time) { return 1e-9 * every_time; }
 
-InsituConfig checked(InsituConfig config, const std::vector<std::string>& fields) {
+InsituConfig checked(InsituConfig config, const std::vector<std::string>& fields,
+                     bool writes_output) {
   if (config.color) {
     bool offered = false;
     for (const auto& f : fields) offered = offered || f == config.color->field;
@@ -29,7 +30,7 @@ InsituConfig checked(InsituConfig config, const std::vector<std::string>& fields
                         ")");
     }
   }
-  if (!config.png.empty()) {
+  if (writes_output && !config.png.empty()) {
     const std::filesystem::path dir = std::filesystem::path(config.png).parent_path();
     std::error_code ec;
     if (!dir.empty()) std::filesystem::create_directories(dir, ec);
@@ -65,14 +66,35 @@ std::unique_ptr<io::FrameWriter> make_writer(const InsituConfig& config,
 
 InsituRenderer::InsituRenderer(const std::string& input_file,
                                const std::vector<std::string>& fields,
-                               const std::vector<std::string>& overrides)
-    : InsituRenderer(load_insitu_config(input_file, overrides), fields) {}
+                               const std::vector<std::string>& overrides,
+                               std::shared_ptr<RankGroup> ranks)
+    : InsituRenderer(load_insitu_config(input_file, overrides), fields, std::move(ranks)) {}
 
-InsituRenderer::InsituRenderer(InsituConfig config, const std::vector<std::string>& fields)
-    : config_(checked(std::move(config), fields)),
+InsituRenderer::InsituRenderer(InsituConfig config, const std::vector<std::string>& fields,
+                               std::shared_ptr<RankGroup> ranks)
+    : config_(checked(std::move(config), fields, !ranks || ranks->rank() == 0)),
+      ranks_(std::move(ranks)),
       renderer_(config_.backend),
-      log_([](const std::string& line) { std::cerr << line << std::endl; }),
-      writer_(make_writer(config_, [this](const std::string& line) { log_(line); })) {}
+      log_([](const std::string& line) { std::cerr << line << std::endl; }) {
+  if (!ranks_) {
+    writer_ = make_writer(config_, [this](const std::string& line) { log_(line); });
+    return;
+  }
+  // Only rank 0 writes; every rank must learn whether it could, or the others would wait for it
+  // in the first frame's collectives.
+  std::exception_ptr failure;
+  if (ranks_->rank() == 0) {
+    try {
+      writer_ = make_writer(config_, [this](const std::string& line) { log_(line); });
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+  if (!ranks_->all(failure == nullptr)) {
+    if (failure) std::rethrow_exception(failure);
+    throw ConfigError("rank 0 cannot open the output of [insitu] (its error says why)");
+  }
+}
 
 InsituRenderer::~InsituRenderer() = default;
 
@@ -136,14 +158,21 @@ void InsituRenderer::render_frame(std::int64_t step, double time,
                                   const SimulationParticles& particles) {
   ParticleView view = particles.view;
   view.scalar = nullptr;
+  std::string problem;
   if (config_.color) {
     view.scalar = particles.field(config_.color->field);
     if (view.scalar == nullptr) {
-      throw Error("field \"" + config_.color->field + "\" was not passed with this frame");
+      problem = "field \"" + config_.color->field + "\" was not passed with this frame";
     }
   }
+  // Across ranks, a rank that cannot take part must not leave the others in a collective.
+  if (ranks_ && !ranks_->all(problem.empty()) && problem.empty()) {
+    problem = "another rank could not pass its particles (its log says why)";
+  }
+  if (!problem.empty()) throw Error(problem);
   if (writer_ && image_.rgb.empty()) image_ = writer_->recycled_image();
-  last_.stats = renderer_.render(view, config_.render, image_);
+  last_.stats = ranks_ ? ranks_->render(renderer_, view, config_.render, image_)
+                       : renderer_.render(view, config_.render, image_);
   if (!writer_) return;
 
   io::FrameJob job;
@@ -158,6 +187,12 @@ void InsituRenderer::render_frame(std::int64_t step, double time,
   job.meta.grid_ms = last_.stats.grid_ms;
   job.meta.render_ms = last_.stats.render_ms;
   job.meta.frame_ms = last_.stats.total_ms;
+  job.meta.composite_ms = last_.stats.composite_ms;
+  job.meta.ranks = last_.stats.ranks;
+  if (job.meta.ranks.empty()) {
+    job.meta.ranks.push_back(
+        {last_.stats.particles, last_.stats.grid_ms, last_.stats.render_ms, 0.0});
+  }
   if (!config_.png.empty()) {
     last_.png_path = io::expand_frame_pattern(config_.png, step, kStepDigits);
     job.png_path = last_.png_path;

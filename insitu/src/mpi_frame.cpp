@@ -1,13 +1,20 @@
 #include "granray/insitu/mpi_frame.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "granray/errors.h"
+#include "granray/kernels/shading.h"
 
 namespace granray::mpi {
 namespace {
@@ -30,15 +37,49 @@ struct Sample {
 };
 static_assert(sizeof(Sample) == 16, "samples travel as raw bytes");
 
+// Leaves new samples uninitialised: every buffer here is written before it is read, and zeroing
+// an image's worth of samples per frame would cost as much as merging them.
+template <class T>
+struct UninitialisedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitialisedAllocator<U>;
+  };
+  UninitialisedAllocator() = default;
+  template <class U>
+  UninitialisedAllocator(const UninitialisedAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using Samples = std::vector<Sample, UninitialisedAllocator<Sample>>;
+
 bool nearer(const Sample& a, const Sample& b) {
   return a.depth < b.depth || (a.depth == b.depth && a.id < b.id);
 }
 
-void merge(Sample* into, const Sample* from, std::size_t count) {
-  for (std::size_t k = 0; k < count; ++k) {
-    if (nearer(from[k], into[k])) into[k] = from[k];
+// Pixels [x0, x1) x [y0, y1); empty when either side is.
+struct Rect {
+  std::int32_t x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  bool empty() const { return x0 >= x1 || y0 >= y1; }
+  bool contains(int x, int y) const { return x >= x0 && x < x1 && y >= y0 && y < y1; }
+  std::size_t area() const { return empty() ? 0 : std::size_t(x1 - x0) * std::size_t(y1 - y0); }
+  Rect rows(int lo, int hi) const {  // the part within rows [lo, hi)
+    Rect r{x0, std::max(y0, lo), x1, std::min(y1, hi)};
+    return r.empty() ? Rect{} : r;
   }
-}
+  Rect join(const Rect& o) const {
+    if (empty()) return o;
+    if (o.empty()) return *this;
+    return {std::min(x0, o.x0), std::min(y0, o.y0), std::max(x1, o.x1), std::max(y1, o.y1)};
+  }
+};
+static_assert(sizeof(Rect) == sizeof(Sample), "a message's first sample holds its rectangle");
 
 int byte_count(std::size_t samples) {
   const std::size_t bytes = samples * sizeof(Sample);
@@ -49,9 +90,106 @@ int byte_count(std::size_t samples) {
   return static_cast<int>(bytes);
 }
 
+// The bounding rectangle of the pixels a rank has drawn (finite depth).
+Rect drawn_rect(const Image& image) {
+  Rect r{image.width, image.height, 0, 0};
+  for (int y = 0; y < image.height; ++y) {
+    const float* row = image.depth.data() + std::size_t(y) * image.width;
+    int first = 0;
+    while (first < image.width && !std::isfinite(row[first])) ++first;
+    if (first == image.width) continue;
+    int last = image.width - 1;
+    while (!std::isfinite(row[last])) --last;
+    r = {std::min(r.x0, first), std::min(r.y0, y), std::max(r.x1, last + 1), y + 1};
+  }
+  return r.empty() ? Rect{} : r;
+}
+
+// One rank's working image during compositing: samples valid inside `drawn`, background
+// elsewhere.
+class Canvas {
+ public:
+  Canvas(const Image& image, const Sample& background, Samples& storage)
+      : width_(image.width), background_(background), samples_(storage) {
+    samples_.resize(image.rgb.size() / 3);
+    drawn_ = drawn_rect(image);
+    for (int y = drawn_.y0; y < drawn_.y1; ++y) {
+      for (int x = drawn_.x0; x < drawn_.x1; ++x) {
+        const std::size_t p = std::size_t(y) * width_ + x;
+        samples_[p] = {image.depth[p],
+                       {image.rgb[3 * p], image.rgb[3 * p + 1], image.rgb[3 * p + 2]},
+                       0,
+                       image.hit_id[p]};
+      }
+    }
+  }
+
+  // Rows [lo, hi) as a message: the rectangle drawn there, then its samples row by row.
+  void pack(int lo, int hi, Samples& message) const {
+    const Rect r = drawn_.rows(lo, hi);
+    message.resize(1 + r.area());
+    std::memcpy(&message[0], &r, sizeof(Rect));
+    Sample* out = message.data() + 1;
+    for (int y = r.y0; y < r.y1; ++y) {
+      out = std::copy_n(samples_.data() + std::size_t(y) * width_ + r.x0, r.x1 - r.x0, out);
+    }
+  }
+
+  // Keeps rows [lo, hi) and merges a message from another rank into them.
+  void merge(int lo, int hi, const Sample* message) {
+    Rect theirs;
+    std::memcpy(static_cast<void*>(&theirs), message, sizeof(Rect));
+    const Rect mine = drawn_.rows(lo, hi);
+    const Rect both = mine.join(theirs);
+    for (int y = both.y0; y < both.y1; ++y) {  // newly covered pixels start as background
+      for (int x = both.x0; x < both.x1; ++x) {
+        if (!mine.contains(x, y)) samples_[std::size_t(y) * width_ + x] = background_;
+      }
+    }
+    const Sample* in = message + 1;
+    for (int y = theirs.y0; y < theirs.y1; ++y) {
+      Sample* row = samples_.data() + std::size_t(y) * width_;
+      for (int x = theirs.x0; x < theirs.x1; ++x, ++in) {
+        if (nearer(*in, row[x])) row[x] = *in;
+      }
+    }
+    drawn_ = both;
+  }
+
+ private:
+  int width_;
+  Sample background_;
+  Samples& samples_;
+  Rect drawn_;
+};
+
+// Sends rows [send_lo, send_hi) to `partner` and merges what it sends for [keep_lo, keep_hi).
+void swap_rows(Canvas& canvas, int partner, int send_lo, int send_hi, int keep_lo, int keep_hi,
+               int width, MPI_Comm comm, Samples& out, Samples& in) {
+  constexpr int kTag = 7401;
+  in.resize(1 + std::size_t(keep_hi - keep_lo) * width);
+  canvas.pack(send_lo, send_hi, out);
+  GRANRAY_MPI_CHECK(MPI_Sendrecv(out.data(), byte_count(out.size()), MPI_BYTE, partner, kTag,
+                                 in.data(), byte_count(in.size()), MPI_BYTE, partner, kTag, comm,
+                                 MPI_STATUS_IGNORE));
+  canvas.merge(keep_lo, keep_hi, in.data());
+}
+
 }  // namespace
 
-void composite(Image& image, MPI_Comm comm) {
+struct Compositor::Buffers {
+  Samples canvas, out, in, gathered;
+};
+
+Compositor::Compositor() : buffers_(std::make_unique<Buffers>()) {}
+Compositor::~Compositor() = default;
+
+void composite(Image& image, Vec3 background, MPI_Comm comm) {
+  Compositor().composite(image, background, comm);
+}
+
+void Compositor::composite(Image& image, Vec3 background, MPI_Comm comm) {
+  Buffers& b = *buffers_;
   int rank = 0, size = 1;
   GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size));
@@ -61,71 +199,118 @@ void composite(Image& image, MPI_Comm comm) {
   }
   if (size == 1) return;
 
-  std::vector<Sample> mine(pixels);
-  for (std::size_t p = 0; p < pixels; ++p) {
-    mine[p] = {image.depth[p],
-               {image.rgb[3 * p], image.rgb[3 * p + 1], image.rgb[3 * p + 2]},
-               0,
-               image.hit_id[p]};
-  }
+  const Rgb8 bg = to_rgb8(background);
+  const Sample background_sample{INFINITY, {bg.r, bg.g, bg.b}, 0, ~std::uint64_t{0}};
+  Canvas canvas(image, background_sample, b.canvas);
+  const int width = image.width, height = image.height;
   int swap_ranks = 1;
   while (swap_ranks * 2 <= size) swap_ranks *= 2;
-  constexpr int kTag = 7401;
-  std::size_t lo = 0, hi = pixels;
+  int lo = 0, hi = height;  // the rows this rank composites
   if (rank >= swap_ranks) {
-    // Fold: hand the whole image to a rank of the power-of-two group and sit out the swap.
+    // Fold: hand what this rank drew to a rank of the power-of-two group and sit out the swap.
+    canvas.pack(0, height, b.out);
     GRANRAY_MPI_CHECK(
-        MPI_Send(mine.data(), byte_count(pixels), MPI_BYTE, rank - swap_ranks, kTag, comm));
+        MPI_Send(b.out.data(), byte_count(b.out.size()), MPI_BYTE, rank - swap_ranks, 7400, comm));
     lo = hi = 0;
   } else {
-    std::vector<Sample> incoming(pixels);
     if (rank + swap_ranks < size) {
-      GRANRAY_MPI_CHECK(MPI_Recv(incoming.data(), byte_count(pixels), MPI_BYTE, rank + swap_ranks,
-                                 kTag, comm, MPI_STATUS_IGNORE));
-      merge(mine.data(), incoming.data(), pixels);
+      b.in.resize(1 + pixels);
+      GRANRAY_MPI_CHECK(MPI_Recv(b.in.data(), byte_count(b.in.size()), MPI_BYTE, rank + swap_ranks,
+                                 7400, comm, MPI_STATUS_IGNORE));
+      canvas.merge(0, height, b.in.data());
     }
-    // Binary swap: each round halves the range a rank owns and merges its partner's half.
+    // Binary swap: each round halves the rows a rank owns and merges its partner's half.
     for (int bit = swap_ranks / 2; bit >= 1; bit /= 2) {
-      const int partner = rank ^ bit;
-      const std::size_t mid = lo + (hi - lo) / 2;
+      const int mid = lo + (hi - lo) / 2;
       const bool keep_low = (rank & bit) == 0;
-      const std::size_t keep_lo = keep_low ? lo : mid, keep_hi = keep_low ? mid : hi;
-      const std::size_t send_lo = keep_low ? mid : lo, send_hi = keep_low ? hi : mid;
-      GRANRAY_MPI_CHECK(MPI_Sendrecv(mine.data() + send_lo, byte_count(send_hi - send_lo), MPI_BYTE,
-                                     partner, kTag, incoming.data(), byte_count(keep_hi - keep_lo),
-                                     MPI_BYTE, partner, kTag, comm, MPI_STATUS_IGNORE));
-      merge(mine.data() + keep_lo, incoming.data(), keep_hi - keep_lo);
-      lo = keep_lo;
-      hi = keep_hi;
+      if (keep_low) {
+        swap_rows(canvas, rank ^ bit, mid, hi, lo, mid, width, comm, b.out, b.in);
+        hi = mid;
+      } else {
+        swap_rows(canvas, rank ^ bit, lo, mid, mid, hi, width, comm, b.out, b.in);
+        lo = mid;
+      }
     }
   }
 
-  // Rank 0 gathers the composited pieces.
-  const int piece[2] = {byte_count(lo), byte_count(hi - lo)};
-  std::vector<int> pieces(rank == 0 ? 2 * size : 0);
-  GRANRAY_MPI_CHECK(MPI_Gather(piece, 2, MPI_INT, pieces.data(), 2, MPI_INT, 0, comm));
-  std::vector<int> displacements, counts;
-  std::vector<Sample> final_image(rank == 0 ? pixels : 0);
+  // Rank 0 gathers each rank's composited rows (only what was drawn there).
+  Samples& piece = b.out;
+  canvas.pack(lo, hi, piece);
+  const int piece_bytes = byte_count(piece.size());
+  std::vector<int> counts(rank == 0 ? size : 0), offsets(rank == 0 ? size : 0);
+  GRANRAY_MPI_CHECK(MPI_Gather(&piece_bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm));
+  Samples& gathered = b.gathered;
   if (rank == 0) {
+    std::size_t total = 0;
     for (int r = 0; r < size; ++r) {
-      displacements.push_back(pieces[2 * r]);
-      counts.push_back(pieces[2 * r + 1]);
+      offsets[r] = static_cast<int>(total);
+      total += counts[r];
+      if (total > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+        throw Error("granray: the composited image is too large for one MPI gather");
+      }
     }
+    gathered.resize(total / sizeof(Sample));
   }
-  GRANRAY_MPI_CHECK(MPI_Gatherv(mine.data() + lo, piece[1], MPI_BYTE, final_image.data(),
-                                counts.data(), displacements.data(), MPI_BYTE, 0, comm));
+  GRANRAY_MPI_CHECK(MPI_Gatherv(piece.data(), piece_bytes, MPI_BYTE, gathered.data(), counts.data(),
+                                offsets.data(), MPI_BYTE, 0, comm));
   if (rank != 0) return;
   for (std::size_t p = 0; p < pixels; ++p) {
-    const Sample& s = final_image[p];
-    image.depth[p] = s.depth;
-    image.hit_id[p] = s.id;
-    std::memcpy(&image.rgb[3 * p], s.rgb, 3);
+    image.depth[p] = INFINITY;
+    image.hit_id[p] = background_sample.id;
+    std::memcpy(&image.rgb[3 * p], background_sample.rgb, 3);
+  }
+  for (int r = 0; r < size; ++r) {
+    const Sample* message = gathered.data() + offsets[r] / sizeof(Sample);
+    Rect rect;
+    std::memcpy(static_cast<void*>(&rect), message, sizeof(Rect));
+    const Sample* s = message + 1;
+    for (int y = rect.y0; y < rect.y1; ++y) {
+      for (int x = rect.x0; x < rect.x1; ++x, ++s) {
+        const std::size_t p = std::size_t(y) * width + x;
+        image.depth[p] = s->depth;
+        image.hit_id[p] = s->id;
+        std::memcpy(&image.rgb[3 * p], s->rgb, 3);
+      }
+    }
   }
 }
 
+namespace {
+
+// Every rank learns whether all succeeded; a rank that failed throws its own error, the others
+// name the first rank that failed.
+void agree(bool ok, const std::string& error, const char* stage, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size));
+  int first_failed = ok ? size : rank;
+  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &first_failed, 1, MPI_INT, MPI_MIN, comm));
+  if (first_failed == size) return;
+  if (!ok) throw Error("rank " + std::to_string(rank) + ": " + error);
+  throw Error(std::string(stage) + " failed on rank " + std::to_string(first_failed) +
+              " (its log says why)");
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
 FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView view,
-                              const RenderSettings& settings, Image& image) {
-  const FrameExtent local = renderer.measure(view);
+                              const RenderSettings& settings, Image& image,
+                              Compositor* compositor) {
+  const auto start = std::chrono::steady_clock::now();
+  FrameExtent local{};
+  std::string error;
+  bool ok = true;
+  try {
+    local = renderer.measure(view);
+  } catch (const std::exception& e) {
+    ok = false;
+    error = e.what();
+  }
+  agree(ok, error, "measuring the particles", comm);
   float lo[4] = {local.bounds.lo.x, local.bounds.lo.y, local.bounds.lo.z, local.scalar_lo};
   float hi[4] = {local.bounds.hi.x, local.bounds.hi.y, local.bounds.hi.z, local.scalar_hi};
   std::uint64_t counts[3] = {local.bounds.renderable, local.bounds.skipped, view.count};
@@ -139,8 +324,9 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
   std::uint64_t before = 0;
   const std::uint64_t mine = view.count;
   GRANRAY_MPI_CHECK(MPI_Exscan(&mine, &before, 1, MPI_UINT64_T, MPI_SUM, comm));
-  int rank = 0;
+  int rank = 0, size = 1;
   GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size));
   if (view.ids == nullptr && rank > 0) view.id_offset += before;  // rank 0's result is undefined
   RenderOptions options;
   options.with_hits = true;
@@ -150,11 +336,85 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
     options.color_range = std::make_pair(lo[3], hi[3]);
   else
     options.color_range = std::make_pair(0.0f, 0.0f);
-  FrameStats stats = renderer.render(view, settings, image, options);
-  composite(image, comm);
+  FrameStats stats;
+  try {
+    stats = renderer.render(view, settings, image, options);
+  } catch (const std::exception& e) {
+    ok = false;
+    error = e.what();
+  }
+  agree(ok, error, "rendering", comm);
+  const auto composite_start = std::chrono::steady_clock::now();
+  if (compositor != nullptr) {
+    compositor->composite(image, settings.shading.background, comm);
+  } else {
+    composite(image, settings.shading.background, comm);
+  }
+  stats.composite_ms = ms_since(composite_start);
+
+  const RankStats share{view.count, stats.grid_ms, stats.render_ms, stats.composite_ms};
+  static_assert(sizeof(RankStats) == 4 * sizeof(double), "shares travel as raw bytes");
+  if (rank == 0) stats.ranks.resize(size);
+  GRANRAY_MPI_CHECK(MPI_Gather(&share, sizeof(RankStats), MPI_BYTE, stats.ranks.data(),
+                               sizeof(RankStats), MPI_BYTE, 0, comm));
   stats.particles = counts[2];
   stats.skipped = counts[1];
+  stats.total_ms = ms_since(start);
   return stats;
+}
+
+namespace {
+
+class MpiRankGroup final : public RankGroup {
+ public:
+  explicit MpiRankGroup(MPI_Comm comm) : comm_(comm) {
+    GRANRAY_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
+    GRANRAY_MPI_CHECK(MPI_Comm_size(comm_, &size_));
+  }
+  int rank() const override { return rank_; }
+  int ranks() const override { return size_; }
+  FrameStats render(Renderer& renderer, const ParticleView& view, const RenderSettings& settings,
+                    Image& image) override {
+    return render_distributed(renderer, comm_, view, settings, image, &compositor_);
+  }
+  bool all(bool ok) override {
+    int value = ok ? 1 : 0;
+    GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_MIN, comm_));
+    return value == 1;
+  }
+
+ private:
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+  Compositor compositor_;
+};
+
+}  // namespace
+
+std::shared_ptr<RankGroup> rank_group(MPI_Comm comm) {
+  return std::make_shared<MpiRankGroup>(comm);
+}
+
+int use_node_local_gpu(MPI_Comm comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  GRANRAY_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  int local_rank = 0;
+  const int status = MPI_Comm_rank(node, &local_rank);
+  MPI_Comm_free(&node);
+  check(status, "MPI_Comm_rank(node communicator)");
+  const int devices = cuda_device_count();
+  if (devices == 0) return -1;
+  const int device = local_rank % devices;
+  use_cuda_device(device);
+  return device;
+}
+
+bool launched_by_mpi() {
+  for (const char* name :
+       {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALNRANKS"}) {
+    if (std::getenv(name) != nullptr) return true;
+  }
+  return false;
 }
 
 }  // namespace granray::mpi

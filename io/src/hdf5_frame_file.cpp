@@ -77,11 +77,12 @@ void silence_hdf5() {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
 }
 
-// One dataset on the frames axis: [F] or [F][width], of a native type.
+// One dataset on the frames axis: [F], [F][width] or [F][ranks], of a native type.
+constexpr hsize_t kPerRank = ~hsize_t{0};
 struct Series {
   const char* name;
   hid_t type;
-  hsize_t width;  // 0: one value per frame
+  hsize_t width;  // 0: one value per frame; kPerRank: one per rank
 };
 
 }  // namespace
@@ -122,7 +123,12 @@ struct Hdf5FrameFile::Impl {
             {"render_ms", H5T_NATIVE_DOUBLE, 0},
             {"frame_ms", H5T_NATIVE_DOUBLE, 0},
             {"queue_wait_ms", H5T_NATIVE_DOUBLE, 0},
-            {"write_ms", H5T_NATIVE_DOUBLE, 0}};
+            {"write_ms", H5T_NATIVE_DOUBLE, 0},
+            {"composite_ms", H5T_NATIVE_DOUBLE, 0},
+            {"rank_particles", H5T_NATIVE_UINT64, kPerRank},
+            {"rank_grid_ms", H5T_NATIVE_DOUBLE, kPerRank},
+            {"rank_render_ms", H5T_NATIVE_DOUBLE, kPerRank},
+            {"rank_composite_ms", H5T_NATIVE_DOUBLE, kPerRank}};
   }
 
   void write_string_attribute(hid_t object, const char* name, const std::string& value) {
@@ -141,14 +147,19 @@ struct Hdf5FrameFile::Impl {
                         hsize_t chunk_frames, int deflate) {
     std::vector<hsize_t> dims{0}, max{H5S_UNLIMITED}, chunk{chunk_frames};
     for (const hsize_t d : row) {
-      dims.push_back(d);
-      max.push_back(d);
-      chunk.push_back(d);
+      const bool per_rank = d == kPerRank;
+      dims.push_back(per_rank ? 1 : d);
+      max.push_back(per_rank ? H5S_UNLIMITED : d);
+      chunk.push_back(per_rank ? 16 : d);
     }
     Handle space(check(H5Screate_simple(int(dims.size()), dims.data(), max.data()), "H5Screate"),
                  H5Sclose);
     Handle dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate"), H5Pclose);
     check(H5Pset_chunk(dcpl.get(), int(chunk.size()), chunk.data()), "H5Pset_chunk");
+    if (H5Tequal(type, H5T_NATIVE_DOUBLE) > 0) {  // times never measured read NaN, not 0
+      const double nan = std::nan("");
+      check(H5Pset_fill_value(dcpl.get(), H5T_NATIVE_DOUBLE, &nan), "H5Pset_fill_value");
+    }
     if (deflate > 0) check(H5Pset_deflate(dcpl.get(), unsigned(deflate)), "H5Pset_deflate");
     return Handle(
         check(H5Dcreate2(group, name, type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
@@ -245,11 +256,18 @@ struct Hdf5FrameFile::Impl {
     for (auto& [s, d] : series) resize(d.get(), s.name);
   }
 
-  void write_row(hid_t dataset, hid_t type, const void* data, const char* name) {
+  // Writes frame `frames`'s row; `values` entries of a per-rank series (which grows to fit).
+  void write_row(hid_t dataset, hid_t type, const void* data, const char* name,
+                 hsize_t values = 0) {
     std::vector<hsize_t> dims;
     extent_of(dataset, &dims);
+    if (values > 0 && dims.size() == 2 && values > dims[1]) {
+      dims[1] = values;
+      check(H5Dset_extent(dataset, dims.data()), std::string("extending /frames/") + name);
+    }
     Handle filespace(check(H5Dget_space(dataset), "H5Dget_space"), H5Sclose);
     std::vector<hsize_t> start(dims.size(), 0), count = dims;
+    if (values > 0) count[1] = values;
     start[0] = frames;
     count[0] = 1;
     check(H5Sselect_hyperslab(filespace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(),
@@ -355,14 +373,43 @@ void Hdf5FrameFile::append_frame(const Image& image, const FrameMetadata& m) {
   const float fov = ortho ? nan : m.camera.fov;
   const float ortho_height = ortho ? m.camera.ortho_height : nan;
   const float range[2] = {m.colored ? m.color_lo : nan, m.colored ? m.color_hi : nan};
-  const void* values[] = {&m.step,  &m.time,    &m.particles, &m.skipped,    eye,
-                          target,   up,         &fov,         &ortho_height, range,
-                          &m.ranks, &m.grid_ms, &m.render_ms, &m.frame_ms,   &m.queue_wait_ms,
-                          &write_ms};
-  static_assert(sizeof(values) / sizeof(values[0]) == 16, "one value per series");
+  std::vector<RankStats> shares = m.ranks;
+  if (shares.empty()) shares.push_back({});
+  const auto ranks = static_cast<std::int32_t>(shares.size());
+  std::vector<std::uint64_t> rank_particles;
+  std::vector<double> rank_grid, rank_render, rank_composite;
+  for (const RankStats& r : shares) {
+    rank_particles.push_back(r.particles);
+    rank_grid.push_back(r.grid_ms);
+    rank_render.push_back(r.render_ms);
+    rank_composite.push_back(r.composite_ms);
+  }
+  const void* values[] = {&m.step,
+                          &m.time,
+                          &m.particles,
+                          &m.skipped,
+                          eye,
+                          target,
+                          up,
+                          &fov,
+                          &ortho_height,
+                          range,
+                          &ranks,
+                          &m.grid_ms,
+                          &m.render_ms,
+                          &m.frame_ms,
+                          &m.queue_wait_ms,
+                          &write_ms,
+                          &m.composite_ms,
+                          rank_particles.data(),
+                          rank_grid.data(),
+                          rank_render.data(),
+                          rank_composite.data()};
+  static_assert(sizeof(values) / sizeof(values[0]) == 21, "one value per series");
   for (std::size_t k = 0; k < f.series.size(); ++k) {
-    f.write_row(f.series[k].second.get(), f.series[k].first.type, values[k],
-                f.series[k].first.name);
+    const Series& s = f.series[k].first;
+    f.write_row(f.series[k].second.get(), s.type, values[k], s.name,
+                s.width == kPerRank ? shares.size() : 0);
   }
   f.make_durable();
   ++f.frames;

@@ -24,6 +24,8 @@ std::unique_ptr<Backend> make_cpu_backend();
 #if defined(GRANRAY_HAVE_CUDA)
 std::unique_ptr<Backend> make_cuda_backend();
 bool cuda_runtime_has_device();
+int cuda_runtime_device_count();
+void cuda_runtime_use_device(int index);
 #endif
 
 }  // namespace granray::detail

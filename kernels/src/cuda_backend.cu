@@ -155,13 +155,24 @@ std::unique_ptr<Backend> make_cuda_backend() {
   return std::make_unique<cuda_backend::ThrustBackend>();
 }
 
-bool cuda_runtime_has_device() {
+int cuda_runtime_device_count() {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) {
     cudaGetLastError();
-    return false;
+    return 0;
   }
-  return count > 0;
+  return count;
+}
+
+bool cuda_runtime_has_device() { return cuda_runtime_device_count() > 0; }
+
+void cuda_runtime_use_device(int index) {
+  const cudaError_t status = cudaSetDevice(index);
+  if (status != cudaSuccess) {
+    cudaGetLastError();
+    throw DeviceError("granray: cudaSetDevice(" + std::to_string(index) +
+                      ") failed: " + cudaGetErrorString(status));
+  }
 }
 
 }  // namespace granray::detail

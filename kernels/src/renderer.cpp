@@ -21,6 +21,28 @@ bool cuda_device_available() {
 #endif
 }
 
+int cuda_device_count() {
+#if defined(GRANRAY_HAVE_CUDA)
+  return detail::cuda_runtime_device_count();
+#else
+  return 0;
+#endif
+}
+
+void use_cuda_device(int index) {
+#if defined(GRANRAY_HAVE_CUDA)
+  const int count = detail::cuda_runtime_device_count();
+  if (index < 0 || index >= count) {
+    throw DeviceError("granray: CUDA device " + std::to_string(index) + " requested, " +
+                      std::to_string(count) + " present");
+  }
+  detail::cuda_runtime_use_device(index);
+#else
+  throw DeviceError("granray: CUDA device " + std::to_string(index) +
+                    " requested, but this build has no CUDA backend");
+#endif
+}
+
 const char* backend_name(BackendKind kind) {
   switch (kind) {
     case BackendKind::automatic:

@@ -35,6 +35,14 @@ struct FrameExtent {
   float scalar_hi;
 };
 
+// One rank's share of a frame composited across MPI ranks.
+struct RankStats {
+  std::uint64_t particles = 0;
+  double grid_ms = 0.0;
+  double render_ms = 0.0;
+  double composite_ms = 0.0;
+};
+
 struct FrameStats {
   std::uint64_t particles = 0;
   std::uint64_t skipped = 0;  // non-finite coordinates or radius not finite and > 0
@@ -47,6 +55,8 @@ struct FrameStats {
   bool colored = false;  // coloured by the scalar over [color_lo, color_hi]
   float color_lo = 0.0f;
   float color_hi = 0.0f;
+  double composite_ms = 0.0;     // sort-last compositing across ranks (0 on one rank)
+  std::vector<RankStats> ranks;  // per rank, on rank 0 of a composited frame; else empty
 };
 
 // The grid of one frame copied to the host, for tests and diagnostics.
@@ -61,6 +71,11 @@ struct HostGrid {
 bool cuda_backend_compiled();
 // True when the CUDA backend is compiled in and a CUDA device can be used.
 bool cuda_device_available();
+// CUDA devices this process sees (0 without the CUDA backend).
+int cuda_device_count();
+// Makes device `index` current for this thread (cudaSetDevice): the renderer's buffers and the
+// simulation's should live there. Throws DeviceError for a device that is not present.
+void use_cuda_device(int index);
 const char* backend_name(BackendKind kind);
 // "auto", "cuda" or "cpu"; nullopt for anything else.
 std::optional<BackendKind> backend_from_name(const std::string& name);

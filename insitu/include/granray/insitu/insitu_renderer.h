@@ -5,6 +5,9 @@
 //     if (vis.due(step, time)) vis.render(step, time, adapters::device_particles(x, n, stream)
 //                                                          .with_field("speed", speed));
 //   }
+//
+// Under MPI, pass granray::mpi::rank_group(comm) (granray/insitu/mpi_frame.h): every rank calls
+// render() with its own particles, the frame is composited across the ranks and rank 0 writes.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +18,7 @@
 
 #include "granray/image.h"
 #include "granray/insitu/config.h"
+#include "granray/insitu/rank_group.h"
 #include "granray/insitu/simulation_particles.h"
 #include "granray/io/frame_writer.h"
 #include "granray/renderer.h"
@@ -48,9 +52,13 @@ class InsituRenderer {
   // simulation offers to colour by; overrides are "key=value" relative to [insitu].
   // Throws ConfigError (unknown key, wrong type, impossible value, unknown field) or DeviceError
   // (backend "cuda" without a GPU): mistakes show at start-up, not hours into a run.
+  // With a rank group the constructor is collective: when rank 0 cannot open the output, every
+  // rank throws.
   InsituRenderer(const std::string& input_file, const std::vector<std::string>& fields,
-                 const std::vector<std::string>& overrides = {});
-  InsituRenderer(InsituConfig config, const std::vector<std::string>& fields);
+                 const std::vector<std::string>& overrides = {},
+                 std::shared_ptr<RankGroup> ranks = nullptr);
+  InsituRenderer(InsituConfig config, const std::vector<std::string>& fields,
+                 std::shared_ptr<RankGroup> ranks = nullptr);
   ~InsituRenderer();
 
   const InsituConfig& config() const { return config_; }
@@ -62,6 +70,7 @@ class InsituRenderer {
 
   // Renders and writes the frame if it is due. Never throws: a failure (no memory, a broken
   // buffer, a full disk) skips the frame, is counted and logged, and the next frame is tried.
+  // With a rank group it is collective, and a failure on any rank skips the frame on all.
   // Returns the record of this frame (rendered = false and empty error when it was not due).
   const FrameRecord& render(std::int64_t step, double time,
                             const SimulationParticles& particles) noexcept;
@@ -80,6 +89,7 @@ class InsituRenderer {
   void render_frame(std::int64_t step, double time, const SimulationParticles& particles);
 
   InsituConfig config_;
+  std::shared_ptr<RankGroup> ranks_;
   Renderer renderer_;
   std::function<void(const std::string&)> log_;
   std::unique_ptr<io::FrameWriter> writer_;  // after log_: its thread logs through it

@@ -1,13 +1,17 @@
 // The run's HDF5 file (SPEC 5): /frames/rgb [F][H][W][3] plus per-frame metadata datasets on the
-// same first axis, root attributes with the version and the [insitu] table.
+// same first axis, root attributes with the version and the [insitu] table. Per-rank values are
+// [F][R] datasets whose second axis grows with the largest rank count seen (a restart on more
+// ranks); entries of ranks a frame did not have read 0 (counts) or NaN (times).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "granray/camera.h"
 #include "granray/image.h"
+#include "granray/renderer.h"
 
 namespace granray::io {
 
@@ -20,11 +24,12 @@ struct FrameMetadata {
   bool colored = false;
   float color_lo = 0.0f;
   float color_hi = 0.0f;
-  std::int32_t ranks = 1;
   double grid_ms = 0.0;
   double render_ms = 0.0;
-  double frame_ms = 0.0;       // the whole render() on the simulation's thread
-  double queue_wait_ms = 0.0;  // time the simulation waited for room in the writer's queue
+  double frame_ms = 0.0;         // the whole render() on the simulation's thread
+  double queue_wait_ms = 0.0;    // time the simulation waited for room in the writer's queue
+  double composite_ms = 0.0;     // compositing across ranks (rank 0's time)
+  std::vector<RankStats> ranks;  // one per rank; none is written as one rank with no particles
 };
 
 struct Hdf5Options {
