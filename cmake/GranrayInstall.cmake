@@ -10,6 +10,9 @@ install(TARGETS granray EXPORT granrayTargets
 if(GRANRAY_BUILD_TOOLS)
   install(TARGETS granray-render RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
+if(TARGET granray_mpi)  # granray-render links it; a program of its own may too
+  install(TARGETS granray_mpi LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 foreach(dir kernels/include io/include insitu/include adapters/include)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/granray DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()

@@ -40,6 +40,39 @@ TEST(Demo, PourRendersFramesInSitu) {
   EXPECT_NE(r.output.find("5 written, 0 failed, 0 dropped, 0 lost"), std::string::npos) << r.output;
 }
 
+// The pour on 2 or 3 ranks (slabs, ghosts, migration, compositing) draws the very frames of
+// one rank: the contacts are summed in the same order on any rank count.
+TEST(Demo, UnderMpirunTheFramesEqualOneRanks) {
+#if !defined(GRANRAY_MPIEXEC)
+  GTEST_SKIP() << "built without MPI";
+#else
+  Rng rng(fresh_seed());
+  const std::string dir = temp_path("demo-mpi-" + std::to_string(fresh_seed()));
+  const std::string settings =
+      " --set simulation.particles=600 --set simulation.steps=1200 --set simulation.seed=" +
+      std::to_string(rng() % 100000) +
+      " --set simulation.box=[0.1,0.1,0.2] --set simulation.pour_width=0.7"
+      " --set 'simulation.backend=\"cpu\"' --set insitu.every=600 --set insitu.width=96"
+      " --set insitu.height=72 --set 'insitu.backend=\"cpu\"'";
+  const Result one = run_dem(settings + " --set 'insitu.png=\"" + dir +
+                             "/one_*.png\"' --set 'insitu.output=\"" + dir + "/one.h5\"'");
+  ASSERT_EQ(one.status, 0) << one.output;
+  const int ranks = 2 + static_cast<int>(rng() % 2);
+  const Result many =
+      run_command(mpirun_prefix(ranks) + GRANRAY_DEM_EXE + settings + " --set 'insitu.png=\"" +
+                  dir + "/many_*.png\"' --set 'insitu.output=\"" + dir + "/many.h5\"'");
+  ASSERT_EQ(many.status, 0) << many.output;
+  EXPECT_NE(many.output.find(std::to_string(ranks) + " ranks, slabs along x"), std::string::npos)
+      << many.output;
+  EXPECT_NE(many.output.find("3 written, 0 failed"), std::string::npos) << many.output;
+  for (const char* step : {"00000000", "00000600", "00001200"}) {
+    EXPECT_EQ(io::read_png(dir + "/many_" + step + ".png").rgb,
+              io::read_png(dir + "/one_" + step + ".png").rgb)
+        << "step " << step << " on " << ranks << " ranks";
+  }
+#endif
+}
+
 TEST(Demo, InputErrorsNameKeyAndLine) {
   const std::string input = temp_path("bad-pour.toml");
   std::ofstream(input) << "[simulation]\nparticles = 100\ndt = 0.5\n";

@@ -87,6 +87,61 @@ TEST(RenderTool, SeveralFramesNeedAStar) {
   EXPECT_TRUE(std::filesystem::exists(temp_path("step_2.png")));
 }
 
+// A LAMMPS dump of `snapshots` random clouds with ids, in a temporary file.
+std::string random_dump(Rng& rng, int snapshots, int atoms, const std::string& name) {
+  const std::string dump = temp_path(name);
+  std::ofstream f(dump);
+  for (int s = 0; s < snapshots; ++s) {
+    f << "ITEM: TIMESTEP\n"
+      << 100 * (s + 1) << "\nITEM: NUMBER OF ATOMS\n"
+      << atoms << "\nITEM: BOX BOUNDS ff ff ff\n0 1\n0 1\n0 1\nITEM: ATOMS id x y z radius vx\n";
+    for (int i = 0; i < atoms; ++i) {
+      f << 100000 - i << " " << uniform(rng, 0, 1) << " " << uniform(rng, 0, 1) << " "
+        << uniform(rng, 0, 1) << " " << uniform(rng, 0.02f, 0.06f) << " " << uniform(rng, -1, 1)
+        << "\n";
+    }
+  }
+  return dump;
+}
+
+TEST(RenderTool, WritesHdf5WhenOutputIsSet) {
+  Rng rng(fresh_seed());
+  const std::string dump = random_dump(rng, 3, 400, "three.dump");
+  const std::string h5 = temp_path("three.h5");
+  std::filesystem::remove(h5);
+  const Result r = run_tool(dump + " --set width=64 --set height=40 --set output='\"" + h5 +
+                            "\"' --out " + temp_path("three_*.png"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const Result dump_h5 = run_command("h5dump -d /frames/step " + h5);
+  if (dump_h5.status != 0 && run_command("command -v h5dump").output.empty()) {
+    GTEST_SKIP() << "h5dump not installed";
+  }
+  EXPECT_NE(dump_h5.output.find("100, 200, 300"), std::string::npos) << dump_h5.output;
+}
+
+// Under mpirun each rank renders a share; the pictures are the one-rank pictures.
+TEST(RenderTool, UnderMpirunSplitsTheInputAndMatchesOneRank) {
+#if !defined(GRANRAY_MPIEXEC)
+  GTEST_SKIP() << "built without MPI";
+#else
+  Rng rng(fresh_seed());
+  const std::string dump = random_dump(rng, 2, 1500, "split.dump");
+  const std::string settings = " --set width=120 --set height=90 --set backend='\"cpu\"' ";
+  Result r = run_tool(dump + settings + "--out " + temp_path("one_*.png"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const int ranks = 2 + static_cast<int>(rng() % 3);
+  r = run_command(mpirun_prefix(ranks) + GRANRAY_RENDER_EXE + " " + dump + settings + "--out " +
+                  temp_path("many_*.png"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find(std::to_string(ranks) + " ranks"), std::string::npos) << r.output;
+  for (const char* step : {"100", "200"}) {
+    EXPECT_EQ(io::read_png(temp_path(std::string("many_") + step + ".png")).rgb,
+              io::read_png(temp_path(std::string("one_") + step + ".png")).rgb)
+        << "step " << step << " on " << ranks << " ranks";
+  }
+#endif
+}
+
 TEST(RenderTool, BadInputFailsWithFileAndLine) {
   const std::string bad = temp_path("bad.xyzr");
   std::ofstream(bad) << "0 0 0 1\n0 0 zero 1\n";

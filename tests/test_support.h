@@ -56,6 +56,17 @@ ImageDiff compare_images(const Image& a, const Image& b);
 
 std::string temp_path(const std::string& name);
 
+#if defined(GRANRAY_MPIEXEC)
+// "mpiexec -np RANKS --oversubscribe" with what it needs to start here (CI machines run as root),
+// one OpenMP thread per rank.
+inline std::string mpirun_prefix(int ranks) {
+  return std::string(
+             "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+             "OMP_NUM_THREADS=1 ") +
+         GRANRAY_MPIEXEC + " -np " + std::to_string(ranks) + " --oversubscribe ";
+}
+#endif
+
 struct CommandResult {
   int status;          // exit status, -1 when killed by a signal
   std::string output;  // standard output and error together

@@ -1,17 +1,26 @@
 // granray-render: renders particle files with the plugin's settings and renderer (SPEC 4).
+// Under mpirun each rank renders an equal share of every frame's particles, the frame is
+// composited across the ranks, and rank 0 writes it.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "granray/errors.h"
 #include "granray/insitu/config.h"
+#include "granray/insitu/rank_group.h"
 #include "granray/io/frame_pattern.h"
+#include "granray/io/hdf5_frame_file.h"
 #include "granray/io/image_file.h"
 #include "granray/io/particle_file.h"
 #include "granray/renderer.h"
+
+#if defined(GRANRAY_RENDER_HAVE_MPI)
+#include "granray/insitu/mpi_frame.h"
+#endif
 
 namespace {
 
@@ -29,15 +38,44 @@ struct NamedFrame {
   std::int64_t number;  // the snapshot's step, or its index when the file has none
 };
 
-int run(const Options& options) {
+// Rank `rank` of `ranks`'s equal share of a frame's particles; without ids in the file the
+// compositing gives them their index in the file.
+granray::ParticleView share_of(const granray::io::ParticleFrame& frame, int rank, int ranks) {
+  granray::ParticleView view = frame.view();
+  const std::size_t n = view.count;
+  const std::size_t begin = n * rank / ranks, end = n * (rank + 1) / ranks;
+  view.xyzr += begin;
+  if (view.ids != nullptr) view.ids += begin;
+  if (view.scalar != nullptr) view.scalar += begin;
+  view.count = end - begin;
+  return view;
+}
+
+granray::io::FrameMetadata metadata_of(const NamedFrame& f, const granray::FrameStats& stats) {
+  granray::io::FrameMetadata meta;
+  meta.step = f.number;
+  meta.time = f.frame.time;
+  meta.particles = stats.particles;
+  meta.skipped = stats.skipped;
+  meta.camera = stats.camera;
+  meta.colored = stats.colored;
+  meta.color_lo = stats.color_lo;
+  meta.color_hi = stats.color_hi;
+  meta.grid_ms = stats.grid_ms;
+  meta.render_ms = stats.render_ms;
+  meta.frame_ms = stats.total_ms;
+  meta.composite_ms = stats.composite_ms;
+  meta.ranks = stats.ranks;
+  return meta;
+}
+
+// `ranks` is null for a one-rank run.
+int run(const Options& options, granray::RankGroup* ranks) {
   using namespace granray;
+  const int rank = ranks ? ranks->rank() : 0, size = ranks ? ranks->ranks() : 1;
   const InsituConfig config = options.config.empty()
                                   ? parse_insitu_config("", "<defaults>", options.overrides)
                                   : load_insitu_config(options.config, options.overrides);
-  if (!config.output.empty()) {
-    throw ConfigError("key 'insitu.output' = \"" + config.output +
-                      "\": HDF5 output is not available in this build yet; unset it");
-  }
   const io::ParticleFormat format = io::parse_particle_format(options.format);
 
   std::vector<NamedFrame> frames;
@@ -54,19 +92,51 @@ int run(const Options& options) {
                       " frames to write but no '*' in the name for the step");
   }
 
+  // Rank 0 writes; every rank must learn when it cannot, or the others would wait for it.
+  std::string failure;
+  auto everyone_fine = [&] {
+    const bool fine = ranks ? ranks->all(failure.empty()) : failure.empty();
+    if (!fine && failure.empty()) failure = "rank 0 could not write (its error says why)";
+    return fine;
+  };
+  std::unique_ptr<io::Hdf5FrameFile> h5;
+  if (rank == 0 && !config.output.empty()) {
+    try {
+      h5 = std::make_unique<io::Hdf5FrameFile>(config.output, config.render.width,
+                                               config.render.height, config.table_text);
+    } catch (const Error& e) {
+      failure = std::string("key 'insitu.output': ") + e.what();
+    }
+  }
+  if (!everyone_fine()) throw OutputError(failure);
+
   Renderer renderer(config.backend);
   Image image;
   for (const NamedFrame& f : frames) {
-    const FrameStats stats = renderer.render(f.frame.view(), config.render, image);
+    const ParticleView view = share_of(f.frame, rank, size);
+    const FrameStats stats = ranks ? ranks->render(renderer, view, config.render, image)
+                                   : renderer.render(view, config.render, image);
+    if (rank != 0) {
+      if (!everyone_fine()) return 1;
+      continue;
+    }
     const std::string path = io::expand_frame_pattern(options.out, f.number);
-    io::write_image(path, image);
+    try {
+      io::write_image(path, image);
+      if (h5) h5->append(image, metadata_of(f, stats));
+    } catch (const Error& e) {
+      failure = e.what();
+    }
+    if (!everyone_fine()) throw OutputError(failure);
     std::printf(
         "%s: step %lld, %llu particles (%llu skipped), %s backend, grid %.1f ms, "
-        "render %.1f ms -> %s\n",
+        "render %.1f ms",
         f.source.c_str(), static_cast<long long>(f.number),
         static_cast<unsigned long long>(stats.particles),
         static_cast<unsigned long long>(stats.skipped), backend_name(renderer.backend()),
-        stats.grid_ms, stats.render_ms, path.c_str());
+        stats.grid_ms, stats.render_ms);
+    if (size > 1) std::printf(", %d ranks, composite %.1f ms", size, stats.composite_ms);
+    std::printf(" -> %s%s%s\n", path.c_str(), h5 ? " and " : "", h5 ? h5->path().c_str() : "");
   }
   return 0;
 }
@@ -88,10 +158,28 @@ int main(int argc, char** argv) {
       ->required();
   app.add_option("inputs", options.inputs, "particle files")->required();
   CLI11_PARSE(app, argc, argv);
+  std::shared_ptr<granray::RankGroup> ranks;
+#if defined(GRANRAY_RENDER_HAVE_MPI)
+  // A plain run stays a one-rank run that never touches MPI.
+  const bool mpi = granray::mpi::launched_by_mpi();
+  if (mpi) MPI_Init(&argc, &argv);
+#endif
+  int status = 0;
   try {
-    return run(options);
+#if defined(GRANRAY_RENDER_HAVE_MPI)
+    if (mpi) {
+      granray::mpi::use_node_local_gpu(MPI_COMM_WORLD);
+      ranks = granray::mpi::rank_group(MPI_COMM_WORLD);
+      if (ranks->ranks() == 1) ranks.reset();
+    }
+#endif
+    status = run(options, ranks.get());
   } catch (const granray::Error& e) {
     std::cerr << "granray-render: error: " << e.what() << "\n";
-    return 1;
+    status = 1;
   }
+#if defined(GRANRAY_RENDER_HAVE_MPI)
+  if (mpi) MPI_Finalize();
+#endif
+  return status;
 }

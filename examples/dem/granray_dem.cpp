@@ -3,6 +3,7 @@
 //   mpirun -np 4 granray-dem ...   (slabs along x, one GPU per rank when there are GPUs)
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -33,6 +34,22 @@ struct Ranks {
   std::shared_ptr<granray::dem::SlabExchange> slabs;
   std::shared_ptr<granray::RankGroup> group;
 
+  std::vector<int> gpus;                   // on rank 0: every rank's GPU
+  std::vector<unsigned long long> grains;  // and its grains at the start
+
+  // Collects every rank's GPU and grain count on rank 0 (collective under MPI).
+  void gather(unsigned long long mine) {
+    gpus.assign(size, gpu);
+    grains.assign(size, mine);
+#if defined(GRANRAY_DEM_HAVE_MPI)
+    if (size > 1) {
+      MPI_Gather(&gpu, 1, MPI_INT, gpus.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+      MPI_Gather(&mine, 1, MPI_UNSIGNED_LONG_LONG, grains.data(), 1, MPI_UNSIGNED_LONG_LONG, 0,
+                 MPI_COMM_WORLD);
+    }
+#endif
+  }
+
   // The slowest rank's value (collective under MPI).
   double slowest(double mine) const {
 #if defined(GRANRAY_DEM_HAVE_MPI)
@@ -42,7 +59,7 @@ struct Ranks {
   }
 };
 
-int run(const std::string& input, const std::vector<std::string>& overrides, const Ranks& ranks) {
+int run(const std::string& input, const std::vector<std::string>& overrides, Ranks& ranks) {
   using namespace granray;
   std::string text = dem::default_pour_toml();
   std::string source = "<default pour>";
@@ -62,6 +79,7 @@ int run(const std::string& input, const std::vector<std::string>& overrides, con
   const dem::DemParams params = dem::parse_dem_params(text, source, overrides);
   InsituRenderer vis(parse_insitu_config(text, source, insitu_overrides), {"speed"}, ranks.group);
   auto sim = dem::DemSimulation::create(params, ranks.slabs);
+  ranks.gather(sim->size());
 
   const InsituConfig& vc = vis.config();
   const bool root = ranks.rank == 0;
@@ -75,7 +93,11 @@ int run(const std::string& input, const std::vector<std::string>& overrides, con
     std::printf("%s%s\n", vc.png.empty() ? "" : " to ", vc.png.c_str());
     if (ranks.size > 1) {
       std::printf("granray-dem: %d ranks, slabs along x, %s\n", ranks.size,
-                  ranks.gpu >= 0 ? "one GPU per rank (node-local rank mod GPUs)" : "no GPU");
+                  ranks.gpu >= 0 ? "one GPU per rank (node-local rank mod GPUs):" : "no GPU");
+      for (std::size_t r = 0; ranks.gpu >= 0 && r < ranks.gpus.size(); ++r) {
+        std::printf("  rank %zu: GPU %d, %llu grains\n", r, ranks.gpus[r],
+                    static_cast<unsigned long long>(ranks.grains[r]));
+      }
     }
     std::fflush(stdout);
   }
@@ -86,14 +108,17 @@ int run(const std::string& input, const std::vector<std::string>& overrides, con
     if (vis.due(step, sim->time())) {
       const FrameRecord& f = vis.render(step, sim->time(), sim->particles());
       if (f.rendered && root) {
-        std::printf(
-            "frame step %lld t=%.4f s: %llu particles, grid %.2f ms, render %.2f ms, "
-            "%soutput %.2f ms%s%s\n",
-            static_cast<long long>(step), sim->time(),
-            static_cast<unsigned long long>(f.stats.particles), f.stats.grid_ms, f.stats.render_ms,
-            ranks.size > 1 ? ("composite " + std::to_string(f.stats.composite_ms) + " ms, ").c_str()
-                           : "",
-            f.output_ms, f.png_path.empty() ? "" : " -> ", f.png_path.c_str());
+        double grid_ms = f.stats.grid_ms, render_ms = f.stats.render_ms;  // the slowest rank's
+        for (const RankStats& r : f.stats.ranks) {
+          grid_ms = std::max(grid_ms, r.grid_ms);
+          render_ms = std::max(render_ms, r.render_ms);
+        }
+        std::printf("frame step %lld t=%.4f s: %llu particles, grid %.2f ms, render %.2f ms, ",
+                    static_cast<long long>(step), sim->time(),
+                    static_cast<unsigned long long>(f.stats.particles), grid_ms, render_ms);
+        if (ranks.size > 1) std::printf("composite %.2f ms, ", f.stats.composite_ms);
+        std::printf("output %.2f ms%s%s\n", f.output_ms, f.png_path.empty() ? "" : " -> ",
+                    f.png_path.c_str());
         std::fflush(stdout);
       }
     }

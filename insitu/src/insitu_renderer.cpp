@@ -161,7 +161,8 @@ void InsituRenderer::render_frame(std::int64_t step, double time,
   std::string problem;
   if (config_.color) {
     view.scalar = particles.field(config_.color->field);
-    if (view.scalar == nullptr) {
+    // A rank with no particles may pass its (empty) field as a null pointer.
+    if (!particles.has_field(config_.color->field) || (view.scalar == nullptr && view.count > 0)) {
       problem = "field \"" + config_.color->field + "\" was not passed with this frame";
     }
   }

@@ -28,11 +28,18 @@ struct SimulationParticles {
     view.ids = ids;
     return *this;
   }
+  // The values of a field, or nullptr when it was not passed (or there are no particles).
   const float* field(const std::string& name) const {
     for (const Field& f : fields) {
       if (f.name == name) return f.values;
     }
     return nullptr;
+  }
+  bool has_field(const std::string& name) const {
+    for (const Field& f : fields) {
+      if (f.name == name) return true;
+    }
+    return false;
   }
 };
 
