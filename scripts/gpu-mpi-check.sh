@@ -28,6 +28,9 @@ status=0
 grep -E "tests passed|tests failed|\(Failed\)" "$OUT/tests.log" | head -20
 
 mpi="mpirun --bind-to none --oversubscribe"
+# Compositing runs OpenMP loops on each rank's CPU cores: share them between the ranks.
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(($(nproc) / 2 > 1 ? $(nproc) / 4 : 1))}
+echo "OMP_NUM_THREADS=$OMP_NUM_THREADS per rank"
 {
   echo "== compositing (synthetic images, then a dense bed rendered in x-slabs, one GPU per rank)"
   for np in 1 2; do
@@ -37,7 +40,7 @@ mpi="mpirun --bind-to none --oversubscribe"
   done
   echo "== compositing on the CPU backend, 1-4 ranks"
   for np in 1 2 3 4; do
-    OMP_NUM_THREADS=4 $mpi -np $np "$BUILD/bench/granray-composite-bench" --grains 1000000 \
+    $mpi -np $np "$BUILD/bench/granray-composite-bench" --grains 1000000 \
       --backend cpu 1920x1080 3840x2160
   done
 } 2>&1 | tee "$OUT/composite.txt"

@@ -92,7 +92,8 @@ int byte_count(std::size_t samples) {
 
 // The bounding rectangle of the pixels a rank has drawn (finite depth).
 Rect drawn_rect(const Image& image) {
-  Rect r{image.width, image.height, 0, 0};
+  int x0 = image.width, y0 = image.height, x1 = 0, y1 = 0;
+#pragma omp parallel for reduction(min : x0, y0) reduction(max : x1, y1) schedule(static)
   for (int y = 0; y < image.height; ++y) {
     const float* row = image.depth.data() + std::size_t(y) * image.width;
     int first = 0;
@@ -100,8 +101,12 @@ Rect drawn_rect(const Image& image) {
     if (first == image.width) continue;
     int last = image.width - 1;
     while (!std::isfinite(row[last])) --last;
-    r = {std::min(r.x0, first), std::min(r.y0, y), std::max(r.x1, last + 1), y + 1};
+    x0 = std::min(x0, first);
+    x1 = std::max(x1, last + 1);
+    y0 = std::min(y0, y);
+    y1 = std::max(y1, y + 1);
   }
+  const Rect r{x0, y0, x1, y1};
   return r.empty() ? Rect{} : r;
 }
 
@@ -113,6 +118,7 @@ class Canvas {
       : width_(image.width), background_(background), samples_(storage) {
     samples_.resize(image.rgb.size() / 3);
     drawn_ = drawn_rect(image);
+#pragma omp parallel for schedule(static)
     for (int y = drawn_.y0; y < drawn_.y1; ++y) {
       for (int x = drawn_.x0; x < drawn_.x1; ++x) {
         const std::size_t p = std::size_t(y) * width_ + x;
@@ -130,8 +136,11 @@ class Canvas {
     message.resize(1 + r.area());
     std::memcpy(&message[0], &r, sizeof(Rect));
     Sample* out = message.data() + 1;
+    const int row_length = r.x1 - r.x0;
+#pragma omp parallel for schedule(static)
     for (int y = r.y0; y < r.y1; ++y) {
-      out = std::copy_n(samples_.data() + std::size_t(y) * width_ + r.x0, r.x1 - r.x0, out);
+      std::copy_n(samples_.data() + std::size_t(y) * width_ + r.x0, row_length,
+                  out + std::size_t(y - r.y0) * row_length);
     }
   }
 
@@ -141,14 +150,17 @@ class Canvas {
     std::memcpy(static_cast<void*>(&theirs), message, sizeof(Rect));
     const Rect mine = drawn_.rows(lo, hi);
     const Rect both = mine.join(theirs);
+#pragma omp parallel for schedule(static)
     for (int y = both.y0; y < both.y1; ++y) {  // newly covered pixels start as background
       for (int x = both.x0; x < both.x1; ++x) {
         if (!mine.contains(x, y)) samples_[std::size_t(y) * width_ + x] = background_;
       }
     }
-    const Sample* in = message + 1;
+    const int row_length = theirs.x1 - theirs.x0;
+#pragma omp parallel for schedule(static)
     for (int y = theirs.y0; y < theirs.y1; ++y) {
       Sample* row = samples_.data() + std::size_t(y) * width_;
+      const Sample* in = message + 1 + std::size_t(y - theirs.y0) * row_length;
       for (int x = theirs.x0; x < theirs.x1; ++x, ++in) {
         if (nearer(*in, row[x])) row[x] = *in;
       }
@@ -254,7 +266,9 @@ void Compositor::composite(Image& image, Vec3 background, MPI_Comm comm) {
   GRANRAY_MPI_CHECK(MPI_Gatherv(piece.data(), piece_bytes, MPI_BYTE, gathered.data(), counts.data(),
                                 offsets.data(), MPI_BYTE, 0, comm));
   if (rank != 0) return;
-  for (std::size_t p = 0; p < pixels; ++p) {
+  const auto fill = static_cast<std::int64_t>(pixels);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t p = 0; p < fill; ++p) {
     image.depth[p] = INFINITY;
     image.hit_id[p] = background_sample.id;
     std::memcpy(&image.rgb[3 * p], background_sample.rgb, 3);
@@ -263,8 +277,10 @@ void Compositor::composite(Image& image, Vec3 background, MPI_Comm comm) {
     const Sample* message = gathered.data() + offsets[r] / sizeof(Sample);
     Rect rect;
     std::memcpy(static_cast<void*>(&rect), message, sizeof(Rect));
-    const Sample* s = message + 1;
+    const int row_length = rect.x1 - rect.x0;
+#pragma omp parallel for schedule(static)
     for (int y = rect.y0; y < rect.y1; ++y) {
+      const Sample* s = message + 1 + std::size_t(y - rect.y0) * row_length;
       for (int x = rect.x0; x < rect.x1; ++x, ++s) {
         const std::size_t p = std::size_t(y) * width + x;
         image.depth[p] = s->depth;
