@@ -9,17 +9,7 @@ mkdir -p "$OUT"
 BUILD=${BUILD:-build-gpu}
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 
-extra=()
-[ -d .deps/include ] && extra+=("-DGRANRAY_EXTRA_INCLUDE_DIR=$PWD/.deps/include")
-data=()
-[ -d .data ] && data+=("-DGRANRAY_SHARED_DATA_DIR=$PWD/.data")
-if ! cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    "${extra[@]}" "${data[@]}" >"$BUILD.configure.log" 2>&1; then
-  tail -40 "$BUILD.configure.log"; exit 1
-fi
-if ! cmake --build "$BUILD" -j "$(nproc)" >"$BUILD.build.log" 2>&1; then
-  grep -E "error|FAILED" "$BUILD.build.log" | head -40; exit 1
-fi
+source scripts/gpu-build.sh
 
 status=0
 (cd "$BUILD" && ctest --output-on-failure -j 4) >"$OUT/tests.log" 2>&1 || status=1

@@ -12,17 +12,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
 gpus=$(nvidia-smi -L | wc -l)
 
-extra=()
-[ -d .deps/include ] && extra+=("-DGRANRAY_EXTRA_INCLUDE_DIR=$PWD/.deps/include")
-data=()
-[ -d .data ] && data+=("-DGRANRAY_SHARED_DATA_DIR=$PWD/.data")
-if ! cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    "${extra[@]}" "${data[@]}" >"$BUILD.configure.log" 2>&1; then
-  tail -40 "$BUILD.configure.log"; exit 1
-fi
-if ! cmake --build "$BUILD" -j "$(nproc)" >"$BUILD.build.log" 2>&1; then
-  grep -E "error|FAILED" "$BUILD.build.log" | head -40; exit 1
-fi
+source scripts/gpu-build.sh
 status=0
 (cd "$BUILD" && ctest --output-on-failure -j 8) >"$OUT/tests.log" 2>&1 || status=1
 grep -E "tests passed|tests failed|\(Failed\)" "$OUT/tests.log" | head -20

@@ -6,18 +6,12 @@
 #include <string>
 
 #include "granray/errors.h"
+#include "granray/insitu/mpi_frame.h"
 
 namespace granray::dem {
 namespace {
 
-void check(int status, const char* call) {
-  if (status == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(status, text, &length);
-  throw Error(std::string("granray-dem: ") + call + " failed: " + std::string(text, length));
-}
-#define GRANRAY_DEM_MPI_CHECK(call) check((call), #call)
+#define GRANRAY_DEM_MPI_CHECK(call) granray::mpi::check((call), #call)
 
 class MpiSlabs final : public SlabExchange {
  public:

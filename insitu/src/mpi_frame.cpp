@@ -17,7 +17,6 @@
 #include "granray/kernels/shading.h"
 
 namespace granray::mpi {
-namespace {
 
 void check(int status, const char* call) {
   if (status == MPI_SUCCESS) return;
@@ -26,6 +25,9 @@ void check(int status, const char* call) {
   MPI_Error_string(status, text, &length);
   throw Error(std::string("granray: ") + call + " failed: " + std::string(text, length));
 }
+
+namespace {
+
 #define GRANRAY_MPI_CHECK(call) check((call), #call)
 
 // One pixel as compositing sees it; 16 bytes, sent as MPI_BYTE.

@@ -13,6 +13,9 @@
 
 namespace granray::mpi {
 
+// Throws granray::Error naming `call` and MPI's reason unless `status` is MPI_SUCCESS.
+void check(int status, const char* call);
+
 // Composites every rank's image (rgb, depth and hit_id, as rendered with
 // RenderOptions::with_hits) into rank 0's `image`. Binary swap over the largest power of two of
 // ranks, the remaining ranks folded in first, then rank 0 gathers the pieces: each rank sends and
