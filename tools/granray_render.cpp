@@ -51,24 +51,6 @@ granray::ParticleView share_of(const granray::io::ParticleFrame& frame, int rank
   return view;
 }
 
-granray::io::FrameMetadata metadata_of(const NamedFrame& f, const granray::FrameStats& stats) {
-  granray::io::FrameMetadata meta;
-  meta.step = f.number;
-  meta.time = f.frame.time;
-  meta.particles = stats.particles;
-  meta.skipped = stats.skipped;
-  meta.camera = stats.camera;
-  meta.colored = stats.colored;
-  meta.color_lo = stats.color_lo;
-  meta.color_hi = stats.color_hi;
-  meta.grid_ms = stats.grid_ms;
-  meta.render_ms = stats.render_ms;
-  meta.frame_ms = stats.total_ms;
-  meta.composite_ms = stats.composite_ms;
-  meta.ranks = stats.ranks;
-  return meta;
-}
-
 // `ranks` is null for a one-rank run.
 int run(const Options& options, granray::RankGroup* ranks) {
   using namespace granray;
@@ -123,7 +105,7 @@ int run(const Options& options, granray::RankGroup* ranks) {
     const std::string path = io::expand_frame_pattern(options.out, f.number);
     try {
       io::write_image(path, image);
-      if (h5) h5->append(image, metadata_of(f, stats));
+      if (h5) h5->append(image, io::frame_metadata(stats, f.number, f.frame.time));
     } catch (const Error& e) {
       failure = e.what();
     }

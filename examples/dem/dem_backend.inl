@@ -164,12 +164,13 @@ class Dem final : public DemSimulation {
         UnpackGrain{raw(packed_), offset, raw(pos_), raw(vel_), raw(spin_), raw(id_)});
   }
 
-  // Gathers the arrays' entries listed in picked_[0, count) to their front.
+  // Keeps only the arrays' entries listed in picked_[0, count), gathered through a spare array
+  // that is kept between steps (grains migrate in most steps of a large run).
   template <class T>
-  void compact(Vector<T>& v, std::uint32_t count) {
-    Vector<T> kept(count);
-    thrust::gather(policy(), picked_.begin(), picked_.begin() + count, v.begin(), kept.begin());
-    thrust::copy(policy(), kept.begin(), kept.end(), v.begin());
+  void compact(Vector<T>& v, Vector<T>& spare, std::uint32_t count) {
+    spare.resize(count);
+    thrust::gather(policy(), picked_.begin(), picked_.begin() + count, v.begin(), spare.begin());
+    v.swap(spare);
   }
 
   // Grains that drifted out of the slab go to the neighbour that now owns them.
@@ -193,10 +194,10 @@ class Dem final : public DemSimulation {
           thrust::copy_if(policy(), Index(0), Index(n_owned_), side_.begin(), picked_.begin(),
                           thrust::logical_not<std::uint8_t>()) -
           picked_.begin());
-      compact(pos_, staying);
-      compact(vel_, staying);
-      compact(spin_, staying);
-      compact(id_, staying);
+      compact(pos_, spare_vec4_, staying);
+      compact(vel_, spare_vec4_, staying);
+      compact(spin_, spare_vec4_, staying);
+      compact(id_, spare_id_, staying);
       n_owned_ = staying;
     }
     slabs_->swap(to_lower, to_upper, from_lower, from_upper);
@@ -211,9 +212,10 @@ class Dem final : public DemSimulation {
   // Copies of the neighbours' grains in the columns next to this slab, for the contact forces.
   void exchange_ghosts() {
     side_.resize(n_owned_);
+    const bool has_lower = (lower_first_ < slab_.first);
+    const bool has_upper = (upper_end_ > slab_.end);
     thrust::transform(policy(), Index(0), Index(n_owned_), side_.begin(),
-                      GhostSides{raw(pos_), grid_, slab_.first, slab_.end,
-                                 lower_first_<slab_.first, upper_end_> slab_.end});
+                      GhostSides{raw(pos_), grid_, slab_.first, slab_.end, has_lower, has_upper});
     std::vector<Grain> from_lower, from_upper;
     slabs_->swap(pack(n_owned_, kToLower), pack(n_owned_, kToUpper), from_lower, from_upper);
     const auto ghosts = static_cast<std::uint32_t>(from_lower.size() + from_upper.size());
@@ -254,8 +256,8 @@ class Dem final : public DemSimulation {
   SlabColumns slab_{};
   int lower_first_ = 0, upper_end_ = 0;  // the neighbouring slabs' outer columns
   ContactLaw law_{};
-  Vector<Vec4> pos_, vel_, spin_, force_, torque_;
-  Vector<std::uint64_t> id_, keys_;
+  Vector<Vec4> pos_, vel_, spin_, force_, torque_, spare_vec4_;
+  Vector<std::uint64_t> id_, keys_, spare_id_;
   Vector<std::uint32_t> sorted_, cell_start_, cell_end_, picked_;
   Vector<std::uint8_t> side_;
   Vector<Grain> packed_;

@@ -177,23 +177,7 @@ void InsituRenderer::render_frame(std::int64_t step, double time,
   if (!writer_) return;
 
   io::FrameJob job;
-  job.meta.step = step;
-  job.meta.time = time;
-  job.meta.particles = last_.stats.particles;
-  job.meta.skipped = last_.stats.skipped;
-  job.meta.camera = last_.stats.camera;
-  job.meta.colored = last_.stats.colored;
-  job.meta.color_lo = last_.stats.color_lo;
-  job.meta.color_hi = last_.stats.color_hi;
-  job.meta.grid_ms = last_.stats.grid_ms;
-  job.meta.render_ms = last_.stats.render_ms;
-  job.meta.frame_ms = last_.stats.total_ms;
-  job.meta.composite_ms = last_.stats.composite_ms;
-  job.meta.ranks = last_.stats.ranks;
-  if (job.meta.ranks.empty()) {
-    job.meta.ranks.push_back(
-        {last_.stats.particles, last_.stats.grid_ms, last_.stats.render_ms, 0.0});
-  }
+  job.meta = io::frame_metadata(last_.stats, step, time);
   if (!config_.png.empty()) {
     last_.png_path = io::expand_frame_pattern(config_.png, step, kStepDigits);
     job.png_path = last_.png_path;

@@ -315,6 +315,26 @@ struct Hdf5FrameFile::Impl {
   }
 };
 
+FrameMetadata frame_metadata(const FrameStats& stats, std::int64_t step, double time) {
+  FrameMetadata meta;
+  meta.step = step;
+  meta.time = time;
+  meta.particles = stats.particles;
+  meta.skipped = stats.skipped;
+  meta.camera = stats.camera;
+  meta.colored = stats.colored;
+  meta.color_lo = stats.color_lo;
+  meta.color_hi = stats.color_hi;
+  meta.grid_ms = stats.grid_ms;
+  meta.render_ms = stats.render_ms;
+  meta.frame_ms = stats.total_ms;
+  meta.composite_ms = stats.composite_ms;
+  meta.ranks = stats.ranks;
+  if (meta.ranks.empty())
+    meta.ranks.push_back({stats.particles, stats.grid_ms, stats.render_ms, 0.0});
+  return meta;
+}
+
 Hdf5FrameFile::Hdf5FrameFile(const std::string& path, int width, int height,
                              const std::string& config_text, const Hdf5Options& options)
     : impl_(std::make_unique<Impl>()) {

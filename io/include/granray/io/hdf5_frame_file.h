@@ -32,6 +32,9 @@ struct FrameMetadata {
   std::vector<RankStats> ranks;  // one per rank; none is written as one rank with no particles
 };
 
+// A rendered frame's metadata; a one-rank frame (stats.ranks empty) lists itself as rank 0.
+FrameMetadata frame_metadata(const FrameStats& stats, std::int64_t step, double time);
+
 struct Hdf5Options {
   int compression = 1;  // deflate level, 0 = none
   bool durable = true;  // fsync after every frame before it counts as written
