@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <vector>
 
 #include "granray/io/image_file.h"
 #include "test_support.h"
@@ -15,6 +17,20 @@ using Result = CommandResult;
 
 Result run_dem(const std::string& args) {
   return run_command(std::string(GRANRAY_DEM_EXE) + " " + args);
+}
+
+// The number after `key` (e.g. "composite ") on each output line that starts with `prefix`.
+std::vector<double> values_on_lines(const std::string& output, const std::string& prefix,
+                                    const std::string& key) {
+  std::vector<double> values;
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t at = line.find(key);
+    if (line.rfind(prefix, 0) == 0 && at != std::string::npos) {
+      values.push_back(std::stod(line.substr(at + key.size())));
+    }
+  }
+  return values;
 }
 
 TEST(Demo, PourRendersFramesInSitu) {
@@ -65,6 +81,32 @@ TEST(Demo, UnderMpirunTheFramesEqualOneRanks) {
   EXPECT_NE(many.output.find(std::to_string(ranks) + " ranks, slabs along x"), std::string::npos)
       << many.output;
   EXPECT_NE(many.output.find("3 written, 0 failed"), std::string::npos) << many.output;
+  // The closing medians are those of the frames after the first, stage by stage, and the
+  // fastest rank is never slower than the slowest.
+  for (const char* stage : {"grid ", ", render ", ", composite ", ", output ", ", frame "}) {
+    const std::vector<double> frames = values_on_lines(many.output, "frame step", stage);
+    const std::vector<double> median =
+        values_on_lines(many.output, "granray-dem: per frame, median of 2 after the first", stage);
+    ASSERT_EQ(frames.size(), 3u) << stage << many.output;
+    ASSERT_EQ(median.size(), 1u) << stage << many.output;
+    EXPECT_NEAR(median[0], 0.5 * (frames[1] + frames[2]), 0.011) << stage << many.output;
+  }
+  std::istringstream lines(many.output);
+  int spreads = 0;
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t at = line.find("grid+render over ranks ");
+    if (line.rfind("frame step", 0) != 0 || at == std::string::npos) continue;
+    std::size_t used = 0;
+    const std::string range = line.substr(at + 23);
+    const double fastest = std::stod(range, &used);
+    ASSERT_EQ(range.at(used), '-') << line;
+    EXPECT_LE(fastest, std::stod(range.substr(used + 1))) << line;
+    const int slowest_rank = std::stoi(line.substr(line.find("(slowest rank ") + 14));
+    EXPECT_TRUE(slowest_rank >= 0 && slowest_rank < ranks) << line;
+    ++spreads;
+  }
+  EXPECT_EQ(spreads, 3) << many.output;
+  EXPECT_NE(many.output.find("ms/step over ranks"), std::string::npos) << many.output;
   for (const char* step : {"00000000", "00000600", "00001200"}) {
     EXPECT_EQ(io::read_png(dir + "/many_" + step + ".png").rgb,
               io::read_png(dir + "/one_" + step + ".png").rgb)

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "dem_simulation.h"
+#include "frame_timings.h"
 #include "granray/errors.h"
 #include "granray/insitu/insitu_renderer.h"
 
@@ -43,17 +44,29 @@ struct Ranks {
     grains.assign(size, mine);
 #if defined(GRANRAY_DEM_HAVE_MPI)
     if (size > 1) {
-      MPI_Gather(&gpu, 1, MPI_INT, gpus.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-      MPI_Gather(&mine, 1, MPI_UNSIGNED_LONG_LONG, grains.data(), 1, MPI_UNSIGNED_LONG_LONG, 0,
-                 MPI_COMM_WORLD);
+      granray::mpi::check(MPI_Gather(&gpu, 1, MPI_INT, gpus.data(), 1, MPI_INT, 0, MPI_COMM_WORLD),
+                          "MPI_Gather");
+      granray::mpi::check(MPI_Gather(&mine, 1, MPI_UNSIGNED_LONG_LONG, grains.data(), 1,
+                                     MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD),
+                          "MPI_Gather");
     }
 #endif
   }
 
-  // The slowest rank's value (collective under MPI).
-  double slowest(double mine) const {
+  // The slowest and the fastest rank's value (collective under MPI).
+  double slowest(double mine) const { return reduce(mine, true); }
+  double fastest(double mine) const { return reduce(mine, false); }
+
+ private:
+  double reduce(double mine, bool largest) const {
 #if defined(GRANRAY_DEM_HAVE_MPI)
-    if (size > 1) MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (size > 1) {
+      granray::mpi::check(MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_DOUBLE,
+                                        largest ? MPI_MAX : MPI_MIN, MPI_COMM_WORLD),
+                          "MPI_Allreduce");
+    }
+#else
+    (void)largest;
 #endif
     return mine;
   }
@@ -103,22 +116,20 @@ int run(const std::string& input, const std::vector<std::string>& overrides, Ran
   }
 
   double dem_seconds = 0.0;
+  std::vector<dem::FrameTiming> timings;  // on rank 0
   const Clock::time_point start = Clock::now();
   for (std::int64_t step = 0;; ++step) {
     if (vis.due(step, sim->time())) {
+      const Clock::time_point f0 = Clock::now();
       const FrameRecord& f = vis.render(step, sim->time(), sim->particles());
+      const double frame_ms = 1e3 * seconds_since(f0);
       if (f.rendered && root) {
-        double grid_ms = f.stats.grid_ms, render_ms = f.stats.render_ms;  // the slowest rank's
-        for (const RankStats& r : f.stats.ranks) {
-          grid_ms = std::max(grid_ms, r.grid_ms);
-          render_ms = std::max(render_ms, r.render_ms);
-        }
-        std::printf("frame step %lld t=%.4f s: %llu particles, grid %.2f ms, render %.2f ms, ",
+        timings.push_back(dem::frame_timing(f, frame_ms));
+        std::printf("frame step %lld t=%.4f s: %llu particles, %s%s%s\n",
                     static_cast<long long>(step), sim->time(),
-                    static_cast<unsigned long long>(f.stats.particles), grid_ms, render_ms);
-        if (ranks.size > 1) std::printf("composite %.2f ms, ", f.stats.composite_ms);
-        std::printf("output %.2f ms%s%s\n", f.output_ms, f.png_path.empty() ? "" : " -> ",
-                    f.png_path.c_str());
+                    static_cast<unsigned long long>(f.stats.particles),
+                    dem::describe(timings.back(), ranks.size).c_str(),
+                    f.png_path.empty() ? "" : " -> ", f.png_path.c_str());
         std::fflush(stdout);
       }
     }
@@ -130,24 +141,34 @@ int run(const std::string& input, const std::vector<std::string>& overrides, Ran
   vis.finish();  // the writer thread may still hold the last frames
   const InsituCounters c = vis.counters();
   const double frames = c.rendered > 0 ? static_cast<double>(c.rendered) : 1.0;
-  dem_seconds = ranks.slowest(dem_seconds);
+  const double dem_slowest = ranks.slowest(dem_seconds);
+  const double dem_fastest = ranks.fastest(dem_seconds);
   const std::uint64_t migrated = ranks.slabs ? ranks.slabs->sum(sim->migrated()) : 0;
   if (!root) return 0;
+  const auto per_step = [&](double seconds) {
+    return params.steps > 0 ? 1e3 * seconds / params.steps : 0.0;
+  };
   if (ranks.size > 1) {
-    std::printf("granray-dem: %llu grains crossed slab faces\n",
-                static_cast<unsigned long long>(migrated));
+    std::printf("granray-dem: %llu grains crossed slab faces; DEM %.3f-%.3f ms/step over ranks\n",
+                static_cast<unsigned long long>(migrated), per_step(dem_fastest),
+                per_step(dem_slowest));
+  }
+  const dem::TimingSummary summary = dem::summarize(timings);
+  if (summary.frames > 0) {
+    std::printf("granray-dem: per frame, median of %zu%s: %s\n", summary.frames,
+                timings.size() > summary.frames ? " after the first" : "",
+                dem::describe(summary.median, ranks.size).c_str());
   }
   std::printf(
       "granray-dem: %lld steps in %.1f s: DEM %.3f ms/step (slowest rank) on %s; %llu frames on "
       "%s, "
       "%.2f ms/frame rendering, %.2f ms/frame handing over; %llu written, %llu failed, "
       "%llu dropped, %llu lost\n",
-      static_cast<long long>(params.steps), seconds_since(start),
-      params.steps > 0 ? 1e3 * dem_seconds / params.steps : 0.0, backend_name(sim->backend()),
-      static_cast<unsigned long long>(c.rendered), backend_name(vis.backend()),
-      c.render_ms / frames, c.output_ms / frames, static_cast<unsigned long long>(c.written),
-      static_cast<unsigned long long>(c.failed), static_cast<unsigned long long>(c.dropped),
-      static_cast<unsigned long long>(c.lost));
+      static_cast<long long>(params.steps), seconds_since(start), per_step(dem_slowest),
+      backend_name(sim->backend()), static_cast<unsigned long long>(c.rendered),
+      backend_name(vis.backend()), c.render_ms / frames, c.output_ms / frames,
+      static_cast<unsigned long long>(c.written), static_cast<unsigned long long>(c.failed),
+      static_cast<unsigned long long>(c.dropped), static_cast<unsigned long long>(c.lost));
   return 0;
 }
 

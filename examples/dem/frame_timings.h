@@ -1,0 +1,40 @@
+// What each in-situ frame cost granray-dem's time loop, stage by stage and rank by rank, and the
+// medians the run reports at its end: the numbers a scaling run is judged by.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "granray/insitu/insitu_renderer.h"
+
+namespace granray::dem {
+
+struct FrameTiming {
+  double grid_ms = 0.0;       // the slowest rank's grid build
+  double render_ms = 0.0;     // the slowest rank's ray casting
+  double composite_ms = 0.0;  // rank 0's compositing (it ends last: it gathers the rows)
+  double output_ms = 0.0;     // handing the frame to the writer thread
+  double frame_ms = 0.0;      // all the time loop spent on the frame, on rank 0
+  // Grid build + ray casting of the fastest and the slowest rank: their difference is the time
+  // the others wait for the slowest before compositing can start.
+  double fastest_rank_ms = 0.0;
+  double slowest_rank_ms = 0.0;
+  int slowest_rank = 0;
+};
+
+// `frame_ms` is what the caller measured around InsituRenderer::render.
+FrameTiming frame_timing(const FrameRecord& frame, double frame_ms);
+
+// Medians of each stage over the frames after the first (the first pays for allocations and
+// start-up; with one frame, that one), and the rank that was slowest most often.
+struct TimingSummary {
+  std::size_t frames = 0;  // frames the medians are over
+  FrameTiming median;
+};
+TimingSummary summarize(const std::vector<FrameTiming>& frames);
+
+// One line for the log: "grid 1.20 ms, render 0.50 ms, ...".
+std::string describe(const FrameTiming& t, int ranks);
+
+}  // namespace granray::dem
