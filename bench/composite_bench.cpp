@@ -1,5 +1,6 @@
 // Times sort-last compositing across MPI ranks:
-//   mpirun -np N granray-composite-bench [--grains G] [--backend auto|cpu|cuda] [WxH ...]
+//   mpirun -np N granray-composite-bench [--grains G] [--backend auto|cpu|cuda]
+//                                        [--method auto|shared|swap] [WxH ...]
 // For each image size: every rank has drawn every pixel (the worst case: overlapping bounds),
 // then each rank has drawn only its 1/N strip of columns (slabs seen side-on: screen-space
 // bounds cut what is sent). With --grains, a dense bed of G grains cut into x-slabs is rendered
@@ -36,6 +37,17 @@ double slowest(double mine) {
   return mine;
 }
 
+const char* method_name(granray::mpi::CompositeMethod m) {
+  switch (m) {
+    case granray::mpi::CompositeMethod::shared_memory:
+      return "shared";
+    case granray::mpi::CompositeMethod::binary_swap:
+      return "swap";
+    default:
+      return "auto";
+  }
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -58,11 +70,11 @@ void draw_random(granray::Image& image, int x0, int x1, std::mt19937& rng) {
   }
 }
 
-void time_synthetic(int width, int height) {
+void time_synthetic(granray::mpi::CompositeMethod method, int width, int height) {
   const int rank = rank_of(), size = size_of();
   std::mt19937 rng(1234u + rank);
   const granray::Vec3 white{1.0f, 1.0f, 1.0f};
-  granray::mpi::Compositor compositor;
+  granray::mpi::Compositor compositor(method);
   for (const bool strips : {false, true}) {
     std::vector<double> times;
     for (int rep = 0; rep < 6; ++rep) {
@@ -79,13 +91,15 @@ void time_synthetic(int width, int height) {
       if (rep > 0) times.push_back(1e3 * t);
     }
     if (rank == 0) {
-      std::printf("%d ranks  %4dx%-4d  %-22s composite %8.2f ms\n", size, width, height,
+      std::printf("%d ranks  %4dx%-4d  %-6s %-22s composite %8.2f ms\n", size, width, height,
+                  method_name(compositor.method()),
                   strips ? "each rank a 1/N strip" : "every rank every pixel", median(times));
     }
   }
 }
 
-void time_rendered(long long grains, granray::BackendKind backend, int width, int height) {
+void time_rendered(granray::mpi::CompositeMethod method, long long grains,
+                   granray::BackendKind backend, int width, int height) {
   const int rank = rank_of(), size = size_of();
   // A dense bed on a jittered cubic lattice, 2 radii apart; each rank keeps its x-slab.
   const auto side = static_cast<long long>(std::ceil(std::cbrt(double(grains))));
@@ -110,7 +124,7 @@ void time_rendered(long long grains, granray::BackendKind backend, int width, in
   settings.height = height;
   granray::Renderer renderer(backend);
   granray::Image image;
-  granray::mpi::Compositor compositor;
+  granray::mpi::Compositor compositor(method);
   std::vector<double> grid, cast, composite, frame;
   for (int rep = 0; rep < 6; ++rep) {
     MPI_Barrier(MPI_COMM_WORLD);
@@ -124,10 +138,11 @@ void time_rendered(long long grains, granray::BackendKind backend, int width, in
   }
   if (rank == 0) {
     std::printf(
-        "%d ranks  %4dx%-4d  %lld grains on %s: grid %.2f ms, casting %.2f ms, composite %.2f "
-        "ms, frame %.2f ms\n",
-        size, width, height, grains, granray::backend_name(renderer.backend()), median(grid),
-        median(cast), median(composite), median(frame));
+        "%d ranks  %4dx%-4d  %-6s %lld grains on %s: grid %.2f ms, casting %.2f ms, composite "
+        "%.2f ms, frame %.2f ms\n",
+        size, width, height, method_name(compositor.method()), grains,
+        granray::backend_name(renderer.backend()), median(grid), median(cast), median(composite),
+        median(frame));
   }
 }
 
@@ -141,12 +156,19 @@ int main(int argc, char** argv) {
   app.add_option("sizes", sizes, "image sizes WxH");
   app.add_option("--grains", grains, "also render a dense bed of this many grains in x-slabs");
   app.add_option("--backend", backend, "auto, cuda or cpu (with --grains)");
+  std::string method_option = "auto";
+  app.add_option("--method", method_option, "compositing: auto, shared (memory) or swap (binary)")
+      ->check(CLI::IsMember({"auto", "shared", "swap"}));
   CLI11_PARSE(app, argc, argv);
   const auto kind = granray::backend_from_name(backend);
   if (!kind) {
     std::fprintf(stderr, "granray-composite-bench: --backend must be auto, cuda or cpu\n");
     return 2;
   }
+  using granray::mpi::CompositeMethod;
+  const CompositeMethod method = method_option == "shared" ? CompositeMethod::shared_memory
+                                 : method_option == "swap" ? CompositeMethod::binary_swap
+                                                           : CompositeMethod::automatic;
   MPI_Init(&argc, &argv);
   int status = 0;
   try {
@@ -156,8 +178,8 @@ int main(int argc, char** argv) {
       if (std::sscanf(s.c_str(), "%dx%d", &width, &height) != 2 || width < 1 || height < 1) {
         throw granray::ConfigError("image size \"" + s + "\" is not WxH");
       }
-      time_synthetic(width, height);
-      if (grains > 0) time_rendered(grains, *kind, width, height);
+      time_synthetic(method, width, height);
+      if (grains > 0) time_rendered(method, grains, *kind, width, height);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "granray-composite-bench: rank %d: %s\n", rank_of(), e.what());

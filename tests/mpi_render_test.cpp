@@ -17,8 +17,10 @@ namespace {
 enum class Split { random, slabs, all_on_last, contiguous_without_ids };
 
 // Renders `spheres` split among the ranks; on rank 0 compares with a one-rank render.
+// With `kept`, composites with it; otherwise with a fresh compositor of each method.
 void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector<float>& speed,
-                             RenderSettings settings, Split split, Rng& rng) {
+                             RenderSettings settings, Split split, Rng& rng,
+                             mpi::Compositor* kept = nullptr) {
   const int rank = rank_of(MPI_COMM_WORLD), size = size_of(MPI_COMM_WORLD);
   std::vector<Vec4> mine;
   std::vector<float> my_speed;
@@ -57,25 +59,36 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
   view.scalar = my_speed.data();
   view.ids = split == Split::contiguous_without_ids ? nullptr : ids.data();
   Renderer renderer(BackendKind::cpu);
-  Image composited;
-  const FrameStats stats =
-      mpi::render_distributed(renderer, MPI_COMM_WORLD, view, settings, composited);
-  if (rank != 0) return;
+  // Each method on the same split (one test body per method, as Kokkos runs one per backend).
+  std::vector<mpi::CompositeMethod> methods = {mpi::CompositeMethod::shared_memory,
+                                               mpi::CompositeMethod::binary_swap};
+  if (kept != nullptr) methods = {kept->method()};
+  for (const mpi::CompositeMethod method : methods) {
+    mpi::Compositor fresh(method);
+    mpi::Compositor& compositor = kept != nullptr ? *kept : fresh;
+    Image composited;
+    const FrameStats stats =
+        mpi::render_distributed(renderer, MPI_COMM_WORLD, view, settings, composited, &compositor);
+    if (rank != 0) continue;
 
-  ParticleView all;
-  all.xyzr = spheres.data();
-  all.count = n;
-  all.scalar = speed.data();
-  Image reference;
-  renderer.render(all, settings, reference, {RenderMethod::grid, true});
-  EXPECT_EQ(stats.particles, n);
-  EXPECT_EQ(composited.rgb, reference.rgb) << "split " << int(split) << " on " << size << " ranks";
-  std::size_t differing = 0, first = 0;
-  for (std::size_t p = 0; p < reference.hit_id.size(); ++p) {
-    if (composited.hit_id[p] != reference.hit_id[p] && differing++ == 0) first = p;
+    ParticleView all;
+    all.xyzr = spheres.data();
+    all.count = n;
+    all.scalar = speed.data();
+    Image reference;
+    renderer.render(all, settings, reference, {RenderMethod::grid, true});
+    const std::string what = "split " + std::to_string(int(split)) + " on " + std::to_string(size) +
+                             " ranks, method " + std::to_string(int(method));
+    EXPECT_EQ(stats.particles, n);
+    EXPECT_EQ(composited.rgb, reference.rgb) << what;
+    EXPECT_EQ(composited.depth, reference.depth) << what;
+    std::size_t differing = 0, first = 0;
+    for (std::size_t p = 0; p < reference.hit_id.size(); ++p) {
+      if (composited.hit_id[p] != reference.hit_id[p] && differing++ == 0) first = p;
+    }
+    EXPECT_EQ(differing, 0u) << what << ": first at pixel " << first << " id "
+                             << composited.hit_id[first] << " vs " << reference.hit_id[first];
   }
-  EXPECT_EQ(differing, 0u) << "split " << int(split) << ": first at pixel " << first << " id "
-                           << composited.hit_id[first] << " vs " << reference.hit_id[first];
 }
 
 TEST(MpiRender, AnySplitOnAnyRankCountMatchesOneRank) {
@@ -117,6 +130,29 @@ TEST(MpiRender, TwinsOnDifferentRanksGoToTheSmallerId) {
   spheres.insert(spheres.end(), copy.begin(), copy.end());
   std::vector<float> speed(spheres.size(), 1.0f);
   expect_same_as_one_rank(spheres, speed, random_settings(rng, false), Split::random, rng);
+}
+
+// A compositor kept from frame to frame (as the plugin keeps one) follows the image size: its
+// buffers or shared-memory segments are made again when the size changes.
+TEST(MpiRender, AKeptCompositorFollowsTheImageSize) {
+  Rng rng(shared_seed());
+  for (const mpi::CompositeMethod method :
+       {mpi::CompositeMethod::automatic, mpi::CompositeMethod::shared_memory,
+        mpi::CompositeMethod::binary_swap}) {
+    mpi::Compositor compositor(method);
+    for (int frame = 0; frame < 4; ++frame) {
+      const auto spheres = dense_bed(rng, 800, 0.3f, 0.5f);
+      const std::vector<float> speed(spheres.size(), 1.0f);
+      RenderSettings s = random_settings(rng, false);
+      if (frame == 2) s.width += 1;  // now and then only one side changes
+      expect_same_as_one_rank(spheres, speed, s, Split::random, rng, &compositor);
+      if (size_of(MPI_COMM_WORLD) == 1) continue;
+      // The ranks of this test share a node: automatic settles on shared memory.
+      EXPECT_EQ(compositor.method(), method == mpi::CompositeMethod::automatic
+                                         ? mpi::CompositeMethod::shared_memory
+                                         : method);
+    }
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -15,6 +16,9 @@
 
 #include "granray/errors.h"
 #include "granray/kernels/shading.h"
+#include "image_rect.h"
+#include "mpi_agree.h"
+#include "shared_memory_compositor.h"
 
 namespace granray::mpi {
 
@@ -29,6 +33,9 @@ void check(int status, const char* call) {
 namespace {
 
 #define GRANRAY_MPI_CHECK(call) check((call), #call)
+
+using detail::drawn_rect;
+using detail::Rect;
 
 // One pixel as compositing sees it; 16 bytes, sent as MPI_BYTE.
 struct Sample {
@@ -62,25 +69,9 @@ struct UninitialisedAllocator : std::allocator<T> {
 using Samples = std::vector<Sample, UninitialisedAllocator<Sample>>;
 
 bool nearer(const Sample& a, const Sample& b) {
-  return a.depth < b.depth || (a.depth == b.depth && a.id < b.id);
+  return detail::nearer(a.depth, a.id, b.depth, b.id);
 }
 
-// Pixels [x0, x1) x [y0, y1); empty when either side is.
-struct Rect {
-  std::int32_t x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-  bool empty() const { return x0 >= x1 || y0 >= y1; }
-  bool contains(int x, int y) const { return x >= x0 && x < x1 && y >= y0 && y < y1; }
-  std::size_t area() const { return empty() ? 0 : std::size_t(x1 - x0) * std::size_t(y1 - y0); }
-  Rect rows(int lo, int hi) const {  // the part within rows [lo, hi)
-    Rect r{x0, std::max(y0, lo), x1, std::min(y1, hi)};
-    return r.empty() ? Rect{} : r;
-  }
-  Rect join(const Rect& o) const {
-    if (empty()) return o;
-    if (o.empty()) return *this;
-    return {std::min(x0, o.x0), std::min(y0, o.y0), std::max(x1, o.x1), std::max(y1, o.y1)};
-  }
-};
 static_assert(sizeof(Rect) == sizeof(Sample), "a message's first sample holds its rectangle");
 
 int byte_count(std::size_t samples) {
@@ -90,26 +81,6 @@ int byte_count(std::size_t samples) {
                 " bytes is too large for one MPI message");
   }
   return static_cast<int>(bytes);
-}
-
-// The bounding rectangle of the pixels a rank has drawn (finite depth).
-Rect drawn_rect(const Image& image) {
-  int x0 = image.width, y0 = image.height, x1 = 0, y1 = 0;
-#pragma omp parallel for reduction(min : x0, y0) reduction(max : x1, y1) schedule(static)
-  for (int y = 0; y < image.height; ++y) {
-    const float* row = image.depth.data() + std::size_t(y) * image.width;
-    int first = 0;
-    while (first < image.width && !std::isfinite(row[first])) ++first;
-    if (first == image.width) continue;
-    int last = image.width - 1;
-    while (!std::isfinite(row[last])) --last;
-    x0 = std::min(x0, first);
-    x1 = std::max(x1, last + 1);
-    y0 = std::min(y0, y);
-    y1 = std::max(y1, y + 1);
-  }
-  const Rect r{x0, y0, x1, y1};
-  return r.empty() ? Rect{} : r;
 }
 
 // One rank's working image during compositing: samples valid inside `drawn`, background
@@ -193,13 +164,15 @@ void swap_rows(Canvas& canvas, int partner, int send_lo, int send_hi, int keep_l
 
 struct Compositor::Buffers {
   Samples canvas, out, in, gathered;
+  std::unique_ptr<detail::SharedMemoryCompositor> shared;
 };
 
-Compositor::Compositor() : buffers_(std::make_unique<Buffers>()) {}
+Compositor::Compositor(CompositeMethod method)
+    : buffers_(std::make_unique<Buffers>()), requested_(method), method_(method) {}
 Compositor::~Compositor() = default;
 
-void composite(Image& image, Vec3 background, MPI_Comm comm) {
-  Compositor().composite(image, background, comm);
+void composite(Image& image, Vec3 background, MPI_Comm comm, CompositeMethod method) {
+  Compositor(method).composite(image, background, comm);
 }
 
 void Compositor::composite(Image& image, Vec3 background, MPI_Comm comm) {
@@ -214,6 +187,24 @@ void Compositor::composite(Image& image, Vec3 background, MPI_Comm comm) {
   if (size == 1) return;
 
   const Rgb8 bg = to_rgb8(background);
+  if (method_ != CompositeMethod::binary_swap && !(b.shared && b.shared->fits(comm, pixels))) {
+    b.shared.reset();
+    try {
+      b.shared = std::make_unique<detail::SharedMemoryCompositor>(comm, pixels);
+      method_ = CompositeMethod::shared_memory;
+    } catch (const Error& e) {
+      // Every rank fails alike (the setup agrees), so every rank takes the messages from here on.
+      if (requested_ == CompositeMethod::shared_memory) throw;
+      if (rank == 0) {
+        std::fprintf(stderr, "granray: compositing by messages: %s\n", e.what());
+      }
+      method_ = CompositeMethod::binary_swap;
+    }
+  }
+  if (method_ != CompositeMethod::binary_swap) {
+    b.shared->composite(image, {{bg.r, bg.g, bg.b}}, comm);
+    return;
+  }
   const Sample background_sample{INFINITY, {bg.r, bg.g, bg.b}, 0, ~std::uint64_t{0}};
   Canvas canvas(image, background_sample, b.canvas);
   const int width = image.width, height = image.height;
@@ -293,10 +284,8 @@ void Compositor::composite(Image& image, Vec3 background, MPI_Comm comm) {
   }
 }
 
-namespace {
+namespace detail {
 
-// Every rank learns whether all succeeded; a rank that failed throws its own error, the others
-// name the first rank that failed.
 void agree(bool ok, const std::string& error, const char* stage, MPI_Comm comm) {
   int rank = 0, size = 1;
   GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
@@ -308,6 +297,12 @@ void agree(bool ok, const std::string& error, const char* stage, MPI_Comm comm) 
   throw Error(std::string(stage) + " failed on rank " + std::to_string(first_failed) +
               " (its log says why)");
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::agree;
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -16,27 +16,47 @@ namespace granray::mpi {
 // Throws granray::Error naming `call` and MPI's reason unless `status` is MPI_SUCCESS.
 void check(int status, const char* call);
 
-// Composites every rank's image (rgb, depth and hit_id, as rendered with
-// RenderOptions::with_hits) into rank 0's `image`. Binary swap over the largest power of two of
-// ranks, the remaining ranks folded in first, then rank 0 gathers the pieces: each rank sends and
-// receives at most about one image whatever the rank count, and only the pixels inside the
-// bounding rectangle of what it has drawn (the rest is `background`). Collective; other ranks'
-// images are left unspecified. Throws granray::Error when an MPI call fails.
-void composite(Image& image, Vec3 background, MPI_Comm comm);
+// How the ranks' images come together. Both give the same image; they differ in cost.
+enum class CompositeMethod {
+  // Shared memory when every rank is on one node (tried once; messages if it cannot be set up,
+  // with the reason on stderr), else binary swap.
+  automatic,
+  // Every rank's image in a POSIX shared-memory segment that all ranks map; rank r merges band r
+  // of the rows from all of them, with no pixel sent in a message. One node only: throws Error
+  // otherwise, or when /dev/shm has no room.
+  shared_memory,
+  // Messages: binary swap over the largest power of two of ranks, the remaining ranks folded in
+  // first, then rank 0 gathers the pieces. Each rank sends and receives at most about one image
+  // whatever the rank count, and only the pixels inside the bounding rectangle of what it has
+  // drawn. Any number of nodes.
+  binary_swap,
+};
 
-// The same, keeping its buffers (several image sizes of samples) from frame to frame: fresh
-// ones would cost a page fault per 4 KiB every frame.
+// Composites every rank's image (rgb, depth and hit_id, as rendered with
+// RenderOptions::with_hits) into rank 0's `image`: per pixel the nearest hit (equal depth: the
+// smaller id), `background` where no rank drew. Collective; other ranks' images are left
+// unspecified. Throws granray::Error when an MPI call fails.
+void composite(Image& image, Vec3 background, MPI_Comm comm,
+               CompositeMethod method = CompositeMethod::automatic);
+
+// The same, keeping its buffers or shared-memory segments from frame to frame (made again when
+// the image size or the communicator changes): fresh ones would cost a page fault per 4 KiB
+// every frame.
 class Compositor {
  public:
-  Compositor();
+  explicit Compositor(CompositeMethod method = CompositeMethod::automatic);
   ~Compositor();
   Compositor(const Compositor&) = delete;
   Compositor& operator=(const Compositor&) = delete;
   void composite(Image& image, Vec3 background, MPI_Comm comm);
+  // The method frames use now: automatic until the first frame decides.
+  CompositeMethod method() const { return method_; }
 
  private:
   struct Buffers;
   std::unique_ptr<Buffers> buffers_;
+  CompositeMethod requested_;
+  CompositeMethod method_;
 };
 
 // Collective: measures every rank's particles, renders this rank's part with the global camera

@@ -1,0 +1,69 @@
+// Compositing among ranks that share one node's memory, with no pixel sent in a message: every
+// rank puts what it drew into a POSIX shared-memory segment that all the ranks map, rank r then
+// merges band r of the rows straight out of every rank's segment into rank 0's, and rank 0 copies
+// the result into its image. Each rank reads about one image's depths whatever the rank count,
+// and all its cores do it; a message would be copied twice by one core of MPI's shared-memory
+// transport instead.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "granray/image.h"
+#include "image_rect.h"
+
+namespace granray::mpi::detail {
+
+// One named POSIX shared-memory segment mapped into this process; unmapped when destroyed.
+class MappedSegment {
+ public:
+  // Creates the segment with all of its pages reserved (a full /dev/shm shows here as an error,
+  // not as a SIGBUS later). Throws Error naming the segment and the reason.
+  static MappedSegment create(const std::string& name, std::size_t bytes);
+  // Maps a segment another process created.
+  static MappedSegment open(const std::string& name, std::size_t bytes);
+
+  MappedSegment() = default;
+  MappedSegment(MappedSegment&& other) noexcept;
+  MappedSegment& operator=(MappedSegment&& other) noexcept;
+  MappedSegment(const MappedSegment&) = delete;
+  MappedSegment& operator=(const MappedSegment&) = delete;
+  ~MappedSegment();
+
+  unsigned char* data() const { return static_cast<unsigned char*>(address_); }
+
+ private:
+  void* address_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// The background as compositing writes it.
+struct BackgroundPixel {
+  std::uint8_t rgb[3];
+};
+
+class SharedMemoryCompositor {
+ public:
+  // Collective over `comm`: makes this rank's segment for images of `pixels` and maps every other
+  // rank's. Throws Error on every rank alike when the ranks are not all on one node or a segment
+  // cannot be made; nothing is left behind in /dev/shm either way.
+  SharedMemoryCompositor(MPI_Comm comm, std::size_t pixels);
+
+  // Whether this was made for `comm`'s ranks and images of `pixels`.
+  bool fits(MPI_Comm comm, std::size_t pixels) const;
+
+  // Composites every rank's `image` (rgb, depth, hit_id) into rank 0's. Collective.
+  void composite(Image& image, const BackgroundPixel& background, MPI_Comm comm);
+
+ private:
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+  std::size_t pixels_ = 0;
+  std::vector<MappedSegment> segments_;  // every rank's, this rank's own included
+};
+
+}  // namespace granray::mpi::detail
