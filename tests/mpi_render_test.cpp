@@ -89,6 +89,23 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
     EXPECT_EQ(differing, 0u) << what << ": first at pixel " << first << " id "
                              << composited.hit_id[first] << " vs " << reference.hit_id[first];
   }
+  // The picture alone (what the plugin asks for): the same rgb, no depth or ids.
+  for (const mpi::CompositeMethod method : methods) {
+    mpi::Compositor fresh(method);
+    mpi::Compositor& compositor = kept != nullptr ? *kept : fresh;
+    Image composited;
+    mpi::render_distributed(renderer, MPI_COMM_WORLD, view, settings, composited, &compositor,
+                            mpi::Composited::rgb);
+    if (rank != 0) continue;
+    Image reference;
+    ParticleView all;
+    all.xyzr = spheres.data();
+    all.count = n;
+    all.scalar = speed.data();
+    renderer.render(all, settings, reference, {RenderMethod::grid, false});
+    EXPECT_EQ(composited.rgb, reference.rgb) << "rgb alone, method " << int(method);
+    EXPECT_TRUE(composited.depth.empty() && composited.hit_id.empty());
+  }
 }
 
 TEST(MpiRender, AnySplitOnAnyRankCountMatchesOneRank) {

@@ -171,11 +171,12 @@ Compositor::Compositor(CompositeMethod method)
     : buffers_(std::make_unique<Buffers>()), requested_(method), method_(method) {}
 Compositor::~Compositor() = default;
 
-void composite(Image& image, Vec3 background, MPI_Comm comm, CompositeMethod method) {
-  Compositor(method).composite(image, background, comm);
+void composite(Image& image, Vec3 background, MPI_Comm comm, CompositeMethod method,
+               Composited result) {
+  Compositor(method).composite(image, background, comm, result);
 }
 
-void Compositor::composite(Image& image, Vec3 background, MPI_Comm comm) {
+void Compositor::composite(Image& image, Vec3 background, MPI_Comm comm, Composited result) {
   Buffers& b = *buffers_;
   int rank = 0, size = 1;
   GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
@@ -184,7 +185,13 @@ void Compositor::composite(Image& image, Vec3 background, MPI_Comm comm) {
   if (image.depth.size() != pixels || image.hit_id.size() != pixels) {
     throw Error("granray: compositing needs depth and hit ids (RenderOptions::with_hits)");
   }
-  if (size == 1) return;
+  if (size == 1) {
+    if (result == Composited::rgb) {
+      image.depth.clear();
+      image.hit_id.clear();
+    }
+    return;
+  }
 
   const Rgb8 bg = to_rgb8(background);
   if (method_ != CompositeMethod::binary_swap && !(b.shared && b.shared->fits(comm, pixels))) {
@@ -202,7 +209,7 @@ void Compositor::composite(Image& image, Vec3 background, MPI_Comm comm) {
     }
   }
   if (method_ != CompositeMethod::binary_swap) {
-    b.shared->composite(image, {{bg.r, bg.g, bg.b}}, comm);
+    b.shared->composite(image, {{bg.r, bg.g, bg.b}}, comm, result == Composited::rgb_depth_ids);
     return;
   }
   const Sample background_sample{INFINITY, {bg.r, bg.g, bg.b}, 0, ~std::uint64_t{0}};
@@ -282,6 +289,10 @@ void Compositor::composite(Image& image, Vec3 background, MPI_Comm comm) {
       }
     }
   }
+  if (result == Composited::rgb) {
+    image.depth.clear();
+    image.hit_id.clear();
+  }
 }
 
 namespace detail {
@@ -311,8 +322,8 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView view,
-                              const RenderSettings& settings, Image& image,
-                              Compositor* compositor) {
+                              const RenderSettings& settings, Image& image, Compositor* compositor,
+                              Composited result) {
   const auto start = std::chrono::steady_clock::now();
   FrameExtent local{};
   std::string error;
@@ -359,9 +370,9 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
   agree(ok, error, "rendering", comm);
   const auto composite_start = std::chrono::steady_clock::now();
   if (compositor != nullptr) {
-    compositor->composite(image, settings.shading.background, comm);
+    compositor->composite(image, settings.shading.background, comm, result);
   } else {
-    composite(image, settings.shading.background, comm);
+    composite(image, settings.shading.background, comm, CompositeMethod::automatic, result);
   }
   stats.composite_ms = ms_since(composite_start);
 
@@ -388,7 +399,8 @@ class MpiRankGroup final : public RankGroup {
   int ranks() const override { return size_; }
   FrameStats render(Renderer& renderer, const ParticleView& view, const RenderSettings& settings,
                     Image& image) override {
-    return render_distributed(renderer, comm_, view, settings, image, &compositor_);
+    return render_distributed(renderer, comm_, view, settings, image, &compositor_,
+                              Composited::rgb);
   }
   bool all(bool ok) override {
     int value = ok ? 1 : 0;

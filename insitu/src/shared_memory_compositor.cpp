@@ -169,7 +169,7 @@ bool SharedMemoryCompositor::fits(MPI_Comm comm, std::size_t pixels) const {
 }
 
 void SharedMemoryCompositor::composite(Image& image, const BackgroundPixel& background,
-                                       MPI_Comm comm) {
+                                       MPI_Comm comm, bool keep_hits) {
   const Layout layout(pixels_);
   const int width = image.width, height = image.height;
   const auto row = [&](int y) { return std::size_t(y) * width; };
@@ -198,38 +198,50 @@ void SharedMemoryCompositor::composite(Image& image, const BackgroundPixel& back
   const Planes out = planes(segments_[0].data() + layout.bytes, layout);
   const int lo = static_cast<int>(static_cast<long long>(height) * rank_ / size_);
   const int hi = static_cast<int>(static_cast<long long>(height) * (rank_ + 1) / size_);
-#pragma omp parallel for schedule(static)
-  for (int y = lo; y < hi; ++y) {
-    float* depth = out.depth + row(y);
-    std::uint64_t* id = out.id + row(y);
-    std::uint8_t* rgb = out.rgb + 3 * row(y);
-    for (int x = 0; x < width; ++x) {
-      depth[x] = INFINITY;
-      id[x] = ~std::uint64_t{0};
-      std::memcpy(rgb + 3 * x, background.rgb, 3);
-    }
-    for (int q = 0; q < size_; ++q) {
-      const Rect& r = rects[q];
-      if (y < r.y0 || y >= r.y1) continue;
-      const float* their_depth = in[q].depth + row(y);
-      const std::uint64_t* their_id = in[q].id + row(y);
-      const std::uint8_t* their_rgb = in[q].rgb + 3 * row(y);
-      for (int x = r.x0; x < r.x1; ++x) {
-        if (their_depth[x] > depth[x] || !nearer(their_depth[x], their_id[x], depth[x], id[x])) {
-          continue;
+#pragma omp parallel
+  {
+    // Without hits for rank 0, a row's nearest depths and ids stay in this thread's own memory.
+    std::vector<float> row_depth(keep_hits ? 0 : width);
+    std::vector<std::uint64_t> row_id(keep_hits ? 0 : width);
+#pragma omp for schedule(static)
+    for (int y = lo; y < hi; ++y) {
+      float* depth = keep_hits ? out.depth + row(y) : row_depth.data();
+      std::uint64_t* id = keep_hits ? out.id + row(y) : row_id.data();
+      std::uint8_t* rgb = out.rgb + 3 * row(y);
+      for (int x = 0; x < width; ++x) {
+        depth[x] = INFINITY;
+        id[x] = ~std::uint64_t{0};
+        std::memcpy(rgb + 3 * x, background.rgb, 3);
+      }
+      for (int q = 0; q < size_; ++q) {
+        const Rect& r = rects[q];
+        if (y < r.y0 || y >= r.y1) continue;
+        const float* their_depth = in[q].depth + row(y);
+        const std::uint64_t* their_id = in[q].id + row(y);
+        const std::uint8_t* their_rgb = in[q].rgb + 3 * row(y);
+        for (int x = r.x0; x < r.x1; ++x) {
+          if (their_depth[x] > depth[x] || !nearer(their_depth[x], their_id[x], depth[x], id[x])) {
+            continue;
+          }
+          depth[x] = their_depth[x];
+          id[x] = their_id[x];
+          std::memcpy(rgb + 3 * x, their_rgb + 3 * x, 3);
         }
-        depth[x] = their_depth[x];
-        id[x] = their_id[x];
-        std::memcpy(rgb + 3 * x, their_rgb + 3 * x, 3);
       }
     }
   }
   synchronise(comm);
   if (rank_ != 0) return;
+  if (!keep_hits) {
+    image.depth.clear();
+    image.hit_id.clear();
+  }
 #pragma omp parallel for schedule(static)
   for (int y = 0; y < height; ++y) {
-    std::memcpy(image.depth.data() + row(y), out.depth + row(y), width * sizeof(float));
-    std::memcpy(image.hit_id.data() + row(y), out.id + row(y), width * sizeof(std::uint64_t));
+    if (keep_hits) {
+      std::memcpy(image.depth.data() + row(y), out.depth + row(y), width * sizeof(float));
+      std::memcpy(image.hit_id.data() + row(y), out.id + row(y), width * sizeof(std::uint64_t));
+    }
     std::memcpy(image.rgb.data() + 3 * row(y), out.rgb + 3 * row(y), 3 * std::size_t(width));
   }
 }

@@ -56,8 +56,9 @@ class SharedMemoryCompositor {
   // Whether this was made for `comm`'s ranks and images of `pixels`.
   bool fits(MPI_Comm comm, std::size_t pixels) const;
 
-  // Composites every rank's `image` (rgb, depth, hit_id) into rank 0's. Collective.
-  void composite(Image& image, const BackgroundPixel& background, MPI_Comm comm);
+  // Composites every rank's `image` (rgb, depth, hit_id) into rank 0's: all three, or with
+  // `keep_hits` false the rgb alone (depth and hit_id left empty). Collective.
+  void composite(Image& image, const BackgroundPixel& background, MPI_Comm comm, bool keep_hits);
 
  private:
   MPI_Comm comm_;

@@ -47,16 +47,12 @@ class Buffer {
   // Contents are not kept: every caller overwrites what it asks for.
   void resize(std::size_t count) {
     if (count > capacity_) {
+      // A buffer that has to grow gets an eighth more than asked: frame-to-frame changes (grid
+      // references of a settling bed) then stop costing a cudaFree, which waits for the whole
+      // device, and a cudaMalloc.
+      const std::size_t grown = capacity_ == 0 ? count : count + count / 8;
       free();
-      const std::size_t bytes = count * sizeof(T);
-      account_->charge(bytes, what_);
-      try {
-        data_ = static_cast<T*>(Memory::allocate(bytes));
-      } catch (...) {
-        account_->refund(bytes);
-        throw;
-      }
-      capacity_ = count;
+      allocate(grown, count);
     }
     size_ = count;
   }
@@ -66,6 +62,25 @@ class Buffer {
   std::size_t size() const { return size_; }
 
  private:
+  // `wanted` elements, or `needed` when the memory (or its budget) has no room for the margin.
+  void allocate(std::size_t wanted, std::size_t needed) {
+    const std::size_t bytes = wanted * sizeof(T);
+    try {
+      account_->charge(bytes, what_);
+      try {
+        data_ = static_cast<T*>(Memory::allocate(bytes));
+      } catch (...) {
+        account_->refund(bytes);
+        throw;
+      }
+    } catch (...) {
+      if (wanted == needed) throw;
+      allocate(needed, needed);
+      return;
+    }
+    capacity_ = wanted;
+  }
+
   void free() {
     if (data_ != nullptr) {
       Memory::release(data_);

@@ -32,12 +32,17 @@ enum class CompositeMethod {
   binary_swap,
 };
 
+// What rank 0's image holds after compositing: rgb, depth and hit ids, or the rgb alone (what
+// a picture needs; depth and hit_id come back empty, and shared memory then copies a fifth).
+enum class Composited { rgb_depth_ids, rgb };
+
 // Composites every rank's image (rgb, depth and hit_id, as rendered with
 // RenderOptions::with_hits) into rank 0's `image`: per pixel the nearest hit (equal depth: the
 // smaller id), `background` where no rank drew. Collective; other ranks' images are left
 // unspecified. Throws granray::Error when an MPI call fails.
 void composite(Image& image, Vec3 background, MPI_Comm comm,
-               CompositeMethod method = CompositeMethod::automatic);
+               CompositeMethod method = CompositeMethod::automatic,
+               Composited result = Composited::rgb_depth_ids);
 
 // The same, keeping its buffers or shared-memory segments from frame to frame (made again when
 // the image size or the communicator changes): fresh ones would cost a page fault per 4 KiB
@@ -48,7 +53,8 @@ class Compositor {
   ~Compositor();
   Compositor(const Compositor&) = delete;
   Compositor& operator=(const Compositor&) = delete;
-  void composite(Image& image, Vec3 background, MPI_Comm comm);
+  void composite(Image& image, Vec3 background, MPI_Comm comm,
+                 Composited result = Composited::rgb_depth_ids);
   // The method frames use now: automatic until the first frame decides.
   CompositeMethod method() const { return method_; }
 
@@ -65,9 +71,10 @@ class Compositor {
 // rank 0 they list every rank's share. When rendering fails on any rank, every rank throws.
 FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView view,
                               const RenderSettings& settings, Image& image,
-                              Compositor* compositor = nullptr);
+                              Compositor* compositor = nullptr,
+                              Composited result = Composited::rgb_depth_ids);
 
-// The in-situ plugin's view of `comm` (see InsituRenderer).
+// The in-situ plugin's view of `comm` (see InsituRenderer); its frames composite rgb alone.
 std::shared_ptr<RankGroup> rank_group(MPI_Comm comm);
 
 // Makes this rank use the GPU of index (rank on its node) mod (GPUs on the node), the node's
