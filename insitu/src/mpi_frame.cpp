@@ -185,13 +185,7 @@ void Compositor::composite(Image& image, Vec3 background, MPI_Comm comm, Composi
   if (image.depth.size() != pixels || image.hit_id.size() != pixels) {
     throw Error("granray: compositing needs depth and hit ids (RenderOptions::with_hits)");
   }
-  if (size == 1) {
-    if (result == Composited::rgb) {
-      image.depth.clear();
-      image.hit_id.clear();
-    }
-    return;
-  }
+  if (size == 1) return;
 
   const Rgb8 bg = to_rgb8(background);
   if (method_ != CompositeMethod::binary_swap && !(b.shared && b.shared->fits(comm, pixels))) {
@@ -212,6 +206,7 @@ void Compositor::composite(Image& image, Vec3 background, MPI_Comm comm, Composi
     b.shared->composite(image, {{bg.r, bg.g, bg.b}}, comm, result == Composited::rgb_depth_ids);
     return;
   }
+  // Messages carry depth and ids through to rank 0 whatever `result` asks.
   const Sample background_sample{INFINITY, {bg.r, bg.g, bg.b}, 0, ~std::uint64_t{0}};
   Canvas canvas(image, background_sample, b.canvas);
   const int width = image.width, height = image.height;
@@ -288,10 +283,6 @@ void Compositor::composite(Image& image, Vec3 background, MPI_Comm comm, Composi
         std::memcpy(&image.rgb[3 * p], s->rgb, 3);
       }
     }
-  }
-  if (result == Composited::rgb) {
-    image.depth.clear();
-    image.hit_id.clear();
   }
 }
 

@@ -232,10 +232,6 @@ void SharedMemoryCompositor::composite(Image& image, const BackgroundPixel& back
   }
   synchronise(comm);
   if (rank_ != 0) return;
-  if (!keep_hits) {
-    image.depth.clear();
-    image.hit_id.clear();
-  }
 #pragma omp parallel for schedule(static)
   for (int y = 0; y < height; ++y) {
     if (keep_hits) {

@@ -57,7 +57,7 @@ class SharedMemoryCompositor {
   bool fits(MPI_Comm comm, std::size_t pixels) const;
 
   // Composites every rank's `image` (rgb, depth, hit_id) into rank 0's: all three, or with
-  // `keep_hits` false the rgb alone (depth and hit_id left empty). Collective.
+  // `keep_hits` false the rgb alone (depth and hit_id left as rendered). Collective.
   void composite(Image& image, const BackgroundPixel& background, MPI_Comm comm, bool keep_hits);
 
  private:

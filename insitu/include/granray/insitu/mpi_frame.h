@@ -33,7 +33,9 @@ enum class CompositeMethod {
 };
 
 // What rank 0's image holds after compositing: rgb, depth and hit ids, or the rgb alone (what
-// a picture needs; depth and hit_id come back empty, and shared memory then copies a fifth).
+// a picture needs, and shared memory then copies a fifth). With rgb alone, depth and hit_id are
+// left as rank 0 rendered them, not composited: clearing them would cost the next frame a zero
+// fill of 12 bytes a pixel when the renderer sizes them again.
 enum class Composited { rgb_depth_ids, rgb };
 
 // Composites every rank's image (rgb, depth and hit_id, as rendered with
