@@ -71,6 +71,28 @@ TEST_F(RenderTest, GridMatchesBruteForceOnRandomScenes) {
   }
 }
 
+// Images of several megabytes come back from the device in chunks through page-locked memory:
+// every chunk, the last partial one too, must land where it belongs.
+TEST_F(RenderTest, LargeImagesComeBackWholeAndInPlace) {
+  Rng rng(fresh_seed());
+  RenderSettings s = random_settings(rng, false);
+  s.width = std::uniform_int_distribution<int>(1201, 2000)(rng);
+  s.height = std::uniform_int_distribution<int>(901, 1200)(rng);
+  s.camera.zoom = uniform(rng, 1.5f, 2.5f);  // the bed fills most of the frame
+  const auto spheres = dense_bed(rng, 20000, 0.3f, 0.5f);
+  Renderer renderer(test_backend()), reference(BackendKind::cpu);
+  Image image, expected;
+  renderer.render(view_of(spheres), s, image, {RenderMethod::grid, true});
+  reference.render(view_of(spheres), s, expected, {RenderMethod::grid, true});
+  const ImageDiff d = compare_images(image, expected);
+  SCOPED_TRACE(::testing::Message() << s.width << "x" << s.height);
+  EXPECT_LE(d.differing_hit, d.pixels / 10000) << "pixels whose visible particle differs";
+  EXPECT_EQ(d.rgb_differs_same_hit, 0u);
+  std::size_t drawn = 0;
+  for (const float depth : image.depth) drawn += std::isfinite(depth);
+  EXPECT_GT(drawn, d.pixels / 4) << "the bed should cover much of the frame";
+}
+
 TEST_F(RenderTest, PolydisperseWithHugeGrains) {
   Rng rng(fresh_seed());
   auto spheres = dense_bed(rng, 2000, 0.1f, 0.3f);

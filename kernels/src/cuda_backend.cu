@@ -2,8 +2,10 @@
 #include <thrust/sort.h>
 #include <thrust/system/cuda/execution_policy.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <cub/device/device_radix_sort.cuh>
 #include <map>
 #include <memory>
@@ -64,9 +66,76 @@ class CachingAllocator {
   std::map<char*, std::size_t> used_;
 };
 
+// Two page-locked host buffers through which large downloads go chunk by chunk: the DMA engine
+// fills one while the host threads copy the other out to the caller's (pageable) memory. A
+// pageable cudaMemcpy goes through the driver's own staging, one chunk at a time, single-threaded.
+class PinnedStaging {
+ public:
+  static constexpr std::size_t kChunkBytes = std::size_t{8} << 20;
+  PinnedStaging() = default;
+  PinnedStaging(const PinnedStaging&) = delete;
+  PinnedStaging& operator=(const PinnedStaging&) = delete;
+  ~PinnedStaging() {
+    for (int b = 0; b < 2; ++b) {
+      if (buffers_[b] != nullptr) cudaFreeHost(buffers_[b]);
+      if (filled_[b] != nullptr) cudaEventDestroy(filled_[b]);
+    }
+  }
+
+  // False when no page-locked memory could be had (a limit on locked memory): the caller then
+  // copies directly. Tried once.
+  bool available() {
+    if (!tried_) {
+      tried_ = true;
+      for (int b = 0; b < 2; ++b) {
+        if (cudaMallocHost(&buffers_[b], kChunkBytes) != cudaSuccess) buffers_[b] = nullptr;
+      }
+      if (buffers_[0] == nullptr || buffers_[1] == nullptr) return false;
+      for (int b = 0; b < 2; ++b) {
+        GRANRAY_CUDA_CHECK(cudaEventCreateWithFlags(&filled_[b], cudaEventDisableTiming));
+      }
+    }
+    return filled_[1] != nullptr;
+  }
+
+  void download(const void* src, void* dst, std::size_t bytes, cudaStream_t stream) {
+    const auto* from = static_cast<const char*>(src);
+    auto* to = static_cast<char*>(dst);
+    const std::size_t chunks = (bytes + kChunkBytes - 1) / kChunkBytes;
+    const auto start = [&](std::size_t c) {
+      const std::size_t offset = c * kChunkBytes;
+      GRANRAY_CUDA_CHECK(cudaMemcpyAsync(buffers_[c % 2], from + offset,
+                                         std::min(kChunkBytes, bytes - offset),
+                                         cudaMemcpyDeviceToHost, stream));
+      GRANRAY_CUDA_CHECK(cudaEventRecord(filled_[c % 2], stream));
+    };
+    start(0);
+    for (std::size_t c = 0; c < chunks; ++c) {
+      if (c + 1 < chunks) start(c + 1);  // its buffer was emptied in the previous round
+      GRANRAY_CUDA_CHECK(cudaEventSynchronize(filled_[c % 2]));
+      const std::size_t offset = c * kChunkBytes;
+      const std::size_t length = std::min(kChunkBytes, bytes - offset);
+      const char* chunk = buffers_[c % 2];
+      constexpr std::int64_t kPiece = 256 << 10;
+      const auto pieces = static_cast<std::int64_t>((length + kPiece - 1) / kPiece);
+#pragma omp parallel for schedule(static)
+      for (std::int64_t i = 0; i < pieces; ++i) {
+        const std::size_t at = static_cast<std::size_t>(i) * kPiece;
+        std::memcpy(to + offset + at, chunk + at, std::min<std::size_t>(kPiece, length - at));
+      }
+    }
+  }
+
+ private:
+  bool tried_ = false;
+  char* buffers_[2] = {nullptr, nullptr};
+  cudaEvent_t filled_[2] = {nullptr, nullptr};
+};
+
 // What the backend keeps between frames for its executor.
 struct Scratch {
   CachingAllocator temporaries;
+  PinnedStaging staging;
   cudaEvent_t marks[kStageMarks] = {};
   Scratch() {
     for (auto& e : marks) GRANRAY_CUDA_CHECK(cudaEventCreate(&e));
@@ -129,10 +198,15 @@ class Executor {
     GRANRAY_CUDA_CHECK(
         cudaMemcpyAsync(dst.data(), src, count * sizeof(T), cudaMemcpyHostToDevice, stream_));
   }
+  // Large downloads (images) go through pinned staging, small ones (counts) directly.
   template <class T>
   void download(const T* src, T* dst, std::size_t count) const {
-    GRANRAY_CUDA_CHECK(
-        cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    const std::size_t bytes = count * sizeof(T);
+    if (bytes >= PinnedStaging::kChunkBytes / 4 && scratch_->staging.available()) {
+      scratch_->staging.download(src, dst, bytes, stream_);
+      return;
+    }
+    GRANRAY_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
     synchronize();
   }
 
