@@ -148,6 +148,11 @@ class Canvas {
   Rect drawn_;
 };
 
+// What binary swap keeps between frames.
+struct MessageBuffers {
+  Samples canvas, out, in, gathered;
+};
+
 // Sends rows [send_lo, send_hi) to `partner` and merges what it sends for [keep_lo, keep_hi).
 void swap_rows(Canvas& canvas, int partner, int send_lo, int send_hi, int keep_lo, int keep_hi,
                int width, MPI_Comm comm, Samples& out, Samples& in) {
@@ -160,54 +165,13 @@ void swap_rows(Canvas& canvas, int partner, int send_lo, int send_hi, int keep_l
   canvas.merge(keep_lo, keep_hi, in.data());
 }
 
-}  // namespace
-
-struct Compositor::Buffers {
-  Samples canvas, out, in, gathered;
-  std::unique_ptr<detail::SharedMemoryCompositor> shared;
-};
-
-Compositor::Compositor(CompositeMethod method)
-    : buffers_(std::make_unique<Buffers>()), requested_(method), method_(method) {}
-Compositor::~Compositor() = default;
-
-void composite(Image& image, Vec3 background, MPI_Comm comm, CompositeMethod method,
-               Composited result) {
-  Compositor(method).composite(image, background, comm, result);
-}
-
-void Compositor::composite(Image& image, Vec3 background, MPI_Comm comm, Composited result) {
-  Buffers& b = *buffers_;
+// Binary swap in messages, then rank 0 gathers the rows (see CompositeMethod::binary_swap).
+void composite_by_messages(Image& image, const Sample& background_sample, MPI_Comm comm,
+                           MessageBuffers& b) {
   int rank = 0, size = 1;
   GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size));
   const std::size_t pixels = static_cast<std::size_t>(image.width) * image.height;
-  if (image.depth.size() != pixels || image.hit_id.size() != pixels) {
-    throw Error("granray: compositing needs depth and hit ids (RenderOptions::with_hits)");
-  }
-  if (size == 1) return;
-
-  const Rgb8 bg = to_rgb8(background);
-  if (method_ != CompositeMethod::binary_swap && !(b.shared && b.shared->fits(comm, pixels))) {
-    b.shared.reset();
-    try {
-      b.shared = std::make_unique<detail::SharedMemoryCompositor>(comm, pixels);
-      method_ = CompositeMethod::shared_memory;
-    } catch (const Error& e) {
-      // Every rank fails alike (the setup agrees), so every rank takes the messages from here on.
-      if (requested_ == CompositeMethod::shared_memory) throw;
-      if (rank == 0) {
-        std::fprintf(stderr, "granray: compositing by messages: %s\n", e.what());
-      }
-      method_ = CompositeMethod::binary_swap;
-    }
-  }
-  if (method_ != CompositeMethod::binary_swap) {
-    b.shared->composite(image, {{bg.r, bg.g, bg.b}}, comm, result == Composited::rgb_depth_ids);
-    return;
-  }
-  // Messages carry depth and ids through to rank 0 whatever `result` asks.
-  const Sample background_sample{INFINITY, {bg.r, bg.g, bg.b}, 0, ~std::uint64_t{0}};
   Canvas canvas(image, background_sample, b.canvas);
   const int width = image.width, height = image.height;
   int swap_ranks = 1;
@@ -284,6 +248,55 @@ void Compositor::composite(Image& image, Vec3 background, MPI_Comm comm, Composi
       }
     }
   }
+}
+
+}  // namespace
+
+struct Compositor::Buffers : MessageBuffers {
+  std::unique_ptr<detail::SharedMemoryCompositor> shared;
+};
+
+Compositor::Compositor(CompositeMethod method)
+    : buffers_(std::make_unique<Buffers>()), requested_(method), method_(method) {}
+Compositor::~Compositor() = default;
+
+void composite(Image& image, Vec3 background, MPI_Comm comm, CompositeMethod method,
+               Composited result) {
+  Compositor(method).composite(image, background, comm, result);
+}
+
+void Compositor::composite(Image& image, Vec3 background, MPI_Comm comm, Composited result) {
+  Buffers& b = *buffers_;
+  int rank = 0, size = 1;
+  GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size));
+  const std::size_t pixels = static_cast<std::size_t>(image.width) * image.height;
+  if (image.depth.size() != pixels || image.hit_id.size() != pixels) {
+    throw Error("granray: compositing needs depth and hit ids (RenderOptions::with_hits)");
+  }
+  if (size == 1) return;
+
+  const Rgb8 bg = to_rgb8(background);
+  if (method_ != CompositeMethod::binary_swap && !(b.shared && b.shared->fits(comm, pixels))) {
+    b.shared.reset();
+    try {
+      b.shared = std::make_unique<detail::SharedMemoryCompositor>(comm, pixels);
+      method_ = CompositeMethod::shared_memory;
+    } catch (const Error& e) {
+      // Every rank fails alike (the setup agrees), so every rank takes the messages from here on.
+      if (requested_ == CompositeMethod::shared_memory) throw;
+      if (rank == 0) {
+        std::fprintf(stderr, "granray: compositing by messages: %s\n", e.what());
+      }
+      method_ = CompositeMethod::binary_swap;
+    }
+  }
+  if (method_ != CompositeMethod::binary_swap) {
+    b.shared->composite(image, {{bg.r, bg.g, bg.b}}, comm, result == Composited::rgb_depth_ids);
+    return;
+  }
+  // Messages carry depth and ids through to rank 0 whatever `result` asks.
+  composite_by_messages(image, {INFINITY, {bg.r, bg.g, bg.b}, 0, ~std::uint64_t{0}}, comm, b);
 }
 
 namespace detail {

@@ -145,7 +145,12 @@ SharedMemoryCompositor::SharedMemoryCompositor(MPI_Comm comm, std::size_t pixels
     ok = false;
     error = e.what();
   }
-  agree(ok, error, "making the shared-memory segments", comm);
+  try {
+    agree(ok, error, "making the shared-memory segments", comm);
+  } catch (const Error&) {
+    if (ok) shm_unlink(mine.c_str());  // made here, but another rank's failed
+    throw;
+  }
   try {
     for (int q = 0; q < size_; ++q) {
       if (q != rank_) segments_[q] = MappedSegment::open(segment_name(token, q), bytes_of(q));
@@ -162,10 +167,8 @@ SharedMemoryCompositor::SharedMemoryCompositor(MPI_Comm comm, std::size_t pixels
 }
 
 bool SharedMemoryCompositor::fits(MPI_Comm comm, std::size_t pixels) const {
-  if (pixels != pixels_) return false;
-  int same = MPI_UNEQUAL;
-  GRANRAY_MPI_CHECK(MPI_Comm_compare(comm, comm_, &same));
-  return same == MPI_IDENT;
+  // The handle, not MPI_Comm_compare: the communicator these were made for may have been freed.
+  return pixels == pixels_ && comm == comm_;
 }
 
 void SharedMemoryCompositor::composite(Image& image, const BackgroundPixel& background,

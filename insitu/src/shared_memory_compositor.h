@@ -53,7 +53,7 @@ class SharedMemoryCompositor {
   // cannot be made; nothing is left behind in /dev/shm either way.
   SharedMemoryCompositor(MPI_Comm comm, std::size_t pixels);
 
-  // Whether this was made for `comm`'s ranks and images of `pixels`.
+  // Whether this was made for `comm` (the same handle) and images of `pixels`.
   bool fits(MPI_Comm comm, std::size_t pixels) const;
 
   // Composites every rank's `image` (rgb, depth, hit_id) into rank 0's: all three, or with
