@@ -1,6 +1,7 @@
 // 3D-DDA visits exactly the cells a segment crosses, front to back.
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <cmath>
 #include <set>
 #include <vector>
@@ -135,6 +136,32 @@ TEST(Dda, MissingRayVisitsNothing) {
   const Vec3 above = {g.origin.x, g.origin.y, g.origin.z + 100.0f};
   EXPECT_TRUE(walk(g, {above, {0, 0, 1}}, INFINITY).empty());
   EXPECT_TRUE(walk(g, {above, {1, 0, 0}}, INFINITY).empty());
+}
+
+// The inline min and max the kernels use on the host give what fminf and fmaxf give, a NaN
+// operand included (only the sign of a zero result may differ, as the C standard allows).
+TEST(KernelMath, NanIgnoringMinAndMaxAreFminfAndFmaxf) {
+  Rng rng(fresh_seed());
+  const float specials[] = {NAN, INFINITY, -INFINITY, 0.0f, 1.0f, -1.0f, FLT_MAX, -FLT_MIN};
+  const auto draw = [&]() {
+    if (rng() % 4 == 0) return specials[rng() % 8];
+    return uniform(rng, -1e6f, 1e6f);
+  };
+  for (int k = 0; k < 100000; ++k) {
+    const float a = draw(), b = draw();
+    const float lo = nan_ignoring_min(a, b), hi = nan_ignoring_max(a, b);
+    const float want_lo = std::fmin(a, b), want_hi = std::fmax(a, b);
+    if (std::isnan(want_lo)) {
+      EXPECT_TRUE(std::isnan(lo)) << a << " " << b;
+    } else {
+      EXPECT_EQ(lo, want_lo) << a << " " << b;
+    }
+    if (std::isnan(want_hi)) {
+      EXPECT_TRUE(std::isnan(hi)) << a << " " << b;
+    } else {
+      EXPECT_EQ(hi, want_hi) << a << " " << b;
+    }
+  }
 }
 
 }  // namespace

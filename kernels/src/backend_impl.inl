@@ -65,8 +65,8 @@ struct BoundsOfSphere {
 
 struct MergeBounds {
   GRANRAY_HD SceneBounds operator()(const SceneBounds& a, const SceneBounds& b) const {
-    return {{fminf(a.lo.x, b.lo.x), fminf(a.lo.y, b.lo.y), fminf(a.lo.z, b.lo.z)},
-            {fmaxf(a.hi.x, b.hi.x), fmaxf(a.hi.y, b.hi.y), fmaxf(a.hi.z, b.hi.z)},
+    return {{nan_ignoring_min(a.lo.x, b.lo.x), nan_ignoring_min(a.lo.y, b.lo.y), nan_ignoring_min(a.lo.z, b.lo.z)},
+            {nan_ignoring_max(a.hi.x, b.hi.x), nan_ignoring_max(a.hi.y, b.hi.y), nan_ignoring_max(a.hi.z, b.hi.z)},
             a.renderable + b.renderable,
             a.skipped + b.skipped,
             a.diameter_sum + b.diameter_sum};
@@ -88,7 +88,7 @@ struct ScalarRangeOf {
 
 struct MergeScalarRange {
   GRANRAY_HD ScalarRange operator()(const ScalarRange& a, const ScalarRange& b) const {
-    return {fminf(a.lo, b.lo), fmaxf(a.hi, b.hi)};
+    return {nan_ignoring_min(a.lo, b.lo), nan_ignoring_max(a.hi, b.hi)};
   }
 };
 

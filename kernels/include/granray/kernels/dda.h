@@ -30,8 +30,8 @@ GRANRAY_HD_INLINE Interval clip_to_box(const Ray& ray, Vec3 lo, Vec3 hi, float t
       t0 = t1;
       t1 = tmp;
     }
-    span.enter = fmaxf(span.enter, t0);
-    span.exit = fminf(span.exit, t1);
+    span.enter = nan_ignoring_max(span.enter, t0);
+    span.exit = nan_ignoring_min(span.exit, t1);
   }
   return span;
 }
@@ -72,12 +72,12 @@ GRANRAY_HD void walk_cells(const GridGeometry& g, const Ray& ray, float t_min, f
     int axis = 0;
     if (t_next[1] < t_next[axis]) axis = 1;
     if (t_next[2] < t_next[axis]) axis = 2;
-    const float t_leave = fminf(t_next[axis], span.exit);
+    const float t_leave = nan_ignoring_min(t_next[axis], span.exit);
     if (visit(cell_index(g, cell[0], cell[1], cell[2]), t, t_leave)) return;
     if (t_leave >= span.exit) return;
     cell[axis] += step[axis];
     if (cell[axis] < 0 || cell[axis] >= g.dims[axis]) return;
-    t = fmaxf(t, t_next[axis]);
+    t = nan_ignoring_max(t, t_next[axis]);
     const int boundary = cell[axis] + (step[axis] > 0 ? 1 : 0);
     t_next[axis] = (component(g.origin, axis) + static_cast<float>(boundary) * g.cell_size -
                     component(ray.origin, axis)) /

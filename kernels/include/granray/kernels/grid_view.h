@@ -21,7 +21,8 @@ struct CellRange {
 
 GRANRAY_HD_INLINE int clamp_cell(float coordinate, int dim) {
   // Clamp in float first: a far-away coordinate must not overflow the int conversion.
-  const float c = fminf(fmaxf(floorf(coordinate), 0.0f), static_cast<float>(dim - 1));
+  const float c =
+      nan_ignoring_min(nan_ignoring_max(floorf(coordinate), 0.0f), static_cast<float>(dim - 1));
   return static_cast<int>(c);
 }
 

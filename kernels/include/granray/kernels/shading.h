@@ -20,7 +20,7 @@ struct ShadingParams {
 
 // SPEC 2: clamp to [0, 1], then floor(255 c + 0.5); NaN maps to 0.
 GRANRAY_HD_INLINE std::uint8_t to_byte(float c) {
-  const float clamped = fminf(fmaxf(c, 0.0f), 1.0f);
+  const float clamped = nan_ignoring_min(nan_ignoring_max(c, 0.0f), 1.0f);
   return static_cast<std::uint8_t>(floorf(255.0f * clamped + 0.5f));
 }
 
@@ -37,7 +37,7 @@ struct ColorSource {
 
   GRANRAY_HD Vec3 operator()(std::uint32_t index) const {
     if (scalar == nullptr) return uniform;
-    const float s = fminf(fmaxf((scalar[index] - lo) * inv_span, 0.0f), 1.0f);
+    const float s = nan_ignoring_min(nan_ignoring_max((scalar[index] - lo) * inv_span, 0.0f), 1.0f);
     return table[static_cast<int>(floorf(s * 255.0f + 0.5f))];
   }
 };
@@ -47,7 +47,7 @@ GRANRAY_HD_INLINE Rgb8 shade_hit(const Ray& ray, float t, Vec4 sphere, Vec3 base
                                  const ShadingParams& params) {
   const Vec3 hit = ray.origin + ray.dir * t;
   const Vec3 normal = (hit - center_of(sphere)) * (1.0f / sphere.w);
-  const float lambert = fmaxf(0.0f, dot(normal, params.light));
+  const float lambert = nan_ignoring_max(0.0f, dot(normal, params.light));
   return to_rgb8(base * (params.ambient + params.diffuse * lambert));
 }
 

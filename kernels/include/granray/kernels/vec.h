@@ -36,6 +36,24 @@ GRANRAY_HD_INLINE float component(Vec3 a, int axis) {
 // (|x| <= FLT_MAX is false for NaN and infinities and means the same on host and device.)
 GRANRAY_HD_INLINE bool is_finite(float x) { return fabsf(x) <= FLT_MAX; }
 
+// fminf and fmaxf, which ignore a NaN operand. g++ calls libm for them (9 % of the CPU backend's
+// ray casting went to those calls); these compare inline on the host and give the same results,
+// NaN included. The device has them as instructions.
+GRANRAY_HD_INLINE float nan_ignoring_min(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return fminf(a, b);
+#else
+  return (a < b || b != b) ? a : b;
+#endif
+}
+GRANRAY_HD_INLINE float nan_ignoring_max(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return fmaxf(a, b);
+#else
+  return (a > b || b != b) ? a : b;
+#endif
+}
+
 GRANRAY_HD_INLINE bool is_renderable(Vec4 s) {
   return is_finite(s.x) && is_finite(s.y) && is_finite(s.z) && is_finite(s.w) && s.w > 0.0f;
 }
