@@ -24,8 +24,8 @@ gpus=${GPUS:-$(nvidia-smi -L | wc -l)}
 
 # Compositing runs OpenMP loops: each run shares the machine's cores among its ranks, and idle
 # OpenMP threads sleep rather than spin (spinning threads of one rank starved the others' MPI
-# progress: 25 ms instead of 10 ms per 1080p frame on 8 ranks). nproc alone obeys
-# OMP_NUM_THREADS, which the machine may preset.
+# progress: 25 ms instead of 10 ms per 1080p frame on 8 ranks). `nproc --all`: plain nproc
+# obeys OMP_NUM_THREADS.
 cores=$(nproc --all)
 export OMP_WAIT_POLICY=passive
 threads() { echo $((cores / $1 > 0 ? cores / $1 : 1)); }
