@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "granray/errors.h"
 #include "granray/insitu/mpi_frame.h"
 #include "granray/io/particle_file.h"
 #include "mpi_support.h"
@@ -60,11 +61,14 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
   view.ids = split == Split::contiguous_without_ids ? nullptr : ids.data();
   Renderer renderer(BackendKind::cpu);
   // Each method on the same split (one test body per method, as Kokkos runs one per backend).
+  // two_level with nodes of two ranks: on 3 ranks one node of one, on 4 two nodes of two.
   std::vector<mpi::CompositeMethod> methods = {mpi::CompositeMethod::shared_memory,
-                                               mpi::CompositeMethod::binary_swap};
+                                               mpi::CompositeMethod::binary_swap,
+                                               mpi::CompositeMethod::two_level};
   if (kept != nullptr) methods = {kept->method()};
   for (const mpi::CompositeMethod method : methods) {
     mpi::Compositor fresh(method);
+    if (method == mpi::CompositeMethod::two_level) fresh.pretend_nodes_of(2);
     mpi::Compositor& compositor = kept != nullptr ? *kept : fresh;
     Image composited;
     const FrameStats stats =
@@ -92,6 +96,7 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
   // The picture alone (what the plugin asks for): the same rgb.
   for (const mpi::CompositeMethod method : methods) {
     mpi::Compositor fresh(method);
+    if (method == mpi::CompositeMethod::two_level) fresh.pretend_nodes_of(2);
     mpi::Compositor& compositor = kept != nullptr ? *kept : fresh;
     Image composited;
     mpi::render_distributed(renderer, MPI_COMM_WORLD, view, settings, composited, &compositor,
@@ -152,23 +157,49 @@ TEST(MpiRender, TwinsOnDifferentRanksGoToTheSmallerId) {
 // buffers or shared-memory segments are made again when the size changes.
 TEST(MpiRender, AKeptCompositorFollowsTheImageSize) {
   Rng rng(shared_seed());
-  for (const mpi::CompositeMethod method :
-       {mpi::CompositeMethod::automatic, mpi::CompositeMethod::shared_memory,
-        mpi::CompositeMethod::binary_swap}) {
-    mpi::Compositor compositor(method);
+  const int size = size_of(MPI_COMM_WORLD);
+  struct Case {
+    mpi::CompositeMethod method;
+    int pretend_nodes;             // 0: the real ones (one machine)
+    mpi::CompositeMethod settles;  // what the compositor uses after the first frame
+  };
+  const mpi::CompositeMethod nodes_of_two =
+      size > 2 ? mpi::CompositeMethod::two_level : mpi::CompositeMethod::shared_memory;
+  const Case cases[] = {
+      {mpi::CompositeMethod::automatic, 0, mpi::CompositeMethod::shared_memory},
+      {mpi::CompositeMethod::automatic, 2, nodes_of_two},
+      {mpi::CompositeMethod::shared_memory, 0, mpi::CompositeMethod::shared_memory},
+      {mpi::CompositeMethod::binary_swap, 0, mpi::CompositeMethod::binary_swap},
+      {mpi::CompositeMethod::two_level, 2, nodes_of_two},
+  };
+  for (const Case& c : cases) {
+    mpi::Compositor compositor(c.method);
+    if (c.pretend_nodes > 0) compositor.pretend_nodes_of(c.pretend_nodes);
     for (int frame = 0; frame < 4; ++frame) {
       const auto spheres = dense_bed(rng, 800, 0.3f, 0.5f);
       const std::vector<float> speed(spheres.size(), 1.0f);
       RenderSettings s = random_settings(rng, false);
       if (frame == 2) s.width += 1;  // now and then only one side changes
       expect_same_as_one_rank(spheres, speed, s, Split::random, rng, &compositor);
-      if (size_of(MPI_COMM_WORLD) == 1) continue;
-      // The ranks of this test share a node: automatic settles on shared memory.
-      EXPECT_EQ(compositor.method(), method == mpi::CompositeMethod::automatic
-                                         ? mpi::CompositeMethod::shared_memory
-                                         : method);
+      if (size > 1) EXPECT_EQ(compositor.method(), c.settles) << int(c.method);
     }
   }
+}
+
+// Shared memory alone cannot span nodes: asked for across (pretended) nodes, every rank throws.
+TEST(MpiRender, SharedMemoryAcrossNodesIsRefusedOnEveryRank) {
+  if (size_of(MPI_COMM_WORLD) < 3) GTEST_SKIP() << "needs two pretended nodes";
+  Rng rng(shared_seed());
+  mpi::Compositor compositor(mpi::CompositeMethod::shared_memory);
+  compositor.pretend_nodes_of(2);
+  Image image;
+  image.width = 16 + static_cast<int>(rng() % 16);
+  image.height = 8 + static_cast<int>(rng() % 16);
+  const std::size_t pixels = std::size_t(image.width) * image.height;
+  image.rgb.assign(3 * pixels, 0);
+  image.depth.assign(pixels, INFINITY);
+  image.hit_id.assign(pixels, ~std::uint64_t{0});
+  EXPECT_THROW(compositor.composite(image, {0.0f, 0.0f, 0.0f}, MPI_COMM_WORLD), Error);
 }
 
 }  // namespace

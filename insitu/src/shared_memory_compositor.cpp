@@ -115,7 +115,7 @@ MappedSegment::~MappedSegment() {
 }
 
 SharedMemoryCompositor::SharedMemoryCompositor(MPI_Comm comm, std::size_t pixels)
-    : comm_(comm), pixels_(pixels) {
+    : pixels_(pixels) {
   GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank_));
   GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size_));
   MPI_Comm node = MPI_COMM_NULL;
@@ -164,11 +164,6 @@ SharedMemoryCompositor::SharedMemoryCompositor(MPI_Comm comm, std::size_t pixels
   GRANRAY_MPI_CHECK(MPI_Barrier(comm));
   shm_unlink(mine.c_str());
   agree(ok, error, "mapping the shared-memory segments", comm);
-}
-
-bool SharedMemoryCompositor::fits(MPI_Comm comm, std::size_t pixels) const {
-  // The handle, not MPI_Comm_compare: the communicator these were made for may have been freed.
-  return pixels == pixels_ && comm == comm_;
 }
 
 void SharedMemoryCompositor::composite(Image& image, const BackgroundPixel& background,

@@ -53,15 +53,11 @@ class SharedMemoryCompositor {
   // cannot be made; nothing is left behind in /dev/shm either way.
   SharedMemoryCompositor(MPI_Comm comm, std::size_t pixels);
 
-  // Whether this was made for `comm` (the same handle) and images of `pixels`.
-  bool fits(MPI_Comm comm, std::size_t pixels) const;
-
   // Composites every rank's `image` (rgb, depth, hit_id) into rank 0's: all three, or with
   // `keep_hits` false the rgb alone (depth and hit_id left as rendered). Collective.
   void composite(Image& image, const BackgroundPixel& background, MPI_Comm comm, bool keep_hits);
 
  private:
-  MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
   std::size_t pixels_ = 0;
   std::vector<MappedSegment> segments_;  // every rank's, this rank's own included

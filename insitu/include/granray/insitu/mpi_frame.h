@@ -16,10 +16,10 @@ namespace granray::mpi {
 // Throws granray::Error naming `call` and MPI's reason unless `status` is MPI_SUCCESS.
 void check(int status, const char* call);
 
-// How the ranks' images come together. Both give the same image; they differ in cost.
+// How the ranks' images come together. All give the same image; they differ in cost.
 enum class CompositeMethod {
-  // Shared memory when every rank is on one node (tried once; messages if it cannot be set up,
-  // with the reason on stderr), else binary swap.
+  // Shared memory when every rank is on one node, two_level when they span several (tried once;
+  // binary swap if the shared memory cannot be set up, with the reason on stderr).
   automatic,
   // Every rank's image in a POSIX shared-memory segment that all ranks map; rank r merges band r
   // of the rows from all of them, with no pixel sent in a message. One node only: throws Error
@@ -30,6 +30,9 @@ enum class CompositeMethod {
   // whatever the rank count, and only the pixels inside the bounding rectangle of what it has
   // drawn. Any number of nodes.
   binary_swap,
+  // Shared memory among the ranks of each node into the node's first rank, then binary swap among
+  // those (one rank per node). Throws Error when a node's segments cannot be made.
+  two_level,
 };
 
 // What rank 0's image holds after compositing: rgb, depth and hit ids, or the rgb alone (what
@@ -57,14 +60,24 @@ class Compositor {
   Compositor& operator=(const Compositor&) = delete;
   void composite(Image& image, Vec3 background, MPI_Comm comm,
                  Composited result = Composited::rgb_depth_ids);
-  // The method frames use now: automatic until the first frame decides.
+  // The method frames use now: automatic until the first frame decides; shared_memory,
+  // two_level or binary_swap after it.
   CompositeMethod method() const { return method_; }
 
+  // For tests on one machine: treat each run of `ranks` consecutive ranks as a node (two_level and
+  // automatic then see several nodes). Call before the first frame.
+  void pretend_nodes_of(int ranks) { pretend_node_size_ = ranks; }
+
  private:
+  // Collective: groups the ranks by node and makes each node's shared-memory segments; settles
+  // method_ (binary swap for good when a node cannot and the method was automatic).
+  void set_up_shared_memory(MPI_Comm comm, std::size_t pixels, int rank, int size);
+
   struct Buffers;
   std::unique_ptr<Buffers> buffers_;
   CompositeMethod requested_;
   CompositeMethod method_;
+  int pretend_node_size_ = 0;
 };
 
 // Collective: measures every rank's particles, renders this rank's part with the global camera
