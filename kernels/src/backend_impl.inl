@@ -65,8 +65,10 @@ struct BoundsOfSphere {
 
 struct MergeBounds {
   GRANRAY_HD SceneBounds operator()(const SceneBounds& a, const SceneBounds& b) const {
-    return {{nan_ignoring_min(a.lo.x, b.lo.x), nan_ignoring_min(a.lo.y, b.lo.y), nan_ignoring_min(a.lo.z, b.lo.z)},
-            {nan_ignoring_max(a.hi.x, b.hi.x), nan_ignoring_max(a.hi.y, b.hi.y), nan_ignoring_max(a.hi.z, b.hi.z)},
+    return {{nan_ignoring_min(a.lo.x, b.lo.x), nan_ignoring_min(a.lo.y, b.lo.y),
+             nan_ignoring_min(a.lo.z, b.lo.z)},
+            {nan_ignoring_max(a.hi.x, b.hi.x), nan_ignoring_max(a.hi.y, b.hi.y),
+             nan_ignoring_max(a.hi.z, b.hi.z)},
             a.renderable + b.renderable,
             a.skipped + b.skipped,
             a.diameter_sum + b.diameter_sum};
