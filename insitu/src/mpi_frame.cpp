@@ -432,12 +432,15 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
     error = e.what();
   }
   agree(ok, error, "measuring the particles", comm);
-  float lo[4] = {local.bounds.lo.x, local.bounds.lo.y, local.bounds.lo.z, local.scalar_lo};
-  float hi[4] = {local.bounds.hi.x, local.bounds.hi.y, local.bounds.hi.z, local.scalar_hi};
+  // Lows and negated highs in one MPI_MIN (negation is exact).
+  float extremes[8] = {local.bounds.lo.x,  local.bounds.lo.y,  local.bounds.lo.z,
+                       local.scalar_lo,    -local.bounds.hi.x, -local.bounds.hi.y,
+                       -local.bounds.hi.z, -local.scalar_hi};
   std::uint64_t counts[3] = {local.bounds.renderable, local.bounds.skipped, view.count};
   double diameters = local.bounds.diameter_sum;
-  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, lo, 4, MPI_FLOAT, MPI_MIN, comm));
-  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, hi, 4, MPI_FLOAT, MPI_MAX, comm));
+  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, extremes, 8, MPI_FLOAT, MPI_MIN, comm));
+  const float* lo = extremes;
+  const float hi[4] = {-extremes[4], -extremes[5], -extremes[6], -extremes[7]};
   GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, counts, 3, MPI_UINT64_T, MPI_SUM, comm));
   GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &diameters, 1, MPI_DOUBLE, MPI_SUM, comm));
   // Every rank takes part in the scan: whether a rank passes ids is its own business (a rank
@@ -451,6 +454,7 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
   if (view.ids == nullptr && rank > 0) view.id_offset += before;  // rank 0's result is undefined
   RenderOptions options;
   options.with_hits = true;
+  options.particle_bounds = local.bounds;  // measured above: not reduced a second time
   options.camera_bounds =
       SceneBounds{{lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}, counts[0], counts[1], diameters};
   if (lo[3] <= hi[3])

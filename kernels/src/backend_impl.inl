@@ -380,7 +380,8 @@ class ThrustBackend final : public detail::Backend {
                         std::to_string(settings.height) + " exceeds 2^32 - 1 pixels");
     }
     const Resident r = make_resident(exec, view);
-    const SceneBounds bounds = reduce_bounds(exec, r);
+    const SceneBounds bounds =
+        options.particle_bounds ? *options.particle_bounds : reduce_bounds(exec, r);
     const CameraSetup camera =
         resolve_camera(settings, options.camera_bounds ? *options.camera_bounds : bounds);
 

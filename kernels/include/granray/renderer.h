@@ -26,6 +26,9 @@ struct RenderOptions {
   // camera, and their scalar range replaces this part's own "auto" colour range.
   std::optional<SceneBounds> camera_bounds;
   std::optional<std::pair<float, float>> color_range;
+  // The box and census of exactly the particles being rendered, as Renderer::measure returned
+  // them for this frame: the render then skips reducing them again.
+  std::optional<SceneBounds> particle_bounds;
 };
 
 // The extent of one frame's particles: their box and census, and the range of their scalar.
