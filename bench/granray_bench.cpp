@@ -105,8 +105,9 @@ int main(int argc, char** argv) {
         }
         for (const bool use_brute : {false, true}) {
           if (use_brute && !brute) continue;
-          const granray::RenderOptions options{
-              use_brute ? granray::RenderMethod::brute_force : granray::RenderMethod::grid, false};
+          granray::RenderOptions options;
+          options.method =
+              use_brute ? granray::RenderMethod::brute_force : granray::RenderMethod::grid;
           granray::Image image;
           renderer.render(view, settings, image, options);  // warm-up: allocations, uploads
           std::vector<double> grid, render, total;

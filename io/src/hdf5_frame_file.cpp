@@ -99,12 +99,11 @@ struct Hdf5FrameFile::Impl {
   [[noreturn]] void fail(const std::string& what) const {
     throw OutputError(path + ": " + what + ": " + hdf5_reason());
   }
-  hid_t check(hid_t id, const char* what) const {
-    if (id < 0) fail(what);
-    return id;
-  }
-  void check(herr_t status, const std::string& what) const {
-    if (status < 0) fail(what);
+  // An HDF5 id (hid_t) or status (herr_t): negative means failure. Returns the value.
+  template <class Status>
+  Status check(Status value, const std::string& what) const {
+    if (value < 0) fail(what);
+    return value;
   }
 
   static std::vector<Series> layout() {
