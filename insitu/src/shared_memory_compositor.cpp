@@ -118,15 +118,6 @@ SharedMemoryCompositor::SharedMemoryCompositor(MPI_Comm comm, std::size_t pixels
     : pixels_(pixels) {
   GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank_));
   GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size_));
-  MPI_Comm node = MPI_COMM_NULL;
-  GRANRAY_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  int on_node = 0;
-  const int split_size = MPI_Comm_size(node, &on_node);
-  GRANRAY_MPI_CHECK(MPI_Comm_free(&node));
-  GRANRAY_MPI_CHECK(split_size);
-  int all_on_one = on_node == size_ ? 1 : 0;
-  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &all_on_one, 1, MPI_INT, MPI_MIN, comm));
-  if (all_on_one == 0) throw Error("granray: the ranks are on more than one node");
 
   // Names no other job or compositor uses: rank 0's process id and a count of its compositors.
   static std::atomic<std::uint32_t> made{0};
@@ -218,9 +209,7 @@ void SharedMemoryCompositor::composite(Image& image, const BackgroundPixel& back
         const std::uint64_t* their_id = in[q].id + row(y);
         const std::uint8_t* their_rgb = in[q].rgb + 3 * row(y);
         for (int x = r.x0; x < r.x1; ++x) {
-          if (their_depth[x] > depth[x] || !nearer(their_depth[x], their_id[x], depth[x], id[x])) {
-            continue;
-          }
+          if (!nearer(their_depth[x], their_id[x], depth[x], id[x])) continue;
           depth[x] = their_depth[x];
           id[x] = their_id[x];
           std::memcpy(rgb + 3 * x, their_rgb + 3 * x, 3);

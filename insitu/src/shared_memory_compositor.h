@@ -48,9 +48,9 @@ struct BackgroundPixel {
 
 class SharedMemoryCompositor {
  public:
-  // Collective over `comm`: makes this rank's segment for images of `pixels` and maps every other
-  // rank's. Throws Error on every rank alike when the ranks are not all on one node or a segment
-  // cannot be made; nothing is left behind in /dev/shm either way.
+  // Collective over `comm`, whose ranks share one node (the caller groups them): makes this
+  // rank's segment for images of `pixels` and maps every other rank's. Throws Error on every rank
+  // alike when a segment cannot be made or mapped; nothing is left behind in /dev/shm either way.
   SharedMemoryCompositor(MPI_Comm comm, std::size_t pixels);
 
   // Composites every rank's `image` (rgb, depth, hit_id) into rank 0's: all three, or with
