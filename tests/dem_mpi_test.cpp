@@ -72,12 +72,18 @@ void random_gas(Rng& rng, const DemParams& p, std::size_t n, std::vector<Vec4>& 
   }
 }
 
-TEST(DemSlabs, SameGrainsInTheSamePlacesAsOneRank) {
-  Rng rng(shared_seed());
+// The box the slab tests fill with a gas: long in x, so that 1-4 ranks each get a slab.
+DemParams gas_box() {
   DemParams p;
   p.backend = BackendKind::cpu;
   p.box = {0.12f, 0.06f, 0.06f};
   p.dt = 1e-5;
+  return p;
+}
+
+TEST(DemSlabs, SameGrainsInTheSamePlacesAsOneRank) {
+  Rng rng(shared_seed());
+  DemParams p = gas_box();
   p.gravity = {0.0f, 0.0f, -uniform(rng, 0.0f, 2.0f)};  // a lively gas: it must keep crossing
   p.restitution = 0.9f;
   const std::size_t n = 200 + rng() % 75;
@@ -150,10 +156,7 @@ TEST(DemSlabs, PourSettlesAcrossSlabs) {
 
 TEST(DemSlabs, FramesAcrossRanksEqualOneRanks) {
   Rng rng(shared_seed());
-  DemParams p;
-  p.backend = BackendKind::cpu;
-  p.box = {0.12f, 0.06f, 0.06f};
-  p.dt = 1e-5;
+  const DemParams p = gas_box();
   std::vector<Vec4> pos;
   std::vector<Vec3> vel;
   random_gas(rng, p, 270, pos, vel);
