@@ -211,9 +211,38 @@ TEST_F(Hdf5OutputTest, UnwritablePathIsAnErrorAtStart) {
       ConfigError);
 }
 
+// The last "written N" line of a writer_probe's output: the frames it reported durable.
+unsigned long long reported_frames(const std::string& printed) {
+  const std::size_t at = printed.rfind("written ");
+  return at == std::string::npos ? 0 : std::stoull(printed.substr(at + 8));
+}
+
+// A file left by a writer that died after reporting `reported` frames: it opens, its steps count
+// up from 0, every reported frame reads back and equals the first (the probe draws the same
+// grains every frame), and h5ls reads the whole file. A file is only there once created whole.
+void expect_every_reported_frame(const std::string& h5, unsigned long long reported) {
+  if (reported == 0 && !std::filesystem::exists(h5)) return;  // cut while creating it
+  H5File file(h5);
+  ASSERT_GE(file.id, 0) << "the file does not open";
+  const auto steps = read_all<std::int64_t>(file.id, "/frames/step", H5T_NATIVE_INT64);
+  ASSERT_GE(steps.size(), reported);
+  for (std::size_t k = 0; k < steps.size(); ++k) ASSERT_EQ(steps[k], std::int64_t(k));
+  const auto rgb = read_all<std::uint8_t>(file.id, "/frames/rgb", H5T_NATIVE_UINT8);
+  const std::size_t frame = 96 * 64 * 3;
+  ASSERT_GE(rgb.size(), reported * frame);
+  for (std::size_t k = 1; k < reported; ++k) {
+    ASSERT_TRUE(std::equal(rgb.begin(), rgb.begin() + frame, rgb.begin() + k * frame)) << k;
+  }
+  static const bool have_h5ls = !run_command("command -v h5ls").empty();
+  if (have_h5ls) {
+    int status = 0;
+    const std::string ls = run_command("h5ls -r " + h5, &status);
+    EXPECT_EQ(status, 0) << ls;
+  }
+}
+
 TEST_F(Hdf5OutputTest, KilledWriterLeavesAReadableFileWithEveryReportedFrame) {
   Rng rng(fresh_seed());
-  const bool have_h5ls = !run_command("command -v h5ls").empty();
   for (int trial = 0; trial < 12; ++trial) {
     const std::string h5 = dir_ + "/kill" + std::to_string(trial) + ".h5";
     int out[2];
@@ -234,29 +263,47 @@ TEST_F(Hdf5OutputTest, KilledWriterLeavesAReadableFileWithEveryReportedFrame) {
     char buf[4096];
     for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;) printed.append(buf, std::size_t(n));
     close(out[0]);
-    unsigned long long reported = 0;
-    for (std::size_t at = printed.rfind("written "); at != std::string::npos;
-         at = std::string::npos) {
-      reported = std::stoull(printed.substr(at + 8));
-    }
+    const unsigned long long reported = reported_frames(printed);
     SCOPED_TRACE(::testing::Message() << "trial " << trial << " killed after " << delay.count()
                                       << " ms, " << reported << " frames reported");
-    H5File file(h5);
-    ASSERT_GE(file.id, 0) << "the file does not open";
-    const auto steps = read_all<std::int64_t>(file.id, "/frames/step", H5T_NATIVE_INT64);
-    ASSERT_GE(steps.size(), reported);
-    for (std::size_t k = 0; k < steps.size(); ++k) ASSERT_EQ(steps[k], std::int64_t(k));
-    const auto rgb = read_all<std::uint8_t>(file.id, "/frames/rgb", H5T_NATIVE_UINT8);
-    const std::size_t frame = 96 * 64 * 3;
-    // Every frame shows the same grains: each reported frame equals the first.
-    for (std::size_t k = 1; k < reported; ++k) {
-      ASSERT_TRUE(std::equal(rgb.begin(), rgb.begin() + frame, rgb.begin() + k * frame)) << k;
-    }
-    if (have_h5ls) {
-      int status = 0;
-      const std::string ls = run_command("h5ls -r " + h5, &status);
-      EXPECT_EQ(status, 0) << ls;
-    }
+    ASSERT_NO_FATAL_FAILURE(expect_every_reported_frame(h5, reported));
+  }
+}
+
+// A timed kill rarely lands inside a flush; here the writer is cut just before one chosen write
+// to the file: at every write of the 65th frame, which splits the root of /frames/rgb's chunk
+// index (a node holds 64 entries: the old entries move to a new node and the root is rewritten
+// to point there), and of the 128th, which splits a full leaf under it, and at random writes.
+TEST_F(Hdf5OutputTest, WriterCutAtAnyWriteKeepsEveryReportedFrame) {
+  Rng rng(fresh_seed());
+  const std::string preload = std::string("LD_PRELOAD=") + GRANRAY_CRASH_AT_WRITE_LIB + " ";
+  const std::string probe = std::string(GRANRAY_WRITER_PROBE) + " frames ";
+  const std::string log = dir_ + "/writes.txt";
+  int status = -1;
+  const std::string whole = run_command(
+      "GRANRAY_WRITE_LOG=" + log + " " + preload + probe + dir_ + "/whole.h5 130", &status);
+  ASSERT_EQ(status, 0) << whole;
+  std::vector<long> durable;  // the write count at each frame's fsync
+  std::ifstream in(log);
+  for (long n; in >> n;) durable.push_back(n);
+  ASSERT_EQ(durable.size(), 130u) << "one fsync per frame";
+  std::vector<long> cuts;
+  for (const int frame : {64, 127}) {
+    for (long n = durable[frame - 1] + 1; n <= durable[frame]; ++n) cuts.push_back(n);
+  }
+  std::uniform_int_distribution<long> anywhere(1, durable.back());
+  for (int k = 0; k < 6; ++k) cuts.push_back(anywhere(rng));
+  for (const long cut : cuts) {
+    const std::string h5 = dir_ + "/cut" + std::to_string(cut) + ".h5";
+    const std::string printed = run_command(
+        "GRANRAY_CRASH_AT_WRITE=" + std::to_string(cut) + " " + preload + probe + h5 + " 130",
+        &status);
+    ASSERT_NE(status, 0) << "the writer was not cut at write " << cut;
+    const unsigned long long reported = reported_frames(printed);
+    SCOPED_TRACE(::testing::Message()
+                 << "cut before write " << cut << ", " << reported << " frames reported");
+    ASSERT_NO_FATAL_FAILURE(expect_every_reported_frame(h5, reported));
+    std::filesystem::remove(h5);
   }
 }
 

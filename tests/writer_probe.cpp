@@ -3,6 +3,7 @@
 // and check the file; or it writes under a small file-size limit (a full disk).
 //   writer_probe kill FILE.h5        renders frames forever
 //   writer_probe full FILE.h5 BYTES  renders 20 frames with the file size limited to BYTES
+//   writer_probe frames FILE.h5 N    renders N frames
 #include <sys/resource.h>
 
 #include <csignal>
@@ -33,7 +34,7 @@ int main(int argc, char** argv) {
   InsituRenderer vis(parse_insitu_config(toml, "probe.toml"), {});
   const auto particles = adapters::host_particles(grains.data(), grains.size());
   std::uint64_t reported = 0;
-  const int frames = mode == "full" ? 20 : 1 << 30;
+  const int frames = mode == "full" ? 20 : mode == "frames" ? std::atoi(argv[3]) : 1 << 30;
   for (int step = 0; step < frames; ++step) {
     vis.render(step, 0.5 * step, particles);
     const std::uint64_t written = vis.counters().written;

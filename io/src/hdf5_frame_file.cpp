@@ -1,5 +1,6 @@
 #include "granray/io/hdf5_frame_file.h"
 
+#include <fcntl.h>
 #include <hdf5.h>
 #include <sys/resource.h>
 #include <sys/statvfs.h>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "granray/errors.h"
+#include "in_place_last_driver.h"
 
 #ifndef GRANRAY_VERSION
 #define GRANRAY_VERSION "unknown"
@@ -92,6 +94,7 @@ struct Hdf5FrameFile::Impl {
   int width, height;
   Hdf5Options options;
   Handle file, rgb;
+  Handle transfer, access;  // every write's and every dataset's property lists (set_up_lists)
   std::vector<std::pair<Series, Handle>> series;
   hsize_t frames = 0;
   bool broken = false;  // an append failed: reopen from what is on disk before the next one
@@ -104,6 +107,24 @@ struct Hdf5FrameFile::Impl {
   Status check(Status value, const std::string& what) const {
     if (value < 0) fail(what);
     return value;
+  }
+
+  // Chunks are indexed by version-1 B-trees, and appending splits their right-most nodes. Split
+  // so that every old entry stays where it was (right ratio 1): with the file driver's ordering
+  // no reported frame's entry is ever moved by a flush that could be cut short. The ratio is a
+  // transfer property, so chunks must reach the file inside our writes, not in a later flush of
+  // the chunk cache (which would use the defaults): no chunk cache.
+  void set_up_lists() {
+    transfer = Handle(check(H5Pcreate(H5P_DATASET_XFER), "H5Pcreate"), H5Pclose);
+    check(H5Pset_btree_ratios(transfer.get(), 0.1, 0.5, 1.0), "H5Pset_btree_ratios");
+    access = Handle(check(H5Pcreate(H5P_DATASET_ACCESS), "H5Pcreate"), H5Pclose);
+    check(H5Pset_chunk_cache(access.get(), 0, 0, 1.0), "H5Pset_chunk_cache");
+  }
+
+  Handle file_access_list() {
+    Handle fapl(check(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate"), H5Pclose);
+    use_in_place_last_driver(fapl.get(), options.durable);
+    return fapl;
   }
 
   static std::vector<Series> layout() {
@@ -161,18 +182,41 @@ struct Hdf5FrameFile::Impl {
     }
     if (deflate > 0) check(H5Pset_deflate(dcpl.get(), unsigned(deflate)), "H5Pset_deflate");
     return Handle(
-        check(H5Dcreate2(group, name, type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+        check(H5Dcreate2(group, name, type, space.get(), H5P_DEFAULT, dcpl.get(), access.get()),
               (std::string("creating /frames/") + name).c_str()),
         H5Dclose);
   }
 
+  // The file is built under a temporary name and moved into place once durable: a writer killed
+  // while creating it leaves no half-made file at `path`, which a restart would refuse to touch.
   void create(const std::string& config_text) {
-    Handle fapl(check(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate"), H5Pclose);
+    const std::string building = path + ".part";
+    try {
+      build(building, config_text);
+    } catch (...) {
+      series.clear();
+      rgb.reset();
+      file.reset();
+      std::error_code ignored;
+      std::filesystem::remove(building, ignored);
+      throw;
+    }
+    if (std::filesystem::exists(path)) {
+      throw OutputError(path + ": appeared while this run was creating it; leaving it as it is");
+    }
+    std::error_code ec;
+    std::filesystem::rename(building, path, ec);
+    if (ec) throw OutputError(path + ": cannot move " + building + " into place: " + ec.message());
+    if (options.durable) sync_directory();
+  }
+
+  void build(const std::string& building, const std::string& config_text) {
+    Handle fapl = file_access_list();
     // The oldest superblock carries no "open for writing" flag, so a file whose writer was
     // killed opens in every HDF5 tool as it is.
     check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_EARLIEST, H5F_LIBVER_V18),
           "H5Pset_libver_bounds");
-    file = Handle(check(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()),
+    file = Handle(check(H5Fcreate(building.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()),
                         "cannot create the HDF5 file"),
                   H5Fclose);
     write_string_attribute(file.get(), "granray_version", GRANRAY_VERSION);
@@ -191,7 +235,15 @@ struct Hdf5FrameFile::Impl {
       if (s.width > 0) row.push_back(s.width);
       series.emplace_back(s, create_dataset(group.get(), s.name, s.type, row, 256, 0));
     }
-    check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
+    make_durable();
+  }
+
+  void sync_directory() const {
+    const auto dir = std::filesystem::path(path).parent_path();
+    const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const bool synced = fd >= 0 && ::fsync(fd) == 0;
+    if (fd >= 0) ::close(fd);
+    if (!synced) throw OutputError(path + ": cannot sync its directory: " + std::strerror(errno));
   }
 
   hsize_t extent_of(hid_t dataset, std::vector<hsize_t>* dims_out = nullptr) {
@@ -204,12 +256,12 @@ struct Hdf5FrameFile::Impl {
   }
 
   void open_existing() {
-    file = Handle(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+    file = Handle(H5Fopen(path.c_str(), H5F_ACC_RDWR, file_access_list().get()), H5Fclose);
     if (file.get() < 0) {
       throw OutputError(path + ": exists but cannot be opened as HDF5 for appending (" +
                         hdf5_reason() + "); refusing to overwrite it");
     }
-    rgb = Handle(H5Dopen2(file.get(), "/frames/rgb", H5P_DEFAULT), H5Dclose);
+    rgb = Handle(H5Dopen2(file.get(), "/frames/rgb", access.get()), H5Dclose);
     std::vector<hsize_t> dims;
     if (rgb.get() < 0 || (extent_of(rgb.get(), &dims), dims.size() != 4) ||
         dims[1] != hsize_t(height) || dims[2] != hsize_t(width) || dims[3] != 3) {
@@ -220,7 +272,7 @@ struct Hdf5FrameFile::Impl {
     }
     frames = dims[0];
     for (const Series& s : layout()) {
-      Handle d(H5Dopen2(file.get(), (std::string("/frames/") + s.name).c_str(), H5P_DEFAULT),
+      Handle d(H5Dopen2(file.get(), (std::string("/frames/") + s.name).c_str(), access.get()),
                H5Dclose);
       if (d.get() < 0) {
         H5Eclear2(H5E_DEFAULT);
@@ -274,7 +326,7 @@ struct Hdf5FrameFile::Impl {
           "H5Sselect_hyperslab");
     Handle memspace(check(H5Screate_simple(int(count.size()), count.data(), nullptr), "H5Screate"),
                     H5Sclose);
-    check(H5Dwrite(dataset, type, memspace.get(), filespace.get(), H5P_DEFAULT, data),
+    check(H5Dwrite(dataset, type, memspace.get(), filespace.get(), transfer.get(), data),
           std::string("writing /frames/") + name);
   }
 
@@ -342,6 +394,7 @@ Hdf5FrameFile::Hdf5FrameFile(const std::string& path, int width, int height,
   impl_->width = width;
   impl_->height = height;
   impl_->options = options;
+  impl_->set_up_lists();
   if (std::filesystem::exists(path)) {
     impl_->open_existing();
   } else {
