@@ -10,14 +10,12 @@
 #include <thrust/copy.h>
 #include <thrust/fill.h>
 #include <thrust/for_each.h>
-#include <thrust/gather.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/scan.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
 #include <thrust/transform.h>
 #include <thrust/transform_reduce.h>
-#include <thrust/transform_scan.h>
 
 #include <chrono>
 #include <cstdint>
@@ -38,13 +36,6 @@ namespace granray::GRANRAY_BACKEND_NAMESPACE {
 template <class T>
 using Array = detail::Buffer<T, Memory>;
 using Index = thrust::counting_iterator<std::uint32_t>;
-
-// Bits a radix sort needs for cell indices below `cells`.
-inline int key_bits(std::uint64_t cells) {
-  int bits = 1;
-  while (bits < 32 && (std::uint64_t{1} << bits) < cells) ++bits;
-  return bits;
-}
 
 GRANRAY_HD_INLINE SceneBounds empty_bounds() {
   return {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0, 0.0};
@@ -94,6 +85,11 @@ struct MergeScalarRange {
   }
 };
 
+// The grid is a counting sort of (cell, particle) references, one per cell that a sphere's padded
+// box overlaps (Kalojanov & Slusallek's reference lists, without their sort): count each cell's
+// references, scan the counts into cell ends, then place each reference by counting its cell's
+// cursor down from the end. Only the order within a cell depends on the atomics' timing, and
+// the nearest hit does not (ties go to the lower id).
 // Cells a sphere's padded box overlaps (0 for a broken particle); 64-bit, as it is summed.
 struct ReferenceCount {
   GridGeometry geometry;
@@ -108,25 +104,42 @@ struct SumU64 {
   GRANRAY_HD std::uint64_t operator()(std::uint64_t a, std::uint64_t b) const { return a + b; }
 };
 
-// One (cell, particle) reference per cell that a sphere's box overlaps (Kalojanov & Slusallek).
-struct EmitReferences {
+template <class Visit>
+GRANRAY_HD_INLINE void for_each_overlapped_cell(const GridGeometry& g, const Vec4& s, Visit visit) {
+  const CellRange r = overlapped_cells(g, s);
+  for (int z = r.lo[2]; z <= r.hi[2]; ++z)
+    for (int y = r.lo[1]; y <= r.hi[1]; ++y)
+      for (int x = r.lo[0]; x <= r.hi[0]; ++x) visit(cell_index(g, x, y, z));
+}
+
+struct CountCellReferences {
   GridGeometry geometry;
   const Vec4* spheres;
-  const std::uint64_t* ends;  // inclusive scan of the reference counts
-  std::uint32_t* keys;
-  std::uint32_t* values;
+  std::uint32_t* counts;
   GRANRAY_HD void operator()(std::uint32_t i) const {
     const Vec4 s = spheres[i];
     if (!is_renderable(s)) return;
-    const CellRange r = overlapped_cells(geometry, s);
-    auto k = static_cast<std::uint32_t>(ends[i] - cell_count(r));
-    for (int z = r.lo[2]; z <= r.hi[2]; ++z)
-      for (int y = r.lo[1]; y <= r.hi[1]; ++y)
-        for (int x = r.lo[0]; x <= r.hi[0]; ++x) {
-          keys[k] = cell_index(geometry, x, y, z);
-          values[k] = i;
-          ++k;
-        }
+    std::uint32_t* c = counts;
+    for_each_overlapped_cell(geometry, s,
+                             [c](std::uint32_t cell) { atomic_fetch_add(c + cell, 1u); });
+  }
+};
+
+struct PlaceReferences {
+  GridGeometry geometry;
+  const Vec4* spheres;
+  std::uint32_t* cursor;  // each cell's end on entry, its start when every reference is placed
+  Vec4* ref_spheres;
+  std::uint32_t* ref_index;
+  GRANRAY_HD void operator()(std::uint32_t i) const {
+    const Vec4 s = spheres[i];
+    if (!is_renderable(s)) return;
+    const PlaceReferences& p = *this;
+    for_each_overlapped_cell(geometry, s, [&p, &s, i](std::uint32_t cell) {
+      const std::uint32_t slot = atomic_fetch_sub(p.cursor + cell, 1u) - 1u;
+      p.ref_spheres[slot] = s;
+      p.ref_index[slot] = i;
+    });
   }
 };
 
@@ -142,19 +155,6 @@ struct CentreCellKey {
   }
 };
 
-// After the sort, each run of equal keys is one cell's reference list.
-struct MarkCellRanges {
-  const std::uint32_t* keys;
-  std::uint32_t total;
-  std::uint32_t* start;
-  std::uint32_t* end;
-  GRANRAY_HD void operator()(std::uint32_t k) const {
-    const std::uint32_t cell = keys[k];
-    if (k == 0 || keys[k - 1] != cell) start[cell] = k;
-    if (k + 1 == total || keys[k + 1] != cell) end[cell] = k + 1;
-  }
-};
-
 class ThrustBackend final : public detail::Backend {
  public:
   ThrustBackend()
@@ -163,11 +163,9 @@ class ThrustBackend final : public detail::Backend {
         staged_ids_(account_, "particle id upload"),
         staged_scalar_(account_, "particle scalar upload"),
         colormap_(account_, "colormap"),
-        ends_(account_, "grid reference offsets"),
-        keys_(account_, "grid reference keys"),
-        values_(account_, "grid references"),
-        keys_sorted_(account_, "sorted grid reference keys"),
-        values_sorted_(account_, "sorted grid references"),
+        keys_(account_, "cell keys for the bare sort"),
+        values_(account_, "particle indices for the bare sort"),
+        ref_index_(account_, "grid references"),
         cell_start_(account_, "grid cell starts"),
         cell_end_(account_, "grid cell ends"),
         ref_spheres_(account_, "particles in cell order"),
@@ -325,47 +323,32 @@ class ThrustBackend final : public detail::Backend {
                                        const SceneBounds& bounds) {
     auto policy = exec.policy();
     const std::uint32_t n = r.count;
-    // One fused pass counts each sphere's cells and scans them; the last entry is the total.
-    // The last geometry tried is the one kept, so its scan is what EmitReferences reads.
-    ends_.resize(n);
+    // The total in 64 bits decides the geometry (a huge one must not wrap to a small one).
     const detail::GridLayout layout =
         detail::choose_grid_layout(bounds, [&](const GridGeometry& g) {
-          thrust::transform_inclusive_scan(policy, Index(0), Index(n), ends_.data(),
-                                           ReferenceCount{g, r.spheres}, SumU64{});
-          std::uint64_t total = 0;
-          exec.download(ends_.data() + (n - 1), &total, 1);
-          return total;
+          return thrust::transform_reduce(policy, Index(0), Index(n), ReferenceCount{g, r.spheres},
+                                          std::uint64_t{0}, SumU64{});
         });
     const GridGeometry& g = layout.geometry;
     const auto total = static_cast<std::uint32_t>(layout.references);
-
-    keys_.resize(total);
-    values_.resize(total);
-    thrust::for_each_n(policy, Index(0), n,
-                       EmitReferences{g, r.spheres, ends_.data(), keys_.data(), values_.data()});
-    if (!Executor::sorts_in_place) {
-      keys_sorted_.resize(total);
-      values_sorted_.resize(total);
-    }
-    std::tie(sorted_keys_, sorted_values_) =
-        exec.sort_pairs(keys_.data(), values_.data(), keys_sorted_.data(), values_sorted_.data(),
-                        total, key_bits(layout.cells));
-
     cell_start_.resize(layout.cells);
     cell_end_.resize(layout.cells);
     thrust::fill_n(policy, cell_start_.data(), layout.cells, 0u);
-    thrust::fill_n(policy, cell_end_.data(), layout.cells, 0u);
-    thrust::for_each_n(policy, Index(0), total,
-                       MarkCellRanges{sorted_keys_, total, cell_start_.data(), cell_end_.data()});
-
+    thrust::for_each_n(policy, Index(0), n, CountCellReferences{g, r.spheres, cell_start_.data()});
+    thrust::inclusive_scan(policy, cell_start_.data(), cell_start_.data() + layout.cells,
+                           cell_end_.data());
     ref_spheres_.resize(total);
-    thrust::gather(policy, sorted_values_, sorted_values_ + total, r.spheres, ref_spheres_.data());
+    ref_index_.resize(total);
+    thrust::copy_n(policy, cell_end_.data(), layout.cells, cell_start_.data());
+    thrust::for_each_n(
+        policy, Index(0), n,
+        PlaceReferences{g, r.spheres, cell_start_.data(), ref_spheres_.data(), ref_index_.data()});
     return layout;
   }
 
   GridView grid_view(const detail::GridLayout& layout) const {
     return {layout.geometry, cell_start_.data(), cell_end_.data(), ref_spheres_.data(),
-            sorted_values_};
+            ref_index_.data()};
   }
 
   FrameStats render_frame(const ParticleView& view, const RenderSettings& settings,
@@ -457,7 +440,7 @@ class ThrustBackend final : public detail::Backend {
     exec.download(cell_start_.data(), grid.cell_start.data(), layout.cells);
     exec.download(cell_end_.data(), grid.cell_end.data(), layout.cells);
     exec.download(ref_spheres_.data(), grid.ref_spheres.data(), layout.references);
-    exec.download(sorted_values_, grid.ref_index.data(), layout.references);
+    exec.download(ref_index_.data(), grid.ref_index.data(), layout.references);
     return grid;
   }
 
@@ -468,14 +451,9 @@ class ThrustBackend final : public detail::Backend {
   Array<float> staged_scalar_;
   Array<Vec3> colormap_;
   int colormap_uploaded_ = -1;  // which table colormap_ holds
-  Array<std::uint64_t> ends_;
   Array<std::uint32_t> keys_;
   Array<std::uint32_t> values_;
-  Array<std::uint32_t> keys_sorted_;
-  Array<std::uint32_t> values_sorted_;
-  // Where the sort left the grid's keys and references: the arrays above or keys_ / values_.
-  std::uint32_t* sorted_keys_ = nullptr;
-  std::uint32_t* sorted_values_ = nullptr;
+  Array<std::uint32_t> ref_index_;
   Array<std::uint32_t> cell_start_;
   Array<std::uint32_t> cell_end_;
   Array<Vec4> ref_spheres_;

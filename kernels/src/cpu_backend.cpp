@@ -44,7 +44,6 @@ class Executor {
  public:
   static constexpr MemorySpace native_space = MemorySpace::host;
   static constexpr const char* name = "cpu";
-  static constexpr bool sorts_in_place = true;
 
   Executor(void* /*cuda_stream*/, Scratch& scratch) : scratch_(&scratch) {}
   auto policy() const { return thrust::omp::par; }
@@ -54,16 +53,6 @@ class Executor {
   double elapsed_ms(int from, int to) const {
     return std::chrono::duration<double, std::milli>(scratch_->marks[to] - scratch_->marks[from])
         .count();
-  }
-
-  // Sorts (key, value) pairs by the key's low `bits` bits; returns whichever pair of arrays, in
-  // or out, holds the result (here: in place).
-  std::pair<std::uint32_t*, std::uint32_t*> sort_pairs(std::uint32_t* keys_in,
-                                                       std::uint32_t* values_in, std::uint32_t*,
-                                                       std::uint32_t*, std::size_t count,
-                                                       int /*bits*/) const {
-    thrust::sort_by_key(policy(), keys_in, keys_in + count, values_in);
-    return {keys_in, values_in};
   }
 
   template <class Array, class T>

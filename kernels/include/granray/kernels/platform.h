@@ -9,3 +9,26 @@
 #endif
 
 #define GRANRAY_HD_INLINE GRANRAY_HD inline
+
+#include <cstdint>
+
+namespace granray {
+
+// Relaxed atomic add and subtract on both backends; they return the old value.
+GRANRAY_HD_INLINE std::uint32_t atomic_fetch_add(std::uint32_t* p, std::uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  return atomicAdd(p, v);
+#else
+  return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+#endif
+}
+
+GRANRAY_HD_INLINE std::uint32_t atomic_fetch_sub(std::uint32_t* p, std::uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  return atomicSub(p, v);
+#else
+  return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED);
+#endif
+}
+
+}  // namespace granray
