@@ -407,5 +407,40 @@ TEST_F(Hdf5OutputTest, FullQueueMakesTheCallerWaitOrDrops) {
   }
 }
 
+TEST_F(Hdf5OutputTest, ImagesToRenderIntoAreReadyFromTheStartAndComeBack) {
+  Rng rng(fresh_seed());
+  io::WriterOptions o;
+  o.queue = std::uniform_int_distribution<std::size_t>(1, 5)(rng);
+  o.width = std::uniform_int_distribution<int>(1, 300)(rng);
+  o.height = std::uniform_int_distribution<int>(1, 200)(rng);
+  o.drop = true;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  o.before_write = [&](std::int64_t) { released.wait(); };
+  io::FrameWriter writer(o);
+  // Queue + 2 images, full size, before any frame: the time loop never renders into fresh memory.
+  std::vector<Image> pool;
+  for (std::size_t k = 0; k < o.queue + 2; ++k) {
+    pool.push_back(writer.recycled_image());
+    ASSERT_EQ(pool.back().rgb.size(), std::size_t(o.width) * o.height * 3) << k;
+  }
+  EXPECT_TRUE(writer.recycled_image().rgb.empty()) << "no more than queue + 2";
+  // Written and dropped frames both give their image back.
+  std::size_t submitted = 0;
+  for (Image& image : pool) {
+    io::FrameJob job;
+    job.meta.step = std::int64_t(submitted++);
+    job.image = std::move(image);
+    writer.submit(std::move(job));
+  }
+  release.set_value();
+  writer.drain();
+  EXPECT_GE(writer.counters().dropped, 1u) << "the queue of " << o.queue << " overflowed";
+  EXPECT_EQ(writer.counters().written + writer.counters().dropped, submitted);
+  for (std::size_t k = 0; k < o.queue + 2; ++k) {
+    EXPECT_EQ(writer.recycled_image().rgb.size(), std::size_t(o.width) * o.height * 3) << k;
+  }
+}
+
 }  // namespace
 }  // namespace granray::test

@@ -44,6 +44,7 @@ class Executor {
  public:
   static constexpr MemorySpace native_space = MemorySpace::host;
   static constexpr const char* name = "cpu";
+  static constexpr bool grid_by_sorting = false;
 
   Executor(void* /*cuda_stream*/, Scratch& scratch) : scratch_(&scratch) {}
   auto policy() const { return thrust::omp::par; }

@@ -3,8 +3,10 @@
 #include <thrust/system/cuda/execution_policy.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstring>
+#include <cub/device/device_radix_sort.cuh>
 #include <map>
 #include <memory>
 #include <utility>
@@ -152,6 +154,7 @@ class Executor {
  public:
   static constexpr MemorySpace native_space = MemorySpace::device;
   static constexpr const char* name = "cuda";
+  static constexpr bool grid_by_sorting = true;
 
   Executor(void* cuda_stream, Scratch& scratch)
       : stream_(static_cast<cudaStream_t>(cuda_stream)), scratch_(&scratch) {}
@@ -164,6 +167,29 @@ class Executor {
     float ms = 0.0f;
     GRANRAY_CUDA_CHECK(cudaEventElapsedTime(&ms, scratch_->marks[from], scratch_->marks[to]));
     return ms;
+  }
+
+  // CUB's radix sort over only the key bits that cell indices use, temporaries cached.
+  // Returns whichever pair of arrays, in or out, holds the sorted result.
+  std::pair<std::uint32_t*, std::uint32_t*> sort_pairs(std::uint32_t* keys_in,
+                                                       std::uint32_t* values_in,
+                                                       std::uint32_t* keys_out,
+                                                       std::uint32_t* values_out, std::size_t count,
+                                                       int bits) const {
+    if (count > static_cast<std::size_t>(INT_MAX)) {
+      thrust::sort_by_key(policy(), keys_in, keys_in + count, values_in);
+      return {keys_in, values_in};
+    }
+    const int n = static_cast<int>(count);
+    std::size_t bytes = 0;
+    GRANRAY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, keys_out, values_in,
+                                                       values_out, n, 0, bits, stream_));
+    char* temp = scratch_->temporaries.allocate(static_cast<std::ptrdiff_t>(bytes));
+    const cudaError_t status = cub::DeviceRadixSort::SortPairs(
+        temp, bytes, keys_in, keys_out, values_in, values_out, n, 0, bits, stream_);
+    scratch_->temporaries.deallocate(temp, bytes);
+    GRANRAY_CUDA_CHECK(status);
+    return {keys_out, values_out};
   }
 
   template <class Array, class T>

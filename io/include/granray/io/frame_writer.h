@@ -63,13 +63,15 @@ class FrameWriter {
 
   WriterCounters counters() const;
 
-  // An image buffer of a frame already written, to render the next frame into without
-  // allocating; empty when none is free.
+  // An image buffer to render the next frame into without allocating: one made at start-up
+  // (queue + 2 of them, pages touched) or of a frame already written; empty when none is free.
   Image recycled_image();
 
  private:
   void run();
   void write(FrameJob& job);
+  std::size_t pool_size() const;
+  void give_back(Image&& image);
 
   WriterOptions options_;
   std::unique_ptr<Hdf5FrameFile> file_;
