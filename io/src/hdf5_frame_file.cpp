@@ -193,6 +193,13 @@ struct Hdf5FrameFile::Impl {
     const std::string building = path + ".part";
     try {
       build(building, config_text);
+      if (std::filesystem::exists(path)) {
+        throw OutputError(path + ": appeared while this run was creating it; leaving it as it is");
+      }
+      std::error_code ec;
+      std::filesystem::rename(building, path, ec);
+      if (ec)
+        throw OutputError(path + ": cannot move " + building + " into place: " + ec.message());
     } catch (...) {
       series.clear();
       rgb.reset();
@@ -201,12 +208,6 @@ struct Hdf5FrameFile::Impl {
       std::filesystem::remove(building, ignored);
       throw;
     }
-    if (std::filesystem::exists(path)) {
-      throw OutputError(path + ": appeared while this run was creating it; leaving it as it is");
-    }
-    std::error_code ec;
-    std::filesystem::rename(building, path, ec);
-    if (ec) throw OutputError(path + ": cannot move " + building + " into place: " + ec.message());
     if (options.durable) sync_directory();
   }
 

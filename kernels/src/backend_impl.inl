@@ -103,6 +103,7 @@ struct MergeScalarRange {
 // The GPU measured the sort faster at 10 M grains and in dilute gases (the placement's scattered
 // writes), the CPU measured counting twice as fast (docs/benchmarks.md). Only the order within
 // a cell differs, and the nearest hit does not depend on it (ties go to the lower id).
+
 // Cells a sphere's padded box overlaps (0 for a broken particle); 64-bit, as it is summed.
 struct ReferenceCount {
   GridGeometry geometry;
@@ -117,14 +118,15 @@ struct SumU64 {
   GRANRAY_HD std::uint64_t operator()(std::uint64_t a, std::uint64_t b) const { return a + b; }
 };
 
+// Visits the cells of `r` in the order of their indices.
 template <class Visit>
-GRANRAY_HD_INLINE void for_each_overlapped_cell(const GridGeometry& g, const Vec4& s, Visit visit) {
-  const CellRange r = overlapped_cells(g, s);
+GRANRAY_HD_INLINE void for_each_cell(const GridGeometry& g, const CellRange& r, Visit visit) {
   for (int z = r.lo[2]; z <= r.hi[2]; ++z)
     for (int y = r.lo[1]; y <= r.hi[1]; ++y)
       for (int x = r.lo[0]; x <= r.hi[0]; ++x) visit(cell_index(g, x, y, z));
 }
 
+// Counting: first each cell's number of references, then each reference placed.
 struct CountCellReferences {
   GridGeometry geometry;
   const Vec4* spheres;
@@ -133,8 +135,8 @@ struct CountCellReferences {
     const Vec4 s = spheres[i];
     if (!is_renderable(s)) return;
     std::uint32_t* c = counts;
-    for_each_overlapped_cell(geometry, s,
-                             [c](std::uint32_t cell) { atomic_fetch_add(c + cell, 1u); });
+    for_each_cell(geometry, overlapped_cells(geometry, s),
+                  [c](std::uint32_t cell) { atomic_fetch_add(c + cell, 1u); });
   }
 };
 
@@ -148,7 +150,7 @@ struct PlaceReferences {
     const Vec4 s = spheres[i];
     if (!is_renderable(s)) return;
     const PlaceReferences& p = *this;
-    for_each_overlapped_cell(geometry, s, [&p, &s, i](std::uint32_t cell) {
+    for_each_cell(geometry, overlapped_cells(geometry, s), [&p, &s, i](std::uint32_t cell) {
       const std::uint32_t slot = atomic_fetch_sub(p.cursor + cell, 1u) - 1u;
       p.ref_spheres[slot] = s;
       p.ref_index[slot] = i;
@@ -156,6 +158,7 @@ struct PlaceReferences {
   }
 };
 
+// Sorting: each sphere writes its (cell, particle) pairs into the slots its scanned count gives.
 struct EmitReferences {
   GridGeometry geometry;
   const Vec4* spheres;
@@ -167,15 +170,16 @@ struct EmitReferences {
     if (!is_renderable(s)) return;
     const CellRange r = overlapped_cells(geometry, s);
     auto k = static_cast<std::uint32_t>(ends[i] - cell_count(r));
-    for (int z = r.lo[2]; z <= r.hi[2]; ++z)
-      for (int y = r.lo[1]; y <= r.hi[1]; ++y)
-        for (int x = r.lo[0]; x <= r.hi[0]; ++x) {
-          keys[k] = cell_index(geometry, x, y, z);
-          values[k] = i;
-          ++k;
-        }
+    const EmitReferences& e = *this;
+    for_each_cell(geometry, r, [&e, &k, i](std::uint32_t cell) {
+      e.keys[k] = cell;
+      e.values[k] = i;
+      ++k;
+    });
   }
 };
+
+// After the sort, each run of equal keys is one cell's reference list.
 struct MarkCellRanges {
   const std::uint32_t* keys;
   std::uint32_t total;
