@@ -18,6 +18,23 @@ namespace {
 enum class Split { random, slabs, all_on_last, contiguous_without_ids };
 
 // Renders `spheres` split among the ranks; on rank 0 compares with a one-rank render.
+// An image the size of `settings` still holding another frame: near depths everywhere, which
+// would win every pixel if compositing read them outside what this frame drew.
+Image image_holding_another_frame(const RenderSettings& settings) {
+  const std::size_t pixels = std::size_t(settings.width) * settings.height;
+  Image image;
+  image.width = settings.width;
+  image.height = settings.height;
+  image.rgb.assign(3 * pixels, 0x5a);
+  image.depth.resize(pixels);
+  image.hit_id.resize(pixels);
+  for (std::size_t p = 0; p < pixels; ++p) {
+    image.depth[p] = 1e-3f * float(p % 97);
+    image.hit_id[p] = p;
+  }
+  return image;
+}
+
 // With `kept`, composites with it; otherwise with a fresh compositor of each method.
 void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector<float>& speed,
                              RenderSettings settings, Split split, Rng& rng,
@@ -70,7 +87,7 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
     mpi::Compositor fresh(method);
     if (method == mpi::CompositeMethod::two_level) fresh.pretend_nodes_of(2);
     mpi::Compositor& compositor = kept != nullptr ? *kept : fresh;
-    Image composited;
+    Image composited = image_holding_another_frame(settings);
     const FrameStats stats =
         mpi::render_distributed(renderer, MPI_COMM_WORLD, view, settings, composited, &compositor);
     if (rank != 0) continue;
@@ -98,7 +115,7 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
     mpi::Compositor fresh(method);
     if (method == mpi::CompositeMethod::two_level) fresh.pretend_nodes_of(2);
     mpi::Compositor& compositor = kept != nullptr ? *kept : fresh;
-    Image composited;
+    Image composited = image_holding_another_frame(settings);
     mpi::render_distributed(renderer, MPI_COMM_WORLD, view, settings, composited, &compositor,
                             mpi::Composited::rgb);
     if (rank != 0) continue;

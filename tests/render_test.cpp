@@ -93,6 +93,97 @@ TEST_F(RenderTest, LargeImagesComeBackWholeAndInPlace) {
   EXPECT_GT(drawn, d.pixels / 4) << "the bed should cover much of the frame";
 }
 
+// The bounding rectangle of the pixels with a finite depth, found on the host.
+PixelRect drawn_pixels(const Image& image) {
+  PixelRect r;
+  for (int y = 0; y < image.height; ++y) {
+    for (int x = 0; x < image.width; ++x) {
+      if (std::isfinite(image.depth[std::size_t(y) * image.width + x])) {
+        r = r.join({x, y, x + 1, y + 1});
+      }
+    }
+  }
+  return r;
+}
+
+void expect_same_rect(const PixelRect& a, const PixelRect& b, const char* what) {
+  EXPECT_TRUE(a.x0 == b.x0 && a.y0 == b.y0 && a.x1 == b.x1 && a.y1 == b.y1)
+      << what << ": [" << a.x0 << ", " << a.x1 << ") x [" << a.y0 << ", " << a.y1 << ") vs ["
+      << b.x0 << ", " << b.x1 << ") x [" << b.y0 << ", " << b.y1 << ")";
+}
+
+// One rank's part of a scene, framed by the whole scene's box, covers part of the picture: the
+// renderer reports that rectangle and, when asked, copies out only it (compositing reads no
+// more). Large images take the device's chunked path, small ones the direct one.
+TEST_F(RenderTest, CopiesOutOnlyTheDrawnRectangleWhenAsked) {
+  Rng rng(fresh_seed());
+  Renderer renderer(test_backend());
+  int partial = 0;  // rounds whose rectangle leaves pixels outside
+  for (int round = 0; round < 6; ++round) {
+    RenderSettings s = random_settings(rng, round % 2 == 1);
+    if (round < 3) {
+      s.width = std::uniform_int_distribution<int>(1201, 2000)(rng);
+      s.height = std::uniform_int_distribution<int>(901, 1200)(rng);
+      s.camera.zoom = uniform(rng, 1.0f, 2.0f);
+    }
+    const auto all =
+        round == 4 ? dilute_gas(rng, 3000, 0.05f, 0.2f, 10.0f) : dense_bed(rng, 20000, 0.3f, 0.5f);
+    // A slab of the scene along a random axis, as one rank of several would hold.
+    const int axis = std::uniform_int_distribution<int>(0, 2)(rng);
+    const SceneBounds box = renderer.measure(view_of(all)).bounds;
+    const float lo[3] = {box.lo.x, box.lo.y, box.lo.z}, hi[3] = {box.hi.x, box.hi.y, box.hi.z};
+    const float cut0 = uniform(rng, lo[axis], hi[axis]);
+    const float cut1 = uniform(rng, cut0, hi[axis]);
+    std::vector<Vec4> part;
+    for (const Vec4& p : all) {
+      const float c = axis == 0 ? p.x : axis == 1 ? p.y : p.z;
+      if (c >= cut0 && c <= cut1) part.push_back(p);
+    }
+    RenderOptions options{RenderMethod::grid, true};
+    options.camera_bounds = box;
+    SCOPED_TRACE(::testing::Message() << "round " << round << ", " << part.size() << " of "
+                                      << all.size() << " spheres, " << s.width << "x" << s.height);
+    Image whole;
+    const FrameStats full = renderer.render(view_of(part), s, whole, options);
+    expect_same_rect(full.drawn, drawn_pixels(whole), "reported vs found in the image");
+    if (!part.empty()) EXPECT_FALSE(full.drawn.empty());
+
+    // An image still holding another frame: inside the rectangle it must become this frame,
+    // outside it must stay untouched.
+    const std::size_t pixels = std::size_t(s.width) * s.height;
+    Image reused;
+    reused.width = s.width;
+    reused.height = s.height;
+    reused.rgb.resize(3 * pixels);
+    reused.depth.resize(pixels);
+    reused.hit_id.resize(pixels);
+    for (std::size_t p = 0; p < pixels; ++p) {
+      reused.rgb[3 * p] = reused.rgb[3 * p + 1] = reused.rgb[3 * p + 2] = std::uint8_t(p * 7);
+      reused.depth[p] = -float(p % 1000);
+      reused.hit_id[p] = p * 3 + 1;
+    }
+    const Image stale = reused;
+    options.copy_drawn_only = true;
+    const FrameStats part_only = renderer.render(view_of(part), s, reused, options);
+    expect_same_rect(part_only.drawn, full.drawn, "copying the rectangle alone");
+    std::size_t wrong_inside = 0, touched_outside = 0;
+    for (int y = 0; y < s.height; ++y) {
+      for (int x = 0; x < s.width; ++x) {
+        const std::size_t p = std::size_t(y) * s.width + x;
+        const Image& expected = full.drawn.contains(x, y) ? whole : stale;
+        const bool same =
+            reused.depth[p] == expected.depth[p] && reused.hit_id[p] == expected.hit_id[p] &&
+            std::equal(&reused.rgb[3 * p], &reused.rgb[3 * p + 3], &expected.rgb[3 * p]);
+        if (!same) ++(full.drawn.contains(x, y) ? wrong_inside : touched_outside);
+      }
+    }
+    EXPECT_EQ(wrong_inside, 0u);
+    EXPECT_EQ(touched_outside, 0u);
+    partial += !full.drawn.empty() && full.drawn.area() < pixels;
+  }
+  EXPECT_GE(partial, 3) << "too few slabs left part of the picture undrawn";
+}
+
 TEST_F(RenderTest, PolydisperseWithHugeGrains) {
   Rng rng(fresh_seed());
   auto spheres = dense_bed(rng, 2000, 0.1f, 0.3f);

@@ -7,25 +7,11 @@
 #include <cstdint>
 
 #include "granray/image.h"
+#include "granray/pixel_rect.h"
 
 namespace granray::mpi::detail {
 
-// Pixels [x0, x1) x [y0, y1); empty when either side is.
-struct Rect {
-  std::int32_t x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-  bool empty() const { return x0 >= x1 || y0 >= y1; }
-  bool contains(int x, int y) const { return x >= x0 && x < x1 && y >= y0 && y < y1; }
-  std::size_t area() const { return empty() ? 0 : std::size_t(x1 - x0) * std::size_t(y1 - y0); }
-  Rect rows(int lo, int hi) const {  // the part within rows [lo, hi)
-    Rect r{x0, std::max(y0, lo), x1, std::min(y1, hi)};
-    return r.empty() ? Rect{} : r;
-  }
-  Rect join(const Rect& o) const {
-    if (empty()) return o;
-    if (o.empty()) return *this;
-    return {std::min(x0, o.x0), std::min(y0, o.y0), std::max(x1, o.x1), std::max(y1, o.y1)};
-  }
-};
+using Rect = PixelRect;
 
 // The bounding rectangle of the pixels an image has drawn (finite depth).
 inline Rect drawn_rect(const Image& image) {

@@ -87,10 +87,10 @@ int byte_count(std::size_t samples) {
 // elsewhere.
 class Canvas {
  public:
-  Canvas(const Image& image, const Sample& background, Samples& storage)
-      : width_(image.width), background_(background), samples_(storage) {
+  // Reads `image` inside `drawn` alone.
+  Canvas(const Image& image, const Rect& drawn, const Sample& background, Samples& storage)
+      : width_(image.width), background_(background), samples_(storage), drawn_(drawn) {
     samples_.resize(image.rgb.size() / 3);
-    drawn_ = drawn_rect(image);
 #pragma omp parallel for schedule(static)
     for (int y = drawn_.y0; y < drawn_.y1; ++y) {
       for (int x = drawn_.x0; x < drawn_.x1; ++x) {
@@ -166,13 +166,13 @@ void swap_rows(Canvas& canvas, int partner, int send_lo, int send_hi, int keep_l
 }
 
 // Binary swap in messages, then rank 0 gathers the rows (see CompositeMethod::binary_swap).
-void composite_by_messages(Image& image, const Sample& background_sample, MPI_Comm comm,
-                           MessageBuffers& b) {
+void composite_by_messages(Image& image, const Rect& drawn, const Sample& background_sample,
+                           MPI_Comm comm, MessageBuffers& b) {
   int rank = 0, size = 1;
   GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size));
   const std::size_t pixels = static_cast<std::size_t>(image.width) * image.height;
-  Canvas canvas(image, background_sample, b.canvas);
+  Canvas canvas(image, drawn, background_sample, b.canvas);
   const int width = image.width, height = image.height;
   int swap_ranks = 1;
   while (swap_ranks * 2 <= size) swap_ranks *= 2;
@@ -357,7 +357,8 @@ void Compositor::set_up_shared_memory(MPI_Comm comm, std::size_t pixels, int ran
   method_ = CompositeMethod::binary_swap;
 }
 
-void Compositor::composite(Image& image, Vec3 background, MPI_Comm comm, Composited result) {
+void Compositor::composite(Image& image, Vec3 background, MPI_Comm comm, Composited result,
+                           std::optional<PixelRect> drawn) {
   Buffers& b = *buffers_;
   int rank = 0, size = 1;
   GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
@@ -377,18 +378,20 @@ void Compositor::composite(Image& image, Vec3 background, MPI_Comm comm, Composi
   }
   if (method_ == CompositeMethod::binary_swap) {
     // Messages carry depth and ids through to rank 0 whatever `result` asks.
-    composite_by_messages(image, background_sample, comm, b);
+    composite_by_messages(image, drawn ? *drawn : drawn_rect(image), background_sample, comm, b);
     return;
   }
   // Within each node into its first rank (with depth and ids when nodes are still to be merged),
   // then among those first ranks.
   const bool one_node = method_ == CompositeMethod::shared_memory;
   if (b.shared) {
-    b.shared->composite(image, {{bg.r, bg.g, bg.b}}, b.nodes.node(),
-                        !one_node || result == Composited::rgb_depth_ids);
+    b.shared->composite(image, drawn ? *drawn : drawn_rect(image), {{bg.r, bg.g, bg.b}},
+                        b.nodes.node(), !one_node || result == Composited::rgb_depth_ids);
   }
   if (!one_node && b.nodes.leaders() != MPI_COMM_NULL) {
-    composite_by_messages(image, background_sample, b.nodes.leaders(), b);
+    // The node's composite fills the leader's whole image (alone on its node: its own drawing).
+    const Rect leader_drawn = b.shared || !drawn ? drawn_rect(image) : *drawn;
+    composite_by_messages(image, leader_drawn, background_sample, b.nodes.leaders(), b);
   }
 }
 
@@ -454,6 +457,7 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
   if (view.ids == nullptr && rank > 0) view.id_offset += before;  // rank 0's result is undefined
   RenderOptions options;
   options.with_hits = true;
+  options.copy_drawn_only = size > 1;      // on one rank the image is the picture
   options.particle_bounds = local.bounds;  // measured above: not reduced a second time
   options.camera_bounds =
       SceneBounds{{lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}, counts[0], counts[1], diameters};
@@ -471,9 +475,10 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
   agree(ok, error, "rendering", comm);
   const auto composite_start = std::chrono::steady_clock::now();
   if (compositor != nullptr) {
-    compositor->composite(image, settings.shading.background, comm, result);
+    compositor->composite(image, settings.shading.background, comm, result, stats.drawn);
   } else {
-    composite(image, settings.shading.background, comm, CompositeMethod::automatic, result);
+    Compositor(CompositeMethod::automatic)
+        .composite(image, settings.shading.background, comm, result, stats.drawn);
   }
   stats.composite_ms = ms_since(composite_start);
 

@@ -157,15 +157,15 @@ SharedMemoryCompositor::SharedMemoryCompositor(MPI_Comm comm, std::size_t pixels
   agree(ok, error, "mapping the shared-memory segments", comm);
 }
 
-void SharedMemoryCompositor::composite(Image& image, const BackgroundPixel& background,
-                                       MPI_Comm comm, bool keep_hits) {
+void SharedMemoryCompositor::composite(Image& image, const Rect& drawn,
+                                       const BackgroundPixel& background, MPI_Comm comm,
+                                       bool keep_hits) {
   const Layout layout(pixels_);
   const int width = image.width, height = image.height;
   const auto row = [&](int y) { return std::size_t(y) * width; };
 
   // This rank's drawn rectangle and its pixels into its segment.
   const Planes mine = planes(segments_[rank_].data(), layout);
-  const Rect drawn = drawn_rect(image);
   *mine.rect = drawn;
   const std::size_t span = drawn.x1 - drawn.x0;
 #pragma omp parallel for schedule(static)

@@ -55,7 +55,9 @@ class SharedMemoryCompositor {
 
   // Composites every rank's `image` (rgb, depth, hit_id) into rank 0's: all three, or with
   // `keep_hits` false the rgb alone (depth and hit_id left as rendered). Collective.
-  void composite(Image& image, const BackgroundPixel& background, MPI_Comm comm, bool keep_hits);
+  // Reads this rank's image inside `drawn` alone.
+  void composite(Image& image, const Rect& drawn, const BackgroundPixel& background, MPI_Comm comm,
+                 bool keep_hits);
 
  private:
   int rank_ = 0, size_ = 1;

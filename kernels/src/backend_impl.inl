@@ -31,6 +31,7 @@
 #include "colormap_tables.h"
 #include "granray/errors.h"
 #include "granray/kernels/pixel_kernels.h"
+#include "granray/pixel_rect.h"
 #include "grid_layout.h"
 
 namespace granray::GRANRAY_BACKEND_NAMESPACE {
@@ -49,6 +50,23 @@ inline int key_bits(std::uint64_t cells) {
 GRANRAY_HD_INLINE SceneBounds empty_bounds() {
   return {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0, 0.0};
 }
+
+// The one-pixel rectangle of pixel i when it shows a particle (finite depth), else empty.
+struct DrawnPixel {
+  const float* depth;
+  std::uint32_t width;
+  GRANRAY_HD PixelRect operator()(std::uint32_t i) const {
+    if (!(depth[i] < INFINITY)) return {};
+    const auto x = static_cast<std::int32_t>(i % width), y = static_cast<std::int32_t>(i / width);
+    return {x, y, x + 1, y + 1};
+  }
+};
+
+struct JoinRects {
+  GRANRAY_HD PixelRect operator()(const PixelRect& a, const PixelRect& b) const {
+    return a.join(b);
+  }
+};
 
 struct BoundsOfSphere {
   const Vec4* spheres;
@@ -511,13 +529,25 @@ class ThrustBackend final : public detail::Backend {
     image.height = settings.height;
     image.rgb.resize(static_cast<std::size_t>(pixels) * 3);
     static_assert(sizeof(Rgb8) == 3, "pixels are copied as packed bytes");
-    exec.download(pixels_.data(), reinterpret_cast<Rgb8*>(image.rgb.data()), pixels);
+    auto* rgb = reinterpret_cast<Rgb8*>(image.rgb.data());
     if (options.with_hits) {
+      stats.drawn = thrust::transform_reduce(
+          exec.policy(), Index(0), Index(pixels),
+          DrawnPixel{depth_.data(), static_cast<std::uint32_t>(settings.width)}, PixelRect{},
+          JoinRects{});
       image.depth.resize(pixels);
       image.hit_id.resize(pixels);
-      exec.download(depth_.data(), image.depth.data(), pixels);
-      exec.download(hit_ids_.data(), image.hit_id.data(), pixels);
+      if (options.copy_drawn_only) {
+        exec.download_rect(pixels_.data(), rgb, settings.width, stats.drawn);
+        exec.download_rect(depth_.data(), image.depth.data(), settings.width, stats.drawn);
+        exec.download_rect(hit_ids_.data(), image.hit_id.data(), settings.width, stats.drawn);
+      } else {
+        exec.download(pixels_.data(), rgb, pixels);
+        exec.download(depth_.data(), image.depth.data(), pixels);
+        exec.download(hit_ids_.data(), image.hit_id.data(), pixels);
+      }
     } else {
+      exec.download(pixels_.data(), rgb, pixels);
       image.depth.clear();
       image.hit_id.clear();
     }

@@ -8,10 +8,12 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <utility>
 
 #include "granray/particles.h"
+#include "granray/pixel_rect.h"
 
 namespace granray::cpu_backend {
 
@@ -64,6 +66,16 @@ class Executor {
   template <class T>
   void download(const T* src, T* dst, std::size_t count) const {
     std::copy_n(src, count, dst);
+  }
+  // The pixels of `rect` from an image `width` pixels wide into another alike.
+  template <class T>
+  void download_rect(const T* src, T* dst, int width, const PixelRect& rect) const {
+    const std::size_t span = rect.empty() ? 0 : std::size_t(rect.x1 - rect.x0) * sizeof(T);
+#pragma omp parallel for schedule(static)
+    for (int y = rect.y0; y < rect.y1; ++y) {
+      const std::size_t p = std::size_t(y) * width + rect.x0;
+      std::memcpy(dst + p, src + p, span);
+    }
   }
 
  private:

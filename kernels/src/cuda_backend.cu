@@ -13,6 +13,7 @@
 
 #include "cuda_check.h"
 #include "granray/particles.h"
+#include "granray/pixel_rect.h"
 
 namespace granray::cuda_backend {
 
@@ -102,31 +103,75 @@ class PinnedStaging {
     const auto* from = static_cast<const char*>(src);
     auto* to = static_cast<char*>(dst);
     const std::size_t chunks = (bytes + kChunkBytes - 1) / kChunkBytes;
+    const auto length = [&](std::size_t c) {
+      return std::min(kChunkBytes, bytes - c * kChunkBytes);
+    };
+    pipeline(
+        chunks,
+        [&](std::size_t c, char* buffer) {
+          GRANRAY_CUDA_CHECK(cudaMemcpyAsync(buffer, from + c * kChunkBytes, length(c),
+                                             cudaMemcpyDeviceToHost, stream));
+        },
+        [&](std::size_t c, const char* buffer) {
+          copy_out(buffer, to + c * kChunkBytes, length(c));
+        },
+        stream);
+  }
+
+  // `rows` rows of `row_bytes` each, `src_pitch` bytes apart on the device and `dst_pitch` apart
+  // on the host; rows no longer than a chunk (the caller sends longer ones one by one).
+  void download_rows(const void* src, std::size_t src_pitch, void* dst, std::size_t dst_pitch,
+                     std::size_t row_bytes, std::size_t rows, cudaStream_t stream) {
+    const auto* from = static_cast<const char*>(src);
+    auto* to = static_cast<char*>(dst);
+    const std::size_t per_chunk = kChunkBytes / row_bytes;
+    const std::size_t chunks = (rows + per_chunk - 1) / per_chunk;
+    const auto count = [&](std::size_t c) { return std::min(per_chunk, rows - c * per_chunk); };
+    pipeline(
+        chunks,
+        [&](std::size_t c, char* buffer) {
+          GRANRAY_CUDA_CHECK(cudaMemcpy2DAsync(buffer, row_bytes, from + c * per_chunk * src_pitch,
+                                               src_pitch, row_bytes, count(c),
+                                               cudaMemcpyDeviceToHost, stream));
+        },
+        [&](std::size_t c, const char* buffer) {
+          const auto n = static_cast<std::int64_t>(count(c));
+          char* first = to + c * per_chunk * dst_pitch;
+#pragma omp parallel for schedule(static)
+          for (std::int64_t i = 0; i < n; ++i) {
+            std::memcpy(first + i * dst_pitch, buffer + i * row_bytes, row_bytes);
+          }
+        },
+        stream);
+  }
+
+ private:
+  // Chunk c + 1 is in flight on the DMA engine while the host copies chunk c out.
+  template <class StartCopy, class CopyOut>
+  void pipeline(std::size_t chunks, StartCopy start_copy, CopyOut copy_out, cudaStream_t stream) {
+    if (chunks == 0) return;
     const auto start = [&](std::size_t c) {
-      const std::size_t offset = c * kChunkBytes;
-      GRANRAY_CUDA_CHECK(cudaMemcpyAsync(buffers_[c % 2], from + offset,
-                                         std::min(kChunkBytes, bytes - offset),
-                                         cudaMemcpyDeviceToHost, stream));
+      start_copy(c, buffers_[c % 2]);
       GRANRAY_CUDA_CHECK(cudaEventRecord(filled_[c % 2], stream));
     };
     start(0);
     for (std::size_t c = 0; c < chunks; ++c) {
       if (c + 1 < chunks) start(c + 1);  // its buffer was emptied in the previous round
       GRANRAY_CUDA_CHECK(cudaEventSynchronize(filled_[c % 2]));
-      const std::size_t offset = c * kChunkBytes;
-      const std::size_t length = std::min(kChunkBytes, bytes - offset);
-      const char* chunk = buffers_[c % 2];
-      constexpr std::int64_t kPiece = 256 << 10;
-      const auto pieces = static_cast<std::int64_t>((length + kPiece - 1) / kPiece);
-#pragma omp parallel for schedule(static)
-      for (std::int64_t i = 0; i < pieces; ++i) {
-        const std::size_t at = static_cast<std::size_t>(i) * kPiece;
-        std::memcpy(to + offset + at, chunk + at, std::min<std::size_t>(kPiece, length - at));
-      }
+      copy_out(c, buffers_[c % 2]);
     }
   }
 
- private:
+  static void copy_out(const char* chunk, char* to, std::size_t length) {
+    constexpr std::int64_t kPiece = 256 << 10;
+    const auto pieces = static_cast<std::int64_t>((length + kPiece - 1) / kPiece);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < pieces; ++i) {
+      const std::size_t at = static_cast<std::size_t>(i) * kPiece;
+      std::memcpy(to + at, chunk + at, std::min<std::size_t>(kPiece, length - at));
+    }
+  }
+
   bool tried_ = false;
   char* buffers_[2] = {nullptr, nullptr};
   cudaEvent_t filled_[2] = {nullptr, nullptr};
@@ -207,6 +252,24 @@ class Executor {
       return;
     }
     GRANRAY_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
+    synchronize();
+  }
+  // The pixels of `rect` from a device image `width` pixels wide into a host image alike.
+  template <class T>
+  void download_rect(const T* src, T* dst, int width, const PixelRect& rect) const {
+    if (rect.empty()) return;
+    const std::size_t pitch = std::size_t(width) * sizeof(T);
+    const std::size_t row_bytes = std::size_t(rect.x1 - rect.x0) * sizeof(T);
+    const std::size_t first = std::size_t(rect.y0) * width + rect.x0;
+    const std::size_t rows = rect.y1 - rect.y0;
+    if (rect.area() * sizeof(T) >= PinnedStaging::kChunkBytes / 4 &&
+        row_bytes <= PinnedStaging::kChunkBytes && scratch_->staging.available()) {
+      scratch_->staging.download_rows(src + first, pitch, dst + first, pitch, row_bytes, rows,
+                                      stream_);
+      return;
+    }
+    GRANRAY_CUDA_CHECK(cudaMemcpy2DAsync(dst + first, pitch, src + first, pitch, row_bytes, rows,
+                                         cudaMemcpyDeviceToHost, stream_));
     synchronize();
   }
 

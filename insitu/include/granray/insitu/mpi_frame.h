@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <memory>
+#include <optional>
 
 #include "granray/image.h"
 #include "granray/insitu/rank_group.h"
@@ -37,7 +38,7 @@ enum class CompositeMethod {
 
 // What rank 0's image holds after compositing: rgb, depth and hit ids, or the rgb alone (what
 // a picture needs, and shared memory then copies a fifth). With rgb alone, depth and hit_id are
-// left as rank 0 rendered them, not composited: clearing them would cost the next frame a zero
+// not composited and hold nothing to rely on: clearing them would cost the next frame a zero
 // fill of 12 bytes a pixel when the renderer sizes them again.
 enum class Composited { rgb_depth_ids, rgb };
 
@@ -58,8 +59,12 @@ class Compositor {
   ~Compositor();
   Compositor(const Compositor&) = delete;
   Compositor& operator=(const Compositor&) = delete;
+  // `drawn`: the rectangle outside which this rank's image shows nothing (FrameStats::drawn);
+  // its pixels outside it are then never read and may hold anything (RenderOptions::
+  // copy_drawn_only). Without it, the rectangle is found from the depths.
   void composite(Image& image, Vec3 background, MPI_Comm comm,
-                 Composited result = Composited::rgb_depth_ids);
+                 Composited result = Composited::rgb_depth_ids,
+                 std::optional<PixelRect> drawn = std::nullopt);
   // The method frames use now: automatic until the first frame decides; shared_memory,
   // two_level or binary_swap after it.
   CompositeMethod method() const { return method_; }
@@ -84,6 +89,8 @@ class Compositor {
 // box and colour range (particles without ids get index + the counts of the ranks before) and
 // composites into rank 0's `image`. The returned stats count the particles of all ranks; on
 // rank 0 they list every rank's share. When rendering fails on any rank, every rank throws.
+// On several ranks each copies out of its renderer only the pixels it drew (stats.drawn): the
+// other ranks' images hold nothing to rely on outside that rectangle.
 FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView view,
                               const RenderSettings& settings, Image& image,
                               Compositor* compositor = nullptr,
