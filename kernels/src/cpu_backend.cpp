@@ -12,6 +12,7 @@
 #include <memory>
 #include <utility>
 
+#include "copy_threads.h"
 #include "granray/particles.h"
 #include "granray/pixel_rect.h"
 
@@ -71,7 +72,7 @@ class Executor {
   template <class T>
   void download_rect(const T* src, T* dst, int width, const PixelRect& rect) const {
     const std::size_t span = rect.empty() ? 0 : std::size_t(rect.x1 - rect.x0) * sizeof(T);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(detail::copy_threads(rect.area() * sizeof(T)))
     for (int y = rect.y0; y < rect.y1; ++y) {
       const std::size_t p = std::size_t(y) * width + rect.x0;
       std::memcpy(dst + p, src + p, span);

@@ -11,6 +11,7 @@
 #include <memory>
 #include <utility>
 
+#include "copy_threads.h"
 #include "cuda_check.h"
 #include "granray/particles.h"
 #include "granray/pixel_rect.h"
@@ -137,7 +138,7 @@ class PinnedStaging {
         [&](std::size_t c, const char* buffer) {
           const auto n = static_cast<std::int64_t>(count(c));
           char* first = to + c * per_chunk * dst_pitch;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(detail::copy_threads(n* row_bytes))
           for (std::int64_t i = 0; i < n; ++i) {
             std::memcpy(first + i * dst_pitch, buffer + i * row_bytes, row_bytes);
           }
@@ -165,7 +166,7 @@ class PinnedStaging {
   static void copy_out(const char* chunk, char* to, std::size_t length) {
     constexpr std::int64_t kPiece = 256 << 10;
     const auto pieces = static_cast<std::int64_t>((length + kPiece - 1) / kPiece);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(detail::copy_threads(length))
     for (std::int64_t i = 0; i < pieces; ++i) {
       const std::size_t at = static_cast<std::size_t>(i) * kPiece;
       std::memcpy(to + at, chunk + at, std::min<std::size_t>(kPiece, length - at));
