@@ -93,32 +93,46 @@ TEST_F(RenderTest, LargeImagesComeBackWholeAndInPlace) {
   EXPECT_GT(drawn, d.pixels / 4) << "the bed should cover much of the frame";
 }
 
-// The bounding rectangle of the pixels with a finite depth, found on the host.
-PixelRect drawn_pixels(const Image& image) {
-  PixelRect r;
+// Each row's span from its first to its last pixel with a finite depth, found on the host.
+DrawnRegion drawn_pixels(const Image& image) {
+  std::vector<PixelRect> spans(image.height);
+  PixelRect bounds;
   for (int y = 0; y < image.height; ++y) {
     for (int x = 0; x < image.width; ++x) {
       if (std::isfinite(image.depth[std::size_t(y) * image.width + x])) {
-        r = r.join({x, y, x + 1, y + 1});
+        spans[y] = spans[y].join({x, y, x + 1, y + 1});
       }
     }
+    bounds = bounds.join(spans[y]);
   }
-  return r;
+  DrawnRegion d;
+  d.bounds = bounds;
+  if (!bounds.empty()) d.rows.assign(spans.begin() + bounds.y0, spans.begin() + bounds.y1);
+  return d;
 }
 
-void expect_same_rect(const PixelRect& a, const PixelRect& b, const char* what) {
-  EXPECT_TRUE(a.x0 == b.x0 && a.y0 == b.y0 && a.x1 == b.x1 && a.y1 == b.y1)
-      << what << ": [" << a.x0 << ", " << a.x1 << ") x [" << a.y0 << ", " << a.y1 << ") vs ["
-      << b.x0 << ", " << b.x1 << ") x [" << b.y0 << ", " << b.y1 << ")";
+bool same_rect(const PixelRect& a, const PixelRect& b) {
+  return (a.empty() && b.empty()) || (a.x0 == b.x0 && a.y0 == b.y0 && a.x1 == b.x1 && a.y1 == b.y1);
+}
+
+void expect_same_region(const DrawnRegion& a, const DrawnRegion& b, const char* what) {
+  const PixelRect &p = a.bounds, &q = b.bounds;
+  EXPECT_TRUE(same_rect(p, q)) << what << ": bounds [" << p.x0 << ", " << p.x1 << ") x [" << p.y0
+                               << ", " << p.y1 << ") vs [" << q.x0 << ", " << q.x1 << ") x ["
+                               << q.y0 << ", " << q.y1 << ")";
+  ASSERT_EQ(a.rows.size(), b.rows.size()) << what;
+  std::size_t differing = 0;
+  for (std::size_t r = 0; r < a.rows.size(); ++r) differing += !same_rect(a.rows[r], b.rows[r]);
+  EXPECT_EQ(differing, 0u) << what << ": rows whose spans differ";
 }
 
 // One rank's part of a scene, framed by the whole scene's box, covers part of the picture: the
-// renderer reports that rectangle and, when asked, copies out only it (compositing reads no
-// more). Large images take the device's chunked path, small ones the direct one.
-TEST_F(RenderTest, CopiesOutOnlyTheDrawnRectangleWhenAsked) {
+// renderer reports each row's drawn span and, when asked, copies out only those (compositing
+// reads no more). Large images take the device's chunked path, small ones the direct one.
+TEST_F(RenderTest, CopiesOutOnlyTheDrawnPixelsWhenAsked) {
   Rng rng(fresh_seed());
   Renderer renderer(test_backend());
-  int partial = 0;  // rounds whose rectangle leaves pixels outside
+  int partial = 0;  // rounds whose spans leave pixels outside
   for (int round = 0; round < 6; ++round) {
     RenderSettings s = random_settings(rng, round % 2 == 1);
     if (round < 3) {
@@ -145,11 +159,11 @@ TEST_F(RenderTest, CopiesOutOnlyTheDrawnRectangleWhenAsked) {
                                       << all.size() << " spheres, " << s.width << "x" << s.height);
     Image whole;
     const FrameStats full = renderer.render(view_of(part), s, whole, options);
-    expect_same_rect(full.drawn, drawn_pixels(whole), "reported vs found in the image");
-    if (!part.empty()) EXPECT_FALSE(full.drawn.empty());
+    expect_same_region(full.drawn, drawn_pixels(whole), "reported vs found in the image");
+    if (!part.empty()) EXPECT_FALSE(full.drawn.bounds.empty());
 
-    // An image still holding another frame: inside the rectangle it must become this frame,
-    // outside it must stay untouched.
+    // An image still holding another frame: inside the spans it must become this frame, outside
+    // them it must stay untouched.
     const std::size_t pixels = std::size_t(s.width) * s.height;
     Image reused;
     reused.width = s.width;
@@ -165,7 +179,7 @@ TEST_F(RenderTest, CopiesOutOnlyTheDrawnRectangleWhenAsked) {
     const Image stale = reused;
     options.copy_drawn_only = true;
     const FrameStats part_only = renderer.render(view_of(part), s, reused, options);
-    expect_same_rect(part_only.drawn, full.drawn, "copying the rectangle alone");
+    expect_same_region(part_only.drawn, full.drawn, "copying the drawn pixels alone");
     std::size_t wrong_inside = 0, touched_outside = 0;
     for (int y = 0; y < s.height; ++y) {
       for (int x = 0; x < s.width; ++x) {
@@ -179,7 +193,7 @@ TEST_F(RenderTest, CopiesOutOnlyTheDrawnRectangleWhenAsked) {
     }
     EXPECT_EQ(wrong_inside, 0u);
     EXPECT_EQ(touched_outside, 0u);
-    partial += !full.drawn.empty() && full.drawn.area() < pixels;
+    partial += !full.drawn.bounds.empty() && full.drawn.area() < pixels;
   }
   EXPECT_GE(partial, 3) << "too few slabs left part of the picture undrawn";
 }

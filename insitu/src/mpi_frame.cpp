@@ -87,18 +87,21 @@ int byte_count(std::size_t samples) {
 // elsewhere.
 class Canvas {
  public:
-  // Reads `image` inside `drawn` alone.
-  Canvas(const Image& image, const Rect& drawn, const Sample& background, Samples& storage)
-      : width_(image.width), background_(background), samples_(storage), drawn_(drawn) {
+  // Reads `image` inside `drawn` alone; the rest of its bounding rectangle starts as background.
+  Canvas(const Image& image, const DrawnRegion& drawn, const Sample& background, Samples& storage)
+      : width_(image.width), background_(background), samples_(storage), drawn_(drawn.bounds) {
     samples_.resize(image.rgb.size() / 3);
 #pragma omp parallel for schedule(static)
     for (int y = drawn_.y0; y < drawn_.y1; ++y) {
+      const Rect span = drawn.row(y);
       for (int x = drawn_.x0; x < drawn_.x1; ++x) {
         const std::size_t p = std::size_t(y) * width_ + x;
-        samples_[p] = {image.depth[p],
-                       {image.rgb[3 * p], image.rgb[3 * p + 1], image.rgb[3 * p + 2]},
-                       0,
-                       image.hit_id[p]};
+        samples_[p] = span.contains(x, y)
+                          ? Sample{image.depth[p],
+                                   {image.rgb[3 * p], image.rgb[3 * p + 1], image.rgb[3 * p + 2]},
+                                   0,
+                                   image.hit_id[p]}
+                          : background_;
       }
     }
   }
@@ -166,7 +169,7 @@ void swap_rows(Canvas& canvas, int partner, int send_lo, int send_hi, int keep_l
 }
 
 // Binary swap in messages, then rank 0 gathers the rows (see CompositeMethod::binary_swap).
-void composite_by_messages(Image& image, const Rect& drawn, const Sample& background_sample,
+void composite_by_messages(Image& image, const DrawnRegion& drawn, const Sample& background_sample,
                            MPI_Comm comm, MessageBuffers& b) {
   int rank = 0, size = 1;
   GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
@@ -306,7 +309,7 @@ int size_of(MPI_Comm comm) {
 
 struct Compositor::Buffers : MessageBuffers {
   NodeSplit nodes;
-  std::size_t pixels = 0;  // the image size the segments were made for
+  int width = 0, height = 0;  // the image size the segments were made for
   std::unique_ptr<detail::SharedMemoryCompositor> shared;  // null on a node of one rank
 };
 
@@ -319,10 +322,11 @@ void composite(Image& image, Vec3 background, MPI_Comm comm, CompositeMethod met
   Compositor(method).composite(image, background, comm, result);
 }
 
-void Compositor::set_up_shared_memory(MPI_Comm comm, std::size_t pixels, int rank, int size) {
+void Compositor::set_up_shared_memory(MPI_Comm comm, int width, int height, int rank, int size) {
   Buffers& b = *buffers_;
   b.shared.reset();
-  b.pixels = pixels;
+  b.width = width;
+  b.height = height;
   if (!b.nodes.made_for(comm)) b.nodes.make(comm, pretend_node_size_);
   const MPI_Comm node = b.nodes.node();
   const bool one_node = size_of(node) == size;
@@ -332,7 +336,7 @@ void Compositor::set_up_shared_memory(MPI_Comm comm, std::size_t pixels, int ran
   std::string error;
   if (size_of(node) > 1) {
     try {
-      b.shared = std::make_unique<detail::SharedMemoryCompositor>(node, pixels);
+      b.shared = std::make_unique<detail::SharedMemoryCompositor>(node, width, height);
     } catch (const Error& e) {
       error = e.what();  // every rank of this node has failed alike (the set-up agrees)
     }
@@ -358,7 +362,7 @@ void Compositor::set_up_shared_memory(MPI_Comm comm, std::size_t pixels, int ran
 }
 
 void Compositor::composite(Image& image, Vec3 background, MPI_Comm comm, Composited result,
-                           std::optional<PixelRect> drawn) {
+                           const DrawnRegion* drawn) {
   Buffers& b = *buffers_;
   int rank = 0, size = 1;
   GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
@@ -373,25 +377,32 @@ void Compositor::composite(Image& image, Vec3 background, MPI_Comm comm, Composi
   const Sample background_sample{INFINITY, {bg.r, bg.g, bg.b}, 0, ~std::uint64_t{0}};
   // (Re)made when the communicator or the image size changes: the same frames on every rank, so
   // every rank takes part in the same collectives.
-  if (method_ != CompositeMethod::binary_swap && !(b.nodes.made_for(comm) && b.pixels == pixels)) {
-    set_up_shared_memory(comm, pixels, rank, size);
+  if (method_ != CompositeMethod::binary_swap &&
+      !(b.nodes.made_for(comm) && b.width == image.width && b.height == image.height)) {
+    set_up_shared_memory(comm, image.width, image.height, rank, size);
+  }
+  DrawnRegion found;
+  if (drawn == nullptr) {
+    found = DrawnRegion::whole(drawn_rect(image));
+    drawn = &found;
   }
   if (method_ == CompositeMethod::binary_swap) {
     // Messages carry depth and ids through to rank 0 whatever `result` asks.
-    composite_by_messages(image, drawn ? *drawn : drawn_rect(image), background_sample, comm, b);
+    composite_by_messages(image, *drawn, background_sample, comm, b);
     return;
   }
   // Within each node into its first rank (with depth and ids when nodes are still to be merged),
   // then among those first ranks.
   const bool one_node = method_ == CompositeMethod::shared_memory;
   if (b.shared) {
-    b.shared->composite(image, drawn ? *drawn : drawn_rect(image), {{bg.r, bg.g, bg.b}},
-                        b.nodes.node(), !one_node || result == Composited::rgb_depth_ids);
+    b.shared->composite(image, *drawn, {{bg.r, bg.g, bg.b}}, b.nodes.node(),
+                        !one_node || result == Composited::rgb_depth_ids);
   }
   if (!one_node && b.nodes.leaders() != MPI_COMM_NULL) {
     // The node's composite fills the leader's whole image (alone on its node: its own drawing).
-    const Rect leader_drawn = b.shared || !drawn ? drawn_rect(image) : *drawn;
-    composite_by_messages(image, leader_drawn, background_sample, b.nodes.leaders(), b);
+    if (b.shared) found = DrawnRegion::whole(drawn_rect(image));
+    composite_by_messages(image, b.shared ? found : *drawn, background_sample, b.nodes.leaders(),
+                          b);
   }
 }
 
@@ -475,10 +486,10 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
   agree(ok, error, "rendering", comm);
   const auto composite_start = std::chrono::steady_clock::now();
   if (compositor != nullptr) {
-    compositor->composite(image, settings.shading.background, comm, result, stats.drawn);
+    compositor->composite(image, settings.shading.background, comm, result, &stats.drawn);
   } else {
     Compositor(CompositeMethod::automatic)
-        .composite(image, settings.shading.background, comm, result, stats.drawn);
+        .composite(image, settings.shading.background, comm, result, &stats.drawn);
   }
   stats.composite_ms = ms_since(composite_start);
 

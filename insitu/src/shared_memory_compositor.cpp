@@ -23,14 +23,15 @@ namespace {
 
 std::string reason(int error) { return std::strerror(error); }
 
-// Where each plane of an image lies in a segment: the drawn rectangle first, then depths, ids
+// Where each plane of an image lies in a segment: each row's drawn span first, then depths, ids
 // and colours, each on its own cache lines. Rank 0's segment holds a second image after its
 // own, the composited one.
 struct Layout {
   std::size_t depth, id, rgb, bytes;
-  explicit Layout(std::size_t pixels) {
+  Layout(int width, int height) {
     const auto align = [](std::size_t n) { return (n + 63) / 64 * 64; };
-    depth = 64;
+    const std::size_t pixels = std::size_t(width) * std::size_t(height);
+    depth = align(sizeof(Rect) * std::size_t(height));
     id = align(depth + sizeof(float) * pixels);
     rgb = align(id + sizeof(std::uint64_t) * pixels);
     bytes = align(rgb + 3 * pixels);
@@ -38,7 +39,7 @@ struct Layout {
 };
 
 struct Planes {
-  Rect* rect;
+  Rect* spans;  // per image row
   float* depth;
   std::uint64_t* id;
   std::uint8_t* rgb;
@@ -114,8 +115,8 @@ MappedSegment::~MappedSegment() {
   if (address_ != nullptr) munmap(address_, bytes_);
 }
 
-SharedMemoryCompositor::SharedMemoryCompositor(MPI_Comm comm, std::size_t pixels)
-    : pixels_(pixels) {
+SharedMemoryCompositor::SharedMemoryCompositor(MPI_Comm comm, int width, int height)
+    : width_(width), height_(height) {
   GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank_));
   GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size_));
 
@@ -123,7 +124,7 @@ SharedMemoryCompositor::SharedMemoryCompositor(MPI_Comm comm, std::size_t pixels
   static std::atomic<std::uint32_t> made{0};
   std::uint64_t token = (static_cast<std::uint64_t>(getpid()) << 20) | (made++ & 0xfffff);
   GRANRAY_MPI_CHECK(MPI_Bcast(&token, 1, MPI_UINT64_T, 0, comm));
-  const Layout layout(pixels);
+  const Layout layout(width, height);
   const auto bytes_of = [&](int rank) { return layout.bytes * (rank == 0 ? 2 : 1); };
 
   segments_.resize(size_);
@@ -157,33 +158,30 @@ SharedMemoryCompositor::SharedMemoryCompositor(MPI_Comm comm, std::size_t pixels
   agree(ok, error, "mapping the shared-memory segments", comm);
 }
 
-void SharedMemoryCompositor::composite(Image& image, const Rect& drawn,
+void SharedMemoryCompositor::composite(Image& image, const DrawnRegion& drawn,
                                        const BackgroundPixel& background, MPI_Comm comm,
                                        bool keep_hits) {
-  const Layout layout(pixels_);
+  const Layout layout(width_, height_);
   const int width = image.width, height = image.height;
   const auto row = [&](int y) { return std::size_t(y) * width; };
 
-  // This rank's drawn rectangle and its pixels into its segment.
+  // This rank's drawn spans and their pixels into its segment.
   const Planes mine = planes(segments_[rank_].data(), layout);
-  *mine.rect = drawn;
-  const std::size_t span = drawn.x1 - drawn.x0;
 #pragma omp parallel for schedule(static)
-  for (int y = drawn.y0; y < drawn.y1; ++y) {
-    const std::size_t p = row(y) + drawn.x0;
-    std::memcpy(mine.depth + p, image.depth.data() + p, span * sizeof(float));
-    std::memcpy(mine.id + p, image.hit_id.data() + p, span * sizeof(std::uint64_t));
-    std::memcpy(mine.rgb + 3 * p, image.rgb.data() + 3 * p, 3 * span);
+  for (int y = 0; y < height; ++y) {
+    const Rect span = drawn.row(y);
+    mine.spans[y] = span;
+    if (span.empty()) continue;
+    const std::size_t p = row(y) + span.x0, length = span.x1 - span.x0;
+    std::memcpy(mine.depth + p, image.depth.data() + p, length * sizeof(float));
+    std::memcpy(mine.id + p, image.hit_id.data() + p, length * sizeof(std::uint64_t));
+    std::memcpy(mine.rgb + 3 * p, image.rgb.data() + 3 * p, 3 * length);
   }
   synchronise(comm);
 
   // Band `rank` of the rows, merged from every rank's segment into rank 0's second image.
   std::vector<Planes> in(size_);
-  std::vector<Rect> rects(size_);
-  for (int q = 0; q < size_; ++q) {
-    in[q] = planes(segments_[q].data(), layout);
-    rects[q] = *in[q].rect;
-  }
+  for (int q = 0; q < size_; ++q) in[q] = planes(segments_[q].data(), layout);
   const Planes out = planes(segments_[0].data() + layout.bytes, layout);
   const int lo = static_cast<int>(static_cast<long long>(height) * rank_ / size_);
   const int hi = static_cast<int>(static_cast<long long>(height) * (rank_ + 1) / size_);
@@ -203,8 +201,8 @@ void SharedMemoryCompositor::composite(Image& image, const Rect& drawn,
         std::memcpy(rgb + 3 * x, background.rgb, 3);
       }
       for (int q = 0; q < size_; ++q) {
-        const Rect& r = rects[q];
-        if (y < r.y0 || y >= r.y1) continue;
+        const Rect r = in[q].spans[y];
+        if (r.empty()) continue;
         const float* their_depth = in[q].depth + row(y);
         const std::uint64_t* their_id = in[q].id + row(y);
         const std::uint8_t* their_rgb = in[q].rgb + 3 * row(y);

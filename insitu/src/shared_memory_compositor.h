@@ -51,17 +51,17 @@ class SharedMemoryCompositor {
   // Collective over `comm`, whose ranks share one node (the caller groups them): makes this
   // rank's segment for images of `pixels` and maps every other rank's. Throws Error on every rank
   // alike when a segment cannot be made or mapped; nothing is left behind in /dev/shm either way.
-  SharedMemoryCompositor(MPI_Comm comm, std::size_t pixels);
+  SharedMemoryCompositor(MPI_Comm comm, int width, int height);
 
   // Composites every rank's `image` (rgb, depth, hit_id) into rank 0's: all three, or with
   // `keep_hits` false the rgb alone (depth and hit_id left as rendered). Collective.
   // Reads this rank's image inside `drawn` alone.
-  void composite(Image& image, const Rect& drawn, const BackgroundPixel& background, MPI_Comm comm,
-                 bool keep_hits);
+  void composite(Image& image, const DrawnRegion& drawn, const BackgroundPixel& background,
+                 MPI_Comm comm, bool keep_hits);
 
  private:
   int rank_ = 0, size_ = 1;
-  std::size_t pixels_ = 0;
+  int width_ = 0, height_ = 0;
   std::vector<MappedSegment> segments_;  // every rank's, this rank's own included
 };
 

@@ -10,8 +10,12 @@
 #include <thrust/copy.h>
 #include <thrust/fill.h>
 #include <thrust/for_each.h>
+#include <thrust/functional.h>
 #include <thrust/gather.h>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/discard_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/reduce.h>
 #include <thrust/scan.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
@@ -25,10 +29,12 @@
 #include <new>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "backend.h"
 #include "buffer.h"
 #include "colormap_tables.h"
+#include "drawn_rows.h"
 #include "granray/errors.h"
 #include "granray/kernels/pixel_kernels.h"
 #include "granray/pixel_rect.h"
@@ -65,6 +71,38 @@ struct DrawnPixel {
 struct JoinRects {
   GRANRAY_HD PixelRect operator()(const PixelRect& a, const PixelRect& b) const {
     return a.join(b);
+  }
+};
+
+struct RowOfPixel {
+  std::uint32_t width;
+  GRANRAY_HD std::uint32_t operator()(std::uint32_t i) const { return i / width; }
+};
+
+// Copies the pixels of each row's drawn span, row after row, into packed planes; one call per
+// pixel of the drawn region's bounding rectangle.
+struct PackDrawnRows {
+  PixelRect bounds;
+  std::uint32_t width;
+  const PixelRect* spans;        // per image row
+  const std::uint32_t* offsets;  // per row of bounds: where its span starts when packed
+  const Rgb8* rgb;
+  const float* depth;
+  const std::uint64_t* ids;
+  Rgb8* packed_rgb;
+  float* packed_depth;
+  std::uint64_t* packed_ids;
+  GRANRAY_HD void operator()(std::uint32_t i) const {
+    const auto columns = static_cast<std::uint32_t>(bounds.x1 - bounds.x0);
+    const int y = bounds.y0 + static_cast<int>(i / columns);
+    const int x = bounds.x0 + static_cast<int>(i % columns);
+    const PixelRect span = spans[y];
+    if (x < span.x0 || x >= span.x1) return;
+    const std::size_t from = std::size_t(y) * width + x;
+    const std::uint32_t to = offsets[y - bounds.y0] + static_cast<std::uint32_t>(x - span.x0);
+    packed_rgb[to] = rgb[from];
+    packed_depth[to] = depth[from];
+    packed_ids[to] = ids[from];
   }
 };
 
@@ -240,7 +278,12 @@ class ThrustBackend final : public detail::Backend {
         ref_spheres_(account_, "particles in cell order"),
         pixels_(account_, "image"),
         depth_(account_, "depth image"),
-        hit_ids_(account_, "hit id image") {}
+        hit_ids_(account_, "hit id image"),
+        row_spans_(account_, "drawn row spans"),
+        row_offsets_(account_, "drawn row offsets"),
+        packed_rgb_(account_, "drawn pixels"),
+        packed_depth_(account_, "drawn depths"),
+        packed_ids_(account_, "drawn hit ids") {}
 
   void set_memory_limit(std::size_t bytes) override { account_.set_limit(bytes); }
 
@@ -469,6 +512,47 @@ class ThrustBackend final : public detail::Backend {
     return {layout.geometry, cell_start_.data(), cell_end_.data(), ref_spheres_.data(), ref_index_};
   }
 
+  // Each row's drawn span (one reduction by row over the depths), brought to the host.
+  DrawnRegion drawn_region(const Executor& exec, int width, int height) {
+    const auto w = static_cast<std::uint32_t>(width);
+    const auto pixels = w * static_cast<std::uint32_t>(height);
+    row_spans_.resize(static_cast<std::size_t>(height));
+    thrust::reduce_by_key(exec.policy(), thrust::make_transform_iterator(Index(0), RowOfPixel{w}),
+                          thrust::make_transform_iterator(Index(pixels), RowOfPixel{w}),
+                          thrust::make_transform_iterator(Index(0), DrawnPixel{depth_.data(), w}),
+                          thrust::make_discard_iterator(), row_spans_.data(),
+                          thrust::equal_to<std::uint32_t>(), JoinRects{});
+    std::vector<PixelRect> spans(static_cast<std::size_t>(height));
+    exec.download(row_spans_.data(), spans.data(), spans.size());
+    DrawnRegion drawn;
+    for (const PixelRect& s : spans) drawn.bounds = drawn.bounds.join(s);
+    if (!drawn.bounds.empty()) {
+      drawn.rows.assign(spans.begin() + drawn.bounds.y0, spans.begin() + drawn.bounds.y1);
+    }
+    return drawn;
+  }
+
+  // The drawn spans alone into the image: packed on the backend, copied out, put in place.
+  void copy_drawn(const Executor& exec, const DrawnRegion& drawn, int width, Image& image) {
+    if (drawn.bounds.empty()) return;
+    const std::vector<std::uint32_t> offsets = detail::packed_row_offsets(drawn);
+    const std::size_t count = offsets.back();
+    exec.upload(row_offsets_, offsets.data(), offsets.size());
+    packed_rgb_.resize(count);
+    packed_depth_.resize(count);
+    packed_ids_.resize(count);
+    thrust::for_each_n(
+        exec.policy(), Index(0), static_cast<std::uint32_t>(drawn.bounds.area()),
+        PackDrawnRows{drawn.bounds, static_cast<std::uint32_t>(width), row_spans_.data(),
+                      row_offsets_.data(), pixels_.data(), depth_.data(), hit_ids_.data(),
+                      packed_rgb_.data(), packed_depth_.data(), packed_ids_.data()});
+    const auto w = static_cast<std::size_t>(width);
+    exec.download_drawn(packed_rgb_.data(), count, reinterpret_cast<Rgb8*>(image.rgb.data()), w,
+                        drawn, offsets);
+    exec.download_drawn(packed_depth_.data(), count, image.depth.data(), w, drawn, offsets);
+    exec.download_drawn(packed_ids_.data(), count, image.hit_id.data(), w, drawn, offsets);
+  }
+
   FrameStats render_frame(const ParticleView& view, const RenderSettings& settings,
                           const RenderOptions& options, Image& image) {
     const Clock::time_point frame_start = Clock::now();
@@ -531,16 +615,11 @@ class ThrustBackend final : public detail::Backend {
     static_assert(sizeof(Rgb8) == 3, "pixels are copied as packed bytes");
     auto* rgb = reinterpret_cast<Rgb8*>(image.rgb.data());
     if (options.with_hits) {
-      stats.drawn = thrust::transform_reduce(
-          exec.policy(), Index(0), Index(pixels),
-          DrawnPixel{depth_.data(), static_cast<std::uint32_t>(settings.width)}, PixelRect{},
-          JoinRects{});
+      stats.drawn = drawn_region(exec, settings.width, settings.height);
       image.depth.resize(pixels);
       image.hit_id.resize(pixels);
       if (options.copy_drawn_only) {
-        exec.download_rect(pixels_.data(), rgb, settings.width, stats.drawn);
-        exec.download_rect(depth_.data(), image.depth.data(), settings.width, stats.drawn);
-        exec.download_rect(hit_ids_.data(), image.hit_id.data(), settings.width, stats.drawn);
+        copy_drawn(exec, stats.drawn, settings.width, image);
       } else {
         exec.download(pixels_.data(), rgb, pixels);
         exec.download(depth_.data(), image.depth.data(), pixels);
@@ -594,6 +673,11 @@ class ThrustBackend final : public detail::Backend {
   Array<Rgb8> pixels_;
   Array<float> depth_;
   Array<std::uint64_t> hit_ids_;
+  Array<PixelRect> row_spans_;  // per image row: its drawn span
+  Array<std::uint32_t> row_offsets_;
+  Array<Rgb8> packed_rgb_;  // the drawn spans row after row (copy_drawn_only)
+  Array<float> packed_depth_;
+  Array<std::uint64_t> packed_ids_;
 };
 
 }  // namespace granray::GRANRAY_BACKEND_NAMESPACE

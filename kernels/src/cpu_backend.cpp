@@ -8,11 +8,11 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <utility>
+#include <vector>
 
-#include "copy_threads.h"
+#include "drawn_rows.h"
 #include "granray/particles.h"
 #include "granray/pixel_rect.h"
 
@@ -68,15 +68,11 @@ class Executor {
   void download(const T* src, T* dst, std::size_t count) const {
     std::copy_n(src, count, dst);
   }
-  // The pixels of `rect` from an image `width` pixels wide into another alike.
+  // A packed plane of `count` drawn pixels into their places in an image (drawn_rows.h).
   template <class T>
-  void download_rect(const T* src, T* dst, int width, const PixelRect& rect) const {
-    const std::size_t span = rect.empty() ? 0 : std::size_t(rect.x1 - rect.x0) * sizeof(T);
-#pragma omp parallel for schedule(static) num_threads(detail::copy_threads(rect.area() * sizeof(T)))
-    for (int y = rect.y0; y < rect.y1; ++y) {
-      const std::size_t p = std::size_t(y) * width + rect.x0;
-      std::memcpy(dst + p, src + p, span);
-    }
+  void download_drawn(const T* packed, std::size_t count, T* image, std::size_t width,
+                      const DrawnRegion& drawn, const std::vector<std::uint32_t>& offsets) const {
+    detail::unpack_rows(packed, 0, count, image, width, drawn, offsets);
   }
 
  private:

@@ -10,9 +10,10 @@
 #include <map>
 #include <memory>
 #include <utility>
+#include <vector>
 
-#include "copy_threads.h"
 #include "cuda_check.h"
+#include "drawn_rows.h"
 #include "granray/particles.h"
 #include "granray/pixel_rect.h"
 
@@ -101,68 +102,37 @@ class PinnedStaging {
   }
 
   void download(const void* src, void* dst, std::size_t bytes, cudaStream_t stream) {
-    const auto* from = static_cast<const char*>(src);
     auto* to = static_cast<char*>(dst);
-    const std::size_t chunks = (bytes + kChunkBytes - 1) / kChunkBytes;
+    download(src, bytes, kChunkBytes, stream,
+             [&](const char* chunk, std::size_t offset, std::size_t length) {
+               copy_out(chunk, to + offset, length);
+             });
+  }
+
+  // `bytes` from the device in chunks of `chunk_bytes` (at most kChunkBytes), each handed to
+  // take(chunk, offset, length) while the next one is in flight on the DMA engine.
+  template <class Take>
+  void download(const void* src, std::size_t bytes, std::size_t chunk_bytes, cudaStream_t stream,
+                Take take) {
+    const auto* from = static_cast<const char*>(src);
+    const std::size_t chunks = (bytes + chunk_bytes - 1) / chunk_bytes;
     const auto length = [&](std::size_t c) {
-      return std::min(kChunkBytes, bytes - c * kChunkBytes);
+      return std::min(chunk_bytes, bytes - c * chunk_bytes);
     };
-    pipeline(
-        chunks,
-        [&](std::size_t c, char* buffer) {
-          GRANRAY_CUDA_CHECK(cudaMemcpyAsync(buffer, from + c * kChunkBytes, length(c),
-                                             cudaMemcpyDeviceToHost, stream));
-        },
-        [&](std::size_t c, const char* buffer) {
-          copy_out(buffer, to + c * kChunkBytes, length(c));
-        },
-        stream);
-  }
-
-  // `rows` rows of `row_bytes` each, `src_pitch` bytes apart on the device and `dst_pitch` apart
-  // on the host; rows no longer than a chunk (the caller sends longer ones one by one).
-  void download_rows(const void* src, std::size_t src_pitch, void* dst, std::size_t dst_pitch,
-                     std::size_t row_bytes, std::size_t rows, cudaStream_t stream) {
-    const auto* from = static_cast<const char*>(src);
-    auto* to = static_cast<char*>(dst);
-    const std::size_t per_chunk = kChunkBytes / row_bytes;
-    const std::size_t chunks = (rows + per_chunk - 1) / per_chunk;
-    const auto count = [&](std::size_t c) { return std::min(per_chunk, rows - c * per_chunk); };
-    pipeline(
-        chunks,
-        [&](std::size_t c, char* buffer) {
-          GRANRAY_CUDA_CHECK(cudaMemcpy2DAsync(buffer, row_bytes, from + c * per_chunk * src_pitch,
-                                               src_pitch, row_bytes, count(c),
-                                               cudaMemcpyDeviceToHost, stream));
-        },
-        [&](std::size_t c, const char* buffer) {
-          const auto n = static_cast<std::int64_t>(count(c));
-          char* first = to + c * per_chunk * dst_pitch;
-#pragma omp parallel for schedule(static) num_threads(detail::copy_threads(n* row_bytes))
-          for (std::int64_t i = 0; i < n; ++i) {
-            std::memcpy(first + i * dst_pitch, buffer + i * row_bytes, row_bytes);
-          }
-        },
-        stream);
-  }
-
- private:
-  // Chunk c + 1 is in flight on the DMA engine while the host copies chunk c out.
-  template <class StartCopy, class CopyOut>
-  void pipeline(std::size_t chunks, StartCopy start_copy, CopyOut copy_out, cudaStream_t stream) {
-    if (chunks == 0) return;
     const auto start = [&](std::size_t c) {
-      start_copy(c, buffers_[c % 2]);
+      GRANRAY_CUDA_CHECK(cudaMemcpyAsync(buffers_[c % 2], from + c * chunk_bytes, length(c),
+                                         cudaMemcpyDeviceToHost, stream));
       GRANRAY_CUDA_CHECK(cudaEventRecord(filled_[c % 2], stream));
     };
-    start(0);
+    if (chunks > 0) start(0);
     for (std::size_t c = 0; c < chunks; ++c) {
       if (c + 1 < chunks) start(c + 1);  // its buffer was emptied in the previous round
       GRANRAY_CUDA_CHECK(cudaEventSynchronize(filled_[c % 2]));
-      copy_out(c, buffers_[c % 2]);
+      take(buffers_[c % 2], c * chunk_bytes, length(c));
     }
   }
 
+ private:
   static void copy_out(const char* chunk, char* to, std::size_t length) {
     constexpr std::int64_t kPiece = 256 << 10;
     const auto pieces = static_cast<std::int64_t>((length + kPiece - 1) / kPiece);
@@ -255,23 +225,26 @@ class Executor {
     GRANRAY_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
     synchronize();
   }
-  // The pixels of `rect` from a device image `width` pixels wide into a host image alike.
+  // A packed plane of `count` drawn pixels into their places in a host image (drawn_rows.h).
   template <class T>
-  void download_rect(const T* src, T* dst, int width, const PixelRect& rect) const {
-    if (rect.empty()) return;
-    const std::size_t pitch = std::size_t(width) * sizeof(T);
-    const std::size_t row_bytes = std::size_t(rect.x1 - rect.x0) * sizeof(T);
-    const std::size_t first = std::size_t(rect.y0) * width + rect.x0;
-    const std::size_t rows = rect.y1 - rect.y0;
-    if (rect.area() * sizeof(T) >= PinnedStaging::kChunkBytes / 4 &&
-        row_bytes <= PinnedStaging::kChunkBytes && scratch_->staging.available()) {
-      scratch_->staging.download_rows(src + first, pitch, dst + first, pitch, row_bytes, rows,
-                                      stream_);
+  void download_drawn(const T* packed, std::size_t count, T* image, std::size_t width,
+                      const DrawnRegion& drawn, const std::vector<std::uint32_t>& offsets) const {
+    const std::size_t bytes = count * sizeof(T);
+    if (bytes >= PinnedStaging::kChunkBytes / 4 && scratch_->staging.available()) {
+      const std::size_t chunk_bytes = PinnedStaging::kChunkBytes / sizeof(T) * sizeof(T);
+      scratch_->staging.download(packed, bytes, chunk_bytes, stream_,
+                                 [&](const char* chunk, std::size_t offset, std::size_t length) {
+                                   detail::unpack_rows(reinterpret_cast<const T*>(chunk),
+                                                       offset / sizeof(T), length / sizeof(T),
+                                                       image, width, drawn, offsets);
+                                 });
       return;
     }
-    GRANRAY_CUDA_CHECK(cudaMemcpy2DAsync(dst + first, pitch, src + first, pitch, row_bytes, rows,
-                                         cudaMemcpyDeviceToHost, stream_));
+    std::vector<T> host(count);
+    GRANRAY_CUDA_CHECK(
+        cudaMemcpyAsync(host.data(), packed, bytes, cudaMemcpyDeviceToHost, stream_));
     synchronize();
+    detail::unpack_rows(host.data(), 0, count, image, width, drawn, offsets);
   }
 
  private:

@@ -23,9 +23,9 @@ enum class RenderMethod { grid, brute_force };
 struct RenderOptions {
   RenderMethod method = RenderMethod::grid;  // brute_force: seed 001's loop, the reference
   bool with_hits = false;                    // also fill Image::depth and Image::hit_id
-  // With with_hits: copy into the image only the pixels inside FrameStats::drawn, leaving the
-  // others as they were (for compositing, which reads no others). A frame of one rank's
-  // particles often covers a small part of the picture; its copy out of the GPU shrinks alike.
+  // With with_hits: copy into the image only the pixels of FrameStats::drawn (each row from its
+  // first to its last drawn pixel), leaving the others as they were: compositing reads no
+  // others, and one rank's part of a scene often covers a small part of the picture.
   bool copy_drawn_only = false;
   // Rendering a part of the particles (one rank's): the box of all of them frames the auto
   // camera, and their scalar range replaces this part's own "auto" colour range.
@@ -63,8 +63,8 @@ struct FrameStats {
   bool colored = false;  // coloured by the scalar over [color_lo, color_hi]
   float color_lo = 0.0f;
   float color_hi = 0.0f;
-  // With RenderOptions::with_hits: the bounding rectangle of the pixels that show a particle.
-  PixelRect drawn{};
+  // With RenderOptions::with_hits: where the pixels that show a particle lie.
+  DrawnRegion drawn;
   double composite_ms = 0.0;     // sort-last compositing across ranks (0 on one rank)
   std::vector<RankStats> ranks;  // per rank, on rank 0 of a composited frame; else empty
 };

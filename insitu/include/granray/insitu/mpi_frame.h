@@ -6,7 +6,6 @@
 #include <mpi.h>
 
 #include <memory>
-#include <optional>
 
 #include "granray/image.h"
 #include "granray/insitu/rank_group.h"
@@ -59,12 +58,11 @@ class Compositor {
   ~Compositor();
   Compositor(const Compositor&) = delete;
   Compositor& operator=(const Compositor&) = delete;
-  // `drawn`: the rectangle outside which this rank's image shows nothing (FrameStats::drawn);
-  // its pixels outside it are then never read and may hold anything (RenderOptions::
-  // copy_drawn_only). Without it, the rectangle is found from the depths.
+  // `drawn`: where this rank's image shows anything (FrameStats::drawn); its pixels elsewhere
+  // are then never read and may hold anything (RenderOptions::copy_drawn_only). Without it,
+  // the bounding rectangle of the finite depths is read whole.
   void composite(Image& image, Vec3 background, MPI_Comm comm,
-                 Composited result = Composited::rgb_depth_ids,
-                 std::optional<PixelRect> drawn = std::nullopt);
+                 Composited result = Composited::rgb_depth_ids, const DrawnRegion* drawn = nullptr);
   // The method frames use now: automatic until the first frame decides; shared_memory,
   // two_level or binary_swap after it.
   CompositeMethod method() const { return method_; }
@@ -76,7 +74,7 @@ class Compositor {
  private:
   // Collective: groups the ranks by node and makes each node's shared-memory segments; settles
   // method_ (binary swap for good when a node cannot and the method was automatic).
-  void set_up_shared_memory(MPI_Comm comm, std::size_t pixels, int rank, int size);
+  void set_up_shared_memory(MPI_Comm comm, int width, int height, int rank, int size);
 
   struct Buffers;
   std::unique_ptr<Buffers> buffers_;
@@ -90,7 +88,7 @@ class Compositor {
 // composites into rank 0's `image`. The returned stats count the particles of all ranks; on
 // rank 0 they list every rank's share. When rendering fails on any rank, every rank throws.
 // On several ranks each copies out of its renderer only the pixels it drew (stats.drawn): the
-// other ranks' images hold nothing to rely on outside that rectangle.
+// other ranks' images hold nothing to rely on elsewhere.
 FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView view,
                               const RenderSettings& settings, Image& image,
                               Compositor* compositor = nullptr,
