@@ -128,7 +128,7 @@ void expect_same_region(const DrawnRegion& a, const DrawnRegion& b, const char* 
 
 // One rank's part of a scene, framed by the whole scene's box, covers part of the picture: the
 // renderer reports each row's drawn span and, when asked, copies out only those (compositing
-// reads no more). Large images take the device's chunked path, small ones the direct one.
+// reads no more). Large and small images, so that planes of one and of several chunks come back.
 TEST_F(RenderTest, CopiesOutOnlyTheDrawnPixelsWhenAsked) {
   Rng rng(fresh_seed());
   Renderer renderer(test_backend());

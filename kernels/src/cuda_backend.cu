@@ -226,11 +226,13 @@ class Executor {
     synchronize();
   }
   // A packed plane of `count` drawn pixels into their places in a host image (drawn_rows.h).
+  // Always through the pinned chunks when there are any: the runs land apart from each other, so
+  // even a small plane would otherwise need a host buffer of its own every frame.
   template <class T>
   void download_drawn(const T* packed, std::size_t count, T* image, std::size_t width,
                       const DrawnRegion& drawn, const std::vector<std::uint32_t>& offsets) const {
     const std::size_t bytes = count * sizeof(T);
-    if (bytes >= PinnedStaging::kChunkBytes / 4 && scratch_->staging.available()) {
+    if (scratch_->staging.available()) {
       const std::size_t chunk_bytes = PinnedStaging::kChunkBytes / sizeof(T) * sizeof(T);
       scratch_->staging.download(packed, bytes, chunk_bytes, stream_,
                                  [&](const char* chunk, std::size_t offset, std::size_t length) {
