@@ -1,9 +1,10 @@
-// 3D-DDA visits exactly the cells a segment crosses, front to back.
+// The grid's walk (3D-DDA over cells grown by the reach) visits exactly the cells whose grown box
+// a segment crosses inside the grid, front to back.
 #include <gtest/gtest.h>
 
 #include <cfloat>
 #include <cmath>
-#include <set>
+#include <map>
 #include <vector>
 
 #include "granray/kernels/dda.h"
@@ -12,62 +13,94 @@
 namespace granray::test {
 namespace {
 
+// A visit: a cell, and the walk's time when it came (-inf for the cells at the start).
 struct Visit {
   std::uint32_t cell;
-  float t0, t1;
+  float t;
+};
+
+struct Recorder {
+  std::vector<Visit> visits;
+  float now = -INFINITY;
+  bool done_before(float t) {
+    EXPECT_GE(t, now) << "not front to back";
+    now = t;
+    return false;
+  }
+  void visit(std::uint32_t first, std::uint32_t last) {
+    EXPECT_LE(first, last);
+    for (std::uint32_t c = first; c <= last; ++c) visits.push_back({c, now});
+  }
 };
 
 std::vector<Visit> walk(const GridGeometry& g, const Ray& ray, float t_max) {
-  std::vector<Visit> visits;
-  walk_cells(g, ray, 0.0f, t_max, [&](std::uint32_t cell, float t0, float t1) {
-    visits.push_back({cell, t0, t1});
-    return false;
-  });
-  return visits;
+  Recorder recorder;
+  walk_grown_cells(g, ray, 0.0f, t_max, recorder);
+  return recorder.visits;
 }
 
-// The parameter interval of the segment inside cell (x, y, z) grown (grow > 0) or shrunk
-// (grow < 0) by |grow| on every side; its length, negative when it misses. Computed in double.
-double inside_length(const GridGeometry& g, const Ray& ray, double t_max, int x, int y, int z,
-                     double grow) {
-  const int idx[3] = {x, y, z};
-  double t0 = 0.0, t1 = t_max;
+// The parameter interval, computed in double, in which the ray lies inside the box from lo[] to
+// hi[] and inside [t0, t1]; its length in enter/exit, negative when it misses.
+struct Span {
+  double enter, exit;
+};
+Span inside(const Ray& ray, double t0, double t1, const double lo[3], const double hi[3]) {
   for (int a = 0; a < 3; ++a) {
     const double o = component(ray.origin, a), d = component(ray.dir, a);
-    const double lo = double(component(g.origin, a)) + idx[a] * double(g.cell_size) - grow;
-    const double hi = lo + double(g.cell_size) + 2 * grow;
     if (d == 0.0) {
-      if (o <= lo || o >= hi) return -1.0;
+      if (o < lo[a] || o > hi[a]) return {1.0, -1.0};
       continue;
     }
-    double a0 = (lo - o) / d, a1 = (hi - o) / d;
+    double a0 = (lo[a] - o) / d, a1 = (hi[a] - o) / d;
     if (a0 > a1) std::swap(a0, a1);
     t0 = std::max(t0, a0);
     t1 = std::min(t1, a1);
   }
-  return t1 - t0;
+  return {t0, t1};
 }
 
+// Where the ray, inside the grid's box and [0, t_max], lies inside cell (x, y, z) grown by
+// reach + grow on every side.
+Span inside_grown_cell(const GridGeometry& g, const Ray& ray, double t_max, int x, int y, int z,
+                       double grow) {
+  double grid_lo[3], grid_hi[3], lo[3], hi[3];
+  const int idx[3] = {x, y, z};
+  for (int a = 0; a < 3; ++a) {
+    grid_lo[a] = component(g.origin, a);
+    grid_hi[a] = grid_lo[a] + g.dims[a] * double(g.cell_size);
+    lo[a] = grid_lo[a] + idx[a] * double(g.cell_size) - g.reach - grow;
+    hi[a] = lo[a] + double(g.cell_size) + 2 * (g.reach + grow);
+  }
+  const Span in_grid = inside(ray, 0.0, t_max, grid_lo, grid_hi);
+  if (in_grid.exit < in_grid.enter) return in_grid;
+  return inside(ray, in_grid.enter, in_grid.exit, lo, hi);
+}
+
+// Every cell whose grown box the segment crosses inside the grid is visited once, none it does
+// not reach, and none later than the ray enters its grown box (what ending the walk relies on).
 void expect_walk_matches_brute_force(const GridGeometry& g, const Ray& ray, float t_max) {
   const auto visits = walk(g, ray, t_max);
   const double eps = 1e-4 * g.cell_size;
-  std::set<std::uint32_t> visited;
-  for (std::size_t k = 0; k < visits.size(); ++k) {
-    ASSERT_TRUE(visited.insert(visits[k].cell).second) << "cell visited twice";
-    if (k > 0) ASSERT_GE(visits[k].t0, visits[k - 1].t0) << "not front to back";
+  std::map<std::uint32_t, float> visited;
+  for (const Visit& v : visits) {
+    ASSERT_TRUE(visited.emplace(v.cell, v.t).second) << "cell visited twice";
   }
   for (int z = 0; z < g.dims[2]; ++z)
     for (int y = 0; y < g.dims[1]; ++y)
       for (int x = 0; x < g.dims[0]; ++x) {
         const std::uint32_t cell = cell_index(g, x, y, z);
-        const bool crosses = inside_length(g, ray, t_max, x, y, z, -eps) > 0.0;
-        const bool touches = inside_length(g, ray, t_max, x, y, z, eps) >= 0.0;
-        if (crosses) {
-          EXPECT_TRUE(visited.count(cell)) << "missed cell " << x << "," << y << "," << z;
+        const Span crosses = inside_grown_cell(g, ray, t_max, x, y, z, -eps);
+        const Span touches = inside_grown_cell(g, ray, t_max, x, y, z, eps);
+        const auto found = visited.find(cell);
+        if (crosses.exit > crosses.enter) {
+          ASSERT_NE(found, visited.end()) << "missed cell " << x << "," << y << "," << z;
+          const double length = std::max(1.0, std::abs(crosses.enter));
+          EXPECT_LE(found->second, crosses.enter + 1e-5 * length)
+              << "cell " << x << "," << y << "," << z << " visited after the ray entered it";
         }
-        if (visited.count(cell)) {
-          EXPECT_TRUE(touches) << "visited cell " << x << "," << y << "," << z
-                               << " the segment does not reach";
+        if (found != visited.end()) {
+          EXPECT_GE(touches.exit, touches.enter)
+              << "visited cell " << x << "," << y << "," << z << " the segment does not reach";
         }
       }
 }
@@ -78,6 +111,9 @@ GridGeometry random_grid(Rng& rng) {
   g.cell_size = uniform(rng, 0.1f, 2.0f);
   g.inv_cell_size = 1.0f / g.cell_size;
   for (int a = 0; a < 3; ++a) g.dims[a] = std::uniform_int_distribution<int>(1, 12)(rng);
+  // No reach (a plain DDA), or up to a little more than one cell.
+  g.reach = rng() % 4 == 0 ? 0.0f : uniform(rng, 0.0f, 1.2f) * g.cell_size;
+  g.centre_radius = g.reach;
   return g;
 }
 
@@ -115,6 +151,7 @@ TEST(Dda, AxisEdgeAndCornerRays) {
     GridGeometry g = random_grid(rng);
     g.cell_size = 0.5f;  // exact in binary: lattice points are exact too
     g.inv_cell_size = 2.0f;
+    g.reach = 0.25f * static_cast<float>(rng() % 3);  // grown faces on the lattice too
     g.origin = {std::floor(uniform(rng, -3, 3)), std::floor(uniform(rng, -3, 3)), 0.0f};
     // Start on a cell corner, edge or face: integer or half-integer multiples of the cell size.
     Vec3 o;

@@ -1,4 +1,5 @@
-// The grid lists every sphere in exactly the cells its box overlaps. Built once per backend.
+// The grid lists every sphere once, in its centre's cell, or, one larger than the grid's
+// centre_radius, in exactly the cells its box overlaps. Built once per backend.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -24,12 +25,14 @@ class GridTest : public ::testing::Test {
   }
 };
 
-// Cells whose box meets the sphere's padded box, decided in double: "must" when they overlap by
-// more than a rounding margin, "may" when they only touch within it.
+// Cells that must or may list sphere s, decided in double: "must" when they hold its centre (a
+// sphere listed once) or overlap its padded box (a larger one) by more than a rounding margin,
+// "may" when they only touch within it.
 void expected_cells(const GridGeometry& g, Vec4 s, std::set<std::uint32_t>& must,
                     std::set<std::uint32_t>& may) {
   const double h = g.cell_size;
-  const double reach = double(s.w) + double(kCellListingPad) * h;
+  const bool once = s.w <= g.centre_radius;
+  const double reach = once ? 0.0 : double(s.w) + double(kCellListingPad) * h;
   const double eps = 1e-4 * h;
   const double c[3] = {s.x, s.y, s.z};
   const double o[3] = {g.origin.x, g.origin.y, g.origin.z};
@@ -47,6 +50,11 @@ void expected_cells(const GridGeometry& g, Vec4 s, std::set<std::uint32_t>& must
           // The outermost cells also own everything beyond the grid's faces.
           const double cell_lo = idx[a] == 0 ? -INFINITY : o[a] + idx[a] * h;
           const double cell_hi = idx[a] == g.dims[a] - 1 ? INFINITY : o[a] + (idx[a] + 1) * h;
+          if (once) {  // the centre inside the cell (a point: no overlap to measure)
+            strict = strict && c[a] > cell_lo + eps && c[a] < cell_hi - eps;
+            loose = loose && c[a] > cell_lo - eps && c[a] < cell_hi + eps;
+            continue;
+          }
           const double overlap = std::min(cell_hi, c[a] + reach) - std::max(cell_lo, c[a] - reach);
           strict = strict && overlap > eps;
           loose = loose && overlap > -eps;
@@ -62,25 +70,25 @@ void expected_cells(const GridGeometry& g, Vec4 s, std::set<std::uint32_t>& must
 void expect_exact_references(const std::vector<Vec4>& spheres, const HostGrid& grid) {
   const GridGeometry& g = grid.geometry;
   const std::size_t cells = std::size_t(g.dims[0]) * g.dims[1] * g.dims[2];
-  ASSERT_EQ(grid.cell_start.size(), cells);
-  ASSERT_EQ(grid.cell_end.size(), cells);
+  ASSERT_EQ(grid.cell_offsets.size(), cells + 1);
   ASSERT_EQ(grid.ref_index.size(), grid.ref_spheres.size());
+  ASSERT_EQ(grid.cell_offsets.front(), 0u);
+  ASSERT_EQ(grid.cell_offsets.back(), grid.ref_index.size());
+  // The traversal's reach covers every sphere listed once, and no more than one cell.
+  EXPECT_LE(g.centre_radius, g.cell_size);
+  EXPECT_FLOAT_EQ(g.reach, g.centre_radius + kCellListingPad * g.cell_size);
 
   std::map<std::uint32_t, std::set<std::uint32_t>> listed;  // sphere -> cells
-  std::size_t covered = 0;
   for (std::uint32_t cell = 0; cell < cells; ++cell) {
-    ASSERT_LE(grid.cell_start[cell], grid.cell_end[cell]);
-    ASSERT_LE(grid.cell_end[cell], grid.ref_index.size());
-    for (std::uint32_t k = grid.cell_start[cell]; k < grid.cell_end[cell]; ++k) {
+    ASSERT_LE(grid.cell_offsets[cell], grid.cell_offsets[cell + 1]);
+    for (std::uint32_t k = grid.cell_offsets[cell]; k < grid.cell_offsets[cell + 1]; ++k) {
       const std::uint32_t i = grid.ref_index[k];
       ASSERT_LT(i, spheres.size());
       ASSERT_EQ(0, std::memcmp(&grid.ref_spheres[k], &spheres[i], sizeof(Vec4)))
           << "reference " << k << " is not a copy of particle " << i;
       ASSERT_TRUE(listed[i].insert(cell).second) << "particle " << i << " twice in cell " << cell;
-      ++covered;
     }
   }
-  EXPECT_EQ(covered, grid.ref_index.size()) << "every reference belongs to exactly one cell";
 
   for (std::uint32_t i = 0; i < spheres.size(); ++i) {
     if (!is_renderable(spheres[i])) {
@@ -90,16 +98,19 @@ void expect_exact_references(const std::vector<Vec4>& spheres, const HostGrid& g
     std::set<std::uint32_t> must, may;
     expected_cells(g, spheres[i], must, may);
     const auto& got = listed[i];
+    if (spheres[i].w <= g.centre_radius) {
+      ASSERT_EQ(got.size(), 1u) << "particle " << i << " is not listed exactly once";
+    }
     for (const auto cell : must)
       ASSERT_TRUE(got.count(cell)) << "particle " << i << " missing from cell " << cell;
     for (const auto cell : got) {
       ASSERT_TRUE(must.count(cell) || may.count(cell))
-          << "particle " << i << " listed in cell " << cell << " its box does not reach";
+          << "particle " << i << " listed in cell " << cell << " that should not list it";
     }
   }
 }
 
-TEST_F(GridTest, ReferencesExactlyTheOverlappedCells) {
+TEST_F(GridTest, ReferencesExactlyTheListedCells) {
   Rng rng(fresh_seed());
   const std::vector<std::vector<Vec4>> scenes = {dense_bed(rng, 2500, 0.5f, 0.5f),
                                                  dense_bed(rng, 2500, 0.1f, 0.7f),
@@ -134,7 +145,7 @@ TEST_F(GridTest, DiluteGasCellCountIsCapped) {
   // Tiny grains in a huge box: cells of one diameter would number about 10^15.
   const auto spheres = dilute_gas(rng, 1000, 1e-4f, 1e-4f, 100.0f);
   const HostGrid grid = build(spheres);
-  EXPECT_LE(grid.cell_start.size(), 4000u);
+  EXPECT_LE(grid.cell_offsets.size(), 4001u);
   expect_exact_references(spheres, grid);
 }
 
@@ -142,9 +153,29 @@ TEST_F(GridTest, HugeGrainsDoNotBlowUpTheReferences) {
   Rng rng(fresh_seed());
   auto spheres = dense_bed(rng, 4000, 0.05f, 0.05f);
   for (int k = 0; k < 5; ++k) spheres[rng() % spheres.size()].w = uniform(rng, 1.0f, 1.5f);
+  // Some just larger than a cell (one diameter, 0.1) too.
+  for (int k = 0; k < 30; ++k) spheres[rng() % spheres.size()].w = uniform(rng, 0.1f, 0.3f);
   const HostGrid grid = build(spheres);
   EXPECT_LE(grid.ref_index.size(), 8u * spheres.size() + 64u);
+  // The small grains are listed once; the huge ones in every cell they overlap.
+  EXPECT_GT(grid.ref_index.size(), spheres.size());
   expect_exact_references(spheres, grid);
+}
+
+TEST_F(GridTest, GrainsNoLargerThanACellAreListedOnce) {
+  Rng rng(fresh_seed());
+  for (int round = 0; round < 4; ++round) {
+    const float r_min = uniform(rng, 0.05f, 0.5f);
+    const float r_max = r_min * uniform(rng, 1.0f, 2.5f);
+    auto spheres = round % 2 ? dense_bed(rng, 3000, r_min, r_max)
+                             : dilute_gas(rng, 2000, r_min, r_max, 50.0f * r_max);
+    std::size_t broken = 0;
+    for (std::size_t i = rng() % 13; i < spheres.size(); i += 13, ++broken) spheres[i].w = -1.0f;
+    const HostGrid grid = build(spheres);
+    SCOPED_TRACE(::testing::Message() << "round " << round << ", radii " << r_min << ".." << r_max);
+    EXPECT_EQ(grid.ref_index.size(), spheres.size() - broken);
+    expect_exact_references(spheres, grid);
+  }
 }
 
 }  // namespace

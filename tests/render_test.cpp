@@ -204,6 +204,11 @@ TEST_F(RenderTest, PolydisperseWithHugeGrains) {
   for (int k = 0; k < 3; ++k) {
     spheres[static_cast<std::size_t>(uniform(rng, 0.0f, 1999.0f))].w = uniform(rng, 2.0f, 5.0f);
   }
+  // And some just larger than a cell (one mean diameter): listed in every cell they overlap,
+  // where a reach of one cell would not cover them.
+  for (int k = 0; k < 40; ++k) {
+    spheres[static_cast<std::size_t>(uniform(rng, 0.0f, 1999.0f))].w = uniform(rng, 0.45f, 1.2f);
+  }
   expect_grid_matches_brute_force(spheres, random_settings(rng, false), "huge grains");
 }
 

@@ -447,12 +447,12 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
   }
   agree(ok, error, "measuring the particles", comm);
   // Lows and negated highs in one MPI_MIN (negation is exact).
-  float extremes[8] = {local.bounds.lo.x,  local.bounds.lo.y,  local.bounds.lo.z,
+  float extremes[9] = {local.bounds.lo.x,  local.bounds.lo.y,  local.bounds.lo.z,
                        local.scalar_lo,    -local.bounds.hi.x, -local.bounds.hi.y,
-                       -local.bounds.hi.z, -local.scalar_hi};
+                       -local.bounds.hi.z, -local.scalar_hi,   -local.bounds.max_radius};
   std::uint64_t counts[3] = {local.bounds.renderable, local.bounds.skipped, view.count};
   double diameters = local.bounds.diameter_sum;
-  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, extremes, 8, MPI_FLOAT, MPI_MIN, comm));
+  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, extremes, 9, MPI_FLOAT, MPI_MIN, comm));
   const float* lo = extremes;
   const float hi[4] = {-extremes[4], -extremes[5], -extremes[6], -extremes[7]};
   GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, counts, 3, MPI_UINT64_T, MPI_SUM, comm));
@@ -470,8 +470,8 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
   options.with_hits = true;
   options.copy_drawn_only = size > 1;      // on one rank the image is the picture
   options.particle_bounds = local.bounds;  // measured above: not reduced a second time
-  options.camera_bounds =
-      SceneBounds{{lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}, counts[0], counts[1], diameters};
+  options.camera_bounds = SceneBounds{
+      {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}, counts[0], counts[1], diameters, -extremes[8]};
   if (lo[3] <= hi[3])
     options.color_range = std::make_pair(lo[3], hi[3]);
   else

@@ -54,7 +54,7 @@ inline int key_bits(std::uint64_t cells) {
 }
 
 GRANRAY_HD_INLINE SceneBounds empty_bounds() {
-  return {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0, 0.0};
+  return {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0, 0.0, 0.0f};
 }
 
 // The one-pixel rectangle of pixel i when it shows a particle (finite depth), else empty.
@@ -115,7 +115,8 @@ struct BoundsOfSphere {
       b.skipped = 1;
       return b;
     }
-    return {{s.x - s.w, s.y - s.w, s.z - s.w}, {s.x + s.w, s.y + s.w, s.z + s.w}, 1, 0, 2.0 * s.w};
+    return {
+        {s.x - s.w, s.y - s.w, s.z - s.w}, {s.x + s.w, s.y + s.w, s.z + s.w}, 1, 0, 2.0 * s.w, s.w};
   }
 };
 
@@ -127,7 +128,8 @@ struct MergeBounds {
              nan_ignoring_max(a.hi.z, b.hi.z)},
             a.renderable + b.renderable,
             a.skipped + b.skipped,
-            a.diameter_sum + b.diameter_sum};
+            a.diameter_sum + b.diameter_sum,
+            nan_ignoring_max(a.max_radius, b.max_radius)};
   }
 };
 
@@ -150,23 +152,25 @@ struct MergeScalarRange {
   }
 };
 
-// The grid lists one (cell, particle) reference per cell that a sphere's padded box overlaps
-// (Kalojanov & Slusallek), built one of two ways, as the backend's Executor says:
-// - by sorting (GPU): emit the references, radix-sort them by cell, mark each cell's run, gather
-//   the spheres into cell order;
-// - by counting (CPU): count each cell's references, scan the counts into cell ends, then place
+// The grid lists each sphere once, in the cell of its centre, or (one larger than the geometry's
+// centre_radius) in every cell its padded box overlaps (grid_view.h), built one of two ways, as
+// the backend's Executor says:
+// - by sorting (GPU): the cell keys and particle indices radix-sorted by cell (when every sphere is
+//   listed once, exactly the bare hash + sort of the particles), cell offsets read off the sorted
+//   keys, the spheres gathered into cell order;
+// - by counting (CPU): count each cell's references, scan the counts into cell offsets, then place
 //   each reference by counting its cell's cursor down from the end.
 // The GPU measured the sort faster at 10 M grains and in dilute gases (the placement's scattered
 // writes), the CPU measured counting twice as fast (docs/benchmarks.md). Only the order within
 // a cell differs, and the nearest hit does not depend on it (ties go to the lower id).
 
-// Cells a sphere's padded box overlaps (0 for a broken particle); 64-bit, as it is summed.
+// Cells that list a sphere (0 for a broken particle); 64-bit, as it is summed.
 struct ReferenceCount {
   GridGeometry geometry;
   const Vec4* spheres;
   GRANRAY_HD std::uint64_t operator()(std::uint32_t i) const {
     const Vec4 s = spheres[i];
-    return is_renderable(s) ? cell_count(overlapped_cells(geometry, s)) : 0u;
+    return is_renderable(s) ? cell_count(listed_cells(geometry, s)) : 0u;
   }
 };
 
@@ -191,7 +195,7 @@ struct CountCellReferences {
     const Vec4 s = spheres[i];
     if (!is_renderable(s)) return;
     std::uint32_t* c = counts;
-    for_each_cell(geometry, overlapped_cells(geometry, s),
+    for_each_cell(geometry, listed_cells(geometry, s),
                   [c](std::uint32_t cell) { atomic_fetch_add(c + cell, 1u); });
   }
 };
@@ -206,7 +210,7 @@ struct PlaceReferences {
     const Vec4 s = spheres[i];
     if (!is_renderable(s)) return;
     const PlaceReferences& p = *this;
-    for_each_cell(geometry, overlapped_cells(geometry, s), [&p, &s, i](std::uint32_t cell) {
+    for_each_cell(geometry, listed_cells(geometry, s), [&p, &s, i](std::uint32_t cell) {
       const std::uint32_t slot = atomic_fetch_sub(p.cursor + cell, 1u) - 1u;
       p.ref_spheres[slot] = s;
       p.ref_index[slot] = i;
@@ -224,7 +228,7 @@ struct EmitReferences {
   GRANRAY_HD void operator()(std::uint32_t i) const {
     const Vec4 s = spheres[i];
     if (!is_renderable(s)) return;
-    const CellRange r = overlapped_cells(geometry, s);
+    const CellRange r = listed_cells(geometry, s);
     auto k = static_cast<std::uint32_t>(ends[i] - cell_count(r));
     const EmitReferences& e = *this;
     for_each_cell(geometry, r, [&e, &k, i](std::uint32_t cell) {
@@ -235,28 +239,38 @@ struct EmitReferences {
   }
 };
 
-// After the sort, each run of equal keys is one cell's reference list.
-struct MarkCellRanges {
+// After the sort: offsets[c] = how many keys lie below cell c, for c in [0, cells]. Position k
+// (0..count) writes the offsets of the cells from just above key k - 1 up to key k, so each
+// offset is written once; keys of `cells` (broken particles, sorted last) end the list.
+struct CellOffsetsOfSortedKeys {
   const std::uint32_t* keys;
-  std::uint32_t total;
-  std::uint32_t* start;
-  std::uint32_t* end;
+  std::uint32_t count;
+  std::uint32_t cells;
+  std::uint32_t* offsets;
   GRANRAY_HD void operator()(std::uint32_t k) const {
-    const std::uint32_t cell = keys[k];
-    if (k == 0 || keys[k - 1] != cell) start[cell] = k;
-    if (k + 1 == total || keys[k + 1] != cell) end[cell] = k + 1;
+    const std::uint32_t from = k == 0 ? 0u : keys[k - 1] + 1u;
+    const std::uint32_t to = k == count ? cells : (keys[k] < cells ? keys[k] : cells);
+    for (std::uint32_t c = from; c <= to; ++c) offsets[c] = k;
   }
 };
 
+// The bare hash of a sphere's centre (the benchmark's baseline).
 struct CentreCellKey {
   GridGeometry geometry;
   const Vec4* spheres;
   GRANRAY_HD std::uint32_t operator()(std::uint32_t i) const {
+    return centre_cell(geometry, spheres[i]);
+  }
+};
+
+// The key of a sphere listed once: its centre's cell, or `cells` for a broken particle.
+struct ListedOnceKey {
+  GridGeometry geometry;
+  const Vec4* spheres;
+  std::uint32_t cells;
+  GRANRAY_HD std::uint32_t operator()(std::uint32_t i) const {
     const Vec4 s = spheres[i];
-    const GridGeometry& g = geometry;
-    return cell_index(g, clamp_cell((s.x - g.origin.x) * g.inv_cell_size, g.dims[0]),
-                      clamp_cell((s.y - g.origin.y) * g.inv_cell_size, g.dims[1]),
-                      clamp_cell((s.z - g.origin.z) * g.inv_cell_size, g.dims[2]));
+    return is_renderable(s) ? centre_cell(geometry, s) : cells;
   }
 };
 
@@ -273,8 +287,7 @@ class ThrustBackend final : public detail::Backend {
         values_(account_, "grid references"),
         keys_sorted_(account_, "sorted grid reference keys"),
         values_sorted_(account_, "sorted grid references"),
-        cell_start_(account_, "grid cell starts"),
-        cell_end_(account_, "grid cell ends"),
+        cell_offsets_(account_, "grid cell offsets"),
         ref_spheres_(account_, "particles in cell order"),
         pixels_(account_, "image"),
         depth_(account_, "depth image"),
@@ -446,11 +459,15 @@ class ThrustBackend final : public detail::Backend {
   detail::GridLayout sort_grid(const E& exec, const Resident& r, const SceneBounds& bounds) {
     auto policy = exec.policy();
     const std::uint32_t n = r.count;
-    // One fused pass counts each sphere's cells and scans them; the last entry is the total.
-    // The last geometry tried is the one kept, so its scan is what EmitReferences reads.
-    ends_.resize(n);
+    // Unless every sphere is listed once, one fused pass counts each sphere's cells and scans
+    // them; the last entry is the total. The last geometry tried is the one kept, so its scan is
+    // what EmitReferences reads.
+    bool scanned = false;
     const detail::GridLayout layout =
         detail::choose_grid_layout(bounds, [&](const GridGeometry& g) {
+          scanned = !detail::lists_every_sphere_once(bounds, g);
+          if (!scanned) return bounds.renderable;
+          ends_.resize(n);
           thrust::transform_inclusive_scan(policy, Index(0), Index(n), ends_.data(),
                                            ReferenceCount{g, r.spheres}, SumU64{});
           std::uint64_t total = 0;
@@ -459,22 +476,28 @@ class ThrustBackend final : public detail::Backend {
         });
     const GridGeometry& g = layout.geometry;
     const auto total = static_cast<std::uint32_t>(layout.references);
-    keys_.resize(total);
-    values_.resize(total);
-    thrust::for_each_n(policy, Index(0), n,
-                       EmitReferences{g, r.spheres, ends_.data(), keys_.data(), values_.data()});
-    keys_sorted_.resize(total);
-    values_sorted_.resize(total);
+    const auto cells = static_cast<std::uint32_t>(layout.cells);
+    // Listed once, every particle gets a key (broken ones `cells`, sorted after the rest).
+    const std::uint32_t keyed = scanned ? total : n;
+    keys_.resize(keyed);
+    values_.resize(keyed);
+    if (scanned) {
+      thrust::for_each_n(policy, Index(0), n,
+                         EmitReferences{g, r.spheres, ends_.data(), keys_.data(), values_.data()});
+    } else {
+      thrust::transform(policy, Index(0), Index(n), keys_.data(),
+                        ListedOnceKey{g, r.spheres, cells});
+      thrust::sequence(policy, values_.data(), values_.data() + n);
+    }
+    keys_sorted_.resize(keyed);
+    values_sorted_.resize(keyed);
     std::uint32_t* sorted_keys = nullptr;
     std::tie(sorted_keys, ref_index_) =
         exec.sort_pairs(keys_.data(), values_.data(), keys_sorted_.data(), values_sorted_.data(),
-                        total, key_bits(layout.cells));
-    cell_start_.resize(layout.cells);
-    cell_end_.resize(layout.cells);
-    thrust::fill_n(policy, cell_start_.data(), layout.cells, 0u);
-    thrust::fill_n(policy, cell_end_.data(), layout.cells, 0u);
-    thrust::for_each_n(policy, Index(0), total,
-                       MarkCellRanges{sorted_keys, total, cell_start_.data(), cell_end_.data()});
+                        keyed, key_bits(std::uint64_t{cells} + 1));
+    cell_offsets_.resize(std::size_t{cells} + 1);
+    thrust::for_each_n(policy, Index(0), keyed + 1,
+                       CellOffsetsOfSortedKeys{sorted_keys, keyed, cells, cell_offsets_.data()});
     ref_spheres_.resize(total);
     thrust::gather(policy, ref_index_, ref_index_ + total, r.spheres, ref_spheres_.data());
     return layout;
@@ -487,29 +510,32 @@ class ThrustBackend final : public detail::Backend {
     // The total in 64 bits decides the geometry (a huge one must not wrap to a small one).
     const detail::GridLayout layout =
         detail::choose_grid_layout(bounds, [&](const GridGeometry& g) {
+          if (detail::lists_every_sphere_once(bounds, g)) return bounds.renderable;
           return thrust::transform_reduce(policy, Index(0), Index(n), ReferenceCount{g, r.spheres},
                                           std::uint64_t{0}, SumU64{});
         });
     const GridGeometry& g = layout.geometry;
     const auto total = static_cast<std::uint32_t>(layout.references);
-    cell_start_.resize(layout.cells);
-    cell_end_.resize(layout.cells);
-    thrust::fill_n(policy, cell_start_.data(), layout.cells, 0u);
-    thrust::for_each_n(policy, Index(0), n, CountCellReferences{g, r.spheres, cell_start_.data()});
-    thrust::inclusive_scan(policy, cell_start_.data(), cell_start_.data() + layout.cells,
-                           cell_end_.data());
+    const auto cells = static_cast<std::size_t>(layout.cells);
+    // keys_ holds each cell's count, then its cursor.
+    keys_.resize(cells);
+    thrust::fill_n(policy, keys_.data(), cells, 0u);
+    thrust::for_each_n(policy, Index(0), n, CountCellReferences{g, r.spheres, keys_.data()});
+    cell_offsets_.resize(cells + 1);
+    thrust::fill_n(policy, cell_offsets_.data(), 1, 0u);
+    thrust::inclusive_scan(policy, keys_.data(), keys_.data() + cells, cell_offsets_.data() + 1);
     ref_spheres_.resize(total);
     values_.resize(total);
     ref_index_ = values_.data();
-    thrust::copy_n(policy, cell_end_.data(), layout.cells, cell_start_.data());
+    thrust::copy_n(policy, cell_offsets_.data() + 1, cells, keys_.data());
     thrust::for_each_n(
         policy, Index(0), n,
-        PlaceReferences{g, r.spheres, cell_start_.data(), ref_spheres_.data(), ref_index_});
+        PlaceReferences{g, r.spheres, keys_.data(), ref_spheres_.data(), ref_index_});
     return layout;
   }
 
   GridView grid_view(const detail::GridLayout& layout) const {
-    return {layout.geometry, cell_start_.data(), cell_end_.data(), ref_spheres_.data(), ref_index_};
+    return {layout.geometry, cell_offsets_.data(), ref_spheres_.data(), ref_index_};
   }
 
   // Each row's drawn span (one reduction by row over the depths), brought to the host.
@@ -642,12 +668,10 @@ class ThrustBackend final : public detail::Backend {
     if (bounds.renderable == 0) return grid;
     const detail::GridLayout layout = build_grid_arrays(exec, r, bounds);
     grid.geometry = layout.geometry;
-    grid.cell_start.resize(layout.cells);
-    grid.cell_end.resize(layout.cells);
+    grid.cell_offsets.resize(layout.cells + 1);
     grid.ref_spheres.resize(layout.references);
     grid.ref_index.resize(layout.references);
-    exec.download(cell_start_.data(), grid.cell_start.data(), layout.cells);
-    exec.download(cell_end_.data(), grid.cell_end.data(), layout.cells);
+    exec.download(cell_offsets_.data(), grid.cell_offsets.data(), layout.cells + 1);
     exec.download(ref_spheres_.data(), grid.ref_spheres.data(), layout.references);
     exec.download(ref_index_, grid.ref_index.data(), layout.references);
     return grid;
@@ -667,8 +691,7 @@ class ThrustBackend final : public detail::Backend {
   Array<std::uint32_t> values_sorted_;
   // The grid's references (particle indices) in cell order: values_ or values_sorted_.
   std::uint32_t* ref_index_ = nullptr;
-  Array<std::uint32_t> cell_start_;
-  Array<std::uint32_t> cell_end_;
+  Array<std::uint32_t> cell_offsets_;
   Array<Vec4> ref_spheres_;
   Array<Rgb8> pixels_;
   Array<float> depth_;

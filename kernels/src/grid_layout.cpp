@@ -19,7 +19,8 @@ constexpr double kReferenceSlack = 64.0;
 constexpr double kMaxReferences = 4294967295.0;  // 32-bit reference indices
 constexpr int kMaxRefinements = 40;
 
-GridGeometry geometry_for(double cell, const double origin[3], const double extent[3]) {
+GridGeometry geometry_for(double cell, const double origin[3], const double extent[3],
+                          double max_radius) {
   GridGeometry g{};
   g.origin = {static_cast<float>(origin[0]), static_cast<float>(origin[1]),
               static_cast<float>(origin[2])};
@@ -28,6 +29,11 @@ GridGeometry geometry_for(double cell, const double origin[3], const double exte
   for (int a = 0; a < 3; ++a) {
     g.dims[a] = static_cast<int>(std::max(1.0, std::ceil(extent[a] / cell)));
   }
+  // Up to one cell: a reach of one cell already makes the traversal test 3 x 3 cells per slab.
+  const double radius =
+      max_radius > 0.0 && std::isfinite(max_radius) ? std::min(max_radius, cell) : 0.5 * cell;
+  g.centre_radius = static_cast<float>(radius);
+  g.reach = static_cast<float>(radius + kCellListingPad * cell);
   return g;
 }
 
@@ -58,10 +64,10 @@ GridLayout choose_grid_layout(
 
   const double max_cells = std::clamp(kCellsPerParticle * n, 64.0, kMaxCells);
   double cell = std::max(mean_diameter, std::cbrt(volume / max_cells));
-  GridGeometry g = geometry_for(cell, origin, extent);
+  GridGeometry g = geometry_for(cell, origin, extent, bounds.max_radius);
   while (cells_of(g) > max_cells) {
     cell *= 1.01 * std::cbrt(cells_of(g) / max_cells);
-    g = geometry_for(cell, origin, extent);
+    g = geometry_for(cell, origin, extent, bounds.max_radius);
   }
 
   const double max_refs = std::min(kReferencesPerParticle * n + kReferenceSlack, kMaxReferences);
@@ -73,7 +79,7 @@ GridLayout choose_grid_layout(
     }
     // Huge grains overlap many cells: coarser cells (twice the volume) until the list is bounded.
     cell *= 1.26;
-    g = geometry_for(cell, origin, extent);
+    g = geometry_for(cell, origin, extent, bounds.max_radius);
     refs = count_references(g);
   }
   return {g, static_cast<std::uint64_t>(cells_of(g)), refs};

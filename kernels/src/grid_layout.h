@@ -20,4 +20,10 @@ GridLayout choose_grid_layout(
     const SceneBounds& bounds,
     const std::function<std::uint64_t(const GridGeometry&)>& count_references);
 
+// True when geometry g lists every renderable sphere of `bounds` once (none is larger than its
+// centre_radius); needs the bounds' max_radius, and says false when that is unknown (0).
+inline bool lists_every_sphere_once(const SceneBounds& bounds, const GridGeometry& g) {
+  return bounds.max_radius > 0.0f && bounds.max_radius <= g.centre_radius;
+}
+
 }  // namespace granray::detail

@@ -27,6 +27,7 @@ struct SceneBounds {
   std::uint64_t renderable;
   std::uint64_t skipped;
   double diameter_sum;
+  float max_radius;  // of the renderable spheres; 0 when unknown (the grid then counts)
 };
 
 }  // namespace granray

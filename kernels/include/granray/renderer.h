@@ -72,8 +72,7 @@ struct FrameStats {
 // The grid of one frame copied to the host, for tests and diagnostics.
 struct HostGrid {
   GridGeometry geometry{};
-  std::vector<std::uint32_t> cell_start;
-  std::vector<std::uint32_t> cell_end;
+  std::vector<std::uint32_t> cell_offsets;  // cells + 1: cell c lists [offsets[c], offsets[c + 1])
   std::vector<Vec4> ref_spheres;
   std::vector<std::uint32_t> ref_index;
 };

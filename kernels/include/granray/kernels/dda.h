@@ -36,80 +36,123 @@ GRANRAY_HD_INLINE Interval clip_to_box(const Ray& ray, Vec3 lo, Vec3 hi, float t
   return span;
 }
 
-// One axis of a 3D-DDA walk. walk_cells keeps three as named locals, not arrays indexed by the
-// axis that steps: indexed arrays went to the stack on the CPU (and force local memory on the
-// GPU); named ones stay in registers. The arithmetic is the same either way.
-struct DdaAxis {
+// One axis of the walk over grown cells: the window [lo, hi] of the cell indices whose extent
+// along this axis, grown by `reach` on both sides, holds the ray's current point; when the next
+// index enters the window ahead of the ray and when the last one leaves it behind. Boundaries are
+// recomputed from the indices at each step rather than accumulated, so the error stays at one
+// rounding however long the walk. walk_grown_cells keeps three of these as named locals, not an
+// array indexed by axis: indexed arrays go to the stack on the CPU and to local memory on the GPU.
+struct GrownAxis {
   float origin;  // ray origin
   float dir;
-  float lo;  // grid origin
+  float grid_lo;
+  float cell_size;
+  float reach;
   int dim;
-  int cell;
   int step;
-  float t_next;  // where the ray crosses into the next cell along this axis
+  int lo, hi;  // the window, inclusive, inside [0, dim)
+  float t_enter;
+  float t_leave;
 
-  GRANRAY_HD void start(float o, float d, float grid_lo, int n, float t_enter,
-                        const GridGeometry& grid) {
+  GRANRAY_HD void start(float o, float d, float grid_origin, int n, float t0,
+                        const GridGeometry& g) {
     origin = o;
     dir = d;
-    lo = grid_lo;
+    grid_lo = grid_origin;
+    cell_size = g.cell_size;
+    reach = g.reach;
     dim = n;
-    const float p = o + d * t_enter;
-    cell = clamp_cell((p - lo) * grid.inv_cell_size, n);
     step = d > 0.0f ? 1 : (d < 0.0f ? -1 : 0);
-    t_next = step == 0 ? INFINITY : boundary_t(grid.cell_size);
+    const float p = o + d * t0 - grid_origin;
+    lo = clamp_cell((p - reach) * g.inv_cell_size, n);
+    hi = clamp_cell((p + reach) * g.inv_cell_size, n);
+    schedule();
   }
-  GRANRAY_HD float boundary_t(float cell_size) const {
-    const int boundary = cell + (step > 0 ? 1 : 0);
-    return (lo + static_cast<float>(boundary) * cell_size - origin) / dir;
+  GRANRAY_HD float at(float offset_from_grid) const {
+    return (grid_lo + offset_from_grid - origin) / dir;
   }
-  // Steps into the next cell; false when that leaves the grid.
-  GRANRAY_HD bool advance(float& t, float cell_size) {
-    cell += step;
-    if (cell < 0 || cell >= dim) return false;
-    t = nan_ignoring_max(t, t_next);
-    t_next = boundary_t(cell_size);
-    return true;
+  GRANRAY_HD void schedule() {
+    t_enter = t_leave = INFINITY;
+    if (step > 0) {
+      if (hi + 1 < dim) t_enter = at(static_cast<float>(hi + 1) * cell_size - reach);
+      if (lo < hi) t_leave = at(static_cast<float>(lo + 1) * cell_size + reach);
+    } else if (step < 0) {
+      if (lo > 0) t_enter = at(static_cast<float>(lo) * cell_size + reach);
+      if (lo < hi) t_leave = at(static_cast<float>(hi) * cell_size - reach);
+    }
+  }
+  // The index that enters the window.
+  GRANRAY_HD int enter() {
+    const int index = step > 0 ? ++hi : --lo;
+    schedule();
+    return index;
+  }
+  GRANRAY_HD void leave() {
+    if (step > 0) {
+      ++lo;
+    } else {
+      --hi;
+    }
+    schedule();
   }
 };
 
-// 3D-DDA (Amanatides & Woo 1987; seed 002): visits the cells that the ray crosses inside
-// [t_min, t_max], front to back. visit(cell, t_cell_enter, t_cell_exit) returns true to stop.
-// Cell boundaries are recomputed from the cell index at each step rather than accumulated, so the
-// error stays at one rounding however long the walk.
+// The walk behind the grid's traversal (a 3D-DDA, Amanatides & Woo 1987, seed 002, over cells
+// grown by the grid's reach): visits, front to back by where the ray enters their grown box,
+// every cell whose grown box the ray crosses inside the grid during [t_min, t_max], each once.
+// A cell becomes due when the last of its three indices enters its axis's window, so each event
+// brings one slab of the windows' product. The visitor offers
+//   bool done_before(float t): true when nothing the walk has yet to visit can matter, the next
+//                              cell's grown box being entered at t;
+//   void visit(first, last):   cells first..last, one run along x (consecutive indices).
 template <class Visitor>
-GRANRAY_HD void walk_cells(const GridGeometry& g, const Ray& ray, float t_min, float t_max,
-                           Visitor&& visit) {
+GRANRAY_HD void walk_grown_cells(const GridGeometry& g, const Ray& ray, float t_min, float t_max,
+                                 Visitor& visitor) {
   const Vec3 hi = {g.origin.x + g.cell_size * static_cast<float>(g.dims[0]),
                    g.origin.y + g.cell_size * static_cast<float>(g.dims[1]),
                    g.origin.z + g.cell_size * static_cast<float>(g.dims[2])};
   const Interval span = clip_to_box(ray, g.origin, hi, t_min, t_max);
   if (!(span.enter <= span.exit)) return;
 
-  DdaAxis x, y, z;
+  GrownAxis x, y, z;
   x.start(ray.origin.x, ray.dir.x, g.origin.x, g.dims[0], span.enter, g);
   y.start(ray.origin.y, ray.dir.y, g.origin.y, g.dims[1], span.enter, g);
   z.start(ray.origin.z, ray.dir.z, g.origin.z, g.dims[2], span.enter, g);
+  for (int k = z.lo; k <= z.hi; ++k)
+    for (int j = y.lo; j <= y.hi; ++j)
+      visitor.visit(cell_index(g, x.lo, j, k), cell_index(g, x.hi, j, k));
 
-  float t = span.enter;
   for (;;) {
-    int axis = 0;
-    float t_axis = x.t_next;
-    if (y.t_next < t_axis) {
-      axis = 1;
-      t_axis = y.t_next;
+    const float t_leave = nan_ignoring_min(x.t_leave, nan_ignoring_min(y.t_leave, z.t_leave));
+    const float t_enter = nan_ignoring_min(x.t_enter, nan_ignoring_min(y.t_enter, z.t_enter));
+    // On a tie the window grows first: a cell touched only at that instant is visited too.
+    if (t_leave < t_enter) {
+      if (x.t_leave == t_leave) {
+        x.leave();
+      } else if (y.t_leave == t_leave) {
+        y.leave();
+      } else {
+        z.leave();
+      }
+      continue;
     }
-    if (z.t_next < t_axis) {
-      axis = 2;
-      t_axis = z.t_next;
+    if (!(t_enter <= span.exit) || visitor.done_before(t_enter)) return;
+    if (x.t_enter == t_enter) {
+      const int i = x.enter();
+      for (int k = z.lo; k <= z.hi; ++k)
+        for (int j = y.lo; j <= y.hi; ++j) {
+          const std::uint32_t cell = cell_index(g, i, j, k);
+          visitor.visit(cell, cell);
+        }
+    } else if (y.t_enter == t_enter) {
+      const int j = y.enter();
+      for (int k = z.lo; k <= z.hi; ++k)
+        visitor.visit(cell_index(g, x.lo, j, k), cell_index(g, x.hi, j, k));
+    } else {
+      const int k = z.enter();
+      for (int j = y.lo; j <= y.hi; ++j)
+        visitor.visit(cell_index(g, x.lo, j, k), cell_index(g, x.hi, j, k));
     }
-    const float t_leave = nan_ignoring_min(t_axis, span.exit);
-    if (visit(cell_index(g, x.cell, y.cell, z.cell), t, t_leave)) return;
-    if (t_leave >= span.exit) return;
-    const bool inside = axis == 0   ? x.advance(t, g.cell_size)
-                        : axis == 1 ? y.advance(t, g.cell_size)
-                                    : z.advance(t, g.cell_size);
-    if (!inside) return;
   }
 }
 

@@ -6,12 +6,18 @@
 
 namespace granray {
 
-// A uniform grid of cubic cells over the box [origin, origin + dims * cell_size].
+// A uniform grid of cubic cells over the box [origin, origin + dims * cell_size], and how it
+// lists spheres. A sphere of radius up to `centre_radius` is listed once, in the cell of its
+// centre; the traversal then tests every cell whose box, grown by `reach` on every side, the ray
+// crosses (reach = centre_radius plus a rounding pad). A larger sphere is listed in every cell
+// its padded box overlaps, so the cell holding its hit point lists it whatever the reach.
 struct GridGeometry {
   Vec3 origin;
   float cell_size;
   float inv_cell_size;
   int dims[3];
+  float centre_radius;
+  float reach;
 };
 
 struct CellRange {
@@ -33,9 +39,9 @@ GRANRAY_HD_INLINE std::uint32_t cell_index(const GridGeometry& g, int x, int y, 
          static_cast<std::uint32_t>(x);
 }
 
-// Padding added to every sphere's box when it is listed in cells, as a fraction of a cell: it
-// absorbs the rounding of the traversal's cell boundaries, so that a hit point near a cell face is
-// always found in whichever of the two cells the traversal assigns it to.
+// Padding, as a fraction of a cell, added to every sphere's box when it is listed in the cells it
+// overlaps, and to the traversal's reach: it absorbs the rounding of cell boundaries and of the
+// centre's cell, so a hit point near a cell face is found whichever cell the rounding picks.
 constexpr float kCellListingPad = 1e-3f;
 
 // Cells overlapped by the (slightly padded) bounding box of a sphere.
@@ -51,6 +57,26 @@ GRANRAY_HD_INLINE CellRange overlapped_cells(const GridGeometry& g, Vec4 s) {
   return range;
 }
 
+GRANRAY_HD_INLINE std::uint32_t centre_cell(const GridGeometry& g, Vec4 s) {
+  return cell_index(g, clamp_cell((s.x - g.origin.x) * g.inv_cell_size, g.dims[0]),
+                    clamp_cell((s.y - g.origin.y) * g.inv_cell_size, g.dims[1]),
+                    clamp_cell((s.z - g.origin.z) * g.inv_cell_size, g.dims[2]));
+}
+
+GRANRAY_HD_INLINE bool listed_once(const GridGeometry& g, Vec4 s) { return s.w <= g.centre_radius; }
+
+// The cells that list a renderable sphere: its centre's alone, or all that its box overlaps.
+GRANRAY_HD_INLINE CellRange listed_cells(const GridGeometry& g, Vec4 s) {
+  if (!listed_once(g, s)) return overlapped_cells(g, s);
+  const float c[3] = {s.x, s.y, s.z};
+  const float o[3] = {g.origin.x, g.origin.y, g.origin.z};
+  CellRange range;
+  for (int a = 0; a < 3; ++a) {
+    range.lo[a] = range.hi[a] = clamp_cell((c[a] - o[a]) * g.inv_cell_size, g.dims[a]);
+  }
+  return range;
+}
+
 GRANRAY_HD_INLINE std::uint32_t cell_count(const CellRange& r) {
   return static_cast<std::uint32_t>(r.hi[0] - r.lo[0] + 1) *
          static_cast<std::uint32_t>(r.hi[1] - r.lo[1] + 1) *
@@ -58,12 +84,12 @@ GRANRAY_HD_INLINE std::uint32_t cell_count(const CellRange& r) {
 }
 
 // The built grid as the kernels read it (trivially copyable; the buffers belong to the backend).
-// Cell c lists references [cell_start[c], cell_end[c]); reference k is the sphere ref_spheres[k],
-// a copy of particle ref_index[k] stored in cell order for coherent reads.
+// Cell c lists references [cell_offsets[c], cell_offsets[c + 1]) (cells + 1 offsets, so a run of
+// cells along x lists one contiguous range); reference k is the sphere ref_spheres[k], a copy of
+// particle ref_index[k] stored in cell order for coherent reads.
 struct GridView {
   GridGeometry geometry;
-  const std::uint32_t* cell_start;
-  const std::uint32_t* cell_end;
+  const std::uint32_t* cell_offsets;
   const Vec4* ref_spheres;
   const std::uint32_t* ref_index;
 };

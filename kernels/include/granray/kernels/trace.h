@@ -16,14 +16,21 @@ struct IdMap {
   }
 };
 
-// Nearest hit through the grid: walk cells front to back and stop at the first cell whose
-// exit lies beyond the best hit found so far. A sphere hit at t lies inside its own padded box,
-// so every cell that contains the hit point lists it: no neighbour cells are ever tested.
-GRANRAY_HD_INLINE Hit trace_grid(const GridView& grid, const IdMap& id_of, const Ray& ray) {
-  Hit best = no_hit();
-  walk_cells(grid.geometry, ray, 0.0f, INFINITY, [&](std::uint32_t cell, float, float t_leave) {
-    const std::uint32_t end = grid.cell_end[cell];
-    for (std::uint32_t k = grid.cell_start[cell]; k < end; ++k) {
+// The nearest hit among the spheres the grid lists in the cells it is shown.
+struct NearestListedHit {
+  const GridView& grid;
+  const IdMap& id_of;
+  const Ray& ray;
+  Hit best;
+
+  // A sphere listed once lies inside its cell's box grown by the reach (a larger one is listed
+  // in the cell of its hit point), so its hit cannot come before the ray enters that grown box:
+  // once the best hit is nearer than the next grown box, it is final.
+  GRANRAY_HD bool done_before(float t) const { return best.t < t; }
+
+  GRANRAY_HD void visit(std::uint32_t first_cell, std::uint32_t last_cell) {
+    const std::uint32_t end = grid.cell_offsets[last_cell + 1];
+    for (std::uint32_t k = grid.cell_offsets[first_cell]; k < end; ++k) {
       const float t = sphere_entry_distance(ray, grid.ref_spheres[k]);
       if (t < INFINITY) {
         const std::uint32_t index = grid.ref_index[k];
@@ -31,9 +38,15 @@ GRANRAY_HD_INLINE Hit trace_grid(const GridView& grid, const IdMap& id_of, const
         if (closer(t, id, best)) best = {t, id, index};
       }
     }
-    return best.t <= t_leave;
-  });
-  return best;
+  }
+};
+
+// Nearest hit through the grid: the cells whose grown boxes the ray crosses, front to back,
+// until the best hit lies before the next one.
+GRANRAY_HD_INLINE Hit trace_grid(const GridView& grid, const IdMap& id_of, const Ray& ray) {
+  NearestListedHit nearest{grid, id_of, ray, no_hit()};
+  walk_grown_cells(grid.geometry, ray, 0.0f, INFINITY, nearest);
+  return nearest.best;
 }
 
 // Seed 001's reference: test every sphere.
