@@ -3,6 +3,7 @@
 // namespace granray::GRANRAY_BACKEND_NAMESPACE:
 //   struct Memory    { static void* allocate(size_t); static void release(void*); };
 //   class Executor   { Executor(void* stream); policy(); synchronize(); upload(); download();
+//                      for_each_pixel(width, height, f): f(i, j) for every pixel;
 //                      static constexpr MemorySpace native_space; static constexpr name; };
 //   std::size_t default_memory_limit();
 // Every type below lives in that backend's namespace, so the two builds never share a symbol.
@@ -623,12 +624,12 @@ class ThrustBackend final : public detail::Backend {
       exec.mark(1);
       stats.cells = layout.cells;
       stats.grid_references = layout.references;
-      thrust::for_each_n(exec.policy(), Index(0), pixels,
-                         RenderPixel<GridTracer>{{grid_view(layout), id_of}, target});
+      exec.for_each_pixel(settings.width, settings.height,
+                          RenderPixel<GridTracer>{{grid_view(layout), id_of}, target});
     } else {
       exec.mark(1);
-      thrust::for_each_n(exec.policy(), Index(0), pixels,
-                         RenderPixel<BruteForceTracer>{{r.spheres, r.count, id_of}, target});
+      exec.for_each_pixel(settings.width, settings.height,
+                          RenderPixel<BruteForceTracer>{{r.spheres, r.count, id_of}, target});
     }
     exec.mark(2);
     exec.synchronize();

@@ -59,6 +59,14 @@ class Executor {
         .count();
   }
 
+  // Rows handed out one at a time: a row of sky costs far less than a row of grains.
+  template <class F>
+  void for_each_pixel(int width, int height, const F& f) const {
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int j = 0; j < height; ++j)
+      for (int i = 0; i < width; ++i) f(i, j);
+  }
+
   template <class Array, class T>
   void upload(Array& dst, const T* src, std::size_t count) const {
     dst.resize(count);

@@ -30,6 +30,20 @@ struct Memory {
 
 constexpr int kStageMarks = 4;
 
+// Pixel kernels run in blocks of 8 x 16 pixels, so each warp casts an 8 x 4 tile of neighbouring
+// rays that walk the same cells. Their own launch rather than thrust::for_each: its kernel leaves
+// the block size open, which caps a thread at 64 registers, and the grid walk needs more.
+constexpr int kTileWidth = 8;
+constexpr int kTileHeight = 16;
+
+template <class F>
+__global__ void __launch_bounds__(kTileWidth* kTileHeight)
+    for_each_pixel_kernel(int width, int height, F f) {
+  const int i = static_cast<int>(blockIdx.x) * kTileWidth + static_cast<int>(threadIdx.x);
+  const int j = static_cast<int>(blockIdx.y) * kTileHeight + static_cast<int>(threadIdx.y);
+  if (i < width && j < height) f(i, j);
+}
+
 // Device memory for Thrust's and CUB's temporaries, kept across frames: after the first frame
 // no call allocates. Blocks are reused best-fit; everything is freed with the backend.
 class CachingAllocator {
@@ -206,6 +220,16 @@ class Executor {
     scratch_->temporaries.deallocate(temp, bytes);
     GRANRAY_CUDA_CHECK(status);
     return {keys_out, values_out};
+  }
+
+  template <class F>
+  void for_each_pixel(int width, int height, const F& f) const {
+    if (width <= 0 || height <= 0) return;
+    const dim3 block(kTileWidth, kTileHeight);
+    const dim3 tiles((static_cast<unsigned>(width) + kTileWidth - 1) / kTileWidth,
+                     (static_cast<unsigned>(height) + kTileHeight - 1) / kTileHeight);
+    for_each_pixel_kernel<<<tiles, block, 0, stream_>>>(width, height, f);
+    GRANRAY_CUDA_CHECK(cudaGetLastError());
   }
 
   template <class Array, class T>

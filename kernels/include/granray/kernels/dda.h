@@ -37,17 +37,17 @@ GRANRAY_HD_INLINE Interval clip_to_box(const Ray& ray, Vec3 lo, Vec3 hi, float t
 }
 
 // One axis of the walk over grown cells: the window [lo, hi] of the cell indices whose extent
-// along this axis, grown by `reach` on both sides, holds the ray's current point; when the next
-// index enters the window ahead of the ray and when the last one leaves it behind. Boundaries are
-// recomputed from the indices at each step rather than accumulated, so the error stays at one
-// rounding however long the walk. walk_grown_cells keeps three of these as named locals, not an
-// array indexed by axis: indexed arrays go to the stack on the CPU and to local memory on the GPU.
+// along this axis, grown by the reach on both sides, holds the ray's current point; when the next
+// index enters the window ahead of the ray and when the last one leaves it behind. The ray
+// crosses the grown low face of cell i at lower + i * per_cell and its grown high face at
+// upper + i * per_cell: boundaries come from the indices at each step rather than being
+// accumulated, so the error stays at a few roundings however long the walk. walk_grown_cells
+// keeps three of these as named locals, not an array indexed by axis: indexed arrays go to the
+// stack on the CPU and to local memory on the GPU.
 struct GrownAxis {
-  float origin;  // ray origin
-  float dir;
-  float grid_lo;
-  float cell_size;
-  float reach;
+  float lower;
+  float upper;
+  float per_cell;
   int dim;
   int step;
   int lo, hi;  // the window, inclusive, inside [0, dim)
@@ -56,29 +56,24 @@ struct GrownAxis {
 
   GRANRAY_HD void start(float o, float d, float grid_origin, int n, float t0,
                         const GridGeometry& g) {
-    origin = o;
-    dir = d;
-    grid_lo = grid_origin;
-    cell_size = g.cell_size;
-    reach = g.reach;
     dim = n;
     step = d > 0.0f ? 1 : (d < 0.0f ? -1 : 0);
     const float p = o + d * t0 - grid_origin;
-    lo = clamp_cell((p - reach) * g.inv_cell_size, n);
-    hi = clamp_cell((p + reach) * g.inv_cell_size, n);
+    lo = clamp_cell((p - g.reach) * g.inv_cell_size, n);
+    hi = clamp_cell((p + g.reach) * g.inv_cell_size, n);
+    lower = (grid_origin - g.reach - o) / d;
+    upper = (grid_origin + g.cell_size + g.reach - o) / d;
+    per_cell = g.cell_size / d;
     schedule();
-  }
-  GRANRAY_HD float at(float offset_from_grid) const {
-    return (grid_lo + offset_from_grid - origin) / dir;
   }
   GRANRAY_HD void schedule() {
     t_enter = t_leave = INFINITY;
     if (step > 0) {
-      if (hi + 1 < dim) t_enter = at(static_cast<float>(hi + 1) * cell_size - reach);
-      if (lo < hi) t_leave = at(static_cast<float>(lo + 1) * cell_size + reach);
+      if (hi + 1 < dim) t_enter = lower + static_cast<float>(hi + 1) * per_cell;
+      if (lo < hi) t_leave = upper + static_cast<float>(lo) * per_cell;
     } else if (step < 0) {
-      if (lo > 0) t_enter = at(static_cast<float>(lo) * cell_size + reach);
-      if (lo < hi) t_leave = at(static_cast<float>(hi) * cell_size - reach);
+      if (lo > 0) t_enter = upper + static_cast<float>(lo - 1) * per_cell;
+      if (lo < hi) t_leave = lower + static_cast<float>(hi) * per_cell;
     }
   }
   // The index that enters the window.
@@ -87,13 +82,16 @@ struct GrownAxis {
     schedule();
     return index;
   }
-  GRANRAY_HD void leave() {
-    if (step > 0) {
-      ++lo;
-    } else {
-      --hi;
+  // Drops the indices the ray has left behind before time t.
+  GRANRAY_HD void leave_before(float t) {
+    while (t_leave < t) {
+      if (step > 0) {
+        ++lo;
+      } else {
+        --hi;
+      }
+      schedule();
     }
-    schedule();
   }
 };
 
@@ -123,20 +121,13 @@ GRANRAY_HD void walk_grown_cells(const GridGeometry& g, const Ray& ray, float t_
       visitor.visit(cell_index(g, x.lo, j, k), cell_index(g, x.hi, j, k));
 
   for (;;) {
-    const float t_leave = nan_ignoring_min(x.t_leave, nan_ignoring_min(y.t_leave, z.t_leave));
     const float t_enter = nan_ignoring_min(x.t_enter, nan_ignoring_min(y.t_enter, z.t_enter));
-    // On a tie the window grows first: a cell touched only at that instant is visited too.
-    if (t_leave < t_enter) {
-      if (x.t_leave == t_leave) {
-        x.leave();
-      } else if (y.t_leave == t_leave) {
-        y.leave();
-      } else {
-        z.leave();
-      }
-      continue;
-    }
     if (!(t_enter <= span.exit) || visitor.done_before(t_enter)) return;
+    // Indices left behind before the next one enters go first; on a tie the window grows first,
+    // so a cell touched only at that instant is visited too.
+    x.leave_before(t_enter);
+    y.leave_before(t_enter);
+    z.leave_before(t_enter);
     if (x.t_enter == t_enter) {
       const int i = x.enter();
       for (int k = z.lo; k <= z.hi; ++k)

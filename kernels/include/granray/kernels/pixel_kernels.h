@@ -36,10 +36,11 @@ struct RenderPixel {
   Tracer trace;
   FrameTarget target;
 
-  GRANRAY_HD void operator()(std::uint32_t pixel) const {
-    const int width = target.camera.width;
-    const int i = static_cast<int>(pixel % static_cast<std::uint32_t>(width));
-    const int j = static_cast<int>(pixel / static_cast<std::uint32_t>(width));
+  // Pixel (i, j): column i of row j.
+  GRANRAY_HD void operator()(int i, int j) const {
+    const std::uint32_t pixel =
+        static_cast<std::uint32_t>(j) * static_cast<std::uint32_t>(target.camera.width) +
+        static_cast<std::uint32_t>(i);
     const Ray ray = primary_ray(target.camera, i, j);
     const Hit hit = trace(ray);
     target.rgb[pixel] = hit.index == kNoHit ? to_rgb8(target.shading.background)
