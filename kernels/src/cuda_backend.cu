@@ -188,7 +188,9 @@ class Executor {
 
   Executor(void* cuda_stream, Scratch& scratch)
       : stream_(static_cast<cudaStream_t>(cuda_stream)), scratch_(&scratch) {}
-  auto policy() const { return thrust::cuda::par(scratch_->temporaries).on(stream_); }
+  // No synchronisation after each algorithm: the frame synchronises once, where it needs a
+  // result, and the host would otherwise leave the GPU idle between the grid build's kernels.
+  auto policy() const { return thrust::cuda::par_nosync(scratch_->temporaries).on(stream_); }
   void synchronize() const { GRANRAY_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 
   // Stage times from CUDA events on the stream; elapsed_ms needs the stream synchronized.
