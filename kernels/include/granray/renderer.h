@@ -32,7 +32,9 @@ struct RenderOptions {
   std::optional<SceneBounds> camera_bounds;
   std::optional<std::pair<float, float>> color_range;
   // The box and census of exactly the particles being rendered, as Renderer::measure returned
-  // them for this frame: the render then skips reducing them again.
+  // them for this frame: the render then skips reducing them again. Its max_radius decides
+  // whether the grid may list every grain once without counting: it must not be below the
+  // largest radius (0 makes the grid count).
   std::optional<SceneBounds> particle_bounds;
 };
 
