@@ -57,17 +57,8 @@ GRANRAY_HD_INLINE CellRange overlapped_cells(const GridGeometry& g, Vec4 s) {
   return range;
 }
 
-GRANRAY_HD_INLINE std::uint32_t centre_cell(const GridGeometry& g, Vec4 s) {
-  return cell_index(g, clamp_cell((s.x - g.origin.x) * g.inv_cell_size, g.dims[0]),
-                    clamp_cell((s.y - g.origin.y) * g.inv_cell_size, g.dims[1]),
-                    clamp_cell((s.z - g.origin.z) * g.inv_cell_size, g.dims[2]));
-}
-
-GRANRAY_HD_INLINE bool listed_once(const GridGeometry& g, Vec4 s) { return s.w <= g.centre_radius; }
-
-// The cells that list a renderable sphere: its centre's alone, or all that its box overlaps.
-GRANRAY_HD_INLINE CellRange listed_cells(const GridGeometry& g, Vec4 s) {
-  if (!listed_once(g, s)) return overlapped_cells(g, s);
+// The one cell that holds a sphere's centre, as a range.
+GRANRAY_HD_INLINE CellRange centre_cells(const GridGeometry& g, Vec4 s) {
   const float c[3] = {s.x, s.y, s.z};
   const float o[3] = {g.origin.x, g.origin.y, g.origin.z};
   CellRange range;
@@ -75,6 +66,18 @@ GRANRAY_HD_INLINE CellRange listed_cells(const GridGeometry& g, Vec4 s) {
     range.lo[a] = range.hi[a] = clamp_cell((c[a] - o[a]) * g.inv_cell_size, g.dims[a]);
   }
   return range;
+}
+
+GRANRAY_HD_INLINE std::uint32_t centre_cell(const GridGeometry& g, Vec4 s) {
+  const CellRange r = centre_cells(g, s);
+  return cell_index(g, r.lo[0], r.lo[1], r.lo[2]);
+}
+
+GRANRAY_HD_INLINE bool listed_once(const GridGeometry& g, Vec4 s) { return s.w <= g.centre_radius; }
+
+// The cells that list a renderable sphere: its centre's alone, or all that its box overlaps.
+GRANRAY_HD_INLINE CellRange listed_cells(const GridGeometry& g, Vec4 s) {
+  return listed_once(g, s) ? centre_cells(g, s) : overlapped_cells(g, s);
 }
 
 GRANRAY_HD_INLINE std::uint32_t cell_count(const CellRange& r) {
