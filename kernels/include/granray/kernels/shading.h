@@ -18,10 +18,14 @@ struct ShadingParams {
   Vec3 particle_color;
 };
 
+// floor(255 s + 0.5) for s in [0, 1]: the conversion truncates, which is floor for a positive
+// value (floorf is a libm call per channel on x86-64 without SSE4.1).
+GRANRAY_HD_INLINE int nearest_of_255(float s) { return static_cast<int>(255.0f * s + 0.5f); }
+
 // SPEC 2: clamp to [0, 1], then floor(255 c + 0.5); NaN maps to 0.
 GRANRAY_HD_INLINE std::uint8_t to_byte(float c) {
-  const float clamped = nan_ignoring_min(nan_ignoring_max(c, 0.0f), 1.0f);
-  return static_cast<std::uint8_t>(floorf(255.0f * clamped + 0.5f));
+  return static_cast<std::uint8_t>(
+      nearest_of_255(nan_ignoring_min(nan_ignoring_max(c, 0.0f), 1.0f)));
 }
 
 GRANRAY_HD_INLINE Rgb8 to_rgb8(Vec3 c) { return {to_byte(c.x), to_byte(c.y), to_byte(c.z)}; }
@@ -38,7 +42,7 @@ struct ColorSource {
   GRANRAY_HD Vec3 operator()(std::uint32_t index) const {
     if (scalar == nullptr) return uniform;
     const float s = nan_ignoring_min(nan_ignoring_max((scalar[index] - lo) * inv_span, 0.0f), 1.0f);
-    return table[static_cast<int>(floorf(s * 255.0f + 0.5f))];
+    return table[nearest_of_255(s)];
   }
 };
 
