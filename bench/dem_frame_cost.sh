@@ -4,6 +4,7 @@
 # variant below, each a label and environment settings or --set options. Prints per variant the
 # frames' cost to the time loop in order, their median after the first, and the DEM's ms/step.
 #   bench/dem_frame_cost.sh [BUILD_DIR [granray-dem options for every run]]   (default build-gpu)
+# DEM_VARIANTS="default hdf5-only" runs only the variants named; DEM_STEPS=2000 runs longer.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu}
@@ -20,13 +21,14 @@ variants=(
 )
 for v in "${variants[@]}"; do
   label=${v%%|*} spec=${v#*|}
+  [ -n "${DEM_VARIANTS:-}" ] && [[ " $DEM_VARIANTS " != *" $label "* ]] && continue
   envs=() sets=()
   read -r -a words <<<"$spec"
   for w in "${words[@]}"; do
     case $w in --set) ;; *=*\"*) sets+=(--set "${w}") ;; *=*) envs+=("$w") ;; esac
   done
   log="$work/$label.txt"
-  env "${envs[@]}" "$dem" bench/scaling-bed.toml --set simulation.steps=1000 \
+  env "${envs[@]}" "$dem" bench/scaling-bed.toml --set simulation.steps=${DEM_STEPS:-1000} \
     --set "insitu.png=\"$work/$label-*.png\"" --set "insitu.output=\"$work/$label.h5\"" \
     "${sets[@]}" "${@:2}" >"$log" 2>&1 || { echo "$label: failed"; tail -5 "$log"; continue; }
   frames=$(grep "^frame step" "$log" | grep -oE "frame [0-9.]+ ms" | awk '{ print $2 }' | tr '\n' ' ')

@@ -3,7 +3,10 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include "granray/adapters/buffers.h"
 #include "granray/errors.h"
+#include "granray/insitu/insitu_renderer.h"
+#include "granray/io/image_file.h"
 #include "test_support.h"
 
 namespace granray::test {
@@ -41,6 +44,49 @@ TEST(CudaInput, DeviceResidentParticlesRenderLikeHostOnes) {
   Image c;
   EXPECT_THROW(Renderer(BackendKind::cpu).render(on_device, s, c), DeviceError);
   cudaStreamDestroy(stream);
+  cudaFree(device);
+}
+
+// In situ with a writer the GPU's pixels reach the writer through a deferred copy that runs
+// while the simulation moves its grains on the device: every PNG must still show its own step.
+TEST(CudaInput, InsituFramesWithAWriterShowTheirOwnStep) {
+  GRANRAY_SKIP_WITHOUT_BACKEND();
+  Rng rng(fresh_seed());
+  const int width = std::uniform_int_distribution<int>(300, 800)(rng);
+  const int height = std::uniform_int_distribution<int>(200, 600)(rng);
+  const std::size_t n = std::uniform_int_distribution<std::size_t>(5000, 40000)(rng);
+  std::vector<Vec4> grains = dense_bed(rng, n, 0.3f, 0.5f);
+  Vec4* device = nullptr;
+  ASSERT_EQ(cudaMalloc(&device, n * sizeof(Vec4)), cudaSuccess);
+  const std::string dir = temp_path("deferred-" + std::to_string(fresh_seed()));
+  const InsituConfig config = parse_insitu_config(
+      "[insitu]\nevery = 1\nbackend = \"cuda\"\nwidth = " + std::to_string(width) +
+          "\nheight = " + std::to_string(height) + "\npng = \"" + dir + "/f_*.png\"\n",
+      "deferred.toml");
+  std::vector<std::vector<std::uint8_t>> expected;
+  std::vector<std::string> paths;
+  {
+    InsituRenderer vis(config, {});
+    Renderer direct(BackendKind::cuda);
+    for (int step = 0; step < 6; ++step) {
+      // The grains move on the device right after each frame, as the simulation's next step
+      // would, while the frame's pixels may still be on their way.
+      for (Vec4& g : grains) g.z += uniform(rng, 0.0f, 0.3f);
+      ASSERT_EQ(cudaMemcpy(device, grains.data(), n * sizeof(Vec4), cudaMemcpyHostToDevice),
+                cudaSuccess);
+      const FrameRecord& f = vis.render(step, 0.1 * step, adapters::device_particles(device, n));
+      ASSERT_TRUE(f.rendered) << f.error;
+      paths.push_back(f.png_path);
+      Image now;
+      direct.render(adapters::device_particles(device, n).view, vis.config().render, now);
+      expected.push_back(now.rgb);
+    }
+    vis.finish();
+    EXPECT_EQ(vis.counters().written, 6u);
+  }
+  for (std::size_t k = 0; k < paths.size(); ++k) {
+    EXPECT_EQ(io::read_png(paths[k]).rgb, expected[k]) << paths[k];
+  }
   cudaFree(device);
 }
 

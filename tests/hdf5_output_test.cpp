@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <mutex>
 #include <thread>
 
 #include "granray/adapters/buffers.h"
@@ -440,6 +441,112 @@ TEST_F(Hdf5OutputTest, ImagesToRenderIntoAreReadyFromTheStartAndComeBack) {
   for (std::size_t k = 0; k < o.queue + 2; ++k) {
     EXPECT_EQ(writer.recycled_image().rgb.size(), std::size_t(o.width) * o.height * 3) << k;
   }
+}
+
+// Pixels a renderer would still be copying: complete() fills the image with this frame's pattern
+// (or fails, as a lost GPU copy would), and the counters say who was completed and released.
+struct PatternPending final : PendingPixels {
+  std::vector<std::uint8_t> pattern;
+  bool fails = false;
+  std::atomic<int>* completed;
+  std::atomic<int>* released;
+  PatternPending(std::vector<std::uint8_t> p, bool f, std::atomic<int>* c, std::atomic<int>* r)
+      : pattern(std::move(p)), fails(f), completed(c), released(r) {}
+  ~PatternPending() override { ++*released; }
+  void complete(Image& image) override {
+    ++*completed;
+    if (fails) throw DeviceError("test: the copy of this frame failed");
+    ASSERT_EQ(image.rgb.size(), pattern.size());
+    image.rgb = pattern;
+  }
+};
+
+TEST_F(Hdf5OutputTest, PendingPixelsAreSettledBeforeWritingAndDroppedWithTheirFrame) {
+  Rng rng(fresh_seed());
+  const int width = std::uniform_int_distribution<int>(1, 90)(rng);
+  const int height = std::uniform_int_distribution<int>(1, 60)(rng);
+  const int frames = std::uniform_int_distribution<int>(4, 9)(rng);
+  const int failing = std::uniform_int_distribution<int>(0, frames - 1)(rng);
+  std::atomic<int> completed{0}, released{0};
+  std::vector<std::string> log;
+  std::mutex log_mutex;
+  std::vector<std::vector<std::uint8_t>> written;
+  const std::string h5 = dir_ + "/pending.h5";
+  {
+    io::WriterOptions o;
+    o.hdf5_path = h5;
+    o.width = width;
+    o.height = height;
+    o.log = [&](const std::string& line) {
+      std::lock_guard<std::mutex> lock(log_mutex);
+      log.push_back(line);
+    };
+    io::FrameWriter writer(o);
+    for (int k = 0; k < frames; ++k) {
+      io::FrameJob job;
+      job.meta.step = k;
+      job.png_path = io::expand_frame_pattern(dir_ + "/p_*.png", k, 8);
+      job.image = writer.recycled_image();
+      std::vector<std::uint8_t> pattern(job.image.rgb.size());
+      for (auto& b : pattern) b = static_cast<std::uint8_t>(rng());
+      job.image.pending =
+          std::make_shared<PatternPending>(pattern, k == failing, &completed, &released);
+      if (k != failing) written.push_back(pattern);
+      EXPECT_TRUE(writer.submit(std::move(job)));
+    }
+    writer.drain();
+    EXPECT_EQ(completed.load(), frames);
+    EXPECT_EQ(released.load(), frames) << "every pending part is let go once settled";
+    EXPECT_EQ(writer.counters().written, std::uint64_t(frames - 1));
+    EXPECT_EQ(writer.counters().lost, 1u);
+  }
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_NE(log[0].find("step " + std::to_string(failing)), std::string::npos) << log[0];
+  EXPECT_NE(log[0].find("the copy of this frame failed"), std::string::npos) << log[0];
+  EXPECT_FALSE(std::filesystem::exists(io::expand_frame_pattern(dir_ + "/p_*.png", failing, 8)));
+  H5File file(h5);
+  ASSERT_GE(file.id, 0);
+  const auto rgb = read_all<std::uint8_t>(file.id, "/frames/rgb", H5T_NATIVE_UINT8);
+  const std::size_t size = std::size_t(width) * height * 3;
+  ASSERT_EQ(rgb.size(), written.size() * size);
+  for (std::size_t k = 0; k < written.size(); ++k) {
+    EXPECT_TRUE(std::equal(written[k].begin(), written[k].end(), rgb.begin() + k * size)) << k;
+  }
+
+  // A dropped frame's pending pixels are let go unread, and its image comes back clean.
+  completed = released = 0;
+  io::WriterOptions o;
+  o.queue = 1;
+  o.drop = true;
+  o.width = width;
+  o.height = height;
+  std::promise<void> entered, release;
+  std::shared_future<void> released_writer = release.get_future().share();
+  std::atomic<bool> first{true};
+  o.before_write = [&](std::int64_t) {
+    if (first.exchange(false)) {
+      entered.set_value();
+      released_writer.wait();
+    }
+  };
+  io::FrameWriter writer(o);
+  for (int k = 0; k < 3; ++k) {
+    io::FrameJob job;
+    job.meta.step = k;
+    job.image = writer.recycled_image();
+    job.image.pending = std::make_shared<PatternPending>(
+        std::vector<std::uint8_t>(job.image.rgb.size(), 7), false, &completed, &released);
+    writer.submit(std::move(job));
+    if (k == 0) entered.get_future().wait();  // the writer holds frame 0; 1 queues, 2 drops
+  }
+  EXPECT_EQ(writer.counters().dropped, 1u);
+  EXPECT_EQ(released.load(), 1) << "the dropped frame's pending part";
+  EXPECT_EQ(completed.load(), 0);
+  release.set_value();
+  writer.drain();
+  EXPECT_EQ(completed.load(), 2);
+  EXPECT_EQ(released.load(), 3);
+  for (int k = 0; k < 3; ++k) EXPECT_FALSE(writer.recycled_image().pending) << k;
 }
 
 }  // namespace

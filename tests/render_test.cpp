@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <thread>
 
 #include "granray/errors.h"
 #include "test_support.h"
@@ -91,6 +92,57 @@ TEST_F(RenderTest, LargeImagesComeBackWholeAndInPlace) {
   std::size_t drawn = 0;
   for (const float depth : image.depth) drawn += std::isfinite(depth);
   EXPECT_GT(drawn, d.pixels / 4) << "the bed should cover much of the frame";
+}
+
+// RenderOptions::defer_pixels: on the GPU the pixels arrive through a copy that the reader
+// settles, here on another thread after later frames have been rendered (the renderer must not
+// overwrite pixels still being copied) and after more frames than there are buffers to lend (the
+// rest come at once). Every image must equal the same scene rendered at once.
+TEST_F(RenderTest, DeferredPixelsArriveWhenSettledOnAnotherThread) {
+  Rng rng(fresh_seed());
+  RenderSettings s = random_settings(rng, false);
+  s.width = std::uniform_int_distribution<int>(200, 700)(rng);
+  s.height = std::uniform_int_distribution<int>(150, 500)(rng);
+  const int frames = std::uniform_int_distribution<int>(12, 16)(rng);
+  std::vector<std::vector<Vec4>> scenes;
+  for (int k = 0; k < frames; ++k) {
+    scenes.push_back(
+        dense_bed(rng, std::uniform_int_distribution<std::size_t>(200, 3000)(rng), 0.2f, 0.6f));
+  }
+  Renderer renderer(test_backend());
+  RenderOptions deferred;
+  deferred.defer_pixels = true;
+  std::vector<Image> images(frames);
+  int pending = 0;
+  for (int k = 0; k < frames; ++k) {
+    renderer.render(view_of(scenes[k]), s, images[k], deferred);
+    pending += images[k].pending != nullptr;
+  }
+  // The same image rendered twice while still pending holds the second frame.
+  Image twice;
+  renderer.render(view_of(scenes[1]), s, twice, deferred);
+  renderer.render(view_of(scenes[0]), s, twice, deferred);
+  std::thread reader([&] {
+    for (Image& image : images) settle(image);
+    settle(twice);
+  });
+  reader.join();
+  if (test_backend() == BackendKind::cuda) {
+    EXPECT_GE(pending, 1) << "no frame was deferred";
+    EXPECT_LT(pending, frames) << "unsettled frames must run out of buffers, not memory";
+  } else {
+    EXPECT_EQ(pending, 0) << "the CPU's pixels are in host memory already";
+  }
+  Renderer reference(test_backend());
+  for (int k = 0; k < frames; ++k) {
+    Image expected;
+    reference.render(view_of(scenes[k]), s, expected);
+    EXPECT_FALSE(images[k].pending) << k;
+    EXPECT_EQ(images[k].rgb, expected.rgb) << "frame " << k << " of " << frames;
+  }
+  Image expected;
+  reference.render(view_of(scenes[0]), s, expected);
+  EXPECT_EQ(twice.rgb, expected.rgb);
 }
 
 // Each row's span from its first to its last pixel with a finite depth, found on the host.

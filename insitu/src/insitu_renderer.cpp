@@ -172,8 +172,12 @@ void InsituRenderer::render_frame(std::int64_t step, double time,
   }
   if (!problem.empty()) throw Error(problem);
   if (writer_ && image_.rgb.empty()) image_ = writer_->recycled_image();
+  // The writer settles the image on its own thread: the GPU's copy of the pixels then runs
+  // beside the simulation's next steps instead of inside this call.
+  RenderOptions options;
+  options.defer_pixels = writer_ != nullptr;
   last_.stats = ranks_ ? ranks_->render(renderer_, view, config_.render, image_)
-                       : renderer_.render(view, config_.render, image_);
+                       : renderer_.render(view, config_.render, image_, options);
   if (!writer_) return;
 
   io::FrameJob job;

@@ -80,6 +80,7 @@ WriterCounters FrameWriter::counters() const {
 std::size_t FrameWriter::pool_size() const { return options_.queue + kSpareImages; }
 
 void FrameWriter::give_back(Image&& image) {
+  image.pending.reset();  // a dropped frame's pixels are never read
   std::lock_guard<std::mutex> lock(mutex_);
   if (free_images_.size() < pool_size()) free_images_.push_back(std::move(image));
 }
@@ -117,16 +118,24 @@ void FrameWriter::write(FrameJob& job) {
   bool ok = true;
   std::string error;
   try {
-    if (!job.png_path.empty()) write_png(job.png_path, job.image, options_.png_compression);
+    settle(job.image);  // pixels the renderer was still copying
   } catch (const std::exception& e) {
     ok = false;
-    error = e.what();
+    error = std::string("its pixels never arrived: ") + e.what();
   }
-  try {
-    if (file_) file_->append(job.image, job.meta);
-  } catch (const std::exception& e) {
-    ok = false;
-    error += (error.empty() ? "" : "; ") + std::string(e.what());
+  if (ok) {
+    try {
+      if (!job.png_path.empty()) write_png(job.png_path, job.image, options_.png_compression);
+    } catch (const std::exception& e) {
+      ok = false;
+      error = e.what();
+    }
+    try {
+      if (file_) file_->append(job.image, job.meta);
+    } catch (const std::exception& e) {
+      ok = false;
+      error += (error.empty() ? "" : "; ") + std::string(e.what());
+    }
   }
   {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -4,6 +4,8 @@
 //   struct Memory    { static void* allocate(size_t); static void release(void*); };
 //   class Executor   { Executor(void* stream); policy(); synchronize(); upload(); download();
 //                      for_each_pixel(width, height, f): f(i, j) for every pixel;
+//                      download_later(pixels, count): PendingPixels or null (copy at once);
+//                      wait_for_deferred_reads(): before the pixels are overwritten;
 //                      static constexpr MemorySpace native_space; static constexpr name; };
 //   std::size_t default_memory_limit();
 // Every type below lives in that backend's namespace, so the two builds never share a symbol.
@@ -608,6 +610,8 @@ class ThrustBackend final : public detail::Backend {
     stats.camera = camera.resolved;
 
     const auto pixels = static_cast<std::uint32_t>(pixel_count);
+    image.pending.reset();
+    exec.wait_for_deferred_reads();
     pixels_.resize(pixels);
     if (options.with_hits) {
       depth_.resize(pixels);
@@ -658,7 +662,8 @@ class ThrustBackend final : public detail::Backend {
         exec.download(hit_ids_.data(), image.hit_id.data(), pixels);
       }
     } else {
-      exec.download(pixels_.data(), rgb, pixels);
+      if (options.defer_pixels) image.pending = exec.download_later(pixels_.data(), pixels);
+      if (!image.pending) exec.download(pixels_.data(), rgb, pixels);
       image.depth.clear();
       image.hit_id.clear();
     }

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "drawn_rows.h"
+#include "granray/image.h"
+#include "granray/kernels/shading.h"
 #include "granray/particles.h"
 #include "granray/pixel_rect.h"
 
@@ -76,6 +78,10 @@ class Executor {
   void download(const T* src, T* dst, std::size_t count) const {
     std::copy_n(src, count, dst);
   }
+  // The pixels are in host memory already: nothing to copy on the side.
+  std::shared_ptr<PendingPixels> download_later(const Rgb8*, std::size_t) const { return nullptr; }
+  void wait_for_deferred_reads() const {}
+
   // A packed plane of `count` drawn pixels into their places in an image (drawn_rows.h).
   template <class T>
   void download_drawn(const T* packed, std::size_t count, T* image, std::size_t width,

@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "deferred_downloads.h"
 #include "drawn_rows.h"
+#include "granray/kernels/shading.h"
 #include "granray/particles.h"
 #include "granray/pixel_rect.h"
 
@@ -119,7 +121,7 @@ class PinnedStaging {
     auto* to = static_cast<char*>(dst);
     download(src, bytes, kChunkBytes, stream,
              [&](const char* chunk, std::size_t offset, std::size_t length) {
-               copy_out(chunk, to + offset, length);
+               detail::copy_in_threads(chunk, to + offset, length);
              });
   }
 
@@ -147,16 +149,6 @@ class PinnedStaging {
   }
 
  private:
-  static void copy_out(const char* chunk, char* to, std::size_t length) {
-    constexpr std::int64_t kPiece = 256 << 10;
-    const auto pieces = static_cast<std::int64_t>((length + kPiece - 1) / kPiece);
-#pragma omp parallel for schedule(static) num_threads(detail::copy_threads(length))
-    for (std::int64_t i = 0; i < pieces; ++i) {
-      const std::size_t at = static_cast<std::size_t>(i) * kPiece;
-      std::memcpy(to + at, chunk + at, std::min<std::size_t>(kPiece, length - at));
-    }
-  }
-
   bool tried_ = false;
   char* buffers_[2] = {nullptr, nullptr};
   cudaEvent_t filled_[2] = {nullptr, nullptr};
@@ -166,6 +158,7 @@ class PinnedStaging {
 struct Scratch {
   CachingAllocator temporaries;
   PinnedStaging staging;
+  std::shared_ptr<DeferredDownloads> deferred = std::make_shared<DeferredDownloads>();
   cudaEvent_t marks[kStageMarks] = {};
   Scratch() {
     for (auto& e : marks) GRANRAY_CUDA_CHECK(cudaEventCreate(&e));
@@ -251,6 +244,14 @@ class Executor {
     GRANRAY_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
     synchronize();
   }
+  // The image's pixels copied on the side while the simulation goes on (RenderOptions::
+  // defer_pixels); null when they must be copied at once.
+  std::shared_ptr<PendingPixels> download_later(const Rgb8* src, std::size_t count) const {
+    return scratch_->deferred->start(src, count * sizeof(Rgb8), stream_);
+  }
+  // The frame's stream waits until the last deferred copy has read the pixels it overwrites.
+  void wait_for_deferred_reads() const { scratch_->deferred->fence(stream_); }
+
   // A packed plane of `count` drawn pixels into their places in a host image (drawn_rows.h).
   // Always through the pinned chunks when there are any: the runs land apart from each other, so
   // even a small plane would otherwise need a host buffer of its own every frame.

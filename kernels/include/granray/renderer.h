@@ -36,6 +36,12 @@ struct RenderOptions {
   // whether the grid may list every grain once without counting: it must not be below the
   // largest radius (0 makes the grid count).
   std::optional<SceneBounds> particle_bounds;
+  // Without with_hits, on the CUDA backend: return once the pixels are cast and leave their copy
+  // into Image::rgb running on a stream of its own; Image::pending is then set and settle(image)
+  // (on any thread) finishes it. The simulation's next kernels need not wait for the copy, and
+  // the renderer's next frame waits only until the copy has read the pixels. The CPU backend,
+  // and the CUDA backend when all its page-locked frame buffers are lent out, copy at once.
+  bool defer_pixels = false;
 };
 
 // The extent of one frame's particles: their box and census, and the range of their scalar.

@@ -33,7 +33,7 @@ struct WriterOptions {
 };
 
 struct FrameJob {
-  Image image;
+  Image image;  // may still be pending (Image::pending): the writer settles it before writing
   FrameMetadata meta;
   std::string png_path;  // "" = no PNG
 };
