@@ -28,7 +28,9 @@ class DeferredDownloads : public std::enable_shared_from_this<DeferredDownloads>
   DeferredDownloads() = default;
   DeferredDownloads(const DeferredDownloads&) = delete;
   DeferredDownloads& operator=(const DeferredDownloads&) = delete;
+  // Runs where the last pending image lets go, which may be the writer's thread.
   ~DeferredDownloads() {
+    if (stream_ != nullptr) cudaSetDevice(device_);
     if (stream_ != nullptr) cudaStreamSynchronize(stream_);
     for (Buffer& b : free_) release(b);
     if (pixels_cast_ != nullptr) cudaEventDestroy(pixels_cast_);

@@ -36,8 +36,7 @@ struct Image {
 // rgb is whatever it held before) and is no longer pending.
 inline void settle(Image& image) {
   if (!image.pending) return;
-  const std::shared_ptr<PendingPixels> pending = std::move(image.pending);
-  image.pending.reset();
+  const std::shared_ptr<PendingPixels> pending = std::move(image.pending);  // leaves it null
   pending->complete(image);
 }
 
