@@ -12,7 +12,7 @@ namespace {
 // Cells per renderable particle at most, and the overall cap (2^27 cells = 1 GiB of cell ranges).
 // One per particle: the walk over grown cells pays per cell it enters, so gases (whose cells
 // this cap sets) and polydisperse beds cast 8-14 % faster than with 4, and a 10 M gas builds
-// its offsets 25 % faster; half a cell per particle made dense beds slower (docs/benchmarks.md).
+// its grid 25 % faster; half a cell per particle made dense beds slower (docs/benchmarks.md).
 constexpr double kCellsPerParticle = 1.0;
 constexpr double kMaxCells = 134217728.0;
 // References per particle allowed before the cells are made coarser: a dense monodisperse bed
