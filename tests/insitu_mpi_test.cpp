@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <random>
+#include <string>
 
 #include "granray/adapters/buffers.h"
 #include "granray/insitu/insitu_renderer.h"
@@ -13,9 +15,15 @@
 namespace granray::test {
 namespace {
 
-// One path for all ranks (rank 0's temporary directory).
+// One path for all ranks (rank 0's temporary directory), new in every run: the directory is
+// named for rank 0's process id, which a later run may get again, and the writer appends to a
+// file it finds (CI once read /frames/ranks {4, 4, 4, 1, 1, 1}: an np 1 run after an np 4 one).
 std::string shared_path(const std::string& name) {
-  std::string path = rank_of(MPI_COMM_WORLD) == 0 ? temp_path(name) : std::string();
+  std::string path;
+  if (rank_of(MPI_COMM_WORLD) == 0) {
+    path = temp_path(std::to_string(std::random_device{}()) + "-" + name);
+    std::filesystem::remove(path);
+  }
   unsigned long length = path.size();
   MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG, 0, MPI_COMM_WORLD);
   path.resize(length);
