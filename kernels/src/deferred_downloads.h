@@ -131,15 +131,15 @@ class DeferredDownloads : public std::enable_shared_from_this<DeferredDownloads>
 // because the next copy into it is queued behind that one on the same stream.
 class DeferredDownloads::Pending final : public PendingPixels {
  public:
-  Pending(std::shared_ptr<DeferredDownloads> owner, Buffer buffer, std::size_t bytes, int device)
-      : owner_(std::move(owner)), buffer_(buffer), bytes_(bytes), device_(device) {}
+  Pending(std::shared_ptr<DeferredDownloads> owner, Buffer buffer, std::size_t bytes)
+      : owner_(std::move(owner)), buffer_(buffer), bytes_(bytes) {}
   Pending(const Pending&) = delete;
   Pending& operator=(const Pending&) = delete;
   ~Pending() override { owner_->give_back(buffer_); }
 
   void complete(Image& image) override {
     // The reader's thread may have another device current (or none made current yet).
-    GRANRAY_CUDA_CHECK(cudaSetDevice(device_));
+    GRANRAY_CUDA_CHECK(cudaSetDevice(owner_->device_));
     GRANRAY_CUDA_CHECK(cudaEventSynchronize(buffer_.copied));
     if (image.rgb.size() < bytes_) {
       throw DeviceError("granray: a deferred frame of " + std::to_string(bytes_) +
@@ -152,7 +152,6 @@ class DeferredDownloads::Pending final : public PendingPixels {
   std::shared_ptr<DeferredDownloads> owner_;
   Buffer buffer_;
   std::size_t bytes_;
-  int device_;
 };
 
 inline std::shared_ptr<PendingPixels> DeferredDownloads::start(const void* src, std::size_t bytes,
@@ -167,7 +166,7 @@ inline std::shared_ptr<PendingPixels> DeferredDownloads::start(const void* src, 
   Buffer buffer;
   if (!borrow(bytes, buffer)) return nullptr;
   // Owned from here on, so that a failing call below gives the buffer back.
-  auto pending = std::make_shared<Pending>(shared_from_this(), buffer, bytes, device_);
+  auto pending = std::make_shared<Pending>(shared_from_this(), buffer, bytes);
   GRANRAY_CUDA_CHECK(cudaEventRecord(pixels_cast_, stream));
   GRANRAY_CUDA_CHECK(cudaStreamWaitEvent(stream_, pixels_cast_, 0));
   GRANRAY_CUDA_CHECK(cudaMemcpyAsync(buffer.host, src, bytes, cudaMemcpyDeviceToHost, stream_));

@@ -15,8 +15,9 @@ namespace {
 // its grid 25 % faster; half a cell per particle made dense beds slower (docs/benchmarks.md).
 constexpr double kCellsPerParticle = 1.0;
 constexpr double kMaxCells = 134217728.0;
-// References per particle allowed before the cells are made coarser: a dense monodisperse bed
-// with cells of one diameter needs (1 + 1)^3 = 8 at worst.
+// References per particle allowed before the cells are made coarser: only grains larger than a
+// cell are listed more than once (in every cell they overlap), so this binds only when a few
+// huge grains would overlap thousands of cells.
 constexpr double kReferencesPerParticle = 8.0;
 constexpr double kReferenceSlack = 64.0;
 constexpr double kMaxReferences = 4294967295.0;  // 32-bit reference indices
