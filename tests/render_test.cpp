@@ -26,26 +26,30 @@ class RenderTest : public ::testing::Test {
  protected:
   void SetUp() override { GRANRAY_SKIP_WITHOUT_BACKEND(); }
 
-  // Renders with the grid and with brute force; they must agree on the visible particle in all
-  // but a few silhouette pixels and, where they agree, on the colour exactly.
+  // Renders with each method and with brute force; they must agree on the visible particle in
+  // all but a few silhouette pixels and, where they agree, on the colour exactly.
   void expect_grid_matches_brute_force(const std::vector<Vec4>& spheres,
                                        const RenderSettings& settings, const char* label) {
     Renderer renderer(test_backend());
-    Image grid, brute;
-    const FrameStats gs =
-        renderer.render(view_of(spheres), settings, grid, {RenderMethod::grid, true});
+    Image brute;
     const FrameStats bs =
         renderer.render(view_of(spheres), settings, brute, {RenderMethod::brute_force, true});
-    const ImageDiff d = compare_images(grid, brute);
-    SCOPED_TRACE(::testing::Message() << label << ": " << spheres.size() << " spheres, "
-                                      << settings.width << "x" << settings.height);
-    EXPECT_EQ(gs.skipped, bs.skipped);
-    EXPECT_LE(d.differing_hit, 3u) << "pixels whose visible particle differs";
-    EXPECT_EQ(d.rgb_differs_same_hit, 0u);
     std::size_t background = 0;
     for (const auto id : brute.hit_id) background += id == ~std::uint64_t{0};
-    // A scene that shows nothing, or only one particle, would test little.
-    if (!spheres.empty()) EXPECT_LT(background, d.pixels) << "no sphere visible";
+    for (const RenderMethod method : {RenderMethod::grid, RenderMethod::tiles}) {
+      Image image;
+      const FrameStats stats = renderer.render(view_of(spheres), settings, image, {method, true});
+      const ImageDiff d = compare_images(image, brute);
+      SCOPED_TRACE(::testing::Message()
+                   << label << ", " << render_method_name(method) << ": " << spheres.size()
+                   << " spheres, " << settings.width << "x" << settings.height);
+      if (!spheres.empty()) EXPECT_EQ(stats.method, method);
+      EXPECT_EQ(stats.skipped, bs.skipped);
+      EXPECT_LE(d.differing_hit, 3u) << "pixels whose visible particle differs";
+      EXPECT_EQ(d.rgb_differs_same_hit, 0u);
+      // A scene that shows nothing, or only one particle, would test little.
+      if (!spheres.empty()) EXPECT_LT(background, d.pixels) << "no sphere visible";
+    }
   }
 };
 
@@ -338,7 +342,8 @@ TEST_F(RenderTest, BrokenParticlesAreSkippedAndCounted) {
   }
   const RenderSettings s = random_settings(rng, false);
   Renderer renderer(test_backend());
-  for (const RenderMethod method : {RenderMethod::grid, RenderMethod::brute_force}) {
+  for (const RenderMethod method :
+       {RenderMethod::grid, RenderMethod::tiles, RenderMethod::brute_force}) {
     Image clean, dirty;
     renderer.render(view_of(good, &good_ids), s, clean, {method, true});
     const FrameStats stats = renderer.render(view_of(mixed, &mixed_ids), s, dirty, {method, true});
@@ -357,7 +362,8 @@ TEST_F(RenderTest, EqualDistanceGoesToTheSmallerId) {
   const std::uint64_t a = rng() >> 1, b = rng() >> 1, c = rng() >> 1;
   const std::uint64_t smallest = std::min({a, b, c});
   Renderer renderer(test_backend());
-  for (const RenderMethod method : {RenderMethod::grid, RenderMethod::brute_force}) {
+  for (const RenderMethod method :
+       {RenderMethod::grid, RenderMethod::tiles, RenderMethod::brute_force}) {
     for (const std::vector<std::uint64_t>& ids :
          {std::vector<std::uint64_t>{a, b, c}, std::vector<std::uint64_t>{c, a, b}}) {
       Image image;
@@ -373,6 +379,42 @@ TEST_F(RenderTest, EqualDistanceGoesToTheSmallerId) {
   }
 }
 
+// RenderMethod::automatic takes the backend's fastest method (tiles on the CPU, the grid on the
+// GPU), except that the CPU takes the grid when the tiles would list many more entries than
+// there are spheres: grains that each cover much of the picture.
+TEST_F(RenderTest, AutomaticMethodIsTheBackendsFastestAndAvoidsOverfullTiles) {
+  Rng rng(fresh_seed());
+  Renderer renderer(test_backend());
+  const RenderMethod fastest =
+      test_backend() == BackendKind::cuda ? RenderMethod::grid : RenderMethod::tiles;
+  RenderSettings s = random_settings(rng, rng() % 2 == 0);
+  s.width = std::uniform_int_distribution<int>(800, 1400)(rng);
+  s.height = std::uniform_int_distribution<int>(500, 900)(rng);
+  const auto bed = dense_bed(rng, 3000, 0.3f, 0.5f);
+  Image image;
+  EXPECT_EQ(renderer.render(view_of(bed), s, image).method, fastest);
+
+  std::vector<Vec4> wall;
+  for (int k = 0; k < 300; ++k) {
+    wall.push_back(
+        {uniform(rng, 8, 12), uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, 3, 5)});
+  }
+  s = random_settings(rng, false);
+  s.width = std::uniform_int_distribution<int>(800, 1400)(rng);
+  s.height = std::uniform_int_distribution<int>(500, 900)(rng);
+  s.camera.position = Vec3{0, 0, 0};
+  s.camera.target = Vec3{1, uniform(rng, -0.05f, 0.05f), uniform(rng, -0.05f, 0.05f)};
+  Image brute;
+  const FrameStats stats =
+      renderer.render(view_of(wall), s, image, {RenderMethod::automatic, true});
+  renderer.render(view_of(wall), s, brute, {RenderMethod::brute_force, true});
+  EXPECT_EQ(stats.method, RenderMethod::grid);
+  const ImageDiff d = compare_images(image, brute);
+  EXPECT_LE(d.differing_hit, 3u);
+  EXPECT_EQ(d.rgb_differs_same_hit, 0u);
+  expect_grid_matches_brute_force(wall, s, "grains larger than the view");
+}
+
 TEST_F(RenderTest, ColourByScalarMatchesBruteForceAndThePublishedEnds) {
   Rng rng(fresh_seed());
   auto spheres = dense_bed(rng, 2000, 0.3f, 0.5f);
@@ -385,16 +427,20 @@ TEST_F(RenderTest, ColourByScalarMatchesBruteForceAndThePublishedEnds) {
     RenderSettings s = random_settings(rng, false);
     s.color =
         ColorMapping{static_cast<int>(rng() % colormap_names().size()), auto_range, -1.0f, 4.0f};
-    Image grid, brute;
-    const FrameStats gs = renderer.render(view, s, grid, {RenderMethod::grid, true});
+    Image brute;
     renderer.render(view, s, brute, {RenderMethod::brute_force, true});
-    const ImageDiff d = compare_images(grid, brute);
-    EXPECT_LE(d.differing_hit, 3u);
-    EXPECT_EQ(d.rgb_differs_same_hit, 0u);
-    EXPECT_TRUE(gs.colored);
-    EXPECT_FLOAT_EQ(gs.color_lo,
-                    auto_range ? *std::min_element(speed.begin(), speed.end()) : -1.0f);
-    EXPECT_FLOAT_EQ(gs.color_hi, auto_range ? *std::max_element(speed.begin(), speed.end()) : 4.0f);
+    for (const RenderMethod method : {RenderMethod::grid, RenderMethod::tiles}) {
+      Image image;
+      const FrameStats gs = renderer.render(view, s, image, {method, true});
+      const ImageDiff d = compare_images(image, brute);
+      EXPECT_LE(d.differing_hit, 3u) << render_method_name(method);
+      EXPECT_EQ(d.rgb_differs_same_hit, 0u) << render_method_name(method);
+      EXPECT_TRUE(gs.colored);
+      EXPECT_FLOAT_EQ(gs.color_lo,
+                      auto_range ? *std::min_element(speed.begin(), speed.end()) : -1.0f);
+      EXPECT_FLOAT_EQ(gs.color_hi,
+                      auto_range ? *std::max_element(speed.begin(), speed.end()) : 4.0f);
+    }
   }
 
   // Flat shading (ambient 1, diffuse 0) shows the colormap itself: viridis' published ends are

@@ -10,6 +10,7 @@
 //   std::size_t default_memory_limit();
 // Every type below lives in that backend's namespace, so the two builds never share a symbol.
 
+#include <thrust/binary_search.h>
 #include <thrust/copy.h>
 #include <thrust/fill.h>
 #include <thrust/for_each.h>
@@ -31,6 +32,7 @@
 #include <cstdint>
 #include <limits>
 #include <new>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -275,6 +277,52 @@ struct ListedOnceKey {
   }
 };
 
+// The automatic method's limit on the tiles' entries, beyond which the CPU takes the grid.
+constexpr std::uint64_t kAutomaticTileEntriesPerSphere = 16;
+constexpr std::uint64_t kAutomaticTileEntriesPerTile = 64;
+
+// Screen tiles (screen_tiles.h): each sphere's tiles counted and scanned, then its entries
+// emitted with keys that one sort turns into every tile's list, nearest first.
+struct TileEntryCount {
+  CameraFrame camera;
+  const Vec4* spheres;
+  GRANRAY_HD std::uint64_t operator()(std::uint32_t i) const {
+    const Vec4 s = spheres[i];
+    return is_renderable(s) ? tile_count(sphere_footprint(camera, s)) : 0u;
+  }
+};
+
+struct EmitTileEntries {
+  CameraFrame camera;
+  ScreenTiles tiles;
+  const Vec4* spheres;
+  const std::uint64_t* ends;  // inclusive scan of the entry counts
+  std::uint64_t* keys;
+  std::uint32_t* values;
+  GRANRAY_HD void operator()(std::uint32_t i) const {
+    const Vec4 s = spheres[i];
+    if (!is_renderable(s)) return;
+    const Footprint f = sphere_footprint(camera, s);
+    std::uint64_t k = ends[i] - tile_count(f);
+    for (int y = f.y0 >> kTileShift; y <= f.y1 >> kTileShift; ++y) {
+      for (int x = f.x0 >> kTileShift; x <= f.x1 >> kTileShift; ++x) {
+        const auto tile =
+            static_cast<std::uint32_t>(y) * static_cast<std::uint32_t>(tiles.columns) +
+            static_cast<std::uint32_t>(x);
+        keys[k] = tile_entry_key(tile, f.near, f, x, y);
+        values[k] = i;
+        ++k;
+      }
+    }
+  }
+};
+
+struct FirstKeyOfTile {
+  GRANRAY_HD std::uint64_t operator()(std::uint32_t tile) const {
+    return static_cast<std::uint64_t>(tile) << 40;
+  }
+};
+
 class ThrustBackend final : public detail::Backend {
  public:
   ThrustBackend()
@@ -290,6 +338,10 @@ class ThrustBackend final : public detail::Backend {
         values_sorted_(account_, "sorted grid references"),
         cell_offsets_(account_, "grid cell offsets"),
         ref_spheres_(account_, "particles in cell order"),
+        tile_keys_(account_, "screen tile keys"),
+        tile_refs_(account_, "screen tile entries"),
+        tile_offsets_(account_, "screen tile offsets"),
+        tile_spheres_(account_, "particles in screen tile order"),
         pixels_(account_, "image"),
         depth_(account_, "depth image"),
         hit_ids_(account_, "hit id image"),
@@ -542,6 +594,38 @@ class ThrustBackend final : public detail::Backend {
     return layout;
   }
 
+  // The tiles' lists, or none when they would hold more than `most` entries.
+  std::optional<TileListsView> build_tile_lists(const Executor& exec, const Resident& r,
+                                                const CameraFrame& camera, std::uint64_t most) {
+    if (screen_tile_count(camera) > kMaxScreenTiles) return std::nullopt;
+    auto policy = exec.policy();
+    const std::uint32_t n = r.count;
+    const ScreenTiles tiles = screen_tiles_of(camera);
+    const auto tile_total = static_cast<std::size_t>(screen_tile_count(camera));
+    ends_.resize(n);
+    thrust::transform_inclusive_scan(policy, Index(0), Index(n), ends_.data(),
+                                     TileEntryCount{camera, r.spheres}, SumU64{});
+    std::uint64_t total = 0;
+    exec.download(ends_.data() + (n - 1), &total, 1);
+    if (total > most) return std::nullopt;
+    tile_entries_ = total;
+    tile_keys_.resize(total);
+    tile_refs_.resize(total);
+    thrust::for_each_n(policy, Index(0), n,
+                       EmitTileEntries{camera, tiles, r.spheres, ends_.data(), tile_keys_.data(),
+                                       tile_refs_.data()});
+    thrust::sort_by_key(policy, tile_keys_.data(), tile_keys_.data() + total, tile_refs_.data());
+    tile_offsets_.resize(tile_total + 1);
+    const auto first_keys = thrust::make_transform_iterator(Index(0), FirstKeyOfTile{});
+    thrust::lower_bound(policy, tile_keys_.data(), tile_keys_.data() + total, first_keys,
+                        first_keys + (tile_total + 1), tile_offsets_.data());
+    tile_spheres_.resize(total);
+    thrust::gather(policy, tile_refs_.data(), tile_refs_.data() + total, r.spheres,
+                   tile_spheres_.data());
+    return TileListsView{tiles, tile_offsets_.data(), tile_keys_.data(), tile_spheres_.data(),
+                         tile_refs_.data()};
+  }
+
   GridView grid_view(const detail::GridLayout& layout) const {
     return {layout.geometry, cell_offsets_.data(), ref_spheres_.data(), ref_index_};
   }
@@ -628,18 +712,40 @@ class ThrustBackend final : public detail::Backend {
 
     // Stage times from the executor's marks: CUDA events on the GPU, the clock on the CPU.
     exec.mark(0);
-    if (options.method == RenderMethod::grid && bounds.renderable > 0) {
+    RenderMethod method =
+        options.method == RenderMethod::automatic ? Executor::fastest_method : options.method;
+    if (bounds.renderable == 0) method = RenderMethod::brute_force;  // nothing to list
+    if (method == RenderMethod::tiles) {
+      // More entries than this and the lists cost more than the grid (docs/benchmarks.md).
+      const std::uint64_t most =
+          options.method == RenderMethod::tiles
+              ? std::numeric_limits<std::uint32_t>::max() - 1
+              : kAutomaticTileEntriesPerSphere * static_cast<std::uint64_t>(bounds.renderable) +
+                    kAutomaticTileEntriesPerTile * screen_tile_count(camera.frame);
+      const std::optional<TileListsView> lists = build_tile_lists(exec, r, camera.frame, most);
+      if (lists) {
+        exec.mark(1);
+        stats.cells = screen_tile_count(camera.frame);
+        stats.grid_references = tile_entries_;
+        exec.for_each_pixel(settings.width, settings.height,
+                            RenderPixel<TileTracer>{{*lists, id_of}, target});
+      } else {
+        method = RenderMethod::grid;
+      }
+    }
+    if (method == RenderMethod::grid) {
       const detail::GridLayout layout = build_grid_arrays(exec, r, bounds);
       exec.mark(1);
       stats.cells = layout.cells;
       stats.grid_references = layout.references;
       exec.for_each_pixel(settings.width, settings.height,
                           RenderPixel<GridTracer>{{grid_view(layout), id_of}, target});
-    } else {
+    } else if (method == RenderMethod::brute_force) {
       exec.mark(1);
       exec.for_each_pixel(settings.width, settings.height,
                           RenderPixel<BruteForceTracer>{{r.spheres, r.count, id_of}, target});
     }
+    stats.method = method;
     exec.mark(2);
     exec.synchronize();
     stats.grid_ms = exec.elapsed_ms(0, 1);
@@ -704,6 +810,11 @@ class ThrustBackend final : public detail::Backend {
   std::uint32_t* ref_index_ = nullptr;
   Array<std::uint32_t> cell_offsets_;
   Array<Vec4> ref_spheres_;
+  Array<std::uint64_t> tile_keys_;
+  Array<std::uint32_t> tile_refs_;
+  Array<std::uint32_t> tile_offsets_;
+  Array<Vec4> tile_spheres_;
+  std::uint64_t tile_entries_ = 0;
   Array<Rgb8> pixels_;
   Array<float> depth_;
   Array<std::uint64_t> hit_ids_;

@@ -17,6 +17,7 @@
 #include "granray/kernels/shading.h"
 #include "granray/particles.h"
 #include "granray/pixel_rect.h"
+#include "granray/renderer.h"
 
 namespace granray::cpu_backend {
 
@@ -50,6 +51,7 @@ class Executor {
   static constexpr MemorySpace native_space = MemorySpace::host;
   static constexpr const char* name = "cpu";
   static constexpr bool grid_by_sorting = false;
+  static constexpr RenderMethod fastest_method = RenderMethod::tiles;
 
   Executor(void* /*cuda_stream*/, Scratch& scratch) : scratch_(&scratch) {}
   auto policy() const { return thrust::omp::par; }

@@ -55,6 +55,20 @@ const char* backend_name(BackendKind kind) {
   return "unknown";
 }
 
+const char* render_method_name(RenderMethod method) {
+  switch (method) {
+    case RenderMethod::automatic:
+      return "auto";
+    case RenderMethod::grid:
+      return "grid";
+    case RenderMethod::tiles:
+      return "tiles";
+    case RenderMethod::brute_force:
+      return "brute force";
+  }
+  return "unknown";
+}
+
 std::optional<BackendKind> backend_from_name(const std::string& name) {
   for (const BackendKind kind : {BackendKind::automatic, BackendKind::cuda, BackendKind::cpu}) {
     if (name == backend_name(kind)) return kind;

@@ -18,11 +18,20 @@
 namespace granray {
 
 enum class BackendKind { automatic, cuda, cpu };
-enum class RenderMethod { grid, brute_force };
+// How a frame finds each pixel's nearest sphere; every method gives the same image.
+//   grid:        3D-DDA through a uniform grid of the particles (seed 002);
+//   tiles:       the image cut into tiles that list their spheres nearest first
+//                (kernels/screen_tiles.h);
+//   brute_force: every sphere for every pixel (seed 001), the reference;
+//   automatic:   the backend's fastest as measured (docs/benchmarks.md): the grid on the GPU,
+//                tiles on the CPU unless the tiles' lists would outgrow the grid's.
+enum class RenderMethod { automatic, grid, tiles, brute_force };
+
+const char* render_method_name(RenderMethod method);
 
 struct RenderOptions {
-  RenderMethod method = RenderMethod::grid;  // brute_force: seed 001's loop, the reference
-  bool with_hits = false;                    // also fill Image::depth and Image::hit_id
+  RenderMethod method = RenderMethod::automatic;
+  bool with_hits = false;  // also fill Image::depth and Image::hit_id
   // With with_hits: copy into the image only the pixels of FrameStats::drawn (each row from its
   // first to its last drawn pixel), leaving the others as they were: compositing reads no
   // others, and one rank's part of a scene often covers a small part of the picture.
@@ -62,8 +71,9 @@ struct RankStats {
 struct FrameStats {
   std::uint64_t particles = 0;
   std::uint64_t skipped = 0;  // non-finite coordinates or radius not finite and > 0
-  std::uint64_t cells = 0;
-  std::uint64_t grid_references = 0;
+  RenderMethod method = RenderMethod::brute_force;  // the one that ran (never automatic)
+  std::uint64_t cells = 0;                          // grid cells, or screen tiles
+  std::uint64_t grid_references = 0;                // the cells' or tiles' entries
   double grid_ms = 0.0;
   double render_ms = 0.0;
   double total_ms = 0.0;

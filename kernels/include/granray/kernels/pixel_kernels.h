@@ -1,22 +1,41 @@
 #pragma once
 
 #include "granray/kernels/camera_frame.h"
+#include "granray/kernels/screen_tiles.h"
 #include "granray/kernels/shading.h"
 #include "granray/kernels/trace.h"
 
 namespace granray {
 
+// A tracer gives pixel (i, j)'s nearest hit along its ray, and may say beforehand that the pixel
+// shows nothing, which spares the ray.
 struct GridTracer {
   GridView grid;
   IdMap id_of;
-  GRANRAY_HD Hit operator()(const Ray& ray) const { return trace_grid(grid, id_of, ray); }
+  GRANRAY_HD bool may_hit(int, int) const { return true; }
+  GRANRAY_HD Hit operator()(const Ray& ray, int, int) const { return trace_grid(grid, id_of, ray); }
 };
 
 struct BruteForceTracer {
   const Vec4* spheres;
   std::uint32_t count;
   IdMap id_of;
-  GRANRAY_HD Hit operator()(const Ray& ray) const { return trace_all(spheres, count, id_of, ray); }
+  GRANRAY_HD bool may_hit(int, int) const { return true; }
+  GRANRAY_HD Hit operator()(const Ray& ray, int, int) const {
+    return trace_all(spheres, count, id_of, ray);
+  }
+};
+
+struct TileTracer {
+  TileListsView lists;
+  IdMap id_of;
+  GRANRAY_HD bool may_hit(int i, int j) const {
+    const std::uint32_t tile = tile_of_pixel(lists.tiles, i, j);
+    return lists.offsets[tile] != lists.offsets[tile + 1];
+  }
+  GRANRAY_HD Hit operator()(const Ray& ray, int i, int j) const {
+    return trace_tile(lists, id_of, ray, i, j);
+  }
 };
 
 // Everything a pixel needs besides the acceleration structure.
@@ -41,11 +60,16 @@ struct RenderPixel {
     const std::uint32_t pixel =
         static_cast<std::uint32_t>(j) * static_cast<std::uint32_t>(target.camera.width) +
         static_cast<std::uint32_t>(i);
-    const Ray ray = primary_ray(target.camera, i, j);
-    const Hit hit = trace(ray);
-    target.rgb[pixel] = hit.index == kNoHit ? to_rgb8(target.shading.background)
-                                            : shade_hit(ray, hit.t, target.spheres[hit.index],
-                                                        target.color(hit.index), target.shading);
+    Hit hit = no_hit();
+    if (trace.may_hit(i, j)) {
+      const Ray ray = primary_ray(target.camera, i, j);
+      hit = trace(ray, i, j);
+      if (hit.index != kNoHit) {
+        target.rgb[pixel] = shade_hit(ray, hit.t, target.spheres[hit.index],
+                                      target.color(hit.index), target.shading);
+      }
+    }
+    if (hit.index == kNoHit) target.rgb[pixel] = to_rgb8(target.shading.background);
     if (target.depth != nullptr) target.depth[pixel] = hit.t;
     if (target.hit_id != nullptr) target.hit_id[pixel] = hit.id;
   }
