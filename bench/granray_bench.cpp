@@ -79,9 +79,9 @@ int main(int argc, char** argv) {
     granray::Renderer renderer(kind);
     std::FILE* out = json.empty() ? nullptr : std::fopen(json.c_str(), "w");
     if (out) std::fprintf(out, "[\n");
-    std::printf("%-7s %-6s %-11s %9s %10s %8s %9s %6s %9s %9s %9s\n", "backend", "scene", "method",
-                "particles", "image", "grid ms", "sort ms", "ratio", "cast ms", "frame ms",
-                "Mrays/s");
+    std::printf("%-7s %-6s %-11s %9s %10s %10s %8s %9s %6s %9s %9s %9s\n", "backend", "scene",
+                "method", "particles", "image", "entries", "grid ms", "sort ms", "ratio", "cast ms",
+                "frame ms", "Mrays/s");
     bool first = true;
     std::vector<std::vector<granray::Vec4>> scenes;
     if (!input.empty()) {
@@ -117,9 +117,11 @@ int main(int argc, char** argv) {
           granray::Image image;
           renderer.render(view, settings, image, options);  // warm-up: allocations, uploads
           std::vector<double> grid, render, total;
+          std::uint64_t references = 0;  // the grid's cell references or the tiles' entries
           const int frames = use_brute ? 1 : repeat;
           for (int r = 0; r < frames; ++r) {
             const auto st = renderer.render(view, settings, image, options);
+            references = st.grid_references;
             grid.push_back(st.grid_ms);
             render.push_back(st.render_ms);
             total.push_back(st.total_ms);
@@ -128,20 +130,20 @@ int main(int argc, char** argv) {
               double(settings.width) * settings.height / (median(render) * 1e-3) / 1e6;
           // The grid build against the bare hash + sort; the tiles' binning sorts other keys.
           const double ratio = method == "grid" ? median(grid) / sort_ms : 0.0;
-          std::printf("%-7s %-6s %-11s %9zu %10s %8.3f %9.3f %6.2f %9.3f %9.3f %9.1f\n",
+          std::printf("%-7s %-6s %-11s %9zu %10s %10llu %8.3f %9.3f %6.2f %9.3f %9.3f %9.1f\n",
                       granray::backend_name(renderer.backend()), scene.c_str(), method.c_str(),
-                      grains.size(), size.c_str(), median(grid), sort_ms, ratio, median(render),
-                      median(total), rays);
+                      grains.size(), size.c_str(), static_cast<unsigned long long>(references),
+                      median(grid), sort_ms, ratio, median(render), median(total), rays);
           if (out) {
             std::fprintf(out,
                          "%s  {\"backend\": \"%s\", \"scene\": \"%s\", \"method\": \"%s\", "
                          "\"particles\": %zu, \"width\": %d, \"height\": %d, \"grid_ms\": %.4f, "
                          "\"hash_sort_ms\": %.4f, \"grid_over_sort\": %.3f, \"render_ms\": %.4f, "
-                         "\"frame_ms\": %.4f, \"mrays_per_s\": %.2f}",
+                         "\"frame_ms\": %.4f, \"mrays_per_s\": %.2f, \"entries\": %llu}",
                          first ? "" : ",\n", granray::backend_name(renderer.backend()),
                          scene.c_str(), method.c_str(), grains.size(), settings.width,
                          settings.height, median(grid), sort_ms, ratio, median(render),
-                         median(total), rays);
+                         median(total), rays, static_cast<unsigned long long>(references));
             first = false;
           }
         }

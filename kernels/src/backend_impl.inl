@@ -281,45 +281,116 @@ struct ListedOnceKey {
 constexpr std::uint64_t kAutomaticTileEntriesPerSphere = 16;
 constexpr std::uint64_t kAutomaticTileEntriesPerTile = 64;
 
-// Screen tiles (screen_tiles.h): each sphere's tiles counted and scanned, then its entries
-// emitted with keys that one sort turns into every tile's list, nearest first.
-struct TileEntryCount {
+// Screen tiles (screen_tiles.h). Each sphere's footprint is found once; then, as the backend's
+// Executor says (like the grid):
+// - by sorting (GPU): the entries' counts scanned, every entry emitted with its key, and one sort
+//   of the keys lists every tile's spheres nearest first;
+// - by counting (CPU): each tile's entries counted and scanned into offsets, each entry placed by
+//   its tile's cursor, then each tile's short list sorted on its own (the CPU's Thrust sorts
+//   64-bit keys on one thread, 8 passes: 16 % of a 1 M-grain frame).
+struct FootprintOf {
   CameraFrame camera;
   const Vec4* spheres;
-  GRANRAY_HD std::uint64_t operator()(std::uint32_t i) const {
+  GRANRAY_HD Footprint operator()(std::uint32_t i) const {
     const Vec4 s = spheres[i];
-    return is_renderable(s) ? tile_count(sphere_footprint(camera, s)) : 0u;
+    return is_renderable(s) ? sphere_footprint(camera, s) : no_footprint();
   }
 };
 
+struct TileCountOf {
+  GRANRAY_HD std::uint64_t operator()(const Footprint& f) const { return tile_count(f); }
+};
+
+// Calls visit(tile, key) for each tile of sphere i's footprint.
+template <class Visit>
+GRANRAY_HD_INLINE void for_each_tile_entry(const ScreenTiles& tiles, const Footprint& f,
+                                           Visit visit) {
+  for (int y = f.y0 >> kTileShift; y <= f.y1 >> kTileShift; ++y) {
+    for (int x = f.x0 >> kTileShift; x <= f.x1 >> kTileShift; ++x) {
+      const auto tile = static_cast<std::uint32_t>(y) * static_cast<std::uint32_t>(tiles.columns) +
+                        static_cast<std::uint32_t>(x);
+      visit(tile, tile_entry_key(tile, f.near, f, x, y));
+    }
+  }
+}
+
 struct EmitTileEntries {
-  CameraFrame camera;
   ScreenTiles tiles;
-  const Vec4* spheres;
+  const Footprint* footprints;
   const std::uint64_t* ends;  // inclusive scan of the entry counts
   std::uint64_t* keys;
   std::uint32_t* values;
   GRANRAY_HD void operator()(std::uint32_t i) const {
-    const Vec4 s = spheres[i];
-    if (!is_renderable(s)) return;
-    const Footprint f = sphere_footprint(camera, s);
+    const Footprint f = footprints[i];
     std::uint64_t k = ends[i] - tile_count(f);
-    for (int y = f.y0 >> kTileShift; y <= f.y1 >> kTileShift; ++y) {
-      for (int x = f.x0 >> kTileShift; x <= f.x1 >> kTileShift; ++x) {
-        const auto tile =
-            static_cast<std::uint32_t>(y) * static_cast<std::uint32_t>(tiles.columns) +
-            static_cast<std::uint32_t>(x);
-        keys[k] = tile_entry_key(tile, f.near, f, x, y);
-        values[k] = i;
-        ++k;
-      }
-    }
+    const EmitTileEntries& e = *this;
+    for_each_tile_entry(tiles, f, [&e, &k, i](std::uint32_t, std::uint64_t key) {
+      e.keys[k] = key;
+      e.values[k] = i;
+      ++k;
+    });
   }
 };
 
 struct FirstKeyOfTile {
   GRANRAY_HD std::uint64_t operator()(std::uint32_t tile) const {
     return static_cast<std::uint64_t>(tile) << 40;
+  }
+};
+
+struct CountTileEntries {
+  ScreenTiles tiles;
+  const Footprint* footprints;
+  std::uint32_t* counts;
+  GRANRAY_HD void operator()(std::uint32_t i) const {
+    std::uint32_t* c = counts;
+    for_each_tile_entry(tiles, footprints[i],
+                        [c](std::uint32_t tile, std::uint64_t) { atomic_fetch_add(c + tile, 1u); });
+  }
+};
+
+struct PlaceTileEntries {
+  ScreenTiles tiles;
+  const Footprint* footprints;
+  std::uint32_t* cursor;  // each tile's start on entry
+  std::uint64_t* keys;
+  std::uint32_t* values;
+  GRANRAY_HD void operator()(std::uint32_t i) const {
+    const PlaceTileEntries& p = *this;
+    for_each_tile_entry(tiles, footprints[i], [&p, i](std::uint32_t tile, std::uint64_t key) {
+      const std::uint32_t slot = atomic_fetch_add(p.cursor + tile, 1u);
+      p.keys[slot] = key;
+      p.values[slot] = i;
+    });
+  }
+};
+
+// Shell sort of one tile's entries by key (Ciura's gaps, extended by 2.25): in place, on either
+// backend; a tile lists tens to hundreds of spheres.
+struct SortTileEntries {
+  const std::uint32_t* offsets;
+  std::uint64_t* keys;
+  std::uint32_t* values;
+  GRANRAY_HD void operator()(std::uint32_t tile) const {
+    constexpr std::uint32_t kGaps[] = {1355339, 602373, 267721, 118987, 52883, 23504,
+                                       10446,   4643,   2063,   917,    408,   181,
+                                       80,      36,     16,     7,      3,     1};
+    std::uint64_t* k = keys + offsets[tile];
+    std::uint32_t* v = values + offsets[tile];
+    const std::uint32_t n = offsets[tile + 1] - offsets[tile];
+    for (const std::uint32_t gap : kGaps) {
+      for (std::uint32_t i = gap; i < n; ++i) {
+        const std::uint64_t key = k[i];
+        const std::uint32_t value = v[i];
+        std::uint32_t j = i;
+        for (; j >= gap && k[j - gap] > key; j -= gap) {
+          k[j] = k[j - gap];
+          v[j] = v[j - gap];
+        }
+        k[j] = key;
+        v[j] = value;
+      }
+    }
   }
 };
 
@@ -338,9 +409,11 @@ class ThrustBackend final : public detail::Backend {
         values_sorted_(account_, "sorted grid references"),
         cell_offsets_(account_, "grid cell offsets"),
         ref_spheres_(account_, "particles in cell order"),
+        footprints_(account_, "screen footprints"),
         tile_keys_(account_, "screen tile keys"),
         tile_refs_(account_, "screen tile entries"),
         tile_offsets_(account_, "screen tile offsets"),
+        tile_cursor_(account_, "screen tile cursors"),
         tile_spheres_(account_, "particles in screen tile order"),
         pixels_(account_, "image"),
         depth_(account_, "depth image"),
@@ -501,7 +574,7 @@ class ThrustBackend final : public detail::Backend {
   template <class E>
   detail::GridLayout build_grid_arrays(const E& exec, const Resident& r,
                                        const SceneBounds& bounds) {
-    if constexpr (E::grid_by_sorting) {
+    if constexpr (E::lists_by_sorting) {
       return sort_grid(exec, r, bounds);
     } else {
       return count_grid(exec, r, bounds);
@@ -602,23 +675,43 @@ class ThrustBackend final : public detail::Backend {
     const std::uint32_t n = r.count;
     const ScreenTiles tiles = screen_tiles_of(camera);
     const auto tile_total = static_cast<std::size_t>(screen_tile_count(camera));
-    ends_.resize(n);
-    thrust::transform_inclusive_scan(policy, Index(0), Index(n), ends_.data(),
-                                     TileEntryCount{camera, r.spheres}, SumU64{});
-    std::uint64_t total = 0;
-    exec.download(ends_.data() + (n - 1), &total, 1);
+    footprints_.resize(n);
+    thrust::transform(policy, Index(0), Index(n), footprints_.data(),
+                      FootprintOf{camera, r.spheres});
+    const std::uint64_t total =
+        thrust::transform_reduce(policy, footprints_.data(), footprints_.data() + n, TileCountOf{},
+                                 std::uint64_t{0}, SumU64{});
     if (total > most) return std::nullopt;
     tile_entries_ = total;
     tile_keys_.resize(total);
     tile_refs_.resize(total);
-    thrust::for_each_n(policy, Index(0), n,
-                       EmitTileEntries{camera, tiles, r.spheres, ends_.data(), tile_keys_.data(),
-                                       tile_refs_.data()});
-    thrust::sort_by_key(policy, tile_keys_.data(), tile_keys_.data() + total, tile_refs_.data());
     tile_offsets_.resize(tile_total + 1);
-    const auto first_keys = thrust::make_transform_iterator(Index(0), FirstKeyOfTile{});
-    thrust::lower_bound(policy, tile_keys_.data(), tile_keys_.data() + total, first_keys,
-                        first_keys + (tile_total + 1), tile_offsets_.data());
+    if constexpr (Executor::lists_by_sorting) {
+      ends_.resize(n);
+      thrust::transform_inclusive_scan(policy, footprints_.data(), footprints_.data() + n,
+                                       ends_.data(), TileCountOf{}, SumU64{});
+      thrust::for_each_n(policy, Index(0), n,
+                         EmitTileEntries{tiles, footprints_.data(), ends_.data(), tile_keys_.data(),
+                                         tile_refs_.data()});
+      thrust::sort_by_key(policy, tile_keys_.data(), tile_keys_.data() + total, tile_refs_.data());
+      const auto first_keys = thrust::make_transform_iterator(Index(0), FirstKeyOfTile{});
+      thrust::lower_bound(policy, tile_keys_.data(), tile_keys_.data() + total, first_keys,
+                          first_keys + (tile_total + 1), tile_offsets_.data());
+    } else {
+      // tile_offsets_[t + 1] counts tile t, and the scan turns the counts into offsets.
+      std::uint32_t* offsets = tile_offsets_.data();
+      thrust::fill_n(policy, offsets, tile_total + 1, 0u);
+      thrust::for_each_n(policy, Index(0), n,
+                         CountTileEntries{tiles, footprints_.data(), offsets + 1});
+      thrust::inclusive_scan(policy, offsets + 1, offsets + tile_total + 1, offsets + 1);
+      tile_cursor_.resize(tile_total);
+      thrust::copy_n(policy, offsets, tile_total, tile_cursor_.data());
+      thrust::for_each_n(policy, Index(0), n,
+                         PlaceTileEntries{tiles, footprints_.data(), tile_cursor_.data(),
+                                          tile_keys_.data(), tile_refs_.data()});
+      thrust::for_each_n(policy, Index(0), static_cast<std::uint32_t>(tile_total),
+                         SortTileEntries{offsets, tile_keys_.data(), tile_refs_.data()});
+    }
     tile_spheres_.resize(total);
     thrust::gather(policy, tile_refs_.data(), tile_refs_.data() + total, r.spheres,
                    tile_spheres_.data());
@@ -810,9 +903,11 @@ class ThrustBackend final : public detail::Backend {
   std::uint32_t* ref_index_ = nullptr;
   Array<std::uint32_t> cell_offsets_;
   Array<Vec4> ref_spheres_;
+  Array<Footprint> footprints_;
   Array<std::uint64_t> tile_keys_;
   Array<std::uint32_t> tile_refs_;
   Array<std::uint32_t> tile_offsets_;
+  Array<std::uint32_t> tile_cursor_;
   Array<Vec4> tile_spheres_;
   std::uint64_t tile_entries_ = 0;
   Array<Rgb8> pixels_;

@@ -50,7 +50,8 @@ class Executor {
  public:
   static constexpr MemorySpace native_space = MemorySpace::host;
   static constexpr const char* name = "cpu";
-  static constexpr bool grid_by_sorting = false;
+  // How the grid's cells and the screen tiles get their lists (backend_impl.inl).
+  static constexpr bool lists_by_sorting = false;
   static constexpr RenderMethod fastest_method = RenderMethod::tiles;
 
   Executor(void* /*cuda_stream*/, Scratch& scratch) : scratch_(&scratch) {}
