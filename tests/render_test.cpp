@@ -380,8 +380,8 @@ TEST_F(RenderTest, EqualDistanceGoesToTheSmallerId) {
 }
 
 // RenderMethod::automatic takes the backend's fastest method (tiles on the CPU, the grid on the
-// GPU), except that the CPU takes the grid when the tiles would list many more entries than
-// there are spheres: grains that each cover much of the picture.
+// GPU), except that the CPU takes the grid when the tiles would list more entries than the image
+// has pixels: here a thousand grains that each cover much of the picture.
 TEST_F(RenderTest, AutomaticMethodIsTheBackendsFastestAndAvoidsOverfullTiles) {
   Rng rng(fresh_seed());
   Renderer renderer(test_backend());
@@ -395,23 +395,16 @@ TEST_F(RenderTest, AutomaticMethodIsTheBackendsFastestAndAvoidsOverfullTiles) {
   EXPECT_EQ(renderer.render(view_of(bed), s, image).method, fastest);
 
   std::vector<Vec4> wall;
-  for (int k = 0; k < 300; ++k) {
+  for (int k = 0; k < 1000; ++k) {
     wall.push_back(
         {uniform(rng, 8, 12), uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, 3, 5)});
   }
   s = random_settings(rng, false);
-  s.width = std::uniform_int_distribution<int>(800, 1400)(rng);
-  s.height = std::uniform_int_distribution<int>(500, 900)(rng);
+  s.width = std::uniform_int_distribution<int>(300, 600)(rng);
+  s.height = std::uniform_int_distribution<int>(200, 400)(rng);
   s.camera.position = Vec3{0, 0, 0};
   s.camera.target = Vec3{1, uniform(rng, -0.05f, 0.05f), uniform(rng, -0.05f, 0.05f)};
-  Image brute;
-  const FrameStats stats =
-      renderer.render(view_of(wall), s, image, {RenderMethod::automatic, true});
-  renderer.render(view_of(wall), s, brute, {RenderMethod::brute_force, true});
-  EXPECT_EQ(stats.method, RenderMethod::grid);
-  const ImageDiff d = compare_images(image, brute);
-  EXPECT_LE(d.differing_hit, 3u);
-  EXPECT_EQ(d.rgb_differs_same_hit, 0u);
+  EXPECT_EQ(renderer.render(view_of(wall), s, image).method, RenderMethod::grid);
   expect_grid_matches_brute_force(wall, s, "grains larger than the view");
 }
 

@@ -277,17 +277,23 @@ struct ListedOnceKey {
   }
 };
 
-// The automatic method's limit on the tiles' entries, beyond which the CPU takes the grid.
-constexpr std::uint64_t kAutomaticTileEntriesPerSphere = 16;
-constexpr std::uint64_t kAutomaticTileEntriesPerTile = 64;
+// Chunks of spheres that bin their tile entries side by side on the CPU.
+constexpr std::size_t kTileChunks = 64;
+
+// The automatic method takes the grid on the CPU when the tiles would hold more entries than the
+// image has pixels: then binning outweighs what the tiles save in casting (1 M dense grains at
+// 1080p: 2.4 M entries, 129 ms a frame against the grid's 88; 300 k: 0.9 M entries, tiles
+// faster; docs/benchmarks.md).
+constexpr std::uint64_t kAutomaticTileEntriesPerPixel = 1;
 
 // Screen tiles (screen_tiles.h). Each sphere's footprint is found once; then, as the backend's
 // Executor says (like the grid):
 // - by sorting (GPU): the entries' counts scanned, every entry emitted with its key, and one sort
 //   of the keys lists every tile's spheres nearest first;
-// - by counting (CPU): each tile's entries counted and scanned into offsets, each entry placed by
-//   its tile's cursor, then each tile's short list sorted on its own (the CPU's Thrust sorts
-//   64-bit keys on one thread, 8 passes: 16 % of a 1 M-grain frame).
+// - by counting (CPU): the spheres sorted by their bound (32-bit keys, one per sphere, where the
+//   CPU's Thrust sorts the 64-bit entry keys on one thread: 16 % of a 1 M-grain frame), then cut
+//   into consecutive chunks that count and place their entries into each tile's list in that
+//   order, every chunk after the chunks before it: the lists come out sorted, with no atomics.
 struct FootprintOf {
   CameraFrame camera;
   const Vec4* spheres;
@@ -338,58 +344,74 @@ struct FirstKeyOfTile {
   }
 };
 
-struct CountTileEntries {
-  ScreenTiles tiles;
-  const Footprint* footprints;
-  std::uint32_t* counts;
-  GRANRAY_HD void operator()(std::uint32_t i) const {
-    std::uint32_t* c = counts;
-    for_each_tile_entry(tiles, footprints[i],
-                        [c](std::uint32_t tile, std::uint64_t) { atomic_fetch_add(c + tile, 1u); });
+struct NearBitsOf {
+  GRANRAY_HD std::uint32_t operator()(const Footprint& f) const { return bits_of(f.near); }
+};
+
+// Chunk c of `chunks` holds the spheres order[first(c) .. first(c + 1)), nearest bound first.
+struct SphereChunks {
+  const std::uint32_t* order;  // the spheres by their bound
+  std::uint32_t spheres;
+  std::uint32_t chunks;
+  GRANRAY_HD std::uint32_t first(std::uint32_t c) const {
+    return static_cast<std::uint32_t>(std::uint64_t{spheres} * c / chunks);
   }
 };
 
-struct PlaceTileEntries {
+// cursors[c * tiles + t]: first the entries chunk c gives tile t.
+struct CountChunkEntries {
   ScreenTiles tiles;
-  const Footprint* footprints;
-  std::uint32_t* cursor;  // each tile's start on entry
-  std::uint64_t* keys;
-  std::uint32_t* values;
-  GRANRAY_HD void operator()(std::uint32_t i) const {
-    const PlaceTileEntries& p = *this;
-    for_each_tile_entry(tiles, footprints[i], [&p, i](std::uint32_t tile, std::uint64_t key) {
-      const std::uint32_t slot = atomic_fetch_add(p.cursor + tile, 1u);
-      p.keys[slot] = key;
-      p.values[slot] = i;
-    });
+  SphereChunks chunks;
+  const Footprint* footprints;  // in the chunks' order
+  std::uint32_t* cursors;
+  GRANRAY_HD void operator()(std::uint32_t c) const {
+    std::uint32_t* row =
+        cursors + std::size_t{c} * static_cast<std::uint32_t>(tiles.columns) * tiles.rows;
+    for (std::uint32_t k = chunks.first(c); k < chunks.first(c + 1); ++k) {
+      for_each_tile_entry(tiles, footprints[k],
+                          [row](std::uint32_t tile, std::uint64_t) { ++row[tile]; });
+    }
   }
 };
 
-// Shell sort of one tile's entries by key (Ciura's gaps, extended by 2.25): in place, on either
-// backend; a tile lists tens to hundreds of spheres.
-struct SortTileEntries {
+// Tile t's total into offsets[t + 1], and each chunk's count turned into where its entries start
+// when taken from offset 0 (the scan of the totals adds the tile's offset later).
+struct ChunkStartsInTile {
+  std::uint32_t tiles;
+  std::uint32_t chunks;
+  std::uint32_t* cursors;
+  std::uint32_t* offsets;
+  GRANRAY_HD void operator()(std::uint32_t t) const {
+    std::uint32_t running = 0;
+    for (std::uint32_t c = 0; c < chunks; ++c) {
+      const std::uint32_t count = cursors[std::size_t{c} * tiles + t];
+      cursors[std::size_t{c} * tiles + t] = running;
+      running += count;
+    }
+    offsets[t + 1] = running;
+  }
+};
+
+struct PlaceChunkEntries {
+  ScreenTiles tiles;
+  SphereChunks chunks;
+  const Footprint* footprints;  // in the chunks' order
   const std::uint32_t* offsets;
+  std::uint32_t* cursors;
   std::uint64_t* keys;
   std::uint32_t* values;
-  GRANRAY_HD void operator()(std::uint32_t tile) const {
-    constexpr std::uint32_t kGaps[] = {1355339, 602373, 267721, 118987, 52883, 23504,
-                                       10446,   4643,   2063,   917,    408,   181,
-                                       80,      36,     16,     7,      3,     1};
-    std::uint64_t* k = keys + offsets[tile];
-    std::uint32_t* v = values + offsets[tile];
-    const std::uint32_t n = offsets[tile + 1] - offsets[tile];
-    for (const std::uint32_t gap : kGaps) {
-      for (std::uint32_t i = gap; i < n; ++i) {
-        const std::uint64_t key = k[i];
-        const std::uint32_t value = v[i];
-        std::uint32_t j = i;
-        for (; j >= gap && k[j - gap] > key; j -= gap) {
-          k[j] = k[j - gap];
-          v[j] = v[j - gap];
-        }
-        k[j] = key;
-        v[j] = value;
-      }
+  GRANRAY_HD void operator()(std::uint32_t c) const {
+    std::uint32_t* row =
+        cursors + std::size_t{c} * static_cast<std::uint32_t>(tiles.columns) * tiles.rows;
+    const PlaceChunkEntries& p = *this;
+    for (std::uint32_t k = chunks.first(c); k < chunks.first(c + 1); ++k) {
+      const std::uint32_t sphere = chunks.order[k];
+      for_each_tile_entry(tiles, footprints[k],
+                          [&p, row, sphere](std::uint32_t tile, std::uint64_t key) {
+                            const std::uint32_t slot = p.offsets[tile] + row[tile]++;
+                            p.keys[slot] = key;
+                            p.values[slot] = sphere;
+                          });
     }
   }
 };
@@ -410,6 +432,9 @@ class ThrustBackend final : public detail::Backend {
         cell_offsets_(account_, "grid cell offsets"),
         ref_spheres_(account_, "particles in cell order"),
         footprints_(account_, "screen footprints"),
+        sphere_near_(account_, "screen footprint bounds"),
+        sphere_order_(account_, "spheres by screen footprint bound"),
+        sorted_footprints_(account_, "screen footprints by bound"),
         tile_keys_(account_, "screen tile keys"),
         tile_refs_(account_, "screen tile entries"),
         tile_offsets_(account_, "screen tile offsets"),
@@ -698,19 +723,35 @@ class ThrustBackend final : public detail::Backend {
       thrust::lower_bound(policy, tile_keys_.data(), tile_keys_.data() + total, first_keys,
                           first_keys + (tile_total + 1), tile_offsets_.data());
     } else {
-      // tile_offsets_[t + 1] counts tile t, and the scan turns the counts into offsets.
+      sphere_near_.resize(n);
+      sphere_order_.resize(n);
+      thrust::transform(policy, footprints_.data(), footprints_.data() + n, sphere_near_.data(),
+                        NearBitsOf{});
+      thrust::sequence(policy, sphere_order_.data(), sphere_order_.data() + n);
+      thrust::sort_by_key(policy, sphere_near_.data(), sphere_near_.data() + n,
+                          sphere_order_.data());
+      // The footprints in that order, so that the chunks read them one after another.
+      sorted_footprints_.resize(n);
+      thrust::gather(policy, sphere_order_.data(), sphere_order_.data() + n, footprints_.data(),
+                     sorted_footprints_.data());
+      // Enough chunks to share among the threads, few enough that their counts stay small.
+      const auto chunk_count = static_cast<std::uint32_t>(std::max<std::size_t>(
+          1, std::min<std::size_t>(kTileChunks, (std::size_t{1} << 22) / tile_total)));
+      const SphereChunks chunks{sphere_order_.data(), n, chunk_count};
+      tile_cursor_.resize(std::size_t{chunk_count} * tile_total);
+      std::uint32_t* cursors = tile_cursor_.data();
       std::uint32_t* offsets = tile_offsets_.data();
-      thrust::fill_n(policy, offsets, tile_total + 1, 0u);
-      thrust::for_each_n(policy, Index(0), n,
-                         CountTileEntries{tiles, footprints_.data(), offsets + 1});
+      thrust::fill_n(policy, cursors, std::size_t{chunk_count} * tile_total, 0u);
+      thrust::for_each_n(policy, Index(0), chunk_count,
+                         CountChunkEntries{tiles, chunks, sorted_footprints_.data(), cursors});
+      thrust::fill_n(policy, offsets, 1, 0u);
+      thrust::for_each_n(
+          policy, Index(0), static_cast<std::uint32_t>(tile_total),
+          ChunkStartsInTile{static_cast<std::uint32_t>(tile_total), chunk_count, cursors, offsets});
       thrust::inclusive_scan(policy, offsets + 1, offsets + tile_total + 1, offsets + 1);
-      tile_cursor_.resize(tile_total);
-      thrust::copy_n(policy, offsets, tile_total, tile_cursor_.data());
-      thrust::for_each_n(policy, Index(0), n,
-                         PlaceTileEntries{tiles, footprints_.data(), tile_cursor_.data(),
-                                          tile_keys_.data(), tile_refs_.data()});
-      thrust::for_each_n(policy, Index(0), static_cast<std::uint32_t>(tile_total),
-                         SortTileEntries{offsets, tile_keys_.data(), tile_refs_.data()});
+      thrust::for_each_n(policy, Index(0), chunk_count,
+                         PlaceChunkEntries{tiles, chunks, sorted_footprints_.data(), offsets,
+                                           cursors, tile_keys_.data(), tile_refs_.data()});
     }
     tile_spheres_.resize(total);
     thrust::gather(policy, tile_refs_.data(), tile_refs_.data() + total, r.spheres,
@@ -809,12 +850,9 @@ class ThrustBackend final : public detail::Backend {
         options.method == RenderMethod::automatic ? Executor::fastest_method : options.method;
     if (bounds.renderable == 0) method = RenderMethod::brute_force;  // nothing to list
     if (method == RenderMethod::tiles) {
-      // More entries than this and the lists cost more than the grid (docs/benchmarks.md).
-      const std::uint64_t most =
-          options.method == RenderMethod::tiles
-              ? std::numeric_limits<std::uint32_t>::max() - 1
-              : kAutomaticTileEntriesPerSphere * static_cast<std::uint64_t>(bounds.renderable) +
-                    kAutomaticTileEntriesPerTile * screen_tile_count(camera.frame);
+      const std::uint64_t most = options.method == RenderMethod::tiles
+                                     ? std::numeric_limits<std::uint32_t>::max() - 1
+                                     : kAutomaticTileEntriesPerPixel * pixel_count;
       const std::optional<TileListsView> lists = build_tile_lists(exec, r, camera.frame, most);
       if (lists) {
         exec.mark(1);
@@ -904,6 +942,9 @@ class ThrustBackend final : public detail::Backend {
   Array<std::uint32_t> cell_offsets_;
   Array<Vec4> ref_spheres_;
   Array<Footprint> footprints_;
+  Array<std::uint32_t> sphere_near_;   // bits of each footprint's bound, sorted
+  Array<std::uint32_t> sphere_order_;  // the spheres in that order
+  Array<Footprint> sorted_footprints_;
   Array<std::uint64_t> tile_keys_;
   Array<std::uint32_t> tile_refs_;
   Array<std::uint32_t> tile_offsets_;
