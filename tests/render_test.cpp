@@ -216,7 +216,8 @@ TEST_F(RenderTest, CopiesOutOnlyTheDrawnPixelsWhenAsked) {
     Image whole;
     const FrameStats full = renderer.render(view_of(part), s, whole, options);
     expect_same_region(full.drawn, drawn_pixels(whole), "reported vs found in the image");
-    if (!part.empty()) EXPECT_FALSE(full.drawn.bounds.empty());
+    // (A slab at the edge of a zoomed view can lie wholly outside the picture; the count of
+    // partly drawn rounds below keeps the test from passing on empty frames.)
 
     // An image still holding another frame: inside the spans it must become this frame, outside
     // them it must stay untouched.
