@@ -54,11 +54,11 @@ lmp_render=$(awk -v a="$lmp_total" -v b="$lmp_read" 'BEGIN { print a - b }')
 gr="$root/$build/tools/granray-render"
 gr_total=$(best seconds "$gr" --set "width=$width" --set "height=$height" --set 'backend="cpu"' "$dump" --out "$work/granray.ppm")
 gr_frame=$("$gr" --set "width=$width" --set "height=$height" --set 'backend="cpu"' "$dump" --out "$work/granray.ppm" |
-  sed -n 's/.*grid \([0-9.]*\) ms, render \([0-9.]*\) ms.*/\1 \2/p' | awk '{ print $1 + $2 }')
+  sed -n 's/.*backend, [a-z ]* \([0-9.]*\) ms, render \([0-9.]*\) ms.*/\1 \2/p' | awk '{ print $1 + $2 }')
 
 printf 'LIGGGHTS packing %s, %dx%d, %s cores\n' "$(basename "$dump")" "$width" "$height" "$(nproc)"
 printf 'LAMMPS dump image: %.3f s (process %.3f s, of which reading the data %.3f s)\n' "$lmp_render" "$lmp_total" "$lmp_read"
 awk -v f="$gr_frame" -v t="$gr_total" -v lr="$lmp_render" -v lt="$lmp_total" 'BEGIN {
-  printf "granray (cpu):     %.3f s grid + ray casting (process %.3f s, reading included)\n", f / 1000, t
+  printf "granray (cpu):     %.3f s lists + ray casting (process %.3f s, reading included)\n", f / 1000, t
   printf "ratio (LAMMPS image / granray frame): %.1fx; whole processes: %.1fx\n", lr * 1000 / f, lt / t
 }'

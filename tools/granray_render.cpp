@@ -111,12 +111,12 @@ int run(const Options& options, granray::RankGroup* ranks) {
     }
     if (!everyone_fine()) throw OutputError(failure);
     std::printf(
-        "%s: step %lld, %llu particles (%llu skipped), %s backend, grid %.1f ms, "
+        "%s: step %lld, %llu particles (%llu skipped), %s backend, %s %.1f ms, "
         "render %.1f ms",
         f.source.c_str(), static_cast<long long>(f.number),
         static_cast<unsigned long long>(stats.particles),
         static_cast<unsigned long long>(stats.skipped), backend_name(renderer.backend()),
-        stats.grid_ms, stats.render_ms);
+        render_method_name(stats.method), stats.grid_ms, stats.render_ms);
     if (size > 1) std::printf(", %d ranks, composite %.1f ms", size, stats.composite_ms);
     std::printf(" -> %s%s%s\n", path.c_str(), h5 ? " and " : "", h5 ? h5->path().c_str() : "");
   }

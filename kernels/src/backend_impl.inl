@@ -278,7 +278,7 @@ struct ListedOnceKey {
 };
 
 // Chunks of spheres that bin their tile entries side by side on the CPU.
-constexpr std::size_t kTileChunks = 64;
+constexpr std::size_t kTileChunks = 16;
 
 // The automatic method takes the grid on the CPU when the tiles would hold more entries than the
 // image has pixels: then binning outweighs what the tiles save in casting (1 M dense grains at

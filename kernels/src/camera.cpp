@@ -98,6 +98,8 @@ CameraSetup resolve_camera(const RenderSettings& settings, const SceneBounds& bo
   f.width = settings.width;
   f.height = settings.height;
   f.orthographic = ortho;
+  f.column_step = static_cast<float>(2.0 * double(f.aspect) * f.half_height / settings.width);
+  f.row_step = static_cast<float>(2.0 * double(f.half_height) / settings.height);
 
   setup.resolved = {f3(eye),        f3(target), f3(up),
                     cam.projection, cam.fov,    static_cast<float>(ortho_height)};

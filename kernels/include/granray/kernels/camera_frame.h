@@ -13,14 +13,17 @@ struct CameraFrame {
   float aspect;       // width / height
   int width, height;
   bool orthographic;
+  // Pixel (i, j)'s centre on the image plane, su = (i + 0.5) column_step - aspect half_height and
+  // sv = half_height - (j + 0.5) row_step, with the steps worked out once (camera_frame_steps):
+  // two divisions and two products fewer in every primary ray.
+  float column_step;  // 2 aspect half_height / width
+  float row_step;     // 2 half_height / height
 };
 
 // Ray through the centre of pixel (i, j); row 0 is the top of the image.
 GRANRAY_HD_INLINE Ray primary_ray(const CameraFrame& cam, int i, int j) {
-  const float su = (2.0f * (static_cast<float>(i) + 0.5f) / static_cast<float>(cam.width) - 1.0f) *
-                   cam.aspect * cam.half_height;
-  const float sv = (1.0f - 2.0f * (static_cast<float>(j) + 0.5f) / static_cast<float>(cam.height)) *
-                   cam.half_height;
+  const float su = (static_cast<float>(i) + 0.5f) * cam.column_step - cam.aspect * cam.half_height;
+  const float sv = cam.half_height - (static_cast<float>(j) + 0.5f) * cam.row_step;
   if (cam.orthographic) {
     return {cam.eye + cam.u * su + cam.v * sv, cam.w * -1.0f};
   }
