@@ -28,8 +28,8 @@ class RenderTest : public ::testing::Test {
 
   // Renders with each method and with brute force; they must agree on the visible particle in
   // all but a few silhouette pixels and, where they agree, on the colour exactly.
-  void expect_grid_matches_brute_force(const std::vector<Vec4>& spheres,
-                                       const RenderSettings& settings, const char* label) {
+  void expect_methods_match_brute_force(const std::vector<Vec4>& spheres,
+                                        const RenderSettings& settings, const char* label) {
     Renderer renderer(test_backend());
     Image brute;
     const FrameStats bs =
@@ -53,7 +53,7 @@ class RenderTest : public ::testing::Test {
   }
 };
 
-TEST_F(RenderTest, GridMatchesBruteForceOnRandomScenes) {
+TEST_F(RenderTest, GridAndTilesMatchBruteForceOnRandomScenes) {
   Rng rng(fresh_seed());
   struct Case {
     const char* label;
@@ -71,7 +71,7 @@ TEST_F(RenderTest, GridMatchesBruteForceOnRandomScenes) {
     for (const bool ortho : {false, true}) {
       const auto spheres = c.dilute ? dilute_gas(rng, c.n, c.r_min, c.r_max, 10.0f)
                                     : dense_bed(rng, c.n, c.r_min, c.r_max);
-      expect_grid_matches_brute_force(spheres, random_settings(rng, ortho), c.label);
+      expect_methods_match_brute_force(spheres, random_settings(rng, ortho), c.label);
     }
   }
 }
@@ -266,7 +266,7 @@ TEST_F(RenderTest, PolydisperseWithHugeGrains) {
   for (int k = 0; k < 40; ++k) {
     spheres[static_cast<std::size_t>(uniform(rng, 0.0f, 1999.0f))].w = uniform(rng, 0.45f, 1.2f);
   }
-  expect_grid_matches_brute_force(spheres, random_settings(rng, false), "huge grains");
+  expect_methods_match_brute_force(spheres, random_settings(rng, false), "huge grains");
 }
 
 TEST_F(RenderTest, CameraInsideTheCloud) {
@@ -277,7 +277,7 @@ TEST_F(RenderTest, CameraInsideTheCloud) {
     s.camera.position =
         Vec3{uniform(rng, -1.0f, 1.0f), uniform(rng, -1.0f, 1.0f), uniform(rng, 0.5f, 2.0f)};
     s.camera.target = Vec3{uniform(rng, -3.0f, 3.0f), uniform(rng, -3.0f, 3.0f), 3.0f};
-    expect_grid_matches_brute_force(spheres, s, "camera inside the cloud");
+    expect_methods_match_brute_force(spheres, s, "camera inside the cloud");
   }
 }
 
@@ -296,7 +296,7 @@ TEST_F(RenderTest, AxisAlignedViewsThroughCellFaces) {
       s.camera.target = Vec3{5.5f, 5.5f, 5.5f};
       s.camera.ortho_height = 14.0f;
       s.camera.zoom = 1.0f;
-      expect_grid_matches_brute_force(lattice, s, "axis-aligned view");
+      expect_methods_match_brute_force(lattice, s, "axis-aligned view");
     }
   }
 }
@@ -406,7 +406,7 @@ TEST_F(RenderTest, AutomaticMethodIsTheBackendsFastestAndAvoidsOverfullTiles) {
   s.camera.position = Vec3{0, 0, 0};
   s.camera.target = Vec3{1, uniform(rng, -0.05f, 0.05f), uniform(rng, -0.05f, 0.05f)};
   EXPECT_EQ(renderer.render(view_of(wall), s, image).method, RenderMethod::grid);
-  expect_grid_matches_brute_force(wall, s, "grains larger than the view");
+  expect_methods_match_brute_force(wall, s, "grains larger than the view");
 }
 
 TEST_F(RenderTest, ColourByScalarMatchesBruteForceAndThePublishedEnds) {
