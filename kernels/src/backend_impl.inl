@@ -340,7 +340,7 @@ struct EmitTileEntries {
 
 struct FirstKeyOfTile {
   GRANRAY_HD std::uint64_t operator()(std::uint32_t tile) const {
-    return static_cast<std::uint64_t>(tile) << 40;
+    return static_cast<std::uint64_t>(tile) << kTileKeyTileShift;
   }
 };
 
@@ -437,6 +437,8 @@ class ThrustBackend final : public detail::Backend {
         sorted_footprints_(account_, "screen footprints by bound"),
         tile_keys_(account_, "screen tile keys"),
         tile_refs_(account_, "screen tile entries"),
+        tile_keys_sorted_(account_, "sorted screen tile keys"),
+        tile_refs_sorted_(account_, "sorted screen tile entries"),
         tile_offsets_(account_, "screen tile offsets"),
         tile_cursor_(account_, "screen tile cursors"),
         tile_spheres_(account_, "particles in screen tile order"),
@@ -692,8 +694,10 @@ class ThrustBackend final : public detail::Backend {
     return layout;
   }
 
-  // The tiles' lists, or none when they would hold more than `most` entries.
-  std::optional<TileListsView> build_tile_lists(const Executor& exec, const Resident& r,
+  // The tiles' lists, or none when they would hold more than `most` entries. A template, like
+  // build_grid_arrays, so that only the backend's own way is compiled.
+  template <class E>
+  std::optional<TileListsView> build_tile_lists(const E& exec, const Resident& r,
                                                 const CameraFrame& camera, std::uint64_t most) {
     if (screen_tile_count(camera) > kMaxScreenTiles) return std::nullopt;
     auto policy = exec.policy();
@@ -711,17 +715,24 @@ class ThrustBackend final : public detail::Backend {
     tile_keys_.resize(total);
     tile_refs_.resize(total);
     tile_offsets_.resize(tile_total + 1);
-    if constexpr (Executor::lists_by_sorting) {
+    std::uint64_t* keys = tile_keys_.data();
+    std::uint32_t* refs = tile_refs_.data();
+    if constexpr (E::lists_by_sorting) {
       ends_.resize(n);
       thrust::transform_inclusive_scan(policy, footprints_.data(), footprints_.data() + n,
                                        ends_.data(), TileCountOf{}, SumU64{});
       thrust::for_each_n(policy, Index(0), n,
                          EmitTileEntries{tiles, footprints_.data(), ends_.data(), tile_keys_.data(),
                                          tile_refs_.data()});
-      thrust::sort_by_key(policy, tile_keys_.data(), tile_keys_.data() + total, tile_refs_.data());
+      // The rectangle's 16 bits carry no order; the tile's needs only as many as there are tiles.
+      tile_keys_sorted_.resize(total);
+      tile_refs_sorted_.resize(total);
+      std::tie(keys, refs) = exec.sort_pairs(
+          tile_keys_.data(), tile_refs_.data(), tile_keys_sorted_.data(), tile_refs_sorted_.data(),
+          total, kTileKeyTileShift + key_bits(tile_total), kTileKeyRectangleBits);
       const auto first_keys = thrust::make_transform_iterator(Index(0), FirstKeyOfTile{});
-      thrust::lower_bound(policy, tile_keys_.data(), tile_keys_.data() + total, first_keys,
-                          first_keys + (tile_total + 1), tile_offsets_.data());
+      thrust::lower_bound(policy, keys, keys + total, first_keys, first_keys + (tile_total + 1),
+                          tile_offsets_.data());
     } else {
       sphere_near_.resize(n);
       sphere_order_.resize(n);
@@ -754,10 +765,8 @@ class ThrustBackend final : public detail::Backend {
                                            cursors, tile_keys_.data(), tile_refs_.data()});
     }
     tile_spheres_.resize(total);
-    thrust::gather(policy, tile_refs_.data(), tile_refs_.data() + total, r.spheres,
-                   tile_spheres_.data());
-    return TileListsView{tiles, tile_offsets_.data(), tile_keys_.data(), tile_spheres_.data(),
-                         tile_refs_.data()};
+    thrust::gather(policy, refs, refs + total, r.spheres, tile_spheres_.data());
+    return TileListsView{tiles, tile_offsets_.data(), keys, tile_spheres_.data(), refs};
   }
 
   GridView grid_view(const detail::GridLayout& layout) const {
@@ -947,6 +956,8 @@ class ThrustBackend final : public detail::Backend {
   Array<Footprint> sorted_footprints_;
   Array<std::uint64_t> tile_keys_;
   Array<std::uint32_t> tile_refs_;
+  Array<std::uint64_t> tile_keys_sorted_;  // the GPU's sort writes here
+  Array<std::uint32_t> tile_refs_sorted_;
   Array<std::uint32_t> tile_offsets_;
   Array<std::uint32_t> tile_cursor_;
   Array<Vec4> tile_spheres_;

@@ -199,13 +199,13 @@ class Executor {
     return ms;
   }
 
-  // CUB's radix sort over only the key bits that cell indices use, temporaries cached.
-  // Returns whichever pair of arrays, in or out, holds the sorted result.
-  std::pair<std::uint32_t*, std::uint32_t*> sort_pairs(std::uint32_t* keys_in,
-                                                       std::uint32_t* values_in,
-                                                       std::uint32_t* keys_out,
-                                                       std::uint32_t* values_out, std::size_t count,
-                                                       int bits) const {
+  // CUB's radix sort over only the key bits [begin_bit, end_bit) that carry an order (cell
+  // indices; a tile entry's tile and bound), temporaries cached. Returns whichever pair of arrays,
+  // in or out, holds the sorted result.
+  template <class Key>
+  std::pair<Key*, std::uint32_t*> sort_pairs(Key* keys_in, std::uint32_t* values_in, Key* keys_out,
+                                             std::uint32_t* values_out, std::size_t count,
+                                             int end_bit, int begin_bit = 0) const {
     if (count > static_cast<std::size_t>(INT_MAX)) {
       thrust::sort_by_key(policy(), keys_in, keys_in + count, values_in);
       return {keys_in, values_in};
@@ -213,10 +213,10 @@ class Executor {
     const int n = static_cast<int>(count);
     std::size_t bytes = 0;
     GRANRAY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, keys_out, values_in,
-                                                       values_out, n, 0, bits, stream_));
+                                                       values_out, n, begin_bit, end_bit, stream_));
     char* temp = scratch_->temporaries.allocate(static_cast<std::ptrdiff_t>(bytes));
     const cudaError_t status = cub::DeviceRadixSort::SortPairs(
-        temp, bytes, keys_in, keys_out, values_in, values_out, n, 0, bits, stream_);
+        temp, bytes, keys_in, keys_out, values_in, values_out, n, begin_bit, end_bit, stream_);
     scratch_->temporaries.deallocate(temp, bytes);
     GRANRAY_CUDA_CHECK(status);
     return {keys_out, values_out};

@@ -143,6 +143,9 @@ GRANRAY_HD_INLINE Footprint sphere_footprint(const CameraFrame& cam, Vec4 s) {
 // sphere's bound (a float >= 0 cut short, so never above the bound, and ordered as it is) and the
 // sphere's pixel rectangle in the tile (4 x 4 bits). Sorting the keys lists each tile's spheres
 // nearest first, and a pixel outside an entry's rectangle skips it without a ray test.
+constexpr int kTileKeyRectangleBits = 16;
+constexpr int kTileKeyTileShift = 40;
+
 GRANRAY_HD_INLINE std::uint64_t tile_entry_key(std::uint32_t tile, float near, const Footprint& f,
                                                int tile_x, int tile_y) {
   const int x0 = tile_x << kTileShift, y0 = tile_y << kTileShift;
@@ -152,12 +155,13 @@ GRANRAY_HD_INLINE std::uint64_t tile_entry_key(std::uint32_t tile, float near, c
       static_cast<std::uint32_t>(f.x1 < x0 + kTileSize - 1 ? f.x1 - x0 : kTileSize - 1);
   const auto hi_y =
       static_cast<std::uint32_t>(f.y1 < y0 + kTileSize - 1 ? f.y1 - y0 : kTileSize - 1);
-  return std::uint64_t{tile} << 40 | std::uint64_t{bits_of(near) >> 8} << 16 | lo_x << 12 |
-         hi_x << 8 | lo_y << 4 | hi_y;
+  return std::uint64_t{tile} << kTileKeyTileShift |
+         std::uint64_t{bits_of(near) >> 8} << kTileKeyRectangleBits | lo_x << 12 | hi_x << 8 |
+         lo_y << 4 | hi_y;
 }
 
 GRANRAY_HD_INLINE float entry_near(std::uint64_t key) {
-  return float_of_bits(static_cast<std::uint32_t>(key >> 16) << 8);
+  return float_of_bits(static_cast<std::uint32_t>(key >> kTileKeyRectangleBits) << 8);
 }
 
 GRANRAY_HD_INLINE bool entry_covers(std::uint64_t key, std::uint32_t x, std::uint32_t y) {
