@@ -398,11 +398,13 @@ TEST_F(RenderTest, AutomaticMethodIsTheBackendsFastestAndAvoidsOverfullTiles) {
   std::vector<Vec4> wall;
   for (int k = 0; k < 1000; ++k) {
     wall.push_back(
-        {uniform(rng, 8, 12), uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, 3, 5)});
+        {uniform(rng, 7, 9), uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, 3.5f, 5)});
   }
+  // Each grain spans at least 45 degrees, more than half the narrow view's width.
   s = random_settings(rng, false);
   s.width = std::uniform_int_distribution<int>(300, 600)(rng);
-  s.height = std::uniform_int_distribution<int>(200, 400)(rng);
+  s.height = std::uniform_int_distribution<int>(250, 400)(rng);
+  s.camera.fov = uniform(rng, 15.0f, 25.0f);
   s.camera.position = Vec3{0, 0, 0};
   s.camera.target = Vec3{1, uniform(rng, -0.05f, 0.05f), uniform(rng, -0.05f, 0.05f)};
   EXPECT_EQ(renderer.render(view_of(wall), s, image).method, RenderMethod::grid);
