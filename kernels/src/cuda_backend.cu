@@ -180,7 +180,7 @@ class Executor {
   static constexpr const char* name = "cuda";
   // How the grid's cells and the screen tiles get their lists (backend_impl.inl).
   static constexpr bool lists_by_sorting = true;
-  // 1 M dense grains at 1080p: grid 0.26 ms, tiles 0.57 ms with their binning (docs/benchmarks.md,
+  // 1 M dense grains at 1080p: grid 0.25 ms, tiles 0.46 ms with their binning (docs/benchmarks.md,
   // "Screen tiles").
   static constexpr RenderMethod fastest_method = RenderMethod::grid;
 

@@ -24,7 +24,7 @@ enum class BackendKind { automatic, cuda, cpu };
 //                (kernels/screen_tiles.h);
 //   brute_force: every sphere for every pixel (seed 001), the reference;
 //   automatic:   the backend's fastest as measured (docs/benchmarks.md): the grid on the GPU,
-//                tiles on the CPU unless the tiles' lists would outgrow the grid's.
+//                tiles on the CPU unless they would hold more entries than the image has pixels.
 enum class RenderMethod { automatic, grid, tiles, brute_force };
 
 const char* render_method_name(RenderMethod method);
