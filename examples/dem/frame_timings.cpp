@@ -9,6 +9,7 @@ namespace granray::dem {
 FrameTiming frame_timing(const FrameRecord& frame, double frame_ms) {
   const FrameStats& s = frame.stats;
   FrameTiming t;
+  t.method = s.method;
   t.grid_ms = s.grid_ms;
   t.render_ms = s.render_ms;
   t.composite_ms = s.composite_ms;
@@ -53,6 +54,7 @@ TimingSummary summarize(const std::vector<FrameTiming>& frames) {
     return median(std::move(values));
   };
   FrameTiming& m = summary.median;
+  m.method = frames.back().method;
   m.grid_ms = over(&FrameTiming::grid_ms);
   m.render_ms = over(&FrameTiming::render_ms);
   m.composite_ms = over(&FrameTiming::composite_ms);
@@ -73,13 +75,14 @@ std::string describe(const FrameTiming& t, int ranks) {
   char line[320];
   if (ranks > 1) {
     std::snprintf(line, sizeof line,
-                  "grid %.2f ms, render %.2f ms, composite %.2f ms, output %.2f ms, frame %.2f ms; "
-                  "grid+render over ranks %.2f-%.2f ms (slowest rank %d)",
-                  t.grid_ms, t.render_ms, t.composite_ms, t.output_ms, t.frame_ms,
-                  t.fastest_rank_ms, t.slowest_rank_ms, t.slowest_rank);
+                  "%s %.2f ms, render %.2f ms, composite %.2f ms, output %.2f ms, frame %.2f ms; "
+                  "%s+render over ranks %.2f-%.2f ms (slowest rank %d)",
+                  render_method_name(t.method), t.grid_ms, t.render_ms, t.composite_ms, t.output_ms,
+                  t.frame_ms, render_method_name(t.method), t.fastest_rank_ms, t.slowest_rank_ms,
+                  t.slowest_rank);
   } else {
-    std::snprintf(line, sizeof line, "grid %.2f ms, render %.2f ms, output %.2f ms, frame %.2f ms",
-                  t.grid_ms, t.render_ms, t.output_ms, t.frame_ms);
+    std::snprintf(line, sizeof line, "%s %.2f ms, render %.2f ms, output %.2f ms, frame %.2f ms",
+                  render_method_name(t.method), t.grid_ms, t.render_ms, t.output_ms, t.frame_ms);
   }
   return line;
 }

@@ -11,8 +11,9 @@
 namespace granray::dem {
 
 struct FrameTiming {
-  double grid_ms = 0.0;       // the slowest rank's grid build
-  double render_ms = 0.0;     // the slowest rank's ray casting
+  RenderMethod method = RenderMethod::grid;  // rank 0's: the grid, or the CPU's screen tiles
+  double grid_ms = 0.0;                      // the slowest rank's grid build (or tiles' binning)
+  double render_ms = 0.0;                    // the slowest rank's ray casting
   double composite_ms = 0.0;  // rank 0's compositing (it ends last: it gathers the rows)
   double output_ms = 0.0;     // handing the frame to the writer thread
   double frame_ms = 0.0;      // all the time loop spent on the frame, on rank 0
@@ -34,7 +35,7 @@ struct TimingSummary {
 };
 TimingSummary summarize(const std::vector<FrameTiming>& frames);
 
-// One line for the log: "grid 1.20 ms, render 0.50 ms, ...".
+// One line for the log: "grid 1.20 ms, render 0.50 ms, ..." ("tiles 1.20 ms" when they ran).
 std::string describe(const FrameTiming& t, int ranks);
 
 }  // namespace granray::dem
