@@ -694,11 +694,16 @@ class ThrustBackend final : public detail::Backend {
     return layout;
   }
 
+  struct TileLists {
+    TileListsView view;
+    std::uint64_t entries;
+  };
+
   // The tiles' lists, or none when they would hold more than `most` entries. A template, like
   // build_grid_arrays, so that only the backend's own way is compiled.
   template <class E>
-  std::optional<TileListsView> build_tile_lists(const E& exec, const Resident& r,
-                                                const CameraFrame& camera, std::uint64_t most) {
+  std::optional<TileLists> build_tile_lists(const E& exec, const Resident& r,
+                                            const CameraFrame& camera, std::uint64_t most) {
     if (screen_tile_count(camera) > kMaxScreenTiles) return std::nullopt;
     auto policy = exec.policy();
     const std::uint32_t n = r.count;
@@ -707,20 +712,24 @@ class ThrustBackend final : public detail::Backend {
     footprints_.resize(n);
     thrust::transform(policy, Index(0), Index(n), footprints_.data(),
                       FootprintOf{camera, r.spheres});
-    const std::uint64_t total =
-        thrust::transform_reduce(policy, footprints_.data(), footprints_.data() + n, TileCountOf{},
-                                 std::uint64_t{0}, SumU64{});
+    // The total: the last of the scanned counts where the entries are emitted by them, else a sum.
+    std::uint64_t total = 0;
+    if constexpr (E::lists_by_sorting) {
+      ends_.resize(n);
+      thrust::transform_inclusive_scan(policy, footprints_.data(), footprints_.data() + n,
+                                       ends_.data(), TileCountOf{}, SumU64{});
+      exec.download(ends_.data() + (n - 1), &total, 1);
+    } else {
+      total = thrust::transform_reduce(policy, footprints_.data(), footprints_.data() + n,
+                                       TileCountOf{}, std::uint64_t{0}, SumU64{});
+    }
     if (total > most) return std::nullopt;
-    tile_entries_ = total;
     tile_keys_.resize(total);
     tile_refs_.resize(total);
     tile_offsets_.resize(tile_total + 1);
     std::uint64_t* keys = tile_keys_.data();
     std::uint32_t* refs = tile_refs_.data();
     if constexpr (E::lists_by_sorting) {
-      ends_.resize(n);
-      thrust::transform_inclusive_scan(policy, footprints_.data(), footprints_.data() + n,
-                                       ends_.data(), TileCountOf{}, SumU64{});
       thrust::for_each_n(policy, Index(0), n,
                          EmitTileEntries{tiles, footprints_.data(), ends_.data(), tile_keys_.data(),
                                          tile_refs_.data()});
@@ -766,7 +775,7 @@ class ThrustBackend final : public detail::Backend {
     }
     tile_spheres_.resize(total);
     thrust::gather(policy, refs, refs + total, r.spheres, tile_spheres_.data());
-    return TileListsView{tiles, tile_offsets_.data(), keys, tile_spheres_.data(), refs};
+    return TileLists{{tiles, tile_offsets_.data(), keys, tile_spheres_.data(), refs}, total};
   }
 
   GridView grid_view(const detail::GridLayout& layout) const {
@@ -862,13 +871,13 @@ class ThrustBackend final : public detail::Backend {
       const std::uint64_t most = options.method == RenderMethod::tiles
                                      ? std::numeric_limits<std::uint32_t>::max() - 1
                                      : kAutomaticTileEntriesPerPixel * pixel_count;
-      const std::optional<TileListsView> lists = build_tile_lists(exec, r, camera.frame, most);
+      const std::optional<TileLists> lists = build_tile_lists(exec, r, camera.frame, most);
       if (lists) {
         exec.mark(1);
         stats.cells = screen_tile_count(camera.frame);
-        stats.grid_references = tile_entries_;
+        stats.grid_references = lists->entries;
         exec.for_each_pixel(settings.width, settings.height,
-                            RenderPixel<TileTracer>{{*lists, id_of}, target});
+                            RenderPixel<TileTracer>{{lists->view, id_of}, target});
       } else {
         method = RenderMethod::grid;
       }
@@ -961,7 +970,6 @@ class ThrustBackend final : public detail::Backend {
   Array<std::uint32_t> tile_offsets_;
   Array<std::uint32_t> tile_cursor_;
   Array<Vec4> tile_spheres_;
-  std::uint64_t tile_entries_ = 0;
   Array<Rgb8> pixels_;
   Array<float> depth_;
   Array<std::uint64_t> hit_ids_;
