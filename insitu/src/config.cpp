@@ -51,7 +51,8 @@ void read_camera(const TableReader& t, CameraSettings& cam) {
 }
 
 void read_shading(const TableReader& t, ShadingSettings& s) {
-  t.only_keys({"ambient", "diffuse", "light", "background", "particle_color"});
+  t.only_keys({"ambient", "diffuse", "light", "background", "particle_color", "shadows",
+               "ao_samples", "ao_distance", "specular", "shininess", "samples"});
   if (const auto a = t.number("ambient")) s.ambient = positive(t, "ambient", *a, true);
   if (const auto d = t.number("diffuse")) s.diffuse = positive(t, "diffuse", *d, true);
   if (const auto l = t.vec3("light")) {
@@ -60,6 +61,28 @@ void read_shading(const TableReader& t, ShadingSettings& s) {
   }
   if (const auto b = t.color("background")) s.background = *b;
   if (const auto c = t.color("particle_color")) s.particle_color = *c;
+  // SPEC 2a.
+  if (const auto shadows = t.boolean("shadows")) s.shadows = *shadows;
+  if (const auto n = t.integer("ao_samples")) {
+    if (*n < 0 || *n > kMaxAoSamples) {
+      t.fail("ao_samples", "must be in 0.." + std::to_string(kMaxAoSamples) + " (0 = off)");
+    }
+    s.ao_samples = static_cast<int>(*n);
+  }
+  if (const auto d = t.number("ao_distance")) {
+    s.ao_distance = positive(t, "ao_distance", *d, true);
+  }
+  if (const auto k = t.number("specular")) s.specular = positive(t, "specular", *k, true);
+  if (const auto e = t.number("shininess")) {
+    if (!(std::isfinite(*e) && *e >= 1.0 && *e <= 10000.0)) {
+      t.fail("shininess", "must be in 1..10000");
+    }
+    s.shininess = static_cast<float>(*e);
+  }
+  if (const auto n = t.integer("samples")) {
+    if (*n != 1 && *n != 4 && *n != 9 && *n != 16) t.fail("samples", "must be 1, 4, 9 or 16");
+    s.samples = static_cast<int>(*n);
+  }
 }
 
 ColorSettings read_color(const TableReader& t) {

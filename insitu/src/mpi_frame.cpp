@@ -430,6 +430,122 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// A lit frame's depth and ids on rank 0: each pixel's first sample, as one rank renders them.
+void first_sample_hits(const std::vector<SurfaceSample>& surfaces, const RenderSettings& settings,
+                       Image& image) {
+  const std::size_t pixels = static_cast<std::size_t>(settings.width) * settings.height;
+  const std::size_t samples = static_cast<std::size_t>(settings.shading.samples);
+  image.depth.resize(pixels);
+  image.hit_id.resize(pixels);
+  for (std::size_t p = 0; p < pixels; ++p) {
+    image.depth[p] = surfaces[p * samples].t;
+    image.hit_id[p] = surfaces[p * samples].id;
+  }
+}
+
+// Per-sample surfaces travel as opaque records; the nearest of two is a total order (ties go to
+// the smaller id), so the reduction's result does not depend on the order ranks combine in.
+void keep_nearest_surface(void* in, void* inout, int* count, MPI_Datatype*) {
+  const auto* theirs = static_cast<const SurfaceSample*>(in);
+  auto* mine = static_cast<SurfaceSample*>(inout);
+  for (int k = 0; k < *count; ++k) {
+    if (nearer_surface(theirs[k], mine[k])) mine[k] = theirs[k];
+  }
+}
+
+// An MPI datatype and reduction made for one frame and freed with it.
+class SurfaceReduction {
+ public:
+  SurfaceReduction() {
+    GRANRAY_MPI_CHECK(MPI_Type_contiguous(sizeof(SurfaceSample), MPI_BYTE, &type_));
+    GRANRAY_MPI_CHECK(MPI_Type_commit(&type_));
+    GRANRAY_MPI_CHECK(MPI_Op_create(keep_nearest_surface, 1, &op_));
+  }
+  SurfaceReduction(const SurfaceReduction&) = delete;
+  SurfaceReduction& operator=(const SurfaceReduction&) = delete;
+  ~SurfaceReduction() {
+    if (op_ != MPI_OP_NULL) MPI_Op_free(&op_);
+    if (type_ != MPI_DATATYPE_NULL) MPI_Type_free(&type_);
+  }
+  MPI_Datatype type() const { return type_; }
+  MPI_Op op() const { return op_; }
+
+ private:
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+  MPI_Op op_ = MPI_OP_NULL;
+};
+
+// Reductions go in pieces: counts are ints, and MPI's own buffers grow with a message.
+constexpr std::size_t kReductionPiece = std::size_t{1} << 22;
+
+void keep_nearest_surfaces(std::vector<SurfaceSample>& surfaces, MPI_Comm comm) {
+  const SurfaceReduction reduction;
+  for (std::size_t first = 0; first < surfaces.size(); first += kReductionPiece) {
+    const int count = static_cast<int>(std::min(kReductionPiece, surfaces.size() - first));
+    GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, surfaces.data() + first, count,
+                                    reduction.type(), reduction.op(), comm));
+  }
+}
+
+void or_blocked_onto_rank0(std::vector<std::uint32_t>& blocked, int rank, MPI_Comm comm) {
+  for (std::size_t first = 0; first < blocked.size(); first += kReductionPiece) {
+    const int count = static_cast<int>(std::min(kReductionPiece, blocked.size() - first));
+    std::uint32_t* words = blocked.data() + first;
+    GRANRAY_MPI_CHECK(MPI_Reduce(rank == 0 ? MPI_IN_PLACE : words, rank == 0 ? words : nullptr,
+                                 count, MPI_UINT32_T, MPI_BOR, 0, comm));
+  }
+}
+
+// SPEC 2a over ranks. A shadow ray crosses the whole domain, so no ghost layer would do: every
+// rank finds its own nearest surface per sample and all ranks keep the nearest of all; every
+// rank then finds which of those surfaces' secondary rays its own particles block; the blocked
+// bits are OR-ed onto rank 0, which shades. Each step agrees first, so a rank that fails leaves
+// none waiting in a collective.
+FrameStats render_lit_distributed(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
+                                  const RenderSettings& settings, const RenderOptions& options,
+                                  Image& image, Composited result) {
+  int rank = 0;
+  GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  std::vector<SurfaceSample> surfaces;
+  std::vector<std::uint32_t> blocked;
+  FrameStats stats;
+  std::string error;
+  bool ok = true;
+  try {
+    stats = renderer.find_surfaces(view, settings, options, surfaces);
+  } catch (const std::exception& e) {
+    ok = false;
+    error = e.what();
+  }
+  agree(ok, error, "finding the visible surfaces", comm);
+  auto exchange_start = std::chrono::steady_clock::now();
+  keep_nearest_surfaces(surfaces, comm);
+  double exchange_ms = ms_since(exchange_start);
+  try {
+    stats.secondary_ms = renderer.find_blockers(view, settings, options, surfaces, blocked);
+  } catch (const std::exception& e) {
+    ok = false;
+    error = e.what();
+  }
+  agree(ok, error, "tracing shadow and occlusion rays", comm);
+  exchange_start = std::chrono::steady_clock::now();
+  or_blocked_onto_rank0(blocked, rank, comm);
+  exchange_ms += ms_since(exchange_start);
+  if (rank == 0) {
+    try {
+      renderer.shade_surfaces(settings, options, surfaces, blocked, image);
+      if (result == Composited::rgb_depth_ids) first_sample_hits(surfaces, settings, image);
+    } catch (const std::exception& e) {
+      ok = false;
+      error = e.what();
+    }
+  }
+  agree(ok, error, "shading", comm);
+  stats.render_ms += stats.secondary_ms;
+  stats.composite_ms = exchange_ms;
+  return stats;
+}
+
 }  // namespace
 
 FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView view,
@@ -477,21 +593,27 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
   else
     options.color_range = std::make_pair(0.0f, 0.0f);
   FrameStats stats;
-  try {
-    stats = renderer.render(view, settings, image, options);
-  } catch (const std::exception& e) {
-    ok = false;
-    error = e.what();
-  }
-  agree(ok, error, "rendering", comm);
-  const auto composite_start = std::chrono::steady_clock::now();
-  if (compositor != nullptr) {
-    compositor->composite(image, settings.shading.background, comm, result, &stats.drawn);
+  if (lighting_on(settings.shading)) {
+    options.with_hits = false;
+    options.copy_drawn_only = false;
+    stats = render_lit_distributed(renderer, comm, view, settings, options, image, result);
   } else {
-    Compositor(CompositeMethod::automatic)
-        .composite(image, settings.shading.background, comm, result, &stats.drawn);
+    try {
+      stats = renderer.render(view, settings, image, options);
+    } catch (const std::exception& e) {
+      ok = false;
+      error = e.what();
+    }
+    agree(ok, error, "rendering", comm);
+    const auto composite_start = std::chrono::steady_clock::now();
+    if (compositor != nullptr) {
+      compositor->composite(image, settings.shading.background, comm, result, &stats.drawn);
+    } else {
+      Compositor(CompositeMethod::automatic)
+          .composite(image, settings.shading.background, comm, result, &stats.drawn);
+    }
+    stats.composite_ms = ms_since(composite_start);
   }
-  stats.composite_ms = ms_since(composite_start);
 
   const RankStats share{view.count, stats.grid_ms, stats.render_ms, stats.composite_ms};
   static_assert(sizeof(RankStats) == 4 * sizeof(double), "shares travel as raw bytes");

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "granray/renderer.h"
 
@@ -14,6 +16,16 @@ class Backend {
   virtual ~Backend() = default;
   virtual FrameStats render(const ParticleView& particles, const RenderSettings& settings,
                             const RenderOptions& options, Image& image) = 0;
+  virtual FrameStats find_surfaces(const ParticleView& particles, const RenderSettings& settings,
+                                   const RenderOptions& options,
+                                   std::vector<SurfaceSample>& surfaces) = 0;
+  virtual double find_blockers(const ParticleView& particles, const RenderSettings& settings,
+                               const RenderOptions& options,
+                               const std::vector<SurfaceSample>& surfaces,
+                               std::vector<std::uint32_t>& blocked) = 0;
+  virtual void shade_surfaces(const RenderSettings& settings, const RenderOptions& options,
+                              const std::vector<SurfaceSample>& surfaces,
+                              const std::vector<std::uint32_t>& blocked, Image& image) = 0;
   virtual HostGrid build_grid(const ParticleView& particles) = 0;
   virtual FrameExtent measure(const ParticleView& particles) = 0;
   virtual void set_memory_limit(std::size_t bytes) = 0;

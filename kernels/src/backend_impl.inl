@@ -12,6 +12,7 @@
 
 #include <thrust/binary_search.h>
 #include <thrust/copy.h>
+#include <thrust/count.h>
 #include <thrust/fill.h>
 #include <thrust/for_each.h>
 #include <thrust/functional.h>
@@ -42,6 +43,8 @@
 #include "colormap_tables.h"
 #include "drawn_rows.h"
 #include "granray/errors.h"
+#include "granray/camera.h"
+#include "granray/kernels/lit_passes.h"
 #include "granray/kernels/pixel_kernels.h"
 #include "granray/pixel_rect.h"
 #include "grid_layout.h"
@@ -158,127 +161,9 @@ struct MergeScalarRange {
   }
 };
 
-// The grid lists each sphere once, in the cell of its centre, or (one larger than the geometry's
-// centre_radius) in every cell its padded box overlaps (grid_view.h), built one of two ways, as
-// the backend's Executor says:
-// - by sorting (GPU): the cell keys and particle indices radix-sorted by cell (when every sphere is
-//   listed once, exactly the bare hash + sort of the particles), cell offsets from each listed
-//   cell's first key and suffix minima, the spheres gathered into cell order;
-// - by counting (CPU): count each cell's references, scan the counts into cell offsets, then place
-//   each reference by counting its cell's cursor down from the end.
-// The GPU measured the sort faster at 10 M grains and in dilute gases (the placement's scattered
-// writes), the CPU measured counting twice as fast (docs/benchmarks.md). Only the order within
-// a cell differs, and the nearest hit does not depend on it (ties go to the lower id).
-
-// Cells that list a sphere (0 for a broken particle); 64-bit, as it is summed.
-struct ReferenceCount {
-  GridGeometry geometry;
-  const Vec4* spheres;
-  GRANRAY_HD std::uint64_t operator()(std::uint32_t i) const {
-    const Vec4 s = spheres[i];
-    return is_renderable(s) ? cell_count(listed_cells(geometry, s)) : 0u;
-  }
-};
-
-struct SumU64 {
-  GRANRAY_HD std::uint64_t operator()(std::uint64_t a, std::uint64_t b) const { return a + b; }
-};
-
-// Visits the cells of `r` in the order of their indices.
-template <class Visit>
-GRANRAY_HD_INLINE void for_each_cell(const GridGeometry& g, const CellRange& r, Visit visit) {
-  for (int z = r.lo[2]; z <= r.hi[2]; ++z)
-    for (int y = r.lo[1]; y <= r.hi[1]; ++y)
-      for (int x = r.lo[0]; x <= r.hi[0]; ++x) visit(cell_index(g, x, y, z));
-}
-
-// Counting: first each cell's number of references, then each reference placed.
-struct CountCellReferences {
-  GridGeometry geometry;
-  const Vec4* spheres;
-  std::uint32_t* counts;
-  GRANRAY_HD void operator()(std::uint32_t i) const {
-    const Vec4 s = spheres[i];
-    if (!is_renderable(s)) return;
-    std::uint32_t* c = counts;
-    for_each_cell(geometry, listed_cells(geometry, s),
-                  [c](std::uint32_t cell) { atomic_fetch_add(c + cell, 1u); });
-  }
-};
-
-struct PlaceReferences {
-  GridGeometry geometry;
-  const Vec4* spheres;
-  std::uint32_t* cursor;  // each cell's end on entry, its start when every reference is placed
-  Vec4* ref_spheres;
-  std::uint32_t* ref_index;
-  GRANRAY_HD void operator()(std::uint32_t i) const {
-    const Vec4 s = spheres[i];
-    if (!is_renderable(s)) return;
-    const PlaceReferences& p = *this;
-    for_each_cell(geometry, listed_cells(geometry, s), [&p, &s, i](std::uint32_t cell) {
-      const std::uint32_t slot = atomic_fetch_sub(p.cursor + cell, 1u) - 1u;
-      p.ref_spheres[slot] = s;
-      p.ref_index[slot] = i;
-    });
-  }
-};
-
-// Sorting: each sphere writes its (cell, particle) pairs into the slots its scanned count gives.
-struct EmitReferences {
-  GridGeometry geometry;
-  const Vec4* spheres;
-  const std::uint64_t* ends;  // inclusive scan of the reference counts
-  std::uint32_t* keys;
-  std::uint32_t* values;
-  GRANRAY_HD void operator()(std::uint32_t i) const {
-    const Vec4 s = spheres[i];
-    if (!is_renderable(s)) return;
-    const CellRange r = listed_cells(geometry, s);
-    auto k = static_cast<std::uint32_t>(ends[i] - cell_count(r));
-    const EmitReferences& e = *this;
-    for_each_cell(geometry, r, [&e, &k, i](std::uint32_t cell) {
-      e.keys[k] = cell;
-      e.values[k] = i;
-      ++k;
-    });
-  }
-};
-
-// After the sort, the first reference of each listed cell: offsets[key] = its position. A
-// suffix minimum then gives each empty cell the start of the next listed one.
-struct MarkCellStarts {
-  const std::uint32_t* keys;
-  std::uint32_t cells;
-  std::uint32_t* offsets;
-  GRANRAY_HD void operator()(std::uint32_t k) const {
-    const std::uint32_t key = keys[k];
-    if (key < cells && (k == 0 || keys[k - 1] != key)) offsets[key] = k;
-  }
-};
-
-// The bare hash of a sphere's centre (the benchmark's baseline).
-struct CentreCellKey {
-  GridGeometry geometry;
-  const Vec4* spheres;
-  GRANRAY_HD std::uint32_t operator()(std::uint32_t i) const {
-    return centre_cell(geometry, spheres[i]);
-  }
-};
-
-// The key of a sphere listed once: its centre's cell, or `cells` for a broken particle.
-struct ListedOnceKey {
-  GridGeometry geometry;
-  const Vec4* spheres;
-  std::uint32_t cells;
-  GRANRAY_HD std::uint32_t operator()(std::uint32_t i) const {
-    const Vec4 s = spheres[i];
-    return is_renderable(s) ? centre_cell(geometry, s) : cells;
-  }
-};
-
-// Chunks of spheres that bin their tile entries side by side on the CPU.
-constexpr std::size_t kTileChunks = 16;
+#include "grid_building.inl"
+#include "tile_binning.inl"
+#include "lit_pipeline.inl"
 
 // The automatic method takes the grid on the CPU when the tiles would hold more entries than the
 // image has pixels: then binning outweighs what the tiles save in casting (1 M dense grains at
@@ -286,135 +171,6 @@ constexpr std::size_t kTileChunks = 16;
 // faster; docs/benchmarks.md).
 constexpr std::uint64_t kAutomaticTileEntriesPerPixel = 1;
 
-// Screen tiles (screen_tiles.h). Each sphere's footprint is found once; then, as the backend's
-// Executor says (like the grid):
-// - by sorting (GPU): the entries' counts scanned, every entry emitted with its key, and one sort
-//   of the keys lists every tile's spheres nearest first;
-// - by counting (CPU): the spheres sorted by their bound (32-bit keys, one per sphere, where the
-//   CPU's Thrust sorts the 64-bit entry keys on one thread: 16 % of a 1 M-grain frame), then cut
-//   into consecutive chunks that count and place their entries into each tile's list in that
-//   order, every chunk after the chunks before it: the lists come out sorted, with no atomics.
-struct FootprintOf {
-  CameraFrame camera;
-  const Vec4* spheres;
-  GRANRAY_HD Footprint operator()(std::uint32_t i) const {
-    const Vec4 s = spheres[i];
-    return is_renderable(s) ? sphere_footprint(camera, s) : no_footprint();
-  }
-};
-
-struct TileCountOf {
-  GRANRAY_HD std::uint64_t operator()(const Footprint& f) const { return tile_count(f); }
-};
-
-// Calls visit(tile, key) for each tile of sphere i's footprint.
-template <class Visit>
-GRANRAY_HD_INLINE void for_each_tile_entry(const ScreenTiles& tiles, const Footprint& f,
-                                           Visit visit) {
-  for (int y = f.y0 >> kTileShift; y <= f.y1 >> kTileShift; ++y) {
-    for (int x = f.x0 >> kTileShift; x <= f.x1 >> kTileShift; ++x) {
-      const auto tile = static_cast<std::uint32_t>(y) * static_cast<std::uint32_t>(tiles.columns) +
-                        static_cast<std::uint32_t>(x);
-      visit(tile, tile_entry_key(tile, f.near, f, x, y));
-    }
-  }
-}
-
-struct EmitTileEntries {
-  ScreenTiles tiles;
-  const Footprint* footprints;
-  const std::uint64_t* ends;  // inclusive scan of the entry counts
-  std::uint64_t* keys;
-  std::uint32_t* values;
-  GRANRAY_HD void operator()(std::uint32_t i) const {
-    const Footprint f = footprints[i];
-    std::uint64_t k = ends[i] - tile_count(f);
-    const EmitTileEntries& e = *this;
-    for_each_tile_entry(tiles, f, [&e, &k, i](std::uint32_t, std::uint64_t key) {
-      e.keys[k] = key;
-      e.values[k] = i;
-      ++k;
-    });
-  }
-};
-
-struct FirstKeyOfTile {
-  GRANRAY_HD std::uint64_t operator()(std::uint32_t tile) const {
-    return static_cast<std::uint64_t>(tile) << kTileKeyTileShift;
-  }
-};
-
-struct NearBitsOf {
-  GRANRAY_HD std::uint32_t operator()(const Footprint& f) const { return bits_of(f.near); }
-};
-
-// Chunk c of `chunks` holds the spheres order[first(c) .. first(c + 1)), nearest bound first.
-struct SphereChunks {
-  const std::uint32_t* order;  // the spheres by their bound
-  std::uint32_t spheres;
-  std::uint32_t chunks;
-  GRANRAY_HD std::uint32_t first(std::uint32_t c) const {
-    return static_cast<std::uint32_t>(std::uint64_t{spheres} * c / chunks);
-  }
-};
-
-// cursors[c * tiles + t]: first the entries chunk c gives tile t.
-struct CountChunkEntries {
-  ScreenTiles tiles;
-  SphereChunks chunks;
-  const Footprint* footprints;  // in the chunks' order
-  std::uint32_t* cursors;
-  GRANRAY_HD void operator()(std::uint32_t c) const {
-    std::uint32_t* row =
-        cursors + std::size_t{c} * static_cast<std::uint32_t>(tiles.columns) * tiles.rows;
-    for (std::uint32_t k = chunks.first(c); k < chunks.first(c + 1); ++k) {
-      for_each_tile_entry(tiles, footprints[k],
-                          [row](std::uint32_t tile, std::uint64_t) { ++row[tile]; });
-    }
-  }
-};
-
-// Tile t's total into offsets[t + 1], and each chunk's count turned into where its entries start
-// when taken from offset 0 (the scan of the totals adds the tile's offset later).
-struct ChunkStartsInTile {
-  std::uint32_t tiles;
-  std::uint32_t chunks;
-  std::uint32_t* cursors;
-  std::uint32_t* offsets;
-  GRANRAY_HD void operator()(std::uint32_t t) const {
-    std::uint32_t running = 0;
-    for (std::uint32_t c = 0; c < chunks; ++c) {
-      const std::uint32_t count = cursors[std::size_t{c} * tiles + t];
-      cursors[std::size_t{c} * tiles + t] = running;
-      running += count;
-    }
-    offsets[t + 1] = running;
-  }
-};
-
-struct PlaceChunkEntries {
-  ScreenTiles tiles;
-  SphereChunks chunks;
-  const Footprint* footprints;  // in the chunks' order
-  const std::uint32_t* offsets;
-  std::uint32_t* cursors;
-  std::uint64_t* keys;
-  std::uint32_t* values;
-  GRANRAY_HD void operator()(std::uint32_t c) const {
-    std::uint32_t* row =
-        cursors + std::size_t{c} * static_cast<std::uint32_t>(tiles.columns) * tiles.rows;
-    const PlaceChunkEntries& p = *this;
-    for (std::uint32_t k = chunks.first(c); k < chunks.first(c + 1); ++k) {
-      const std::uint32_t sphere = chunks.order[k];
-      for_each_tile_entry(tiles, footprints[k],
-                          [&p, row, sphere](std::uint32_t tile, std::uint64_t key) {
-                            const std::uint32_t slot = p.offsets[tile] + row[tile]++;
-                            p.keys[slot] = key;
-                            p.values[slot] = sphere;
-                          });
-    }
-  }
-};
 
 class ThrustBackend final : public detail::Backend {
  public:
@@ -445,6 +201,7 @@ class ThrustBackend final : public detail::Backend {
         pixels_(account_, "image"),
         depth_(account_, "depth image"),
         hit_ids_(account_, "hit id image"),
+        lit_(account_),
         row_spans_(account_, "drawn row spans"),
         row_offsets_(account_, "drawn row offsets"),
         packed_rgb_(account_, "drawn pixels"),
@@ -487,6 +244,25 @@ class ThrustBackend final : public detail::Backend {
       exec.synchronize();
       return exec.elapsed_ms(0, 1);
     });
+  }
+
+  FrameStats find_surfaces(const ParticleView& particles, const RenderSettings& settings,
+                           const RenderOptions& options,
+                           std::vector<SurfaceSample>& surfaces) override {
+    return translate_errors([&] { return surfaces_stage(particles, settings, options, surfaces); });
+  }
+
+  double find_blockers(const ParticleView& particles, const RenderSettings& settings,
+                       const RenderOptions& options, const std::vector<SurfaceSample>& surfaces,
+                       std::vector<std::uint32_t>& blocked) override {
+    return translate_errors(
+        [&] { return blockers_stage(particles, settings, options, surfaces, blocked); });
+  }
+
+  void shade_surfaces(const RenderSettings& settings, const RenderOptions& options,
+                      const std::vector<SurfaceSample>& surfaces,
+                      const std::vector<std::uint32_t>& blocked, Image& image) override {
+    translate_errors([&] { shading_stage(settings, options, surfaces, blocked, image); });
   }
 
   HostGrid build_grid(const ParticleView& particles) override {
@@ -823,13 +599,19 @@ class ThrustBackend final : public detail::Backend {
     exec.download_drawn(packed_ids_.data(), count, image.hit_id.data(), w, drawn, offsets);
   }
 
-  FrameStats render_frame(const ParticleView& view, const RenderSettings& settings,
-                          const RenderOptions& options, Image& image) {
-    const Clock::time_point frame_start = Clock::now();
-    const Executor exec(view.cuda_stream, scratch_);
-    const std::uint64_t pixel_count =
-        static_cast<std::uint64_t>(settings.width > 0 ? settings.width : 0) *
-        static_cast<std::uint64_t>(settings.height > 0 ? settings.height : 0);
+  // What every frame works out before casting: the particles in this backend's memory, their
+  // box, the camera (framed by every rank's box when given) and the scene the lighting sees.
+  struct FrameSetup {
+    Resident r;
+    SceneBounds bounds;  // these particles'
+    SceneBounds scene;   // what frames the camera: every rank's particles, or these
+    CameraSetup camera;
+    IdMap id_of;
+  };
+
+  FrameSetup set_up_frame(const Executor& exec, const ParticleView& view,
+                          const RenderSettings& settings, const RenderOptions& options) {
+    const std::uint64_t pixel_count = image_pixels(settings);
     if (pixel_count > std::numeric_limits<std::uint32_t>::max()) {
       throw ConfigError("granray: image " + std::to_string(settings.width) + " x " +
                         std::to_string(settings.height) + " exceeds 2^32 - 1 pixels");
@@ -837,8 +619,136 @@ class ThrustBackend final : public detail::Backend {
     const Resident r = make_resident(exec, view);
     const SceneBounds bounds =
         options.particle_bounds ? *options.particle_bounds : reduce_bounds(exec, r);
-    const CameraSetup camera =
-        resolve_camera(settings, options.camera_bounds ? *options.camera_bounds : bounds);
+    const SceneBounds scene = options.camera_bounds ? *options.camera_bounds : bounds;
+    return {r, bounds, scene, resolve_camera(settings, scene), IdMap{r.ids, view.id_offset}};
+  }
+
+  static std::uint64_t image_pixels(const RenderSettings& settings) {
+    return static_cast<std::uint64_t>(settings.width > 0 ? settings.width : 0) *
+           static_cast<std::uint64_t>(settings.height > 0 ? settings.height : 0);
+  }
+
+  // The method a frame uses for its primary rays, before the tiles may fall back to the grid.
+  static RenderMethod primary_method(const RenderOptions& options, const SceneBounds& bounds) {
+    if (bounds.renderable == 0) return RenderMethod::brute_force;  // nothing to list
+    return options.method == RenderMethod::automatic ? Executor::fastest_method : options.method;
+  }
+
+  // Asked for, the tiles take any number of entries; chosen automatically, at most one a pixel.
+  static std::uint64_t tile_entry_cap(const RenderOptions& options, std::uint64_t pixels) {
+    return options.method == RenderMethod::tiles ? std::numeric_limits<std::uint32_t>::max() - 1
+                                                 : kAutomaticTileEntriesPerPixel * pixels;
+  }
+
+  // The structures of a lit frame: the primary method's, and the grid for secondary rays (the
+  // brute-force reference tests every sphere for those too).
+  struct LitStructures {
+    RenderMethod method;
+    std::optional<TileLists> lists;
+    std::optional<detail::GridLayout> layout;
+  };
+
+  LitStructures build_lit_structures(const Executor& exec, const FrameSetup& f,
+                                     const RenderOptions& options, const LightingParams& lighting,
+                                     bool for_surfaces) {
+    LitStructures s{primary_method(options, f.bounds), std::nullopt, std::nullopt};
+    const bool secondary = lighting.shadows || lighting.ao_samples > 0;
+    if (for_surfaces && s.method == RenderMethod::tiles) {
+      s.lists = build_tile_lists(exec, f.r, f.camera.frame,
+                                 tile_entry_cap(options, f.camera.frame.width *
+                                                             std::uint64_t(f.camera.frame.height)));
+      if (!s.lists) s.method = RenderMethod::grid;
+    }
+    const bool grid_for_surfaces = for_surfaces && s.method == RenderMethod::grid;
+    const bool grid_for_blockers =
+        !for_surfaces && secondary && s.method != RenderMethod::brute_force;
+    if (grid_for_surfaces || grid_for_blockers) s.layout = build_grid_arrays(exec, f.r, f.bounds);
+    return s;
+  }
+
+  void cast_surfaces(const Executor& exec, const FrameSetup& f, const LitStructures& s,
+                     const ColorSource& color, const LightingParams& lighting) {
+    const CameraFrame& cam = f.camera.frame;
+    if (s.method == RenderMethod::tiles) {
+      lit_.find_surfaces(exec, TileTracer{s.lists->view, f.id_of}, cam, color, f.r.spheres,
+                         lighting);
+    } else if (s.method == RenderMethod::grid) {
+      lit_.find_surfaces(exec, GridTracer{grid_view(*s.layout), f.id_of}, cam, color,
+                         f.r.spheres, lighting);
+    } else {
+      lit_.find_surfaces(exec, BruteForceTracer{f.r.spheres, f.r.count, f.id_of}, cam, color,
+                         f.r.spheres, lighting);
+    }
+  }
+
+  void cast_blockers(const Executor& exec, const FrameSetup& f, const LitStructures& s,
+                     const ShadingParams& shading, const LightingParams& lighting) {
+    if (s.layout) {
+      lit_.find_blockers(exec, GridOccluder{grid_view(*s.layout), f.id_of}, f.camera.frame,
+                         shading, lighting);
+    } else {  // brute force, or no secondary rays at all (then no occluder is asked)
+      lit_.find_blockers(exec, BruteForceOccluder{f.r.spheres, f.r.count, f.id_of},
+                         f.camera.frame, shading, lighting);
+    }
+  }
+
+  static void record_structures(const LitStructures& s, FrameStats& stats) {
+    stats.method = s.method;
+    if (s.lists) {
+      stats.cells = s.lists->view.tiles.columns * std::uint64_t(s.lists->view.tiles.rows);
+      stats.grid_references = s.lists->entries;
+    } else if (s.layout) {
+      stats.cells = s.layout->cells;
+      stats.grid_references = s.layout->references;
+    }
+  }
+
+  // SPEC 2a on one rank: the samples' surfaces, their blocked secondary rays, then shading, all
+  // in this backend's memory.
+  void render_lit(const Executor& exec, const FrameSetup& f, const FrameTarget& target,
+                  const RenderSettings& settings, const RenderOptions& options,
+                  FrameStats& stats) {
+    const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
+    exec.mark(0);
+    const LitStructures s = build_lit_structures(exec, f, options, lighting, true);
+    LitStructures blockers = s;
+    if (!s.layout && s.method != RenderMethod::brute_force &&
+        (lighting.shadows || lighting.ao_samples > 0)) {
+      blockers.layout = build_grid_arrays(exec, f.r, f.bounds);
+    }
+    exec.mark(1);
+    cast_surfaces(exec, f, s, target.color, lighting);
+    exec.mark(2);
+    cast_blockers(exec, f, blockers, target.shading, lighting);
+    exec.mark(3);
+    lit_.shade(exec, f.camera.frame, target.shading, lighting, target.rgb);
+    if (target.depth != nullptr) {
+      lit_.first_sample_hits(exec, f.camera.frame, lighting, target.depth, target.hit_id);
+    }
+    exec.mark(4);
+    exec.synchronize();
+    record_structures(s, stats);
+    stats.grid_ms = exec.elapsed_ms(0, 1);
+    stats.primary_ms = exec.elapsed_ms(1, 2);
+    stats.secondary_ms = exec.elapsed_ms(2, 3);
+    stats.render_ms = exec.elapsed_ms(1, 4);
+    if (options.count_rays) {
+      const std::uint64_t visible =
+          lit_.visible_samples(exec, lit_sample_count(f.camera.frame, lighting));
+      stats.secondary_rays =
+          visible * static_cast<std::uint64_t>((lighting.shadows ? 1 : 0) + lighting.ao_samples);
+    }
+  }
+
+  FrameStats render_frame(const ParticleView& view, const RenderSettings& settings,
+                          const RenderOptions& options, Image& image) {
+    const Clock::time_point frame_start = Clock::now();
+    const Executor exec(view.cuda_stream, scratch_);
+    const FrameSetup f = set_up_frame(exec, view, settings, options);
+    const Resident& r = f.r;
+    const SceneBounds& bounds = f.bounds;
+    const CameraSetup& camera = f.camera;
+    const std::uint64_t pixel_count = image_pixels(settings);
 
     FrameStats stats;
     stats.particles = r.count;
@@ -860,17 +770,30 @@ class ThrustBackend final : public detail::Backend {
                              pixels_.data(),
                              options.with_hits ? depth_.data() : nullptr,
                              options.with_hits ? hit_ids_.data() : nullptr};
-    const IdMap id_of{r.ids, view.id_offset};
+    if (lighting_on(settings.shading)) {
+      render_lit(exec, f, target, settings, options, stats);
+    } else {
+      cast_unlit(exec, f, target, settings, options, stats);
+    }
+    deliver_pixels(exec, settings, options, stats, image);
+    stats.total_ms = ms_since(frame_start);
+    return stats;
+  }
 
+  // SPEC 2: one primary ray per pixel, shaded where it hits.
+  void cast_unlit(const Executor& exec, const FrameSetup& f, const FrameTarget& target,
+                  const RenderSettings& settings, const RenderOptions& options,
+                  FrameStats& stats) {
+    const Resident& r = f.r;
+    const SceneBounds& bounds = f.bounds;
+    const CameraSetup& camera = f.camera;
+    const IdMap& id_of = f.id_of;
+    const std::uint64_t pixel_count = image_pixels(settings);
     // Stage times from the executor's marks: CUDA events on the GPU, the clock on the CPU.
     exec.mark(0);
-    RenderMethod method =
-        options.method == RenderMethod::automatic ? Executor::fastest_method : options.method;
-    if (bounds.renderable == 0) method = RenderMethod::brute_force;  // nothing to list
+    RenderMethod method = primary_method(options, bounds);
     if (method == RenderMethod::tiles) {
-      const std::uint64_t most = options.method == RenderMethod::tiles
-                                     ? std::numeric_limits<std::uint32_t>::max() - 1
-                                     : kAutomaticTileEntriesPerPixel * pixel_count;
+      const std::uint64_t most = tile_entry_cap(options, pixel_count);
       const std::optional<TileLists> lists = build_tile_lists(exec, r, camera.frame, most);
       if (lists) {
         exec.mark(1);
@@ -899,7 +822,13 @@ class ThrustBackend final : public detail::Backend {
     exec.synchronize();
     stats.grid_ms = exec.elapsed_ms(0, 1);
     stats.render_ms = exec.elapsed_ms(1, 2);
+    stats.primary_ms = stats.render_ms;
+  }
 
+  // The finished pixels (with depth and ids when asked) from the backend into the image.
+  void deliver_pixels(const Executor& exec, const RenderSettings& settings,
+                      const RenderOptions& options, FrameStats& stats, Image& image) {
+    const auto pixels = static_cast<std::uint32_t>(image_pixels(settings));
     image.width = settings.width;
     image.height = settings.height;
     image.rgb.resize(static_cast<std::size_t>(pixels) * 3);
@@ -922,8 +851,84 @@ class ThrustBackend final : public detail::Backend {
       image.depth.clear();
       image.hit_id.clear();
     }
-    stats.total_ms = ms_since(frame_start);
+  }
+
+  // A lit frame over ranks, pass by pass (Renderer::find_surfaces and what follows): each pass
+  // sets the frame up again from the same view and options, so that the passes share nothing
+  // but what travels between ranks.
+  FrameStats surfaces_stage(const ParticleView& view, const RenderSettings& settings,
+                            const RenderOptions& options, std::vector<SurfaceSample>& out) {
+    const Clock::time_point start = Clock::now();
+    const Executor exec(view.cuda_stream, scratch_);
+    const FrameSetup f = set_up_frame(exec, view, settings, options);
+    FrameStats stats;
+    stats.particles = f.r.count;
+    stats.skipped = f.bounds.skipped;
+    stats.camera = f.camera.resolved;
+    const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
+    const ColorSource color = color_source(exec, f.r, settings, options, stats);
+    exec.mark(0);
+    const LitStructures s = build_lit_structures(exec, f, options, lighting, true);
+    exec.mark(1);
+    cast_surfaces(exec, f, s, color, lighting);
+    exec.mark(2);
+    lit_.download_surfaces(exec, out, lit_sample_count(f.camera.frame, lighting));
+    exec.synchronize();
+    record_structures(s, stats);
+    stats.grid_ms = exec.elapsed_ms(0, 1);
+    stats.primary_ms = exec.elapsed_ms(1, 2);
+    stats.render_ms = stats.primary_ms;
+    stats.total_ms = ms_since(start);
     return stats;
+  }
+
+  double blockers_stage(const ParticleView& view, const RenderSettings& settings,
+                        const RenderOptions& options, const std::vector<SurfaceSample>& surfaces,
+                        std::vector<std::uint32_t>& blocked) {
+    const Executor exec(view.cuda_stream, scratch_);
+    const FrameSetup f = set_up_frame(exec, view, settings, options);
+    const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
+    const std::size_t samples = lit_sample_count(f.camera.frame, lighting);
+    if (surfaces.size() != samples) {
+      throw Error("granray: " + std::to_string(surfaces.size()) + " surface samples for a frame of " +
+                  std::to_string(samples));
+    }
+    exec.mark(0);
+    const LitStructures s = build_lit_structures(exec, f, options, lighting, false);
+    lit_.upload_surfaces(exec, surfaces);
+    exec.mark(1);
+    cast_blockers(exec, f, s, make_shading_params(settings.shading, f.camera.frame), lighting);
+    exec.mark(2);
+    lit_.download_blocked(exec, blocked, samples * static_cast<std::size_t>(lighting.mask_words));
+    exec.synchronize();
+    return exec.elapsed_ms(1, 2);
+  }
+
+  void shading_stage(const RenderSettings& settings, const RenderOptions& options,
+                     const std::vector<SurfaceSample>& surfaces,
+                     const std::vector<std::uint32_t>& blocked, Image& image) {
+    if (!options.camera_bounds) {
+      throw Error("granray: shading surfaces needs RenderOptions::camera_bounds");
+    }
+    const Executor exec(nullptr, scratch_);
+    const CameraSetup camera = resolve_camera(settings, *options.camera_bounds);
+    const LightingParams lighting = make_lighting_params(settings.shading, *options.camera_bounds);
+    const std::size_t samples = lit_sample_count(camera.frame, lighting);
+    if (surfaces.size() != samples ||
+        blocked.size() != samples * static_cast<std::size_t>(lighting.mask_words)) {
+      throw Error("granray: the surfaces or blocked rays do not fit a frame of " +
+                  std::to_string(samples) + " samples");
+    }
+    image.pending.reset();
+    exec.wait_for_deferred_reads();
+    lit_.upload_surfaces(exec, surfaces);
+    lit_.upload_blocked(exec, blocked);
+    pixels_.resize(static_cast<std::size_t>(image_pixels(settings)));
+    lit_.shade(exec, camera.frame, make_shading_params(settings.shading, camera.frame), lighting,
+               pixels_.data());
+    FrameStats unused;
+    RenderOptions plain;
+    deliver_pixels(exec, settings, plain, unused, image);
   }
 
   HostGrid snapshot_grid(const ParticleView& view) {
@@ -973,6 +978,7 @@ class ThrustBackend final : public detail::Backend {
   Array<Rgb8> pixels_;
   Array<float> depth_;
   Array<std::uint64_t> hit_ids_;
+  LitPipeline lit_;
   Array<PixelRect> row_spans_;  // per image row: its drawn span
   Array<std::uint32_t> row_offsets_;
   Array<Rgb8> packed_rgb_;  // the drawn spans row after row (copy_drawn_only)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "granray/errors.h"
 
@@ -111,6 +112,35 @@ ShadingParams make_shading_params(const ShadingSettings& shading, const CameraFr
   const Vec3 world = frame.u * l.x + frame.v * l.y + frame.w * l.z;
   return {normalize(world), shading.ambient, shading.diffuse, shading.background,
           shading.particle_color};
+}
+
+LightingParams make_lighting_params(const ShadingSettings& shading, const SceneBounds& bounds) {
+  if (shading.samples != 1 && shading.samples != 4 && shading.samples != 9 &&
+      shading.samples != 16) {
+    throw ConfigError("granray: shading samples must be 1, 4, 9 or 16, got " +
+                      std::to_string(shading.samples));
+  }
+  if (shading.ao_samples < 0 || shading.ao_samples > kMaxAoSamples) {
+    throw ConfigError("granray: shading ao_samples must be in 0.." +
+                      std::to_string(kMaxAoSamples) + ", got " +
+                      std::to_string(shading.ao_samples));
+  }
+  if (!(shading.ao_distance >= 0.0f) || !std::isfinite(shading.ao_distance)) {
+    throw ConfigError("granray: shading ao_distance must be finite and >= 0");
+  }
+  LightingParams p{};
+  p.side = static_cast<int>(std::lround(std::sqrt(double(shading.samples))));
+  p.shadows = shading.shadows;
+  p.ao_samples = shading.ao_samples;
+  p.ao_distance = shading.ao_distance;
+  if (p.ao_distance == 0.0f && bounds.renderable > 0) {
+    // 4 x the mean radius = 2 x the mean diameter.
+    p.ao_distance = static_cast<float>(2.0 * bounds.diameter_sum / double(bounds.renderable));
+  }
+  p.specular = shading.specular;
+  p.shininess = shading.shininess;
+  p.mask_words = blocked_mask_words(p.ao_samples);
+  return p;
 }
 
 }  // namespace granray

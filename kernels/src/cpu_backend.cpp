@@ -21,7 +21,7 @@
 
 namespace granray::cpu_backend {
 
-constexpr int kStageMarks = 4;
+constexpr int kStageMarks = 5;
 
 struct Memory {
   static void* allocate(std::size_t bytes) {

@@ -119,6 +119,25 @@ HostGrid Renderer::build_grid(const ParticleView& particles) {
   return impl_->build_grid(particles);
 }
 
+FrameStats Renderer::find_surfaces(const ParticleView& particles, const RenderSettings& settings,
+                                   const RenderOptions& options,
+                                   std::vector<SurfaceSample>& surfaces) {
+  return impl_->find_surfaces(particles, settings, options, surfaces);
+}
+
+double Renderer::find_blockers(const ParticleView& particles, const RenderSettings& settings,
+                               const RenderOptions& options,
+                               const std::vector<SurfaceSample>& surfaces,
+                               std::vector<std::uint32_t>& blocked) {
+  return impl_->find_blockers(particles, settings, options, surfaces, blocked);
+}
+
+void Renderer::shade_surfaces(const RenderSettings& settings, const RenderOptions& options,
+                              const std::vector<SurfaceSample>& surfaces,
+                              const std::vector<std::uint32_t>& blocked, Image& image) {
+  impl_->shade_surfaces(settings, options, surfaces, blocked, image);
+}
+
 void Renderer::set_memory_limit(std::size_t bytes) { impl_->set_memory_limit(bytes); }
 
 double Renderer::time_hash_sort(const ParticleView& particles) {

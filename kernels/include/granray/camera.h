@@ -1,6 +1,7 @@
 #pragma once
 
 #include "granray/kernels/camera_frame.h"
+#include "granray/kernels/lighting.h"
 #include "granray/kernels/shading.h"
 #include "granray/particles.h"
 #include "granray/render_settings.h"
@@ -27,5 +28,9 @@ struct CameraSetup {
 CameraSetup resolve_camera(const RenderSettings& settings, const SceneBounds& bounds);
 
 ShadingParams make_shading_params(const ShadingSettings& shading, const CameraFrame& frame);
+
+// SPEC 2a resolved for the kernels; `bounds` are the frame's particles over every rank (an
+// ao_distance of 0 becomes 4 x their mean radius). Throws ConfigError for impossible values.
+LightingParams make_lighting_params(const ShadingSettings& shading, const SceneBounds& bounds);
 
 }  // namespace granray

@@ -28,7 +28,21 @@ struct ShadingSettings {
   Vec3 light = {0.3f, 0.5f, 1.0f};
   Vec3 background = {1.0f, 1.0f, 1.0f};
   Vec3 particle_color = {0.8f, 0.8f, 0.8f};
+  // SPEC 2a lighting, all off by default (the image is then exactly SPEC 2's).
+  bool shadows = false;      // hard shadows from the directional light
+  int ao_samples = 0;        // ambient-occlusion rays per primary sample, 0..kMaxAoSamples
+  float ao_distance = 0.0f;  // their length; 0: 4 x the frame's mean radius
+  float specular = 0.0f;     // weight of a white Blinn-Phong highlight
+  float shininess = 32.0f;
+  int samples = 1;  // primary samples per pixel: 1, 4, 9 or 16 (an m x m grid)
 };
+
+constexpr int kMaxAoSamples = 256;
+
+// True when a frame needs the lit passes: secondary rays, a highlight or several samples.
+inline bool lighting_on(const ShadingSettings& s) {
+  return s.shadows || s.ao_samples > 0 || s.specular > 0.0f || s.samples > 1;
+}
 
 // Colour by the particles' scalar (SPEC 3, [insitu.color]); applies when the frame has one.
 struct ColorMapping {

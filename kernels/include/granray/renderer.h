@@ -11,6 +11,7 @@
 #include "granray/camera.h"
 #include "granray/image.h"
 #include "granray/kernels/grid_view.h"
+#include "granray/kernels/lighting.h"
 #include "granray/particles.h"
 #include "granray/pixel_rect.h"
 #include "granray/render_settings.h"
@@ -51,6 +52,9 @@ struct RenderOptions {
   // the renderer's next frame waits only until the copy has read the pixels. The CPU backend,
   // and the CUDA backend when all its page-locked frame buffers are lent out, copy at once.
   bool defer_pixels = false;
+  // Lit frames: count the secondary rays into FrameStats::secondary_rays (one more pass over the
+  // samples; benchmarks ask for it).
+  bool count_rays = false;
 };
 
 // The extent of one frame's particles: their box and census, and the range of their scalar.
@@ -75,7 +79,10 @@ struct FrameStats {
   std::uint64_t cells = 0;                          // grid cells, or screen tiles
   std::uint64_t grid_references = 0;                // the cells' or tiles' entries
   double grid_ms = 0.0;
-  double render_ms = 0.0;
+  double render_ms = 0.0;   // casting and shading
+  double primary_ms = 0.0;  // of render_ms: the primary rays
+  double secondary_ms = 0.0;  // of render_ms: shadow and ambient-occlusion rays (lit frames)
+  std::uint64_t secondary_rays = 0;  // with RenderOptions::count_rays
   double total_ms = 0.0;
   ResolvedCamera camera{};
   bool colored = false;  // coloured by the scalar over [color_lo, color_hi]
@@ -131,6 +138,24 @@ class Renderer {
                     const RenderOptions& options = {});
 
   HostGrid build_grid(const ParticleView& particles);
+
+  // A lit frame (SPEC 2a) split into its passes, for ranks that each hold a part of the
+  // particles (mpi::render_distributed): every rank finds its own nearest surface per sample;
+  // the ranks keep the nearest of all (nearer_surface); every rank finds which secondary rays
+  // of those surfaces its own particles block; the blocked bits of all ranks are OR-ed; one
+  // rank shades. Each pass resolves the camera and lighting from `options.camera_bounds` (every
+  // rank's box; required by shade_surfaces), so all ranks trace the same rays. Surfaces hold
+  // width x height x samples records, pixel by pixel; blocked bits blocked_mask_words(ao_samples)
+  // words per sample.
+  FrameStats find_surfaces(const ParticleView& particles, const RenderSettings& settings,
+                           const RenderOptions& options, std::vector<SurfaceSample>& surfaces);
+  // Returns the milliseconds spent tracing.
+  double find_blockers(const ParticleView& particles, const RenderSettings& settings,
+                       const RenderOptions& options, const std::vector<SurfaceSample>& surfaces,
+                       std::vector<std::uint32_t>& blocked);
+  void shade_surfaces(const RenderSettings& settings, const RenderOptions& options,
+                      const std::vector<SurfaceSample>& surfaces,
+                      const std::vector<std::uint32_t>& blocked, Image& image);
 
   FrameExtent measure(const ParticleView& particles);
 

@@ -20,14 +20,20 @@ struct CameraFrame {
   float row_step;     // 2 half_height / height
 };
 
-// Ray through the centre of pixel (i, j); row 0 is the top of the image.
-GRANRAY_HD_INLINE Ray primary_ray(const CameraFrame& cam, int i, int j) {
-  const float su = (static_cast<float>(i) + 0.5f) * cam.column_step - cam.aspect * cam.half_height;
-  const float sv = cam.half_height - (static_cast<float>(j) + 0.5f) * cam.row_step;
+// Ray through the point (i + dx, j + dy) of pixel (i, j)'s square, dx and dy in [0, 1); row 0 is
+// the top of the image. Antialiasing samples several such points (SPEC 2a).
+GRANRAY_HD_INLINE Ray sample_ray(const CameraFrame& cam, int i, int j, float dx, float dy) {
+  const float su = (static_cast<float>(i) + dx) * cam.column_step - cam.aspect * cam.half_height;
+  const float sv = cam.half_height - (static_cast<float>(j) + dy) * cam.row_step;
   if (cam.orthographic) {
     return {cam.eye + cam.u * su + cam.v * sv, cam.w * -1.0f};
   }
   return {cam.eye, normalize(cam.u * su + cam.v * sv - cam.w)};
+}
+
+// Ray through the centre of pixel (i, j).
+GRANRAY_HD_INLINE Ray primary_ray(const CameraFrame& cam, int i, int j) {
+  return sample_ray(cam, i, j, 0.5f, 0.5f);
 }
 
 }  // namespace granray

@@ -1,0 +1,176 @@
+// The lighting model of SPEC 2a: shadows, ambient occlusion, a Blinn-Phong highlight and
+// antialiasing. A lit frame runs in three passes over the primary samples (lit_passes.h): find
+// each sample's visible surface, find which of its secondary rays are blocked (occlusion.h),
+// then shade. Between the passes a sample is a SurfaceSample and a row of blocked bits: small,
+// self-contained records that ranks can composite and combine (insitu/src/mpi_frame.cpp).
+#pragma once
+
+#include <cstdint>
+
+#include "granray/kernels/camera_frame.h"
+#include "granray/kernels/shading.h"
+
+namespace granray {
+
+// One primary sample's visible surface: what shading needs, with no reference into a rank's own
+// particle arrays.
+struct SurfaceSample {
+  Vec4 sphere;       // the visible sphere (x, y, z, radius)
+  Vec3 base;         // its base colour
+  float t;           // entry distance along the sample's ray; +inf: the background
+  std::uint64_t id;  // the sphere's global id; ~0 for the background
+};
+
+GRANRAY_HD_INLINE SurfaceSample background_sample() {
+  return {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, INFINITY, ~std::uint64_t{0}};
+}
+
+// Nearer surface first; equal distances go to the smaller id (SPEC 2), as for primary hits.
+GRANRAY_HD_INLINE bool nearer_surface(const SurfaceSample& a, const SurfaceSample& b) {
+  return a.t < b.t || (a.t == b.t && a.id < b.id);
+}
+
+// The lighting of one frame as the kernels see it (SPEC 2a, resolved by make_lighting_params).
+struct LightingParams {
+  int side;           // samples per pixel along each axis: samples = side^2
+  bool shadows;
+  int ao_samples;     // ambient-occlusion rays per sample (0 = off)
+  float ao_distance;  // their length, world units
+  float specular;
+  float shininess;
+  int mask_words;  // 32-bit words of blocked bits per sample (blocked_mask_words)
+};
+
+// Blocked bits per sample: bit 0 the shadow ray, bit 1 + k ambient-occlusion ray k.
+GRANRAY_HD_INLINE int blocked_mask_words(int ao_samples) { return (1 + ao_samples + 31) / 32; }
+
+GRANRAY_HD_INLINE bool mask_bit(const std::uint32_t* words, int bit) {
+  return ((words[bit >> 5] >> (bit & 31)) & 1u) != 0;
+}
+GRANRAY_HD_INLINE void set_mask_bit(std::uint32_t* words, int bit) {
+  words[bit >> 5] |= 1u << (bit & 31);
+}
+
+// Where sample s of a pixel sits in its square: columns a = s mod side, rows b = s / side, at
+// ((a + 0.5) / side, (b + 0.5) / side); one sample is the pixel's centre.
+GRANRAY_HD_INLINE float sample_offset(int a, int side) {
+  return (static_cast<float>(a) + 0.5f) / static_cast<float>(side);
+}
+
+GRANRAY_HD_INLINE Ray pixel_sample_ray(const CameraFrame& cam, int i, int j, int s, int side) {
+  return sample_ray(cam, i, j, sample_offset(s % side, side), sample_offset(s / side, side));
+}
+
+// The normal at a visible hit and the origin of its secondary rays, a hair outside the sphere.
+struct ShadingPoint {
+  Vec3 normal;
+  Vec3 origin;
+};
+
+GRANRAY_HD_INLINE ShadingPoint shading_point(const Ray& ray, float t, Vec4 sphere) {
+  const Vec3 hit = ray.origin + ray.dir * t;
+  const Vec3 normal = (hit - center_of(sphere)) * (1.0f / sphere.w);
+  return {normal, center_of(sphere) + normal * (sphere.w * (1.0f + 1e-4f))};
+}
+
+// The highlight's half vector h = normalize(l - d0) and max(0, n . h)^shininess.
+GRANRAY_HD_INLINE float highlight(Vec3 normal, const Ray& primary, Vec3 light, float shininess) {
+  const Vec3 h = normalize(light - primary.dir);
+  return powf(nan_ignoring_max(0.0f, dot(normal, h)), shininess);
+}
+
+// The shadow ray matters only where S multiplies something: a lit side or a highlight.
+GRANRAY_HD_INLINE bool shadow_matters(Vec3 normal, const Ray& primary, const ShadingParams& shading,
+                                      const LightingParams& lighting) {
+  if (!lighting.shadows) return false;
+  if (shading.diffuse > 0.0f && dot(normal, shading.light) > 0.0f) return true;
+  return lighting.specular > 0.0f && highlight(normal, primary, shading.light, lighting.shininess) > 0.0f;
+}
+
+// A 32-bit integer hash (Wellons' lowbias32): the ambient-occlusion directions are a pure
+// function of the pixel, the sample and the ray, so every backend and rank count casts the same.
+GRANRAY_HD_INLINE std::uint32_t mix_bits(std::uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  x ^= x >> 16;
+  return x;
+}
+
+// [0, 1) from the top 24 bits.
+GRANRAY_HD_INLINE float unit_interval(std::uint32_t bits) {
+  return static_cast<float>(bits >> 8) * (1.0f / 16777216.0f);
+}
+
+// Ambient-occlusion ray k of `count` about the unit normal n, cosine-distributed over the
+// hemisphere. Stratified: ray k takes its own slice [k, k + 1) / count of cos^2 of the polar
+// angle, jittered within it, and its azimuth from the golden-ratio sequence rotated per sample,
+// so the rays of one sample cover the hemisphere evenly and neighbouring pixels decorrelate.
+GRANRAY_HD_INLINE Vec3 ao_direction(Vec3 n, int i, int j, int sample, int k, int count) {
+  const std::uint32_t seed =
+      mix_bits(static_cast<std::uint32_t>(i) ^
+               mix_bits(static_cast<std::uint32_t>(j) ^
+                        mix_bits(static_cast<std::uint32_t>(sample) ^
+                                 mix_bits(static_cast<std::uint32_t>(count) + 0x9e3779b9u))));
+  const float jitter = unit_interval(mix_bits(seed ^ (static_cast<std::uint32_t>(k) * 0x85ebca6bu)));
+  const float u1 = (static_cast<float>(k) + jitter) / static_cast<float>(count);
+  const float golden = unit_interval(seed) + static_cast<float>(k) * 0.61803398875f;
+  const float u2 = golden - static_cast<float>(static_cast<int>(golden));
+  const float radius = sqrtf(u1);
+  const float phi = 6.28318530718f * u2;
+  const float x = radius * cosf(phi), y = radius * sinf(phi);
+  const float z = sqrtf(nan_ignoring_max(0.0f, 1.0f - u1));
+  // An orthonormal basis about n without branches on its direction (Duff et al. 2017).
+  const float sign = n.z >= 0.0f ? 1.0f : -1.0f;
+  const float a = -1.0f / (sign + n.z);
+  const float b = n.x * n.y * a;
+  const Vec3 t1 = {1.0f + sign * n.x * n.x * a, sign * b, -sign * n.x};
+  const Vec3 t2 = {b, sign + n.y * n.y * a, -n.y};
+  return t1 * x + t2 * y + n * z;
+}
+
+// SPEC 2a: base (ambient A + diffuse max(0, n . l) S) + specular S max(0, n . h)^shininess,
+// clamped to [0, 1].
+GRANRAY_HD_INLINE Vec3 lit_color(Vec3 base, Vec3 normal, const Ray& primary,
+                                 const ShadingParams& shading, const LightingParams& lighting,
+                                 float shadow, float ambient_visible) {
+  const float lambert = nan_ignoring_max(0.0f, dot(normal, shading.light));
+  Vec3 c = base * (shading.ambient * ambient_visible + shading.diffuse * lambert * shadow);
+  if (lighting.specular > 0.0f) {
+    const float s =
+        lighting.specular * shadow * highlight(normal, primary, shading.light, lighting.shininess);
+    c = c + Vec3{s, s, s};
+  }
+  const auto clamp01 = [](float x) { return nan_ignoring_min(nan_ignoring_max(x, 0.0f), 1.0f); };
+  return {clamp01(c.x), clamp01(c.y), clamp01(c.z)};
+}
+
+GRANRAY_HD_INLINE int count_bits(std::uint32_t x) {
+#if defined(__CUDA_ARCH__)
+  return __popc(x);
+#else
+  return __builtin_popcount(x);
+#endif
+}
+
+// The clamped colour of one sample from its surface and its blocked bits.
+GRANRAY_HD_INLINE Vec3 sample_color(const SurfaceSample& surface, const std::uint32_t* blocked,
+                                    const Ray& primary, const ShadingParams& shading,
+                                    const LightingParams& lighting) {
+  if (!(surface.t < INFINITY)) return shading.background;
+  const ShadingPoint p = shading_point(primary, surface.t, surface.sphere);
+  const float shadow = mask_bit(blocked, 0) ? 0.0f : 1.0f;
+  float ambient_visible = 1.0f;
+  if (lighting.ao_samples > 0) {
+    // Bit 0 is the shadow's: count the AO bits word by word, then take it back out.
+    int hidden = 0;
+    for (int w = 0; w < lighting.mask_words; ++w) hidden += count_bits(blocked[w]);
+    hidden -= mask_bit(blocked, 0) ? 1 : 0;
+    ambient_visible = static_cast<float>(lighting.ao_samples - hidden) /
+                      static_cast<float>(lighting.ao_samples);
+  }
+  return lit_color(surface.base, p.normal, primary, shading, lighting, shadow, ambient_visible);
+}
+
+}  // namespace granray

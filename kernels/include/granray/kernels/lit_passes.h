@@ -1,0 +1,121 @@
+// The three passes of a lit frame (SPEC 2a), each a pixel kernel for both backends. Sample s of
+// pixel p is record p * samples + s in the surfaces and blocked-bit arrays.
+#pragma once
+
+#include "granray/kernels/lighting.h"
+#include "granray/kernels/occlusion.h"
+#include "granray/kernels/pixel_kernels.h"
+
+namespace granray {
+
+GRANRAY_HD_INLINE std::size_t first_sample_of(const CameraFrame& cam, int i, int j, int samples) {
+  return (static_cast<std::size_t>(j) * static_cast<std::size_t>(cam.width) +
+          static_cast<std::size_t>(i)) *
+         static_cast<std::size_t>(samples);
+}
+
+// Pass 1: each sample's visible surface, by any tracer (its tile or cell list serves every
+// sample of the pixel: a tile's footprints are padded by a pixel, wider than a sample's offset).
+template <class Tracer>
+struct FindSurfaces {
+  Tracer trace;
+  CameraFrame camera;
+  ColorSource color;
+  const Vec4* spheres;
+  int side;
+  SurfaceSample* surfaces;
+
+  GRANRAY_HD void operator()(int i, int j) const {
+    const int samples = side * side;
+    SurfaceSample* out = surfaces + first_sample_of(camera, i, j, samples);
+    const bool may_hit = trace.may_hit(i, j);
+    for (int s = 0; s < samples; ++s) {
+      SurfaceSample surface = background_sample();
+      if (may_hit) {
+        const Hit hit = trace(pixel_sample_ray(camera, i, j, s, side), i, j);
+        if (hit.index != kNoHit) {
+          surface = {spheres[hit.index], color(hit.index), hit.t, hit.id};
+        }
+      }
+      out[s] = surface;
+    }
+  }
+};
+
+// Pass 2: which of each sample's secondary rays this occluder's spheres block. The visible
+// sphere itself never blocks its own rays (skipped by id).
+template <class Occluder>
+struct FindBlockers {
+  Occluder occluded;
+  CameraFrame camera;
+  ShadingParams shading;
+  LightingParams lighting;
+  const SurfaceSample* surfaces;
+  std::uint32_t* blocked;  // mask_words per sample
+
+  GRANRAY_HD void operator()(int i, int j) const {
+    const int samples = lighting.side * lighting.side;
+    const std::size_t first = first_sample_of(camera, i, j, samples);
+    for (int s = 0; s < samples; ++s) {
+      const SurfaceSample surface = surfaces[first + s];
+      std::uint32_t* words =
+          blocked + (first + static_cast<std::size_t>(s)) * static_cast<std::size_t>(lighting.mask_words);
+      for (int w = 0; w < lighting.mask_words; ++w) words[w] = 0u;
+      if (!(surface.t < INFINITY)) continue;
+      const Ray primary = pixel_sample_ray(camera, i, j, s, lighting.side);
+      const ShadingPoint p = shading_point(primary, surface.t, surface.sphere);
+      if (shadow_matters(p.normal, primary, shading, lighting) &&
+          occluded(Ray{p.origin, shading.light}, INFINITY, surface.id)) {
+        set_mask_bit(words, 0);
+      }
+      for (int k = 0; k < lighting.ao_samples; ++k) {
+        const Ray ray{p.origin, ao_direction(p.normal, i, j, s, k, lighting.ao_samples)};
+        if (occluded(ray, lighting.ao_distance, surface.id)) set_mask_bit(words, 1 + k);
+      }
+    }
+  }
+};
+
+// Pass 3: each pixel the mean of its samples' clamped colours, quantised (SPEC 2a).
+struct ShadeSurfaces {
+  CameraFrame camera;
+  ShadingParams shading;
+  LightingParams lighting;
+  const SurfaceSample* surfaces;
+  const std::uint32_t* blocked;
+  Rgb8* rgb;
+
+  GRANRAY_HD void operator()(int i, int j) const {
+    const int samples = lighting.side * lighting.side;
+    const std::size_t first = first_sample_of(camera, i, j, samples);
+    Vec3 sum = {0.0f, 0.0f, 0.0f};
+    for (int s = 0; s < samples; ++s) {
+      const Ray primary = pixel_sample_ray(camera, i, j, s, lighting.side);
+      sum = sum + sample_color(surfaces[first + s],
+                               blocked + (first + static_cast<std::size_t>(s)) *
+                                             static_cast<std::size_t>(lighting.mask_words),
+                               primary, shading, lighting);
+    }
+    rgb[static_cast<std::size_t>(j) * static_cast<std::size_t>(camera.width) +
+        static_cast<std::size_t>(i)] = to_rgb8(sum * (1.0f / static_cast<float>(samples)));
+  }
+};
+
+// With RenderOptions::with_hits: each pixel's first sample as its depth and visible id.
+struct FirstSampleHits {
+  CameraFrame camera;
+  int samples;
+  const SurfaceSample* surfaces;
+  float* depth;
+  std::uint64_t* hit_id;
+
+  GRANRAY_HD void operator()(int i, int j) const {
+    const SurfaceSample& s = surfaces[first_sample_of(camera, i, j, samples)];
+    const std::size_t pixel = static_cast<std::size_t>(j) * static_cast<std::size_t>(camera.width) +
+                              static_cast<std::size_t>(i);
+    depth[pixel] = s.t;
+    hit_id[pixel] = s.id;
+  }
+};
+
+}  // namespace granray

@@ -1,0 +1,86 @@
+// A lit frame's buffers and passes (SPEC 2a, kernels/lit_passes.h), for one backend. Included
+// by backend_impl.inl inside namespace granray::GRANRAY_BACKEND_NAMESPACE, after its Executor,
+// Memory and Array.
+
+// Samples in one frame, as an index type: pixels x samples must stay addressable.
+inline std::size_t lit_sample_count(const CameraFrame& camera, const LightingParams& lighting) {
+  return static_cast<std::size_t>(camera.width) * static_cast<std::size_t>(camera.height) *
+         static_cast<std::size_t>(lighting.side * lighting.side);
+}
+
+struct IsVisibleSurface {
+  GRANRAY_HD bool operator()(const SurfaceSample& s) const { return s.t < INFINITY; }
+};
+
+class LitPipeline {
+ public:
+  explicit LitPipeline(detail::MemoryAccount& account)
+      : surfaces_(account, "lit frame samples"), blocked_(account, "blocked secondary rays") {}
+
+  // Pass 1 into this pipeline's surfaces.
+  template <class Tracer>
+  void find_surfaces(const Executor& exec, const Tracer& trace, const CameraFrame& camera,
+                     const ColorSource& color, const Vec4* spheres,
+                     const LightingParams& lighting) {
+    surfaces_.resize(lit_sample_count(camera, lighting));
+    exec.for_each_pixel(camera.width, camera.height,
+                        FindSurfaces<Tracer>{trace, camera, color, spheres, lighting.side,
+                                             surfaces_.data()});
+  }
+
+  // Pass 2 over this pipeline's surfaces, against one occluder's spheres.
+  template <class Occluder>
+  void find_blockers(const Executor& exec, const Occluder& occluded, const CameraFrame& camera,
+                     const ShadingParams& shading, const LightingParams& lighting) {
+    blocked_.resize(lit_sample_count(camera, lighting) *
+                    static_cast<std::size_t>(lighting.mask_words));
+    exec.for_each_pixel(camera.width, camera.height,
+                        FindBlockers<Occluder>{occluded, camera, shading, lighting,
+                                               surfaces_.data(), blocked_.data()});
+  }
+
+  // Pass 3 into `pixels`.
+  void shade(const Executor& exec, const CameraFrame& camera, const ShadingParams& shading,
+             const LightingParams& lighting, Rgb8* pixels) const {
+    exec.for_each_pixel(camera.width, camera.height,
+                        ShadeSurfaces{camera, shading, lighting, surfaces_.data(),
+                                      blocked_.data(), pixels});
+  }
+
+  // Each pixel's first sample as its depth and id (RenderOptions::with_hits).
+  void first_sample_hits(const Executor& exec, const CameraFrame& camera,
+                         const LightingParams& lighting, float* depth,
+                         std::uint64_t* hit_id) const {
+    exec.for_each_pixel(camera.width, camera.height,
+                        FirstSampleHits{camera, lighting.side * lighting.side, surfaces_.data(),
+                                        depth, hit_id});
+  }
+
+  // Samples that show a sphere: each casts the frame's secondary rays.
+  std::uint64_t visible_samples(const Executor& exec, std::size_t count) const {
+    return static_cast<std::uint64_t>(thrust::count_if(
+        exec.policy(), surfaces_.data(), surfaces_.data() + count, IsVisibleSurface{}));
+  }
+
+  // Between ranks: the surfaces and blocked bits travel through host memory.
+  void download_surfaces(const Executor& exec, std::vector<SurfaceSample>& out,
+                         std::size_t count) const {
+    out.resize(count);
+    exec.download(surfaces_.data(), out.data(), count);
+  }
+  void upload_surfaces(const Executor& exec, const std::vector<SurfaceSample>& in) {
+    exec.upload(surfaces_, in.data(), in.size());
+  }
+  void download_blocked(const Executor& exec, std::vector<std::uint32_t>& out,
+                        std::size_t count) const {
+    out.resize(count);
+    exec.download(blocked_.data(), out.data(), count);
+  }
+  void upload_blocked(const Executor& exec, const std::vector<std::uint32_t>& in) {
+    exec.upload(blocked_, in.data(), in.size());
+  }
+
+ private:
+  Array<SurfaceSample> surfaces_;
+  Array<std::uint32_t> blocked_;
+};
