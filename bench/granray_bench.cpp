@@ -70,6 +70,12 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"grid", "tiles"}));
   app.add_flag("--brute-force", brute, "also time seed 001's brute-force loop");
   app.add_option("--json", json, "write the results here");
+  granray::ShadingSettings lighting;  // SPEC 2a, off unless asked
+  app.add_flag("--shadows", lighting.shadows, "hard shadows");
+  app.add_option("--ao", lighting.ao_samples, "ambient-occlusion rays per sample");
+  app.add_option("--ao-distance", lighting.ao_distance, "their length (0: 2 mean diameters)");
+  app.add_option("--specular", lighting.specular, "highlight weight");
+  app.add_option("--samples", lighting.samples, "samples per pixel: 1, 4, 9, 16");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -79,9 +85,9 @@ int main(int argc, char** argv) {
     granray::Renderer renderer(kind);
     std::FILE* out = json.empty() ? nullptr : std::fopen(json.c_str(), "w");
     if (out) std::fprintf(out, "[\n");
-    std::printf("%-7s %-6s %-11s %9s %10s %10s %8s %9s %6s %9s %9s %9s\n", "backend", "scene",
-                "method", "particles", "image", "entries", "grid ms", "sort ms", "ratio", "cast ms",
-                "frame ms", "Mrays/s");
+    std::printf("%-7s %-6s %-11s %9s %10s %10s %8s %9s %6s %9s %9s %9s %9s %9s\n", "backend",
+                "scene", "method", "particles", "image", "entries", "grid ms", "sort ms", "ratio",
+                "cast ms", "frame ms", "Mrays/s", "2nd ms", "G2nd/s");
     bool first = true;
     std::vector<std::vector<granray::Vec4>> scenes;
     if (!input.empty()) {
@@ -103,6 +109,11 @@ int main(int argc, char** argv) {
       const double sort_ms = median(sorts);
       for (const std::string& size : resolutions) {
         granray::RenderSettings settings;
+        settings.shading.shadows = lighting.shadows;
+        settings.shading.ao_samples = lighting.ao_samples;
+        settings.shading.ao_distance = lighting.ao_distance;
+        settings.shading.specular = lighting.specular;
+        settings.shading.samples = lighting.samples;
         if (std::sscanf(size.c_str(), "%dx%d", &settings.width, &settings.height) != 2) {
           throw granray::ConfigError("--resolution " + size + ": expected WxH");
         }
@@ -114,9 +125,11 @@ int main(int argc, char** argv) {
           options.method = use_brute           ? granray::RenderMethod::brute_force
                            : method == "tiles" ? granray::RenderMethod::tiles
                                                : granray::RenderMethod::grid;
+          options.count_rays = granray::lighting_on(settings.shading);
           granray::Image image;
           renderer.render(view, settings, image, options);  // warm-up: allocations, uploads
-          std::vector<double> grid, render, total;
+          std::vector<double> grid, render, total, secondary;
+          std::uint64_t secondary_rays = 0;
           std::uint64_t references = 0;  // the grid's cell references or the tiles' entries
           const int frames = use_brute ? 1 : repeat;
           for (int r = 0; r < frames; ++r) {
@@ -125,25 +138,37 @@ int main(int argc, char** argv) {
             grid.push_back(st.grid_ms);
             render.push_back(st.render_ms);
             total.push_back(st.total_ms);
+            secondary.push_back(st.secondary_ms);
+            secondary_rays = st.secondary_rays;
           }
+          // Secondary rays per second over the pass that traces them (lit frames).
+          const double secondary_ms = median(secondary);
+          const double secondary_rate =
+              secondary_ms > 0.0 ? double(secondary_rays) / (secondary_ms * 1e-3) / 1e9 : 0.0;
           const double rays =
               double(settings.width) * settings.height / (median(render) * 1e-3) / 1e6;
           // The grid build against the bare hash + sort; the tiles' binning sorts other keys.
           const double ratio = method == "grid" ? median(grid) / sort_ms : 0.0;
-          std::printf("%-7s %-6s %-11s %9zu %10s %10llu %8.3f %9.3f %6.2f %9.3f %9.3f %9.1f\n",
-                      granray::backend_name(renderer.backend()), scene.c_str(), method.c_str(),
-                      grains.size(), size.c_str(), static_cast<unsigned long long>(references),
-                      median(grid), sort_ms, ratio, median(render), median(total), rays);
+          std::printf(
+              "%-7s %-6s %-11s %9zu %10s %10llu %8.3f %9.3f %6.2f %9.3f %9.3f %9.1f %9.3f %9.2f\n",
+              granray::backend_name(renderer.backend()), scene.c_str(), method.c_str(),
+              grains.size(), size.c_str(), static_cast<unsigned long long>(references),
+              median(grid), sort_ms, ratio, median(render), median(total), rays, secondary_ms,
+              secondary_rate);
           if (out) {
             std::fprintf(out,
                          "%s  {\"backend\": \"%s\", \"scene\": \"%s\", \"method\": \"%s\", "
                          "\"particles\": %zu, \"width\": %d, \"height\": %d, \"grid_ms\": %.4f, "
                          "\"hash_sort_ms\": %.4f, \"grid_over_sort\": %.3f, \"render_ms\": %.4f, "
-                         "\"frame_ms\": %.4f, \"mrays_per_s\": %.2f, \"entries\": %llu}",
+                         "\"frame_ms\": %.4f, \"mrays_per_s\": %.2f, \"entries\": %llu, "
+                         "\"secondary_ms\": %.4f, \"secondary_rays\": %llu, "
+                         "\"gsecondary_per_s\": %.3f}",
                          first ? "" : ",\n", granray::backend_name(renderer.backend()),
                          scene.c_str(), method.c_str(), grains.size(), settings.width,
                          settings.height, median(grid), sort_ms, ratio, median(render),
-                         median(total), rays, static_cast<unsigned long long>(references));
+                         median(total), rays, static_cast<unsigned long long>(references),
+                         secondary_ms, static_cast<unsigned long long>(secondary_rays),
+                         secondary_rate);
             first = false;
           }
         }
