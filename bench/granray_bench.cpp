@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
     if (out) std::fprintf(out, "[\n");
     std::printf("%-7s %-6s %-11s %9s %10s %10s %8s %9s %6s %9s %9s %9s %9s %9s\n", "backend",
                 "scene", "method", "particles", "image", "entries", "grid ms", "sort ms", "ratio",
-                "cast ms", "frame ms", "Mrays/s", "2nd ms", "G2nd/s");
+                "cast ms", "frame ms", "Mrays/s", "2nd ms", "M2nd/s");
     bool first = true;
     std::vector<std::vector<granray::Vec4>> scenes;
     if (!input.empty()) {
@@ -144,13 +144,13 @@ int main(int argc, char** argv) {
           // Secondary rays per second over the pass that traces them (lit frames).
           const double secondary_ms = median(secondary);
           const double secondary_rate =
-              secondary_ms > 0.0 ? double(secondary_rays) / (secondary_ms * 1e-3) / 1e9 : 0.0;
+              secondary_ms > 0.0 ? double(secondary_rays) / (secondary_ms * 1e-3) / 1e6 : 0.0;
           const double rays =
               double(settings.width) * settings.height / (median(render) * 1e-3) / 1e6;
           // The grid build against the bare hash + sort; the tiles' binning sorts other keys.
           const double ratio = method == "grid" ? median(grid) / sort_ms : 0.0;
           std::printf(
-              "%-7s %-6s %-11s %9zu %10s %10llu %8.3f %9.3f %6.2f %9.3f %9.3f %9.1f %9.3f %9.2f\n",
+              "%-7s %-6s %-11s %9zu %10s %10llu %8.3f %9.3f %6.2f %9.3f %9.3f %9.1f %9.3f %9.1f\n",
               granray::backend_name(renderer.backend()), scene.c_str(), method.c_str(),
               grains.size(), size.c_str(), static_cast<unsigned long long>(references),
               median(grid), sort_ms, ratio, median(render), median(total), rays, secondary_ms,
@@ -162,7 +162,7 @@ int main(int argc, char** argv) {
                          "\"hash_sort_ms\": %.4f, \"grid_over_sort\": %.3f, \"render_ms\": %.4f, "
                          "\"frame_ms\": %.4f, \"mrays_per_s\": %.2f, \"entries\": %llu, "
                          "\"secondary_ms\": %.4f, \"secondary_rays\": %llu, "
-                         "\"gsecondary_per_s\": %.3f}",
+                         "\"msecondary_per_s\": %.1f}",
                          first ? "" : ",\n", granray::backend_name(renderer.backend()),
                          scene.c_str(), method.c_str(), grains.size(), settings.width,
                          settings.height, median(grid), sort_ms, ratio, median(render),

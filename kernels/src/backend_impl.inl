@@ -683,7 +683,10 @@ class ThrustBackend final : public detail::Backend {
 
   void cast_blockers(const Executor& exec, const FrameSetup& f, const LitStructures& s,
                      const ShadingParams& shading, const LightingParams& lighting) {
-    if (s.layout) {
+    if (s.layout && Executor::gathers_nearby_spheres) {
+      lit_.find_blockers(exec, NearbySphereOccluder{{grid_view(*s.layout), f.id_of}},
+                         f.camera.frame, shading, lighting);
+    } else if (s.layout) {
       lit_.find_blockers(exec, GridOccluder{grid_view(*s.layout), f.id_of}, f.camera.frame,
                          shading, lighting);
     } else {  // brute force, or no secondary rays at all (then no occluder is asked)

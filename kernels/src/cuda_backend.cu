@@ -182,6 +182,8 @@ class Executor {
   static constexpr bool lists_by_sorting = true;
   // 1 M dense grains at 1080p: grid 0.25 ms, tiles 0.46 ms with their binning (docs/benchmarks.md,
   // "Screen tiles").
+  // Ambient occlusion: a walk per occlusion ray: a gathered list would live in local memory.
+  static constexpr bool gathers_nearby_spheres = false;
   static constexpr RenderMethod fastest_method = RenderMethod::grid;
 
   Executor(void* cuda_stream, Scratch& scratch)

@@ -68,10 +68,7 @@ struct FindBlockers {
           occluded(Ray{p.origin, shading.light}, INFINITY, surface.id)) {
         set_mask_bit(words, 0);
       }
-      for (int k = 0; k < lighting.ao_samples; ++k) {
-        const Ray ray{p.origin, ao_direction(p.normal, i, j, s, k, lighting.ao_samples)};
-        if (occluded(ray, lighting.ao_distance, surface.id)) set_mask_bit(words, 1 + k);
-      }
+      if (lighting.ao_samples > 0) occluded.ambient(p, i, j, s, lighting, surface.id, words);
     }
   }
 };
