@@ -19,7 +19,7 @@ granray=() tachyon=()
 for run in 1 2 3; do
   ms=$("$build/tools/granray-render" "$dump" --set width=$width --set height=$height \
     --set shading.shadows=true --set shading.ao_samples=$ao --set shading.samples=$samples \
-    --set 'backend="cpu"' --out "$work/granray.png" | grep -oE "render [0-9.]+ ms" | awk '{print $2}')
+    --set 'backend="cpu"' --out "$work/granray.png" | grep -oE "frame [0-9.]+ ms" | awk '{print $2}')
   granray+=("$ms")
   s=$("$python" bench/ovito_tachyon.py "$dump" "$work/tachyon.png" $width $height $ao $samples |
     awk '{print $2}')

@@ -118,6 +118,7 @@ int run(const Options& options, granray::RankGroup* ranks) {
         static_cast<unsigned long long>(stats.skipped), backend_name(renderer.backend()),
         render_method_name(stats.method), stats.grid_ms, stats.render_ms);
     if (size > 1) std::printf(", %d ranks, composite %.1f ms", size, stats.composite_ms);
+    std::printf(", frame %.1f ms", stats.total_ms);
     std::printf(" -> %s%s%s\n", path.c_str(), h5 ? " and " : "", h5 ? h5->path().c_str() : "");
   }
   return 0;
