@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's main command: install what is missing, build, and run the example DEM, which
 # renders its pour in situ into PNG frames: on the GPU with 100,000 grains when one is present,
-# else on the CPU with 4,000 grains (about a minute on 2 cores). Frames land in out/demo/frames/
+# else on the CPU with 4,000 grains (about 1.5 minutes on 2 cores). Frames land in out/demo/frames/
 # and out/demo/frames.h5.
 set -euo pipefail
 cd "$(dirname "$0")/.."
