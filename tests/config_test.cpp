@@ -135,6 +135,45 @@ TEST(Config, ErrorsNameKeyFileAndLine) {
   expect_config_error("", {"key=value"}, {"width"});
 }
 
+// SPEC 2a: every lighting key off by default, read when given, and checked with its range.
+TEST(Config, LightingKeys) {
+  const InsituConfig off = parse_insitu_config("[insitu]\n", "sim.toml");
+  EXPECT_FALSE(lighting_on(off.render.shading));
+  EXPECT_EQ(off.render.shading.samples, 1);
+  EXPECT_FLOAT_EQ(off.render.shading.shininess, 32.0f);
+  const InsituConfig on = parse_insitu_config(
+      "[insitu.shading]\nshadows = true\nao_samples = 12\nao_distance = 0.5\nspecular = 0.4\n"
+      "shininess = 64\nsamples = 9\n",
+      "sim.toml");
+  const ShadingSettings& s = on.render.shading;
+  EXPECT_TRUE(s.shadows);
+  EXPECT_EQ(s.ao_samples, 12);
+  EXPECT_FLOAT_EQ(s.ao_distance, 0.5f);
+  EXPECT_FLOAT_EQ(s.specular, 0.4f);
+  EXPECT_FLOAT_EQ(s.shininess, 64.0f);
+  EXPECT_EQ(s.samples, 9);
+  EXPECT_TRUE(lighting_on(s));
+  const InsituConfig set = parse_insitu_config("[insitu]\n", "sim.toml",
+                                               {"shading.samples=4", "shading.shadows=true"});
+  EXPECT_EQ(set.render.shading.samples, 4);
+  EXPECT_TRUE(set.render.shading.shadows);
+
+  expect_config_error("[insitu.shading]\nsamples = 5\n",
+                      {"sim.toml:2", "insitu.shading.samples", "1, 4, 9 or 16"});
+  expect_config_error("[insitu.shading]\n\nao_samples = 257\n",
+                      {"sim.toml:3", "insitu.shading.ao_samples", "0..256"});
+  expect_config_error("[insitu.shading]\nao_samples = -1\n", {"insitu.shading.ao_samples"});
+  expect_config_error("[insitu.shading]\nao_distance = -0.1\n",
+                      {"sim.toml:2", "insitu.shading.ao_distance", ">= 0"});
+  expect_config_error("[insitu.shading]\nspecular = -1\n", {"insitu.shading.specular"});
+  expect_config_error("[insitu.shading]\nshininess = 0.5\n",
+                      {"insitu.shading.shininess", "1..10000"});
+  expect_config_error("[insitu.shading]\nshadows = 1\n",
+                      {"insitu.shading.shadows", "true or false"});
+  expect_config_error("[insitu.shading]\nsamples = 4.0\n", {"insitu.shading.samples", "integer"});
+  expect_config_error("[insitu.shading]\nshadow = true\n", {"insitu.shading.shadow", "unknown"});
+}
+
 TEST(Config, LoadsAFileAndReportsAMissingOne) {
   const std::string path = temp_path("sim.toml");
   std::ofstream(path) << "[insitu]\nevery = 7\n";
