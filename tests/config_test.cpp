@@ -153,8 +153,8 @@ TEST(Config, LightingKeys) {
   EXPECT_FLOAT_EQ(s.shininess, 64.0f);
   EXPECT_EQ(s.samples, 9);
   EXPECT_TRUE(lighting_on(s));
-  const InsituConfig set = parse_insitu_config("[insitu]\n", "sim.toml",
-                                               {"shading.samples=4", "shading.shadows=true"});
+  const InsituConfig set =
+      parse_insitu_config("[insitu]\n", "sim.toml", {"shading.samples=4", "shading.shadows=true"});
   EXPECT_EQ(set.render.shading.samples, 4);
   EXPECT_TRUE(set.render.shading.shadows);
 

@@ -30,7 +30,8 @@ void random_lighting(Rng& rng, ShadingSettings& s) {
   s.ao_samples = std::uniform_int_distribution<int>(0, 3)(rng) == 0
                      ? 0
                      : std::uniform_int_distribution<int>(1, 40)(rng);
-  s.ao_distance = std::uniform_int_distribution<int>(0, 1)(rng) == 0 ? 0.0f : uniform(rng, 0.2f, 3.0f);
+  s.ao_distance =
+      std::uniform_int_distribution<int>(0, 1)(rng) == 0 ? 0.0f : uniform(rng, 0.2f, 3.0f);
   s.specular = std::uniform_int_distribution<int>(0, 2)(rng) == 0 ? 0.0f : uniform(rng, 0.1f, 0.8f);
   s.shininess = uniform(rng, 4.0f, 128.0f);
   const int sides[] = {1, 2, 3};
@@ -232,8 +233,8 @@ TEST_F(LightingTest, ReferenceFollowsTheLightingModel) {
   Renderer renderer(test_backend());
   for (int round = 0; round < 4; ++round) {
     const bool ortho = round % 2 == 1;
-    const auto spheres = round < 2 ? dilute_gas(rng, 60, 0.3f, 1.2f, 4.0f)
-                                   : dense_bed(rng, 150, 0.3f, 0.5f);
+    const auto spheres =
+        round < 2 ? dilute_gas(rng, 60, 0.3f, 1.2f, 4.0f) : dense_bed(rng, 150, 0.3f, 0.5f);
     RenderSettings s = random_settings(rng, ortho);
     s.width = std::min(s.width, 100);
     s.height = std::min(s.height, 80);
@@ -246,8 +247,8 @@ TEST_F(LightingTest, ReferenceFollowsTheLightingModel) {
     const FrameStats stats =
         renderer.render(view_of(spheres), s, image, {RenderMethod::brute_force, false});
     const DoubleCamera cam(stats.camera, s);
-    const D3 light = unit(cam.u * s.shading.light.x + cam.v * s.shading.light.y +
-                          cam.w * s.shading.light.z);
+    const D3 light =
+        unit(cam.u * s.shading.light.x + cam.v * s.shading.light.y + cam.w * s.shading.light.z);
     std::size_t checked = 0, ambiguous_pixels = 0, shadowed = 0;
     for (int j = 0; j < s.height; ++j) {
       for (int i = 0; i < s.width; ++i) {
@@ -268,9 +269,9 @@ TEST_F(LightingTest, ReferenceFollowsTheLightingModel) {
               shadowed += dark;
               const double S = dark ? 0.0 : 1.0;
               const double lambert = std::max(0.0, dot(n, light));
-              const double spec = s.shading.specular * S *
-                                  std::pow(std::max(0.0, dot(n, unit(light - d))),
-                                           double(s.shading.shininess));
+              const double spec =
+                  s.shading.specular * S *
+                  std::pow(std::max(0.0, dot(n, unit(light - d))), double(s.shading.shininess));
               c = d3(s.shading.particle_color) *
                       (s.shading.ambient + s.shading.diffuse * lambert * S) +
                   D3{spec, spec, spec};
@@ -357,8 +358,8 @@ TEST_F(LightingTest, AmbientOcclusionMatchesAManyRayEstimate) {
           const double b = dot(oc, dir), disc = b * b - (dot(oc, oc) - r * r);
           if (disc <= 0) continue;
           const double r0 = -b - std::sqrt(disc), r1 = -b + std::sqrt(disc);
-          near_block = (r0 > 0 && r0 < s.shading.ao_distance) ||
-                       (r1 > 0 && r1 < s.shading.ao_distance);
+          near_block =
+              (r0 > 0 && r0 < s.shading.ao_distance) || (r1 > 0 && r1 < s.shading.ao_distance);
         }
         open += !near_block;
       }
@@ -395,9 +396,9 @@ TEST_F(LightingTest, AmbientOcclusionMatchesAManyRayEstimate) {
   ASSERT_GT(compared, std::size_t(s.width) * s.height / 4) << "the bed should fill the view";
   // The estimates differ by noise alone: no bias, and small everywhere. (Uniform instead of
   // cosine-distributed rays give a bias of several levels.)
-  SCOPED_TRACE(::testing::Message() << compared << " windows, mean difference "
-                                    << total_difference / compared << ", signed "
-                                    << signed_difference / compared);
+  SCOPED_TRACE(::testing::Message()
+               << compared << " windows, mean difference " << total_difference / compared
+               << ", signed " << signed_difference / compared);
   // Over 16 seeds the signed mean had a standard deviation of 0.1 levels and the mean
   // difference stayed in 0.66..0.83.
   EXPECT_LT(std::abs(signed_difference / compared), 0.6);
@@ -410,8 +411,8 @@ TEST_F(LightingTest, AmbientOcclusionMatchesAManyRayEstimate) {
 // occlusion on, one sample per pixel and no highlight, its image is the unlit one, byte for byte.
 TEST_F(LightingTest, ALoneSphereLitEqualsUnlit) {
   Rng rng(fresh_seed());
-  const std::vector<Vec4> one = {{uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1),
-                                  uniform(rng, 0.2f, 2.0f)}};
+  const std::vector<Vec4> one = {
+      {uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, 0.2f, 2.0f)}};
   Renderer renderer(test_backend());
   for (const bool ortho : {false, true}) {
     RenderSettings s = random_settings(rng, ortho);
@@ -445,7 +446,8 @@ TEST_F(LightingTest, AntialiasingAveragesAcrossSilhouettes) {
   for (std::size_t p = 0; p < smooth.rgb.size(); ++p) {
     const int v = smooth.rgb[p];
     bool mean_of_samples = false;
-    for (int k = 0; k <= 16; ++k) mean_of_samples |= v == int(std::floor(255.0f * k / 16.0f + 0.5f));
+    for (int k = 0; k <= 16; ++k)
+      mean_of_samples |= v == int(std::floor(255.0f * k / 16.0f + 0.5f));
     EXPECT_TRUE(mean_of_samples) << "value " << v;
   }
   EXPECT_GT(grey, 0u) << "silhouettes must be smoothed";

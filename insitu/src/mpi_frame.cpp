@@ -482,8 +482,8 @@ void keep_nearest_surfaces(std::vector<SurfaceSample>& surfaces, MPI_Comm comm) 
   const SurfaceReduction reduction;
   for (std::size_t first = 0; first < surfaces.size(); first += kReductionPiece) {
     const int count = static_cast<int>(std::min(kReductionPiece, surfaces.size() - first));
-    GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, surfaces.data() + first, count,
-                                    reduction.type(), reduction.op(), comm));
+    GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, surfaces.data() + first, count, reduction.type(),
+                                    reduction.op(), comm));
   }
 }
 

@@ -42,8 +42,8 @@
 #include "buffer.h"
 #include "colormap_tables.h"
 #include "drawn_rows.h"
-#include "granray/errors.h"
 #include "granray/camera.h"
+#include "granray/errors.h"
 #include "granray/kernels/lit_passes.h"
 #include "granray/kernels/pixel_kernels.h"
 #include "granray/pixel_rect.h"
@@ -162,15 +162,14 @@ struct MergeScalarRange {
 };
 
 #include "grid_building.inl"
-#include "tile_binning.inl"
 #include "lit_pipeline.inl"
+#include "tile_binning.inl"
 
 // The automatic method takes the grid on the CPU when the tiles would hold more entries than the
 // image has pixels: then binning outweighs what the tiles save in casting (1 M dense grains at
 // 1080p: 2.4 M entries, 129 ms a frame against the grid's 88; 300 k: 0.9 M entries, tiles
 // faster; docs/benchmarks.md).
 constexpr std::uint64_t kAutomaticTileEntriesPerPixel = 1;
-
 
 class ThrustBackend final : public detail::Backend {
  public:
@@ -654,9 +653,9 @@ class ThrustBackend final : public detail::Backend {
     LitStructures s{primary_method(options, f.bounds), std::nullopt, std::nullopt};
     const bool secondary = lighting.shadows || lighting.ao_samples > 0;
     if (for_surfaces && s.method == RenderMethod::tiles) {
-      s.lists = build_tile_lists(exec, f.r, f.camera.frame,
-                                 tile_entry_cap(options, f.camera.frame.width *
-                                                             std::uint64_t(f.camera.frame.height)));
+      s.lists = build_tile_lists(
+          exec, f.r, f.camera.frame,
+          tile_entry_cap(options, f.camera.frame.width * std::uint64_t(f.camera.frame.height)));
       if (!s.lists) s.method = RenderMethod::grid;
     }
     const bool grid_for_surfaces = for_surfaces && s.method == RenderMethod::grid;
@@ -673,8 +672,8 @@ class ThrustBackend final : public detail::Backend {
       lit_.find_surfaces(exec, TileTracer{s.lists->view, f.id_of}, cam, color, f.r.spheres,
                          lighting);
     } else if (s.method == RenderMethod::grid) {
-      lit_.find_surfaces(exec, GridTracer{grid_view(*s.layout), f.id_of}, cam, color,
-                         f.r.spheres, lighting);
+      lit_.find_surfaces(exec, GridTracer{grid_view(*s.layout), f.id_of}, cam, color, f.r.spheres,
+                         lighting);
     } else {
       lit_.find_surfaces(exec, BruteForceTracer{f.r.spheres, f.r.count, f.id_of}, cam, color,
                          f.r.spheres, lighting);
@@ -687,11 +686,11 @@ class ThrustBackend final : public detail::Backend {
       lit_.find_blockers(exec, NearbySphereOccluder{{grid_view(*s.layout), f.id_of}},
                          f.camera.frame, shading, lighting);
     } else if (s.layout) {
-      lit_.find_blockers(exec, GridOccluder{grid_view(*s.layout), f.id_of}, f.camera.frame,
-                         shading, lighting);
+      lit_.find_blockers(exec, GridOccluder{grid_view(*s.layout), f.id_of}, f.camera.frame, shading,
+                         lighting);
     } else {  // brute force, or no secondary rays at all (then no occluder is asked)
-      lit_.find_blockers(exec, BruteForceOccluder{f.r.spheres, f.r.count, f.id_of},
-                         f.camera.frame, shading, lighting);
+      lit_.find_blockers(exec, BruteForceOccluder{f.r.spheres, f.r.count, f.id_of}, f.camera.frame,
+                         shading, lighting);
     }
   }
 
@@ -709,8 +708,7 @@ class ThrustBackend final : public detail::Backend {
   // SPEC 2a on one rank: the samples' surfaces, their blocked secondary rays, then shading, all
   // in this backend's memory.
   void render_lit(const Executor& exec, const FrameSetup& f, const FrameTarget& target,
-                  const RenderSettings& settings, const RenderOptions& options,
-                  FrameStats& stats) {
+                  const RenderSettings& settings, const RenderOptions& options, FrameStats& stats) {
     const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
     exec.mark(0);
     const LitStructures s = build_lit_structures(exec, f, options, lighting, true);
@@ -785,8 +783,7 @@ class ThrustBackend final : public detail::Backend {
 
   // SPEC 2: one primary ray per pixel, shaded where it hits.
   void cast_unlit(const Executor& exec, const FrameSetup& f, const FrameTarget& target,
-                  const RenderSettings& settings, const RenderOptions& options,
-                  FrameStats& stats) {
+                  const RenderSettings& settings, const RenderOptions& options, FrameStats& stats) {
     const Resident& r = f.r;
     const SceneBounds& bounds = f.bounds;
     const CameraSetup& camera = f.camera;
@@ -893,8 +890,8 @@ class ThrustBackend final : public detail::Backend {
     const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
     const std::size_t samples = lit_sample_count(f.camera.frame, lighting);
     if (surfaces.size() != samples) {
-      throw Error("granray: " + std::to_string(surfaces.size()) + " surface samples for a frame of " +
-                  std::to_string(samples));
+      throw Error("granray: " + std::to_string(surfaces.size()) +
+                  " surface samples for a frame of " + std::to_string(samples));
     }
     exec.mark(0);
     const LitStructures s = build_lit_structures(exec, f, options, lighting, false);

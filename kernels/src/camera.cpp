@@ -121,9 +121,8 @@ LightingParams make_lighting_params(const ShadingSettings& shading, const SceneB
                       std::to_string(shading.samples));
   }
   if (shading.ao_samples < 0 || shading.ao_samples > kMaxAoSamples) {
-    throw ConfigError("granray: shading ao_samples must be in 0.." +
-                      std::to_string(kMaxAoSamples) + ", got " +
-                      std::to_string(shading.ao_samples));
+    throw ConfigError("granray: shading ao_samples must be in 0.." + std::to_string(kMaxAoSamples) +
+                      ", got " + std::to_string(shading.ao_samples));
   }
   if (!(shading.ao_distance >= 0.0f) || !std::isfinite(shading.ao_distance)) {
     throw ConfigError("granray: shading ao_distance must be finite and >= 0");

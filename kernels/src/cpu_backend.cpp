@@ -52,8 +52,8 @@ class Executor {
   static constexpr const char* name = "cpu";
   // How the grid's cells and the screen tiles get their lists (backend_impl.inl).
   static constexpr bool lists_by_sorting = false;
-  // Ambient occlusion: a gather of the spheres near a shading point, then a short loop per occlusion ray, casts
-  // ambient occlusion faster here than a walk per ray (docs/benchmarks.md).
+  // Ambient occlusion: a gather of the spheres near a shading point, then a short loop per
+  // occlusion ray, casts ambient occlusion faster here than a walk per ray (docs/benchmarks.md).
   static constexpr bool gathers_nearby_spheres = true;
   static constexpr RenderMethod fastest_method = RenderMethod::tiles;
 

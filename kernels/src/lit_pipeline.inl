@@ -23,9 +23,9 @@ class LitPipeline {
                      const ColorSource& color, const Vec4* spheres,
                      const LightingParams& lighting) {
     surfaces_.resize(lit_sample_count(camera, lighting));
-    exec.for_each_pixel(camera.width, camera.height,
-                        FindSurfaces<Tracer>{trace, camera, color, spheres, lighting.side,
-                                             surfaces_.data()});
+    exec.for_each_pixel(
+        camera.width, camera.height,
+        FindSurfaces<Tracer>{trace, camera, color, spheres, lighting.side, surfaces_.data()});
   }
 
   // Pass 2 over this pipeline's surfaces, against one occluder's spheres.
@@ -42,18 +42,18 @@ class LitPipeline {
   // Pass 3 into `pixels`.
   void shade(const Executor& exec, const CameraFrame& camera, const ShadingParams& shading,
              const LightingParams& lighting, Rgb8* pixels) const {
-    exec.for_each_pixel(camera.width, camera.height,
-                        ShadeSurfaces{camera, shading, lighting, surfaces_.data(),
-                                      blocked_.data(), pixels});
+    exec.for_each_pixel(
+        camera.width, camera.height,
+        ShadeSurfaces{camera, shading, lighting, surfaces_.data(), blocked_.data(), pixels});
   }
 
   // Each pixel's first sample as its depth and id (RenderOptions::with_hits).
   void first_sample_hits(const Executor& exec, const CameraFrame& camera,
                          const LightingParams& lighting, float* depth,
                          std::uint64_t* hit_id) const {
-    exec.for_each_pixel(camera.width, camera.height,
-                        FirstSampleHits{camera, lighting.side * lighting.side, surfaces_.data(),
-                                        depth, hit_id});
+    exec.for_each_pixel(
+        camera.width, camera.height,
+        FirstSampleHits{camera, lighting.side * lighting.side, surfaces_.data(), depth, hit_id});
   }
 
   // Samples that show a sphere: each casts the frame's secondary rays.

@@ -79,9 +79,9 @@ struct FrameStats {
   std::uint64_t cells = 0;                          // grid cells, or screen tiles
   std::uint64_t grid_references = 0;                // the cells' or tiles' entries
   double grid_ms = 0.0;
-  double render_ms = 0.0;   // casting and shading
-  double primary_ms = 0.0;  // of render_ms: the primary rays
-  double secondary_ms = 0.0;  // of render_ms: shadow and ambient-occlusion rays (lit frames)
+  double render_ms = 0.0;            // casting and shading
+  double primary_ms = 0.0;           // of render_ms: the primary rays
+  double secondary_ms = 0.0;         // of render_ms: shadow and ambient-occlusion rays (lit frames)
   std::uint64_t secondary_rays = 0;  // with RenderOptions::count_rays
   double total_ms = 0.0;
   ResolvedCamera camera{};

@@ -32,7 +32,7 @@ GRANRAY_HD_INLINE bool nearer_surface(const SurfaceSample& a, const SurfaceSampl
 
 // The lighting of one frame as the kernels see it (SPEC 2a, resolved by make_lighting_params).
 struct LightingParams {
-  int side;           // samples per pixel along each axis: samples = side^2
+  int side;  // samples per pixel along each axis: samples = side^2
   bool shadows;
   int ao_samples;     // ambient-occlusion rays per sample (0 = off)
   float ao_distance;  // their length, world units
@@ -84,7 +84,8 @@ GRANRAY_HD_INLINE bool shadow_matters(Vec3 normal, const Ray& primary, const Sha
                                       const LightingParams& lighting) {
   if (!lighting.shadows) return false;
   if (shading.diffuse > 0.0f && dot(normal, shading.light) > 0.0f) return true;
-  return lighting.specular > 0.0f && highlight(normal, primary, shading.light, lighting.shininess) > 0.0f;
+  return lighting.specular > 0.0f &&
+         highlight(normal, primary, shading.light, lighting.shininess) > 0.0f;
 }
 
 // A 32-bit integer hash (Wellons' lowbias32): the ambient-occlusion directions are a pure
@@ -113,7 +114,8 @@ GRANRAY_HD_INLINE Vec3 ao_direction(Vec3 n, int i, int j, int sample, int k, int
                mix_bits(static_cast<std::uint32_t>(j) ^
                         mix_bits(static_cast<std::uint32_t>(sample) ^
                                  mix_bits(static_cast<std::uint32_t>(count) + 0x9e3779b9u))));
-  const float jitter = unit_interval(mix_bits(seed ^ (static_cast<std::uint32_t>(k) * 0x85ebca6bu)));
+  const float jitter =
+      unit_interval(mix_bits(seed ^ (static_cast<std::uint32_t>(k) * 0x85ebca6bu)));
   const float u1 = (static_cast<float>(k) + jitter) / static_cast<float>(count);
   const float golden = unit_interval(seed) + static_cast<float>(k) * 0.61803398875f;
   const float u2 = golden - static_cast<float>(static_cast<int>(golden));
@@ -167,8 +169,8 @@ GRANRAY_HD_INLINE Vec3 sample_color(const SurfaceSample& surface, const std::uin
     int hidden = 0;
     for (int w = 0; w < lighting.mask_words; ++w) hidden += count_bits(blocked[w]);
     hidden -= mask_bit(blocked, 0) ? 1 : 0;
-    ambient_visible = static_cast<float>(lighting.ao_samples - hidden) /
-                      static_cast<float>(lighting.ao_samples);
+    ambient_visible =
+        static_cast<float>(lighting.ao_samples - hidden) / static_cast<float>(lighting.ao_samples);
   }
   return lit_color(surface.base, p.normal, primary, shading, lighting, shadow, ambient_visible);
 }

@@ -58,8 +58,8 @@ struct FindBlockers {
     const std::size_t first = first_sample_of(camera, i, j, samples);
     for (int s = 0; s < samples; ++s) {
       const SurfaceSample surface = surfaces[first + s];
-      std::uint32_t* words =
-          blocked + (first + static_cast<std::size_t>(s)) * static_cast<std::size_t>(lighting.mask_words);
+      std::uint32_t* words = blocked + (first + static_cast<std::size_t>(s)) *
+                                           static_cast<std::size_t>(lighting.mask_words);
       for (int w = 0; w < lighting.mask_words; ++w) words[w] = 0u;
       if (!(surface.t < INFINITY)) continue;
       const Ray primary = pixel_sample_ray(camera, i, j, s, lighting.side);

@@ -157,8 +157,8 @@ struct NearbySphereOccluder {
     float dx[kAmbientBatch], dy[kAmbientBatch], dz[kAmbientBatch];
     int hit[kAmbientBatch];
     for (int first = 0; first < lighting.ao_samples; first += kAmbientBatch) {
-      const int rays = lighting.ao_samples - first < kAmbientBatch ? lighting.ao_samples - first
-                                                                   : kAmbientBatch;
+      const int rays =
+          lighting.ao_samples - first < kAmbientBatch ? lighting.ao_samples - first : kAmbientBatch;
       for (int k = 0; k < rays; ++k) {
         const Vec3 d = ambient_ray(p, i, j, sample, first + k, lighting).dir;
         dx[k] = d.x;
