@@ -163,7 +163,11 @@ TEST(MpiRender, LitFramesOnAnyRankCountMatchOneRank) {
       s.shading.ao_samples = static_cast<int>(rng() % 40);
       s.shading.specular = rng() % 2 == 0 ? 0.0f : uniform(rng, 0.1f, 0.6f);
       s.shading.samples = rng() % 2 == 0 ? 1 : 4;
+      // Gathered onto rank 0 (fresh compositors), then by the passes over ranks.
       expect_same_as_one_rank(spheres, speed, s, split, rng);
+      mpi::Compositor passes;
+      passes.gather_lit_frames_up_to(0);
+      expect_same_as_one_rank(spheres, speed, s, split, rng, &passes);
     }
   }
 }
@@ -188,6 +192,9 @@ TEST(MpiRender, LiggghtsPackingMatchesOneRank) {
   s.shading.ao_samples = 8;
   s.shading.samples = 4;
   expect_same_as_one_rank(frame[0].xyzr, frame[0].scalar, s, Split::slabs, rng);
+  mpi::Compositor passes;
+  passes.gather_lit_frames_up_to(0);
+  expect_same_as_one_rank(frame[0].xyzr, frame[0].scalar, s, Split::random, rng, &passes);
 }
 
 TEST(MpiRender, TwinsOnDifferentRanksGoToTheSmallerId) {

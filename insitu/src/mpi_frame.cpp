@@ -546,6 +546,78 @@ FrameStats render_lit_distributed(Renderer& renderer, MPI_Comm comm, const Parti
   return stats;
 }
 
+// Gathers one kind of per-particle value onto rank 0, rank after rank.
+template <class T>
+void gather_onto_rank0(const std::vector<T>& mine, std::vector<T>& all, int components,
+                       MPI_Datatype type, const std::vector<int>& counts, int rank,
+                       MPI_Comm comm) {
+  std::vector<int> sizes, offsets;
+  if (rank == 0) {
+    std::size_t total = 0;
+    for (const int c : counts) {
+      offsets.push_back(static_cast<int>(total * components));
+      sizes.push_back(c * components);
+      total += static_cast<std::size_t>(c);
+    }
+    all.resize(total);
+  }
+  GRANRAY_MPI_CHECK(MPI_Gatherv(mine.data(), static_cast<int>(mine.size()) * components, type,
+                                all.data(), sizes.data(), offsets.data(), type, 0, comm));
+}
+
+// SPEC 2a over ranks while the particles fit on one: rank 0 gathers every rank's particles, with
+// their global ids and scalars, and renders the frame alone, as one rank would.
+FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
+                               const RenderSettings& settings, RenderOptions options,
+                               Image& image, Composited result) {
+  int rank = 0, size = 1;
+  GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size));
+  const auto start = std::chrono::steady_clock::now();
+  HostParticles mine;
+  std::string error;
+  bool ok = true;
+  try {
+    renderer.copy_to_host(view, mine);
+  } catch (const std::exception& e) {
+    ok = false;
+    error = e.what();
+  }
+  agree(ok, error, "copying the particles to the host", comm);
+  // A scalar only when every rank that has particles offers one.
+  int scalar = mine.xyzr.empty() || !mine.scalar.empty() ? 1 : 0;
+  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &scalar, 1, MPI_INT, MPI_MIN, comm));
+  if (scalar == 1) mine.scalar.resize(mine.xyzr.size());  // a rank without particles
+  const int count = static_cast<int>(mine.xyzr.size());
+  std::vector<int> counts(rank == 0 ? size : 0);
+  GRANRAY_MPI_CHECK(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm));
+  HostParticles all;
+  gather_onto_rank0(mine.xyzr, all.xyzr, 4, MPI_FLOAT, counts, rank, comm);
+  gather_onto_rank0(mine.ids, all.ids, 1, MPI_UINT64_T, counts, rank, comm);
+  if (scalar == 1) gather_onto_rank0(mine.scalar, all.scalar, 1, MPI_FLOAT, counts, rank, comm);
+  const double gather_ms = ms_since(start);
+  FrameStats stats;
+  if (rank == 0) {
+    ParticleView everything;
+    everything.xyzr = all.xyzr.data();
+    everything.count = all.xyzr.size();
+    everything.ids = all.ids.data();
+    everything.scalar = scalar == 1 ? all.scalar.data() : nullptr;
+    options.particle_bounds.reset();  // this rank's own no longer
+    options.with_hits = result == Composited::rgb_depth_ids;
+    options.copy_drawn_only = false;
+    try {
+      stats = renderer.render(everything, settings, image, options);
+    } catch (const std::exception& e) {
+      ok = false;
+      error = e.what();
+    }
+  }
+  agree(ok, error, "rendering the gathered frame", comm);
+  stats.composite_ms = gather_ms;
+  return stats;
+}
+
 }  // namespace
 
 FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView view,
@@ -594,9 +666,15 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
     options.color_range = std::make_pair(0.0f, 0.0f);
   FrameStats stats;
   if (lighting_on(settings.shading)) {
-    options.with_hits = false;
-    options.copy_drawn_only = false;
-    stats = render_lit_distributed(renderer, comm, view, settings, options, image, result);
+    const std::uint64_t gather_limit =
+        compositor != nullptr ? compositor->lit_gather_limit() : kLitGatherParticles;
+    if (counts[2] <= gather_limit) {
+      stats = render_lit_gathered(renderer, comm, view, settings, options, image, result);
+    } else {
+      options.with_hits = false;
+      options.copy_drawn_only = false;
+      stats = render_lit_distributed(renderer, comm, view, settings, options, image, result);
+    }
   } else {
     try {
       stats = renderer.render(view, settings, image, options);

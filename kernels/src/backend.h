@@ -26,6 +26,7 @@ class Backend {
   virtual void shade_surfaces(const RenderSettings& settings, const RenderOptions& options,
                               const std::vector<SurfaceSample>& surfaces,
                               const std::vector<std::uint32_t>& blocked, Image& image) = 0;
+  virtual void copy_to_host(const ParticleView& particles, HostParticles& out) = 0;
   virtual HostGrid build_grid(const ParticleView& particles) = 0;
   virtual FrameExtent measure(const ParticleView& particles) = 0;
   virtual void set_memory_limit(std::size_t bytes) = 0;

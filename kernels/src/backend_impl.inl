@@ -29,6 +29,7 @@
 #include <thrust/transform_reduce.h>
 #include <thrust/transform_scan.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <limits>
@@ -262,6 +263,42 @@ class ThrustBackend final : public detail::Backend {
                       const std::vector<SurfaceSample>& surfaces,
                       const std::vector<std::uint32_t>& blocked, Image& image) override {
     translate_errors([&] { shading_stage(settings, options, surfaces, blocked, image); });
+  }
+
+  void copy_to_host(const ParticleView& view, HostParticles& out) override {
+    translate_errors([&] {
+      const Executor exec(view.cuda_stream, scratch_);
+      const std::size_t n = view.count;
+      if (n > 0 && view.xyzr == nullptr) {
+        throw Error("granray: particle view holds " + std::to_string(n) + " particles but no data");
+      }
+      const bool on_host = view.space == MemorySpace::host;
+      if (!on_host && view.space != Executor::native_space) {
+        throw DeviceError(std::string("granray ") + Executor::name +
+                          " backend cannot read particles held in device memory");
+      }
+      const auto take = [&](const auto* from, auto& into) {
+        into.resize(n);
+        if (n == 0) return;
+        if (on_host) {
+          std::copy_n(from, n, into.data());
+        } else {
+          exec.download(from, into.data(), n);
+        }
+      };
+      take(view.xyzr, out.xyzr);
+      if (view.scalar != nullptr) {
+        take(view.scalar, out.scalar);
+      } else {
+        out.scalar.clear();
+      }
+      if (view.ids != nullptr) {
+        take(view.ids, out.ids);
+      } else {
+        out.ids.resize(n);
+        for (std::size_t i = 0; i < n; ++i) out.ids[i] = view.id_offset + i;
+      }
+    });
   }
 
   HostGrid build_grid(const ParticleView& particles) override {

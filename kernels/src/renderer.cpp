@@ -138,6 +138,10 @@ void Renderer::shade_surfaces(const RenderSettings& settings, const RenderOption
   impl_->shade_surfaces(settings, options, surfaces, blocked, image);
 }
 
+void Renderer::copy_to_host(const ParticleView& particles, HostParticles& out) {
+  impl_->copy_to_host(particles, out);
+}
+
 void Renderer::set_memory_limit(std::size_t bytes) { impl_->set_memory_limit(bytes); }
 
 double Renderer::time_hash_sort(const ParticleView& particles) {

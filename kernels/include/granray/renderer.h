@@ -94,6 +94,13 @@ struct FrameStats {
   std::vector<RankStats> ranks;  // per rank, on rank 0 of a composited frame; else empty
 };
 
+// One frame's particles in host memory, every particle with its global id.
+struct HostParticles {
+  std::vector<Vec4> xyzr;
+  std::vector<float> scalar;  // empty when the view has none
+  std::vector<std::uint64_t> ids;
+};
+
 // The grid of one frame copied to the host, for tests and diagnostics.
 struct HostGrid {
   GridGeometry geometry{};
@@ -138,6 +145,10 @@ class Renderer {
                     const RenderOptions& options = {});
 
   HostGrid build_grid(const ParticleView& particles);
+
+  // Copies a view's particles (host memory, or this backend's device memory) to the host, with
+  // explicit ids (index + id_offset where the view has none): lit frames over ranks gather them.
+  void copy_to_host(const ParticleView& particles, HostParticles& out);
 
   // A lit frame (SPEC 2a) split into its passes, for ranks that each hold a part of the
   // particles (mpi::render_distributed): every rank finds its own nearest surface per sample;

@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <memory>
 
 #include "granray/image.h"
@@ -34,6 +35,10 @@ enum class CompositeMethod {
   // those (one rank per node). Throws Error when a node's segments cannot be made.
   two_level,
 };
+
+// Lit frames of up to this many particles are gathered onto rank 0 (Compositor): 32 M grains
+// take 1.3 GB there with their ids and scalars.
+constexpr std::uint64_t kLitGatherParticles = std::uint64_t{1} << 25;
 
 // What rank 0's image holds after compositing: rgb, depth and hit ids, or the rgb alone (what
 // a picture needs, and shared memory then copies a fifth). With rgb alone, depth and hit_id are
@@ -71,6 +76,12 @@ class Compositor {
   // automatic then see several nodes). Call before the first frame.
   void pretend_nodes_of(int ranks) { pretend_node_size_ = ranks; }
 
+  // Lit frames (SPEC 2a) of at most this many particles over all ranks are gathered onto rank 0,
+  // which renders them alone: cheaper than exchanging every sample's surface while they fit.
+  // Larger frames run the lighting's passes over the ranks. 0: always the passes.
+  void gather_lit_frames_up_to(std::uint64_t particles) { lit_gather_limit_ = particles; }
+  std::uint64_t lit_gather_limit() const { return lit_gather_limit_; }
+
  private:
   // Collective: groups the ranks by node and makes each node's shared-memory segments; settles
   // method_ (binary swap for good when a node cannot and the method was automatic).
@@ -81,6 +92,7 @@ class Compositor {
   CompositeMethod requested_;
   CompositeMethod method_;
   int pretend_node_size_ = 0;
+  std::uint64_t lit_gather_limit_ = kLitGatherParticles;
 };
 
 // Collective: measures every rank's particles, renders this rank's part with the global camera
