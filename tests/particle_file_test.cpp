@@ -221,6 +221,25 @@ TEST(Sphere, TruncatedAndWrongVersionNameTheByteOffset) {
   expect_input_error([&] { io::read_sphere_bin(old); }, {"old.bin: byte offset 0", "version"});
 }
 
+// A corrupted particle count (its high byte set, as random header mutations found) is checked
+// against the file's size before anything is sized by it: an error naming the file, not an
+// allocation of tens of gigabytes.
+TEST(Sphere, ACorruptedParticleCountIsAnError) {
+  Rng rng(fresh_seed());
+  std::vector<Vec4> spheres;
+  const auto good = write_sphere_bin("count.bin", 2.15, 20, rng, spheres);
+  std::ifstream in(good, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  const std::size_t count_at = sizeof(double) + sizeof(std::uint32_t);
+  for (const std::uint32_t count : {0xff000014u, 0x80000000u, 0xffffffffu, 21u}) {
+    std::memcpy(&bytes[count_at], &count, sizeof count);
+    const auto bad = write_text("count-bad.bin", bytes);
+    expect_input_error([&] { io::read_sphere_bin(bad); },
+                       {"count-bad.bin: byte offset", "truncated"});
+  }
+}
+
 TEST(Sphere, RealOutputFiles) {
   for (const auto& [name, count] :
        {std::pair<const char*, std::size_t>{"sphere/cube-init.output00029.bin", 1000},

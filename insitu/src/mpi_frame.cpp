@@ -549,8 +549,7 @@ FrameStats render_lit_distributed(Renderer& renderer, MPI_Comm comm, const Parti
 // Gathers one kind of per-particle value onto rank 0, rank after rank.
 template <class T>
 void gather_onto_rank0(const std::vector<T>& mine, std::vector<T>& all, int components,
-                       MPI_Datatype type, const std::vector<int>& counts, int rank,
-                       MPI_Comm comm) {
+                       MPI_Datatype type, const std::vector<int>& counts, int rank, MPI_Comm comm) {
   std::vector<int> sizes, offsets;
   if (rank == 0) {
     std::size_t total = 0;
@@ -568,8 +567,8 @@ void gather_onto_rank0(const std::vector<T>& mine, std::vector<T>& all, int comp
 // SPEC 2a over ranks while the particles fit on one: rank 0 gathers every rank's particles, with
 // their global ids and scalars, and renders the frame alone, as one rank would.
 FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
-                               const RenderSettings& settings, RenderOptions options,
-                               Image& image, Composited result) {
+                               const RenderSettings& settings, RenderOptions options, Image& image,
+                               Composited result) {
   int rank = 0, size = 1;
   GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size));

@@ -37,7 +37,8 @@ class ByteCursor {
 
   std::size_t offset() const { return offset_; }
 
- private:
+  // Fails unless `bytes` more are there: a header's count is checked against the file's size
+  // before anything is sized by it.
   void need(std::uint64_t bytes, const char* what) const {
     if (bytes > bytes_.size() - offset_) {
       fail(std::string("file truncated while reading ") + what + " (" + std::to_string(bytes) +
@@ -45,6 +46,7 @@ class ByteCursor {
     }
   }
 
+ private:
   std::string path_;
   std::vector<char> bytes_;
   std::size_t offset_ = 0;
@@ -84,6 +86,7 @@ std::vector<ParticleFrame> read_sphere_bin(const std::string& path, const std::s
   cur.skip(1, sizeof(std::int32_t), "periodic");
   if (hundredths >= 214) cur.skip(1, sizeof(std::int32_t), "adaptive");
 
+  cur.need(std::uint64_t{np} * 4 * sizeof(double), "particle positions and radii");
   frame.xyzr.reserve(np);
   for (std::uint32_t i = 0; i < np; ++i) {
     const double x = cur.read<double>("particle positions");
