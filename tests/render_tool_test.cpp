@@ -126,18 +126,25 @@ TEST(RenderTool, UnderMpirunSplitsTheInputAndMatchesOneRank) {
 #else
   Rng rng(fresh_seed());
   const std::string dump = random_dump(rng, 2, 1500, "split.dump");
-  const std::string settings = " --set width=120 --set height=90 --set backend='\"cpu\"' ";
-  Result r = run_tool(dump + settings + "--out " + temp_path("one_*.png"));
-  ASSERT_EQ(r.status, 0) << r.output;
-  const int ranks = 2 + static_cast<int>(rng() % 3);
-  r = run_command(mpirun_prefix(ranks) + GRANRAY_RENDER_EXE + " " + dump + settings + "--out " +
-                  temp_path("many_*.png"));
-  ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find(std::to_string(ranks) + " ranks"), std::string::npos) << r.output;
-  for (const char* step : {"100", "200"}) {
-    EXPECT_EQ(io::read_png(temp_path(std::string("many_") + step + ".png")).rgb,
-              io::read_png(temp_path(std::string("one_") + step + ".png")).rgb)
-        << "step " << step << " on " << ranks << " ranks";
+  // Unlit, then lit (SPEC 2a: shadows, occlusion and 4 samples, gathered over the ranks).
+  for (const bool lit : {false, true}) {
+    SCOPED_TRACE(lit ? "lit" : "unlit");
+    const std::string settings =
+        std::string(" --set width=120 --set height=90 --set backend='\"cpu\"' ") +
+        (lit ? "--set shading.shadows=true --set shading.ao_samples=6 --set shading.samples=4 "
+             : "");
+    Result r = run_tool(dump + settings + "--out " + temp_path("one_*.png"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    const int ranks = 2 + static_cast<int>(rng() % 3);
+    r = run_command(mpirun_prefix(ranks) + GRANRAY_RENDER_EXE + " " + dump + settings + "--out " +
+                    temp_path("many_*.png"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find(std::to_string(ranks) + " ranks"), std::string::npos) << r.output;
+    for (const char* step : {"100", "200"}) {
+      EXPECT_EQ(io::read_png(temp_path(std::string("many_") + step + ".png")).rgb,
+                io::read_png(temp_path(std::string("one_") + step + ".png")).rgb)
+          << "step " << step << " on " << ranks << " ranks";
+    }
   }
 #endif
 }

@@ -1,0 +1,183 @@
+// Members of ThrustBackend (backend_impl.inl) for lit frames (SPEC 2a), included inside its
+// class body: which structures a lit frame builds, its three passes on one rank, and the same
+// passes one at a time for frames lit across ranks (Renderer::find_surfaces and what follows).
+// The kernels are in kernels/lit_passes.h, the buffers in lit_pipeline.inl.
+
+// The structures of a lit frame: the primary method's, and the grid for secondary rays (the
+// brute-force reference tests every sphere for those too).
+struct LitStructures {
+  RenderMethod method;
+  std::optional<TileLists> lists;
+  std::optional<detail::GridLayout> layout;
+};
+
+LitStructures build_lit_structures(const Executor& exec, const FrameSetup& f,
+                                   const RenderOptions& options, const LightingParams& lighting,
+                                   bool for_surfaces) {
+  LitStructures s{primary_method(options, f.bounds), std::nullopt, std::nullopt};
+  const bool secondary = lighting.shadows || lighting.ao_samples > 0;
+  if (for_surfaces && s.method == RenderMethod::tiles) {
+    s.lists = build_tile_lists(
+        exec, f.r, f.camera.frame,
+        tile_entry_cap(options, f.camera.frame.width * std::uint64_t(f.camera.frame.height)));
+    if (!s.lists) s.method = RenderMethod::grid;
+  }
+  const bool grid_for_surfaces = for_surfaces && s.method == RenderMethod::grid;
+  const bool grid_for_blockers =
+      !for_surfaces && secondary && s.method != RenderMethod::brute_force;
+  if (grid_for_surfaces || grid_for_blockers) s.layout = build_grid_arrays(exec, f.r, f.bounds);
+  return s;
+}
+
+void cast_surfaces(const Executor& exec, const FrameSetup& f, const LitStructures& s,
+                   const ColorSource& color, const LightingParams& lighting) {
+  const CameraFrame& cam = f.camera.frame;
+  if (s.method == RenderMethod::tiles) {
+    lit_.find_surfaces(exec, TileTracer{s.lists->view, f.id_of}, cam, color, f.r.spheres, lighting);
+  } else if (s.method == RenderMethod::grid) {
+    lit_.find_surfaces(exec, GridTracer{grid_view(*s.layout), f.id_of}, cam, color, f.r.spheres,
+                       lighting);
+  } else {
+    lit_.find_surfaces(exec, BruteForceTracer{f.r.spheres, f.r.count, f.id_of}, cam, color,
+                       f.r.spheres, lighting);
+  }
+}
+
+void cast_blockers(const Executor& exec, const FrameSetup& f, const LitStructures& s,
+                   const ShadingParams& shading, const LightingParams& lighting) {
+  if (s.layout && Executor::gathers_nearby_spheres) {
+    lit_.find_blockers(exec, NearbySphereOccluder{{grid_view(*s.layout), f.id_of}}, f.camera.frame,
+                       shading, lighting);
+  } else if (s.layout) {
+    lit_.find_blockers(exec, GridOccluder{grid_view(*s.layout), f.id_of}, f.camera.frame, shading,
+                       lighting);
+  } else {  // brute force, or no secondary rays at all (then no occluder is asked)
+    lit_.find_blockers(exec, BruteForceOccluder{f.r.spheres, f.r.count, f.id_of}, f.camera.frame,
+                       shading, lighting);
+  }
+}
+
+static void record_structures(const LitStructures& s, FrameStats& stats) {
+  stats.method = s.method;
+  if (s.lists) {
+    stats.cells = s.lists->view.tiles.columns * std::uint64_t(s.lists->view.tiles.rows);
+    stats.grid_references = s.lists->entries;
+  } else if (s.layout) {
+    stats.cells = s.layout->cells;
+    stats.grid_references = s.layout->references;
+  }
+}
+
+// SPEC 2a on one rank: the samples' surfaces, their blocked secondary rays, then shading, all
+// in this backend's memory.
+void render_lit(const Executor& exec, const FrameSetup& f, const FrameTarget& target,
+                const RenderSettings& settings, const RenderOptions& options, FrameStats& stats) {
+  const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
+  exec.mark(0);
+  const LitStructures s = build_lit_structures(exec, f, options, lighting, true);
+  LitStructures blockers = s;
+  if (!s.layout && s.method != RenderMethod::brute_force &&
+      (lighting.shadows || lighting.ao_samples > 0)) {
+    blockers.layout = build_grid_arrays(exec, f.r, f.bounds);
+  }
+  exec.mark(1);
+  cast_surfaces(exec, f, s, target.color, lighting);
+  exec.mark(2);
+  cast_blockers(exec, f, blockers, target.shading, lighting);
+  exec.mark(3);
+  lit_.shade(exec, f.camera.frame, target.shading, lighting, target.rgb);
+  if (target.depth != nullptr) {
+    lit_.first_sample_hits(exec, f.camera.frame, lighting, target.depth, target.hit_id);
+  }
+  exec.mark(4);
+  exec.synchronize();
+  record_structures(s, stats);
+  stats.grid_ms = exec.elapsed_ms(0, 1);
+  stats.primary_ms = exec.elapsed_ms(1, 2);
+  stats.secondary_ms = exec.elapsed_ms(2, 3);
+  stats.render_ms = exec.elapsed_ms(1, 4);
+  if (options.count_rays) {
+    const std::uint64_t visible =
+        lit_.visible_samples(exec, lit_sample_count(f.camera.frame, lighting));
+    stats.secondary_rays =
+        visible * static_cast<std::uint64_t>((lighting.shadows ? 1 : 0) + lighting.ao_samples);
+  }
+}
+
+// A lit frame over ranks, pass by pass (Renderer::find_surfaces and what follows): each pass
+// sets the frame up again from the same view and options, so that the passes share nothing
+// but what travels between ranks.
+FrameStats surfaces_stage(const ParticleView& view, const RenderSettings& settings,
+                          const RenderOptions& options, std::vector<SurfaceSample>& out) {
+  const Clock::time_point start = Clock::now();
+  const Executor exec(view.cuda_stream, scratch_);
+  const FrameSetup f = set_up_frame(exec, view, settings, options);
+  FrameStats stats;
+  stats.particles = f.r.count;
+  stats.skipped = f.bounds.skipped;
+  stats.camera = f.camera.resolved;
+  const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
+  const ColorSource color = color_source(exec, f.r, settings, options, stats);
+  exec.mark(0);
+  const LitStructures s = build_lit_structures(exec, f, options, lighting, true);
+  exec.mark(1);
+  cast_surfaces(exec, f, s, color, lighting);
+  exec.mark(2);
+  lit_.download_surfaces(exec, out, lit_sample_count(f.camera.frame, lighting));
+  exec.synchronize();
+  record_structures(s, stats);
+  stats.grid_ms = exec.elapsed_ms(0, 1);
+  stats.primary_ms = exec.elapsed_ms(1, 2);
+  stats.render_ms = stats.primary_ms;
+  stats.total_ms = ms_since(start);
+  return stats;
+}
+
+double blockers_stage(const ParticleView& view, const RenderSettings& settings,
+                      const RenderOptions& options, const std::vector<SurfaceSample>& surfaces,
+                      std::vector<std::uint32_t>& blocked) {
+  const Executor exec(view.cuda_stream, scratch_);
+  const FrameSetup f = set_up_frame(exec, view, settings, options);
+  const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
+  const std::size_t samples = lit_sample_count(f.camera.frame, lighting);
+  if (surfaces.size() != samples) {
+    throw Error("granray: " + std::to_string(surfaces.size()) + " surface samples for a frame of " +
+                std::to_string(samples));
+  }
+  exec.mark(0);
+  const LitStructures s = build_lit_structures(exec, f, options, lighting, false);
+  lit_.upload_surfaces(exec, surfaces);
+  exec.mark(1);
+  cast_blockers(exec, f, s, make_shading_params(settings.shading, f.camera.frame), lighting);
+  exec.mark(2);
+  lit_.download_blocked(exec, blocked, samples * static_cast<std::size_t>(lighting.mask_words));
+  exec.synchronize();
+  return exec.elapsed_ms(1, 2);
+}
+
+void shading_stage(const RenderSettings& settings, const RenderOptions& options,
+                   const std::vector<SurfaceSample>& surfaces,
+                   const std::vector<std::uint32_t>& blocked, Image& image) {
+  if (!options.camera_bounds) {
+    throw Error("granray: shading surfaces needs RenderOptions::camera_bounds");
+  }
+  const Executor exec(nullptr, scratch_);
+  const CameraSetup camera = resolve_camera(settings, *options.camera_bounds);
+  const LightingParams lighting = make_lighting_params(settings.shading, *options.camera_bounds);
+  const std::size_t samples = lit_sample_count(camera.frame, lighting);
+  if (surfaces.size() != samples ||
+      blocked.size() != samples * static_cast<std::size_t>(lighting.mask_words)) {
+    throw Error("granray: the surfaces or blocked rays do not fit a frame of " +
+                std::to_string(samples) + " samples");
+  }
+  image.pending.reset();
+  exec.wait_for_deferred_reads();
+  lit_.upload_surfaces(exec, surfaces);
+  lit_.upload_blocked(exec, blocked);
+  pixels_.resize(static_cast<std::size_t>(image_pixels(settings)));
+  lit_.shade(exec, camera.frame, make_shading_params(settings.shading, camera.frame), lighting,
+             pixels_.data());
+  FrameStats unused;
+  RenderOptions plain;
+  deliver_pixels(exec, settings, plain, unused, image);
+}
