@@ -133,11 +133,12 @@ TEST(RenderTool, UnderMpirunSplitsTheInputAndMatchesOneRank) {
         std::string(" --set width=120 --set height=90 --set backend='\"cpu\"' ") +
         (lit ? "--set shading.shadows=true --set shading.ao_samples=6 --set shading.samples=4 "
              : "");
-    Result r = run_tool(dump + settings + "--out " + temp_path("one_*.png"));
+    // Quoted: the unlit round's files would match the pattern in the shell.
+    Result r = run_tool(dump + settings + "--out '" + temp_path("one_*.png") + "'");
     ASSERT_EQ(r.status, 0) << r.output;
     const int ranks = 2 + static_cast<int>(rng() % 3);
-    r = run_command(mpirun_prefix(ranks) + GRANRAY_RENDER_EXE + " " + dump + settings + "--out " +
-                    temp_path("many_*.png"));
+    r = run_command(mpirun_prefix(ranks) + GRANRAY_RENDER_EXE + " " + dump + settings + "--out '" +
+                    temp_path("many_*.png") + "'");
     ASSERT_EQ(r.status, 0) << r.output;
     EXPECT_NE(r.output.find(std::to_string(ranks) + " ranks"), std::string::npos) << r.output;
     for (const char* step : {"100", "200"}) {
