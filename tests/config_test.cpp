@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <regex>
+#include <set>
 
 #include "granray/errors.h"
 #include "granray/insitu/config.h"
@@ -172,6 +174,68 @@ TEST(Config, LightingKeys) {
                       {"insitu.shading.shadows", "true or false"});
   expect_config_error("[insitu.shading]\nsamples = 4.0\n", {"insitu.shading.samples", "integer"});
   expect_config_error("[insitu.shading]\nshadow = true\n", {"insitu.shading.shadow", "unknown"});
+}
+
+// Messages that say how to fix the mistake (issue 20).
+TEST(Config, MessagesSayHowToFixTheMistake) {
+  // A bare word where a string is expected is that string (the shell ate the quotes).
+  const InsituConfig c = parse_insitu_config(
+      "[insitu]\n", "sim.toml", {"camera.projection=orthographic", "png=frames/f_*.png"});
+  EXPECT_EQ(c.render.camera.projection, Projection::orthographic);
+  EXPECT_EQ(c.png, "frames/f_*.png");
+  // ... and still checked like a quoted one, naming the --set it came from.
+  expect_config_error("", {"--set camera.projection=fisheye", "\"perspective\" or"},
+                      {"camera.projection=fisheye"});
+  expect_config_error("", {"--set camera.fov=abc", "insitu.camera.fov", "number"},
+                      {"camera.fov=abc"});
+  // A misspelt key names the nearest known one.
+  expect_config_error("", {"insitu.camera.fvo", "did you mean 'insitu.camera.fov'"},
+                      {"camera.fvo=3"});
+  expect_config_error("[insitu.shading]\nshaddows = true\n",
+                      {"sim.toml:2", "did you mean 'insitu.shading.shadows'"});
+  expect_config_error("[insitu]\nevry = 10\n", {"did you mean 'insitu.every'"});
+  // Nothing near: no guess, the known keys are listed.
+  try {
+    parse_insitu_config("[insitu]\nbrightness = 2\n", "sim.toml");
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).find("did you mean"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("known keys: every"), std::string::npos) << e.what();
+  }
+}
+
+// docs/configuration.md lists every key the reader knows in its tables, and no other.
+TEST(Config, ReferenceDocumentsEveryKey) {
+  std::ifstream doc(std::string(GRANRAY_SOURCE_DIR) + "/docs/configuration.md");
+  ASSERT_TRUE(doc) << "docs/configuration.md not found";
+  std::set<std::string> documented;
+  const std::regex row(R"(^\| `([a-z_.]+)` \|)");
+  std::smatch m;
+  for (std::string line; std::getline(doc, line);) {
+    if (std::regex_search(line, m, row)) documented.insert(m[1]);
+  }
+  std::set<std::string> known;
+  for (const std::string& k : insitu_config_keys()) known.insert(k);
+  // granray-render's options sit in a table of their own, with dashes: they do not match.
+  for (const std::string& k : known) {
+    EXPECT_TRUE(documented.count(k)) << "the reader knows '" << k << "', the reference does not";
+  }
+  for (const std::string& k : documented) {
+    EXPECT_TRUE(known.count(k)) << "the reference lists '" << k << "', the reader does not";
+  }
+  EXPECT_GE(known.size(), 30u);
+  // And every listed key is accepted by the reader.
+  for (const std::string& k : known) {
+    const std::size_t dot = k.find('.');
+    const std::string table = dot == std::string::npos ? "" : k.substr(0, dot);
+    const std::string name = dot == std::string::npos ? k : k.substr(dot + 1);
+    try {
+      parse_insitu_config("[insitu" + (table.empty() ? "" : "." + table) + "]\n" + name + " = 1\n",
+                          "sim.toml");
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(std::string(e.what()).find("unknown key"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(Config, LoadsAFileAndReportsAMissingOne) {

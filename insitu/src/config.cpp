@@ -16,9 +16,19 @@ using detail::positive;
 using detail::TableReader;
 using detail::where;
 
+// The keys of each table; insitu_config_keys() lists them for the configuration reference.
+const std::vector<const char*> kInsituKeys = {
+    "every", "every_time", "width",       "height", "output",  "png",  "backend",
+    "queue", "drop",       "compression", "camera", "shading", "color"};
+const std::vector<const char*> kCameraKeys = {"projection",   "position", "target", "up",  "fov",
+                                              "ortho_height", "theta",    "phi",    "zoom"};
+const std::vector<const char*> kShadingKeys = {
+    "ambient",    "diffuse",     "light",    "background", "particle_color", "shadows",
+    "ao_samples", "ao_distance", "specular", "shininess",  "samples"};
+const std::vector<const char*> kColorKeys = {"field", "colormap", "range"};
+
 void read_camera(const TableReader& t, CameraSettings& cam) {
-  t.only_keys(
-      {"projection", "position", "target", "up", "fov", "ortho_height", "theta", "phi", "zoom"});
+  t.only_keys(kCameraKeys);
   if (const auto p = t.string("projection")) {
     if (*p == "perspective") {
       cam.projection = Projection::perspective;
@@ -51,8 +61,7 @@ void read_camera(const TableReader& t, CameraSettings& cam) {
 }
 
 void read_shading(const TableReader& t, ShadingSettings& s) {
-  t.only_keys({"ambient", "diffuse", "light", "background", "particle_color", "shadows",
-               "ao_samples", "ao_distance", "specular", "shininess", "samples"});
+  t.only_keys(kShadingKeys);
   if (const auto a = t.number("ambient")) s.ambient = positive(t, "ambient", *a, true);
   if (const auto d = t.number("diffuse")) s.diffuse = positive(t, "diffuse", *d, true);
   if (const auto l = t.vec3("light")) {
@@ -86,7 +95,7 @@ void read_shading(const TableReader& t, ShadingSettings& s) {
 }
 
 ColorSettings read_color(const TableReader& t) {
-  t.only_keys({"field", "colormap", "range"});
+  t.only_keys(kColorKeys);
   ColorSettings c;
   const auto field = t.string("field");
   if (!field || field->empty()) t.fail("field", "must name the scalar to colour by");
@@ -120,8 +129,7 @@ ColorSettings read_color(const TableReader& t) {
 
 InsituConfig read_insitu(const toml::table& table) {
   const TableReader t(table, "insitu");
-  t.only_keys({"every", "every_time", "width", "height", "output", "png", "backend", "queue",
-               "drop", "compression", "camera", "shading", "color"});
+  t.only_keys(kInsituKeys);
   InsituConfig config;
   if (const auto every = t.integer("every")) {
     if (*every < 0) t.fail("every", "must be >= 0");
@@ -172,6 +180,21 @@ InsituConfig read_insitu(const toml::table& table) {
 }
 
 }  // namespace
+
+std::vector<std::string> insitu_config_keys() {
+  std::vector<std::string> keys;
+  for (const char* k : kInsituKeys) {
+    const std::string key = k;
+    if (key == "camera" || key == "shading" || key == "color") continue;  // tables, listed below
+    keys.push_back(key);
+  }
+  for (const auto& [table, names] :
+       {std::pair{"camera.", &kCameraKeys}, std::pair{"shading.", &kShadingKeys},
+        std::pair{"color.", &kColorKeys}}) {
+    for (const char* k : *names) keys.push_back(std::string(table) + k);
+  }
+  return keys;
+}
 
 InsituConfig parse_insitu_config(std::string_view toml_text, const std::string& source_name,
                                  const std::vector<std::string>& overrides) {

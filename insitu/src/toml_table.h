@@ -30,16 +30,54 @@ class TableReader {
       : table_(table), prefix_(std::move(prefix)) {}
 
   void only_keys(std::initializer_list<const char*> allowed) const {
+    only_keys(std::vector<const char*>(allowed));
+  }
+
+  // An unknown key names the known ones, and the nearest of them when it looks misspelt.
+  void only_keys(const std::vector<const char*>& allowed) const {
     for (auto&& [key, node] : table_) {
       const bool known = std::any_of(allowed.begin(), allowed.end(),
                                      [&](const char* k) { return key.str() == k; });
       if (!known) {
         std::string list;
         for (const char* k : allowed) list += std::string(list.empty() ? "" : ", ") + k;
-        throw ConfigError(where(node.source()) + ": unknown key '" + name(key.str()) +
-                          "' (known keys: " + list + ")");
+        const std::string nearest = nearest_key(key.str(), allowed);
+        throw ConfigError(where(node.source()) + ": unknown key '" + name(key.str()) + "'" +
+                          (nearest.empty() ? "" : "; did you mean '" + name(nearest) + "'?") +
+                          " (known keys: " + list + ")");
       }
     }
+  }
+
+  // The allowed key within an edit distance of a third of the word (at least 2), or "".
+  static std::string nearest_key(std::string_view word, const std::vector<const char*>& allowed) {
+    std::string best;
+    std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
+    for (const char* k : allowed) {
+      const std::size_t d = edit_distance(word, k);
+      if (d < best_distance) {
+        best_distance = d;
+        best = k;
+      }
+    }
+    return best;
+  }
+
+  // Levenshtein distance, a transposition of neighbours counting once.
+  static std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+    for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        d[i][j] = std::min(
+            {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+          d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+      }
+    }
+    return d[a.size()][b.size()];
   }
 
   const toml::node* find(const char* key) const { return table_.get(key); }

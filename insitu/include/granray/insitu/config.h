@@ -39,6 +39,10 @@ struct InsituConfig {
 InsituConfig load_insitu_config(const std::string& path,
                                 const std::vector<std::string>& overrides = {});
 
+// Every key the [insitu] reader knows, relative to [insitu] ("every", "camera.fov", ...): what
+// docs/configuration.md documents (a test checks both ways).
+std::vector<std::string> insitu_config_keys();
+
 // The same from TOML text; source_name stands for the file in messages.
 InsituConfig parse_insitu_config(std::string_view toml_text, const std::string& source_name,
                                  const std::vector<std::string>& overrides = {});
