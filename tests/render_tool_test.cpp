@@ -150,6 +150,30 @@ TEST(RenderTool, UnderMpirunSplitsTheInputAndMatchesOneRank) {
 #endif
 }
 
+// On a terminal, one updating progress line (frames done of all, rate, time left) instead of a
+// line per frame; through a pipe, the per-frame lines.
+TEST(RenderTool, ProgressLineOnATerminal) {
+  if (run_command("command -v script").status != 0) GTEST_SKIP() << "no script(1) for a terminal";
+  Rng rng(fresh_seed());
+  const std::string dump = random_dump(rng, 3, 200, "progress.dump");
+  const std::string command = std::string(GRANRAY_RENDER_EXE) + " " + dump +
+                              " --set width=64 --set height=48 --out '" +
+                              temp_path("progress_*.png") + "'";
+  const Result piped = run_command(command);
+  ASSERT_EQ(piped.status, 0) << piped.output;
+  EXPECT_EQ(piped.output.find('\r'), std::string::npos) << piped.output;
+  EXPECT_NE(piped.output.find("-> "), std::string::npos) << piped.output;
+  const Result terminal = run_command("script -qfec \"" + command + "\" /dev/null");
+  if (terminal.status != 0 && terminal.output.find("script:") != std::string::npos) {
+    GTEST_SKIP() << "script(1) could not open a terminal here: " << terminal.output;
+  }
+  ASSERT_EQ(terminal.status, 0) << terminal.output;
+  EXPECT_NE(terminal.output.find("\rgranray-render: 3/3 frames"), std::string::npos)
+      << terminal.output;
+  EXPECT_NE(terminal.output.find("frames/s"), std::string::npos) << terminal.output;
+  EXPECT_EQ(terminal.output.find("-> "), std::string::npos) << terminal.output;
+}
+
 TEST(RenderTool, BadInputFailsWithFileAndLine) {
   const std::string bad = temp_path("bad.xyzr");
   std::ofstream(bad) << "0 0 0 1\n0 0 zero 1\n";

@@ -1,8 +1,10 @@
 // granray-render: renders particle files with the plugin's settings and renderer (SPEC 4).
 // Under mpirun each rank renders an equal share of every frame's particles, the frame is
 // composited across the ranks, and rank 0 writes it.
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -23,6 +25,18 @@
 #endif
 
 namespace {
+
+// "\rgranray-render: 3/10 frames, 2.1 frames/s, 3 s left", rewritten in place.
+void print_progress(std::size_t done, std::size_t total,
+                    std::chrono::steady_clock::time_point start) {
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double rate = seconds > 0.0 ? static_cast<double>(done) / seconds : 0.0;
+  const double left = rate > 0.0 ? static_cast<double>(total - done) / rate : 0.0;
+  std::fprintf(stderr, "\rgranray-render: %zu/%zu frames, %.2f frames/s, %.0f s left   ", done,
+               total, rate, left);
+  std::fflush(stderr);
+}
 
 struct Options {
   std::string config;
@@ -94,6 +108,12 @@ int run(const Options& options, granray::RankGroup* ranks) {
 
   Renderer renderer(config.backend);
   Image image;
+  // On a terminal, one line that updates (frames done, rate, time left) instead of a line per
+  // frame; a redirected standard output still gets the per-frame lines.
+  const bool progress = rank == 0 && isatty(STDERR_FILENO) != 0;
+  const bool frame_lines = !progress || isatty(STDOUT_FILENO) == 0;
+  const auto started = std::chrono::steady_clock::now();
+  std::size_t done = 0;
   for (const NamedFrame& f : frames) {
     const ParticleView view = share_of(f.frame, rank, size);
     const FrameStats stats = ranks ? ranks->render(renderer, view, config.render, image)
@@ -110,6 +130,9 @@ int run(const Options& options, granray::RankGroup* ranks) {
       failure = e.what();
     }
     if (!everyone_fine()) throw OutputError(failure);
+    ++done;
+    if (progress) print_progress(done, frames.size(), started);
+    if (!frame_lines) continue;
     std::printf(
         "%s: step %lld, %llu particles (%llu skipped), %s backend, %s %.1f ms, "
         "render %.1f ms",
@@ -120,7 +143,9 @@ int run(const Options& options, granray::RankGroup* ranks) {
     if (size > 1) std::printf(", %d ranks, composite %.1f ms", size, stats.composite_ms);
     std::printf(", frame %.1f ms", stats.total_ms);
     std::printf(" -> %s%s%s\n", path.c_str(), h5 ? " and " : "", h5 ? h5->path().c_str() : "");
+    std::fflush(stdout);
   }
+  if (progress) std::fprintf(stderr, "\n");
   return 0;
 }
 
