@@ -49,5 +49,25 @@ if(GRANRAY_BUILD_TOOLS AND NOT GRANRAY_CLI11_INCLUDE_DIR)
   message(FATAL_ERROR "granray: CLI11 not found (install libcli11-dev)")
 endif()
 
+# Overlays (colour bar, label): stb_truetype (Debian libstb-dev) rasterises DejaVu Sans
+# (fonts-dejavu-core), fmt (libfmt-dev, used header-only) formats the label.
+find_path(GRANRAY_STB_INCLUDE_DIR stb_truetype.h HINTS ${GRANRAY_EXTRA_INCLUDE_DIR}
+          PATH_SUFFIXES stb)
+find_path(GRANRAY_FMT_INCLUDE_DIR fmt/format.h HINTS ${GRANRAY_EXTRA_INCLUDE_DIR})
+find_file(GRANRAY_FONT_FILE DejaVuSans.ttf
+          HINTS ${GRANRAY_EXTRA_INCLUDE_DIR}/../fonts /usr/share/fonts/truetype/dejavu
+          NO_DEFAULT_PATH)
+if(NOT GRANRAY_STB_INCLUDE_DIR)
+  message(FATAL_ERROR "granray: stb_truetype.h not found (install libstb-dev)")
+endif()
+if(NOT GRANRAY_FMT_INCLUDE_DIR)
+  message(FATAL_ERROR "granray: fmt not found (install libfmt-dev)")
+endif()
+if(NOT GRANRAY_FONT_FILE)
+  message(WARNING "granray: DejaVuSans.ttf not found (install fonts-dejavu-core): frames get "
+                  "no colour bar or label unless GRANRAY_FONT names a TrueType font")
+  set(GRANRAY_FONT_FILE "")
+endif()
+
 # MPI is optional: with it, granray_mpi composites frames rendered on many ranks.
 find_package(MPI COMPONENTS CXX)

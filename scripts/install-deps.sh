@@ -3,7 +3,8 @@
 # Does nothing (and needs no network) when everything is there.
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libpng-dev libgtest-dev libtomlplusplus-dev
-          libcli11-dev libhdf5-dev hdf5-tools libopenmpi-dev openmpi-bin)
+          libcli11-dev libhdf5-dev hdf5-tools libopenmpi-dev openmpi-bin libstb-dev libfmt-dev
+          fonts-dejavu-core)
 # Thrust for the CPU backend: CUDA's own copy when a toolkit is installed, else Debian's.
 if [ ! -d /usr/local/cuda/include/cccl/thrust ]; then
   packages+=(libthrust-dev libcub-dev)

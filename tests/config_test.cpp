@@ -176,6 +176,21 @@ TEST(Config, LightingKeys) {
   expect_config_error("[insitu.shading]\nshadow = true\n", {"insitu.shading.shadow", "unknown"});
 }
 
+TEST(Config, AnnotationKeys) {
+  const InsituConfig c = parse_insitu_config(
+      "[insitu.annotations]\ncolor_bar = true\nlabel = \"t = {time:.3f} s\"\nfont_size = 20\n",
+      "sim.toml");
+  EXPECT_TRUE(c.annotations.color_bar);
+  EXPECT_EQ(c.annotations.label, "t = {time:.3f} s");
+  EXPECT_EQ(c.annotations.font_size, 20);
+  expect_config_error("[insitu.annotations]\n\nlabel = \"{tme}\"\n",
+                      {"sim.toml:3", "insitu.annotations.label", "{step}, {time}, {particles}"});
+  expect_config_error("[insitu.annotations]\nfont_size = -2\n",
+                      {"sim.toml:2", "insitu.annotations.font_size", "0..1000"});
+  expect_config_error("[insitu.annotations]\ncolour_bar = true\n",
+                      {"did you mean 'insitu.annotations.color_bar'"});
+}
+
 // Messages that say how to fix the mistake (issue 20).
 TEST(Config, MessagesSayHowToFixTheMistake) {
   // A bare word where a string is expected is that string (the shell ate the quotes).

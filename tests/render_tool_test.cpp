@@ -132,6 +132,8 @@ TEST(RenderTool, UnderMpirunSplitsTheInputAndMatchesOneRank) {
     const std::string settings =
         std::string(" --set width=120 --set height=90 --set backend='\"cpu\"' ") +
         (lit ? "--set shading.shadows=true --set shading.ao_samples=6 --set shading.samples=4 "
+               "--set annotations.color_bar=true --set color.field=vx "
+               "--set 'annotations.label=\"step {step}\"' "
              : "");
     // Quoted: the unlit round's files would match the pattern in the shell.
     Result r = run_tool(dump + settings + "--out '" + temp_path("one_*.png") + "'");
@@ -172,6 +174,34 @@ TEST(RenderTool, ProgressLineOnATerminal) {
       << terminal.output;
   EXPECT_NE(terminal.output.find("frames/s"), std::string::npos) << terminal.output;
   EXPECT_EQ(terminal.output.find("-> "), std::string::npos) << terminal.output;
+}
+
+// Without a readable font the frames are written, without overlays, and one warning says why.
+TEST(RenderTool, AMissingFontLeavesTheOverlaysOut) {
+  Rng rng(fresh_seed());
+  const std::string dump = random_dump(rng, 2, 200, "font.dump");
+  const std::string base =
+      std::string(GRANRAY_RENDER_EXE) + " " + dump + " --set width=96 --set height=64 --out '";
+  const Result plain = run_command(base + temp_path("plain_*.png") + "'");
+  ASSERT_EQ(plain.status, 0) << plain.output;
+  const Result missing =
+      run_command("GRANRAY_FONT=" + temp_path("no-such-font.ttf") + " " + base +
+                  temp_path("nofont_*.png") + "' --set 'annotations.label=\"step {step}\"'");
+  ASSERT_EQ(missing.status, 0) << missing.output;
+  const std::string warning = "without annotations";
+  const std::size_t first = missing.output.find(warning);
+  EXPECT_NE(first, std::string::npos) << missing.output;
+  EXPECT_EQ(missing.output.find(warning, first + 1), std::string::npos) << "warned once";
+  for (const char* step : {"100", "200"}) {
+    EXPECT_EQ(io::read_png(temp_path(std::string("nofont_") + step + ".png")).rgb,
+              io::read_png(temp_path(std::string("plain_") + step + ".png")).rgb);
+  }
+  const Result labelled =
+      run_command(base + temp_path("label_*.png") + "' --set 'annotations.label=\"step {step}\"'");
+  ASSERT_EQ(labelled.status, 0) << labelled.output;
+  EXPECT_NE(io::read_png(temp_path("label_100.png")).rgb,
+            io::read_png(temp_path("plain_100.png")).rgb)
+      << "with a font, the label is drawn";
 }
 
 TEST(RenderTool, BadInputFailsWithFileAndLine) {

@@ -14,6 +14,7 @@
 #include "granray/errors.h"
 #include "granray/insitu/config.h"
 #include "granray/insitu/rank_group.h"
+#include "granray/io/annotations.h"
 #include "granray/io/frame_pattern.h"
 #include "granray/io/hdf5_frame_file.h"
 #include "granray/io/image_file.h"
@@ -114,6 +115,7 @@ int run(const Options& options, granray::RankGroup* ranks) {
   const bool frame_lines = !progress || isatty(STDOUT_FILENO) == 0;
   const auto started = std::chrono::steady_clock::now();
   std::size_t done = 0;
+  bool warned = false;  // about overlays that cannot be drawn: once
   for (const NamedFrame& f : frames) {
     const ParticleView view = share_of(f.frame, rank, size);
     const FrameStats stats = ranks ? ranks->render(renderer, view, config.render, image)
@@ -124,6 +126,26 @@ int run(const Options& options, granray::RankGroup* ranks) {
     }
     const std::string path = io::expand_frame_pattern(options.out, f.number);
     try {
+      if (io::any_annotation(config.annotations)) {
+        io::AnnotationValues v;
+        v.step = f.number;
+        v.time = f.frame.time;
+        v.particles = stats.particles;
+        v.colored = stats.colored;
+        v.lo = stats.color_lo;
+        v.hi = stats.color_hi;
+        if (config.color) {
+          v.colormap = config.color->mapping.colormap;
+          v.field = config.color->field;
+        }
+        v.background = config.render.shading.background;
+        const std::string why = io::draw_annotations(image, config.annotations, v);
+        if (!why.empty() && !warned) {
+          warned = true;
+          std::fprintf(stderr, "granray-render: frames are written without annotations: %s\n",
+                       why.c_str());
+        }
+      }
       io::write_image(path, image);
       if (h5) h5->append(image, io::frame_metadata(stats, f.number, f.frame.time));
     } catch (const Error& e) {

@@ -18,14 +18,33 @@ using detail::where;
 
 // The keys of each table; insitu_config_keys() lists them for the configuration reference.
 const std::vector<const char*> kInsituKeys = {
-    "every", "every_time", "width",       "height", "output",  "png",  "backend",
-    "queue", "drop",       "compression", "camera", "shading", "color"};
+    "every", "every_time", "width",       "height", "output",  "png",   "backend",
+    "queue", "drop",       "compression", "camera", "shading", "color", "annotations"};
 const std::vector<const char*> kCameraKeys = {"projection",   "position", "target", "up",  "fov",
                                               "ortho_height", "theta",    "phi",    "zoom"};
 const std::vector<const char*> kShadingKeys = {
     "ambient",    "diffuse",     "light",    "background", "particle_color", "shadows",
     "ao_samples", "ao_distance", "specular", "shininess",  "samples"};
 const std::vector<const char*> kColorKeys = {"field", "colormap", "range"};
+const std::vector<const char*> kAnnotationKeys = {"color_bar", "label", "font_size"};
+
+void read_annotations(const TableReader& t, io::AnnotationSettings& a) {
+  t.only_keys(kAnnotationKeys);
+  if (const auto bar = t.boolean("color_bar")) a.color_bar = *bar;
+  if (const auto label = t.string("label")) {
+    try {
+      io::format_label(*label, {});  // a pattern fmt rejects fails here, not at the first frame
+    } catch (const ConfigError& e) {
+      t.fail("label", std::string("is not a valid label: ") + e.what());
+    }
+    a.label = *label;
+  }
+  if (const auto size = t.integer("font_size")) {
+    if (*size < 0 || *size > 1000)
+      t.fail("font_size", "must be in 0..1000 pixels (0 = height / 40)");
+    a.font_size = static_cast<int>(*size);
+  }
+}
 
 void read_camera(const TableReader& t, CameraSettings& cam) {
   t.only_keys(kCameraKeys);
@@ -169,6 +188,9 @@ InsituConfig read_insitu(const toml::table& table) {
   if (const toml::table* shading = t.subtable("shading")) {
     read_shading(TableReader(*shading, "insitu.shading"), config.render.shading);
   }
+  if (const toml::table* annotations = t.subtable("annotations")) {
+    read_annotations(TableReader(*annotations, "insitu.annotations"), config.annotations);
+  }
   if (const toml::table* color = t.subtable("color")) {
     config.color = read_color(TableReader(*color, "insitu.color"));
     config.render.color = config.color->mapping;
@@ -185,12 +207,12 @@ std::vector<std::string> insitu_config_keys() {
   std::vector<std::string> keys;
   for (const char* k : kInsituKeys) {
     const std::string key = k;
-    if (key == "camera" || key == "shading" || key == "color") continue;  // tables, listed below
+    if (key == "camera" || key == "shading" || key == "color" || key == "annotations") continue;
     keys.push_back(key);
   }
   for (const auto& [table, names] :
        {std::pair{"camera.", &kCameraKeys}, std::pair{"shading.", &kShadingKeys},
-        std::pair{"color.", &kColorKeys}}) {
+        std::pair{"color.", &kColorKeys}, std::pair{"annotations.", &kAnnotationKeys}}) {
     for (const char* k : *names) keys.push_back(std::string(table) + k);
   }
   return keys;

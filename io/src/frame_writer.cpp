@@ -1,5 +1,7 @@
 #include "granray/io/frame_writer.h"
 
+#include <cstdio>
+
 #include <algorithm>
 
 #include "granray/errors.h"
@@ -122,6 +124,18 @@ void FrameWriter::write(FrameJob& job) {
   } catch (const std::exception& e) {
     ok = false;
     error = std::string("its pixels never arrived: ") + e.what();
+  }
+  if (ok && any_annotation(job.annotations)) {
+    try {
+      const std::string why = draw_annotations(job.image, job.annotations, job.annotation_values);
+      if (!why.empty() && !warned_about_annotations_) {
+        warned_about_annotations_ = true;
+        std::fprintf(stderr, "granray: frames are written without annotations: %s\n", why.c_str());
+      }
+    } catch (const std::exception& e) {
+      ok = false;
+      error = std::string("its annotations failed: ") + e.what();
+    }
   }
   if (ok) {
     try {

@@ -1,6 +1,7 @@
 #include "granray/renderer.h"
 
 #include "backend.h"
+#include "colormap_tables.h"
 #include "granray/errors.h"
 
 namespace granray {
@@ -74,6 +75,14 @@ std::optional<BackendKind> backend_from_name(const std::string& name) {
     if (name == backend_name(kind)) return kind;
   }
   return std::nullopt;
+}
+
+Vec3 colormap_color(int colormap, float s) {
+  if (colormap < 0 || colormap >= detail::kColormapCount) {
+    throw ConfigError("granray: colormap index " + std::to_string(colormap) + " out of range");
+  }
+  const float clamped = s > 0.0f ? (s < 1.0f ? s : 1.0f) : 0.0f;
+  return detail::kColormapTables[colormap][static_cast<int>(255.0f * clamped + 0.5f)];
 }
 
 const std::vector<std::string>& colormap_names() {

@@ -124,6 +124,9 @@ std::optional<BackendKind> backend_from_name(const std::string& name);
 // The colormaps ColorMapping::colormap indexes: viridis, cividis, magma, inferno, plasma,
 // coolwarm, gray.
 const std::vector<std::string>& colormap_names();
+// The colour a colormap gives the fraction s of its range (clamped to [0, 1]), as the renderer
+// picks it: entry floor(255 s + 0.5) of 256.
+Vec3 colormap_color(int colormap, float s);
 
 namespace detail {
 class Backend;

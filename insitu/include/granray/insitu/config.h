@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "granray/io/annotations.h"
 #include "granray/render_settings.h"
 #include "granray/renderer.h"
 
@@ -30,6 +31,7 @@ struct InsituConfig {
   BackendKind backend = BackendKind::automatic;
   RenderSettings render;
   std::optional<ColorSettings> color;
+  io::AnnotationSettings annotations;  // [insitu.annotations]: drawn on the frames written
   std::string table_text;  // the effective [insitu] table, as TOML, for the output's metadata
 };
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "granray/image.h"
+#include "granray/io/annotations.h"
 #include "granray/io/hdf5_frame_file.h"
 
 namespace granray::io {
@@ -36,6 +37,9 @@ struct FrameJob {
   Image image;  // may still be pending (Image::pending): the writer settles it before writing
   FrameMetadata meta;
   std::string png_path;  // "" = no PNG
+  // Drawn on the settled image before it is written (colour bar, label).
+  AnnotationSettings annotations;
+  AnnotationValues annotation_values;
 };
 
 struct WriterCounters {
@@ -80,6 +84,7 @@ class FrameWriter {
   std::deque<FrameJob> queue_;
   std::vector<Image> free_images_;
   std::size_t in_flight_ = 0;
+  bool warned_about_annotations_ = false;  // a missing font is said once
   bool stopping_ = false;
   WriterCounters counters_;
   std::thread thread_;

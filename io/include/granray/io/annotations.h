@@ -1,0 +1,44 @@
+// What a reader needs on a frame (SPEC 3, [insitu.annotations]): a colour bar of the colormap
+// with its range and the field's name, and a label with the step, time and grain count. Drawn on
+// the finished image, after compositing, by the rank that writes; they never enter the depth
+// compositing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "granray/image.h"
+#include "granray/kernels/vec.h"
+
+namespace granray::io {
+
+struct AnnotationSettings {
+  bool color_bar = false;  // the colormap, its range and the field, at the right edge
+  std::string label;       // at the top left: {step}, {time}, {particles}, fmt format specs
+  int font_size = 0;       // pixels; 0 = image height / 40 (at least 10)
+};
+
+// What one frame's overlays show.
+struct AnnotationValues {
+  std::int64_t step = 0;
+  double time = 0.0;
+  std::uint64_t particles = 0;
+  bool colored = false;  // the frame was coloured by its scalar: the bar has something to show
+  int colormap = 0;
+  float lo = 0.0f, hi = 0.0f;
+  std::string field;
+  Vec3 background = {1.0f, 1.0f, 1.0f};  // the text's colours contrast with it
+};
+
+inline bool any_annotation(const AnnotationSettings& a) { return a.color_bar || !a.label.empty(); }
+
+// The label's text; throws ConfigError naming the pattern when fmt rejects it (an unknown name
+// in braces, a format spec that does not fit the value).
+std::string format_label(const std::string& pattern, const AnnotationValues& values);
+
+// Draws the overlays onto `image` (settled, 8-bit RGB). Returns "" when drawn, else why not (no
+// font could be read); the image is then untouched.
+std::string draw_annotations(Image& image, const AnnotationSettings& settings,
+                             const AnnotationValues& values);
+
+}  // namespace granray::io

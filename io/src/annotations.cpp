@@ -1,0 +1,146 @@
+#include "granray/io/annotations.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "font.h"
+#include "granray/errors.h"
+#include "granray/renderer.h"
+
+namespace granray::io {
+namespace {
+
+using detail::Font;
+using detail::TextMask;
+
+struct Rgb {
+  float r, g, b;
+};
+
+// Dark text with a light outline on a light background, and the reverse: readable on the
+// background and on grains of any colour.
+void text_colors(Vec3 background, Rgb& ink, Rgb& outline) {
+  const float luminance = 0.2126f * background.x + 0.7152f * background.y + 0.0722f * background.z;
+  const Rgb dark{0.0f, 0.0f, 0.0f}, light{1.0f, 1.0f, 1.0f};
+  ink = luminance > 0.5f ? dark : light;
+  outline = luminance > 0.5f ? light : dark;
+}
+
+void blend(Image& image, int x, int y, Rgb c, int coverage) {
+  if (x < 0 || y < 0 || x >= image.width || y >= image.height || coverage <= 0) return;
+  std::uint8_t* p = &image.rgb[3 * (static_cast<std::size_t>(y) * image.width + x)];
+  const float a = static_cast<float>(coverage) / 255.0f;
+  const float rgb[3] = {c.r, c.g, c.b};
+  for (int k = 0; k < 3; ++k) {
+    const float mixed = (1.0f - a) * static_cast<float>(p[k]) + a * 255.0f * rgb[k];
+    p[k] = static_cast<std::uint8_t>(std::lround(std::clamp(mixed, 0.0f, 255.0f)));
+  }
+}
+
+// The mask dilated by a disc of `radius` pixels: the outline around the glyphs.
+std::vector<std::uint8_t> dilate(const TextMask& m, int radius) {
+  std::vector<std::uint8_t> out(m.coverage.size(), 0);
+  for (int y = 0; y < m.height; ++y) {
+    for (int x = 0; x < m.width; ++x) {
+      int best = 0;
+      for (int dy = -radius; dy <= radius; ++dy) {
+        for (int dx = -radius; dx <= radius; ++dx) {
+          if (dx * dx + dy * dy > radius * radius) continue;
+          const int sx = x + dx, sy = y + dy;
+          if (sx < 0 || sy < 0 || sx >= m.width || sy >= m.height) continue;
+          best = std::max<int>(best, m.coverage[static_cast<std::size_t>(sy) * m.width + sx]);
+        }
+      }
+      out[static_cast<std::size_t>(y) * m.width + x] = static_cast<std::uint8_t>(best);
+    }
+  }
+  return out;
+}
+
+// Text with its outline, the mask's top left corner at (x, y).
+void draw_text(Image& image, const Font& font, const std::string& text, int pixels, int x, int y,
+               Rgb ink, Rgb outline) {
+  const int radius = std::max(1, pixels / 14);
+  const TextMask mask = font.render(text, pixels, radius + 1);
+  const std::vector<std::uint8_t> halo = dilate(mask, radius);
+  for (int row = 0; row < mask.height; ++row) {
+    for (int col = 0; col < mask.width; ++col) {
+      const std::size_t k = static_cast<std::size_t>(row) * mask.width + col;
+      blend(image, x + col, y + row, outline, halo[k]);
+      blend(image, x + col, y + row, ink, mask.coverage[k]);
+    }
+  }
+}
+
+int font_pixels(const AnnotationSettings& s, const Image& image) {
+  return s.font_size > 0 ? s.font_size : std::max(10, image.height / 40);
+}
+
+std::string tick(float value) { return fmt::format("{:.4g}", value); }
+
+}  // namespace
+
+std::string format_label(const std::string& pattern, const AnnotationValues& v) {
+  try {
+    return fmt::format(fmt::runtime(pattern), fmt::arg("step", v.step), fmt::arg("time", v.time),
+                       fmt::arg("particles", v.particles));
+  } catch (const fmt::format_error& e) {
+    throw ConfigError("label \"" + pattern + "\": " + e.what() +
+                      " (names: {step}, {time}, {particles}; specs as in fmt, e.g. {time:.3f})");
+  }
+}
+
+std::string draw_annotations(Image& image, const AnnotationSettings& settings,
+                             const AnnotationValues& values) {
+  if (!any_annotation(settings) || image.width <= 0 || image.height <= 0) return "";
+  std::string why;
+  const std::shared_ptr<const Font> font = Font::standard(why);
+  if (!font) return why;
+  Rgb ink{}, outline{};
+  text_colors(values.background, ink, outline);
+  const int px = font_pixels(settings, image);
+  const int margin = std::max(2, px / 2);
+  if (!settings.label.empty()) {
+    draw_text(image, *font, format_label(settings.label, values), px, margin, margin, ink, outline);
+  }
+  if (settings.color_bar && values.colored) {
+    // A vertical bar at the right edge, the range's ends and middle beside it on the left, the
+    // field's name above.
+    const int bar_width = std::max(6, px);
+    const int bar_height = std::max(16, image.height / 2);
+    const int x1 = image.width - margin, x0 = x1 - bar_width;
+    const int y0 = (image.height - bar_height) / 2, y1 = y0 + bar_height;
+    for (int y = y0; y < y1; ++y) {
+      const float s = 1.0f - (static_cast<float>(y - y0) + 0.5f) / static_cast<float>(bar_height);
+      const Vec3 c = colormap_color(values.colormap, s);
+      for (int x = x0; x < x1; ++x) blend(image, x, y, {c.x, c.y, c.z}, 255);
+    }
+    for (int x = x0 - 1; x <= x1; ++x) {  // a frame in the ink's colour
+      blend(image, x, y0 - 1, ink, 255);
+      blend(image, x, y1, ink, 255);
+    }
+    for (int y = y0 - 1; y <= y1; ++y) {
+      blend(image, x0 - 1, y, ink, 255);
+      blend(image, x1, y, ink, 255);
+    }
+    const float ticks[3] = {values.hi, 0.5f * (values.lo + values.hi), values.lo};
+    const int tick_y[3] = {y0, (y0 + y1) / 2, y1};
+    for (int k = 0; k < 3; ++k) {
+      const std::string text = tick(ticks[k]);
+      const int w = font->width(text, px);
+      for (int x = x0 - 1 - margin / 2; x < x0 - 1; ++x) blend(image, x, tick_y[k], ink, 255);
+      draw_text(image, *font, text, px, x0 - margin - w - 4, tick_y[k] - px / 2 - 2, ink, outline);
+    }
+    if (!values.field.empty()) {
+      const int w = font->width(values.field, px);
+      draw_text(image, *font, values.field, px, std::min(x1 - w, image.width - w - margin) - 2,
+                y0 - px - margin - 4, ink, outline);
+    }
+  }
+  return "";
+}
+
+}  // namespace granray::io

@@ -1,0 +1,121 @@
+// [insitu.annotations]: the label's formatting, and the colour bar and label drawn where they
+// belong, in real glyphs, on a frame's finished image.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "granray/errors.h"
+#include "granray/io/annotations.h"
+#include "granray/io/image_file.h"
+#include "granray/renderer.h"
+#include "test_support.h"
+
+namespace granray::test {
+namespace {
+
+Image plain_image(int width, int height, std::uint8_t value) {
+  Image image;
+  image.width = width;
+  image.height = height;
+  image.rgb.assign(std::size_t(width) * height * 3, value);
+  return image;
+}
+
+TEST(Annotations, LabelFollowsFmt) {
+  io::AnnotationValues v;
+  v.step = 12500;
+  v.time = 0.1;
+  v.particles = 4000;
+  EXPECT_EQ(io::format_label("step {step}   t = {time:.4f} s   {particles} grains", v),
+            "step 12500   t = 0.1000 s   4000 grains");
+  EXPECT_EQ(io::format_label("{step:08d}", v), "00012500");
+  EXPECT_EQ(io::format_label("no fields", v), "no fields");
+  for (const char* bad : {"{stp}", "{time:.3q}", "{step", "{particles:s}"}) {
+    try {
+      io::format_label(bad, v);
+      ADD_FAILURE() << "no error for " << bad;
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("{time:.3f}"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Annotations, LabelIsDrawnAtTheTopLeftOnly) {
+  Rng rng(fresh_seed());
+  const int width = std::uniform_int_distribution<int>(320, 1280)(rng);
+  const int height = std::uniform_int_distribution<int>(240, 720)(rng);
+  Image image = plain_image(width, height, 255);
+  io::AnnotationSettings a;
+  a.label = "step {step}";
+  io::AnnotationValues v;
+  v.step = std::uniform_int_distribution<int>(0, 1000000)(rng);
+  const std::string why = io::draw_annotations(image, a, v);
+  if (!why.empty()) GTEST_SKIP() << why;
+  const int px = std::max(10, height / 40);
+  std::size_t dark = 0, outside = 0;
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      const std::uint8_t g = image.rgb[3 * (std::size_t(y) * width + x)];
+      const bool in_box = y < 3 * px && x < width / 2;
+      if (g < 128 && in_box) ++dark;
+      if (g != 255 && !in_box) ++outside;
+    }
+  }
+  EXPECT_GT(dark, std::size_t(px)) << "dark glyphs on the white background";
+  EXPECT_EQ(outside, 0u) << "pixels changed away from the label";
+  // Antialiased: some coverage between ink and paper.
+  std::size_t grey = 0;
+  for (const std::uint8_t c : image.rgb) grey += c > 40 && c < 215;
+  EXPECT_GT(grey, 0u);
+}
+
+TEST(Annotations, ColourBarShowsTheColormapAtTheRightEdge) {
+  Rng rng(fresh_seed());
+  const int width = std::uniform_int_distribution<int>(320, 1920)(rng);
+  const int height = std::uniform_int_distribution<int>(240, 1080)(rng);
+  Image image = plain_image(width, height, 0);
+  io::AnnotationSettings a;
+  a.color_bar = true;
+  io::AnnotationValues v;
+  v.colored = true;
+  v.colormap = std::uniform_int_distribution<int>(0, 6)(rng);
+  v.lo = 0.0f;
+  v.hi = 2.0f;
+  v.field = "speed";
+  v.background = {0.0f, 0.0f, 0.0f};
+  const std::string why = io::draw_annotations(image, a, v);
+  if (!why.empty()) GTEST_SKIP() << why;
+  const int px = std::max(10, height / 40);
+  const int margin = std::max(2, px / 2);
+  const int x = width - margin - std::max(6, px) / 2;  // the bar's middle column
+  const int bar = std::max(16, height / 2), y0 = (height - bar) / 2;
+  const auto at = [&](int y) {
+    const std::uint8_t* p = &image.rgb[3 * (std::size_t(y) * width + x)];
+    return Vec3{p[0] / 255.0f, p[1] / 255.0f, p[2] / 255.0f};
+  };
+  for (const float s : {0.98f, 0.5f, 0.02f}) {
+    const int y = y0 + static_cast<int>((1.0f - s) * bar);
+    const Vec3 expected = colormap_color(v.colormap, 1.0f - (float(y - y0) + 0.5f) / float(bar));
+    const Vec3 got = at(y);
+    EXPECT_NEAR(got.x, expected.x, 1.5f / 255.0f) << "s " << s;
+    EXPECT_NEAR(got.y, expected.y, 1.5f / 255.0f) << "s " << s;
+    EXPECT_NEAR(got.z, expected.z, 1.5f / 255.0f) << "s " << s;
+  }
+  // Tick labels left of the bar: light text on the black background.
+  std::size_t light = 0;
+  for (int y = y0 - px; y < y0 + bar + px; ++y) {
+    for (int xx = width / 2; xx < x - px; ++xx) {
+      light += image.rgb[3 * (std::size_t(y) * width + xx)] > 128;
+    }
+  }
+  EXPECT_GT(light, std::size_t(3 * px)) << "tick labels";
+  // A frame not coloured by a scalar has no bar to show.
+  Image plain = plain_image(width, height, 0);
+  v.colored = false;
+  io::draw_annotations(plain, a, v);
+  EXPECT_EQ(plain.rgb, plain_image(width, height, 0).rgb);
+}
+
+}  // namespace
+}  // namespace granray::test
