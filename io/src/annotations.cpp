@@ -32,29 +32,41 @@ void text_colors(Vec3 background, Rgb& ink, Rgb& outline) {
 void blend(Image& image, int x, int y, Rgb c, int coverage) {
   if (x < 0 || y < 0 || x >= image.width || y >= image.height || coverage <= 0) return;
   std::uint8_t* p = &image.rgb[3 * (static_cast<std::size_t>(y) * image.width + x)];
-  const float a = static_cast<float>(coverage) / 255.0f;
   const float rgb[3] = {c.r, c.g, c.b};
+  if (coverage >= 255) {
+    for (int k = 0; k < 3; ++k) p[k] = static_cast<std::uint8_t>(255.0f * rgb[k] + 0.5f);
+    return;
+  }
+  const float a = static_cast<float>(coverage) / 255.0f;
   for (int k = 0; k < 3; ++k) {
     const float mixed = (1.0f - a) * static_cast<float>(p[k]) + a * 255.0f * rgb[k];
-    p[k] = static_cast<std::uint8_t>(std::lround(std::clamp(mixed, 0.0f, 255.0f)));
+    p[k] = static_cast<std::uint8_t>(std::clamp(mixed, 0.0f, 255.0f) + 0.5f);
   }
 }
 
-// The mask dilated by a disc of `radius` pixels: the outline around the glyphs.
+// The mask dilated by a square of 2 radius + 1 pixels (a row pass, then a column pass): the
+// outline around the glyphs.
 std::vector<std::uint8_t> dilate(const TextMask& m, int radius) {
-  std::vector<std::uint8_t> out(m.coverage.size(), 0);
+  const auto at = [&m](const std::vector<std::uint8_t>& v, int x, int y) {
+    return v[static_cast<std::size_t>(y) * m.width + x];
+  };
+  std::vector<std::uint8_t> rows(m.coverage.size(), 0), out(m.coverage.size(), 0);
   for (int y = 0; y < m.height; ++y) {
     for (int x = 0; x < m.width; ++x) {
-      int best = 0;
-      for (int dy = -radius; dy <= radius; ++dy) {
-        for (int dx = -radius; dx <= radius; ++dx) {
-          if (dx * dx + dy * dy > radius * radius) continue;
-          const int sx = x + dx, sy = y + dy;
-          if (sx < 0 || sy < 0 || sx >= m.width || sy >= m.height) continue;
-          best = std::max<int>(best, m.coverage[static_cast<std::size_t>(sy) * m.width + sx]);
-        }
+      std::uint8_t best = 0;
+      for (int sx = std::max(0, x - radius); sx <= std::min(m.width - 1, x + radius); ++sx) {
+        best = std::max(best, at(m.coverage, sx, y));
       }
-      out[static_cast<std::size_t>(y) * m.width + x] = static_cast<std::uint8_t>(best);
+      rows[static_cast<std::size_t>(y) * m.width + x] = best;
+    }
+  }
+  for (int y = 0; y < m.height; ++y) {
+    for (int x = 0; x < m.width; ++x) {
+      std::uint8_t best = 0;
+      for (int sy = std::max(0, y - radius); sy <= std::min(m.height - 1, y + radius); ++sy) {
+        best = std::max(best, at(rows, x, sy));
+      }
+      out[static_cast<std::size_t>(y) * m.width + x] = best;
     }
   }
   return out;
