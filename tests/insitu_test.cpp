@@ -8,6 +8,7 @@
 #include "granray/adapters/buffers.h"
 #include "granray/errors.h"
 #include "granray/insitu/insitu_renderer.h"
+#include "granray/io/annotations.h"
 #include "granray/io/image_file.h"
 #include "test_support.h"
 
@@ -108,6 +109,43 @@ TEST_F(InsituTest, PngFramesEqualTheRenderer) {
   Renderer(BackendKind::cpu).render(view, s, direct);
   EXPECT_EQ(png.rgb, direct.rgb);
   EXPECT_TRUE(f.stats.colored);
+}
+
+// [insitu.annotations]: the written frame is the rendered one with the overlays drawn on it, as
+// io::draw_annotations draws them with the frame's step, time, count and colour range.
+TEST_F(InsituTest, WrittenFramesCarryTheirAnnotations) {
+  const std::string dir = temp_path("annotated-" + std::to_string(fresh_seed()));
+  InsituRenderer vis(
+      config_of("[insitu]\nevery = 5\nwidth = 320\nheight = 200\nbackend = \"cpu\"\n"
+                "[insitu.color]\nfield = \"speed\"\nrange = \"auto\"\n"
+                "[insitu.annotations]\ncolor_bar = true\nlabel = \"step {step} t={time:.2f}\"\n",
+                {"png=\"" + dir + "/step_*.png\""}),
+      {"speed"});
+  const FrameRecord& f = vis.render(10, 1.25, particles());
+  ASSERT_TRUE(f.rendered) << f.error;
+  vis.finish();
+  const Image written = io::read_png(f.png_path);
+
+  RenderSettings s = vis.config().render;
+  Image expected;
+  ParticleView view = particles().view;
+  view.scalar = speed_.data();
+  const FrameStats stats = Renderer(BackendKind::cpu).render(view, s, expected);
+  const Image plain = expected;
+  io::AnnotationValues v;
+  v.step = 10;
+  v.time = 1.25;
+  v.particles = stats.particles;
+  v.colored = stats.colored;
+  v.lo = stats.color_lo;
+  v.hi = stats.color_hi;
+  v.colormap = vis.config().render.color->colormap;
+  v.field = "speed";
+  v.background = s.shading.background;
+  const std::string why = io::draw_annotations(expected, vis.config().annotations, v);
+  if (!why.empty()) GTEST_SKIP() << why;
+  EXPECT_EQ(written.rgb, expected.rgb);
+  EXPECT_NE(written.rgb, plain.rgb) << "the overlays changed the frame";
 }
 
 TEST_F(InsituTest, ConstructionRejectsBadSettings) {
