@@ -153,15 +153,21 @@ std::vector<ParticleFrame> read_lammps_dump(const std::string& path, const std::
       fail_at(path, reader.number(), "expected an 'ITEM:' line, got '" + line.substr(0, 40) + "'");
     }
     if (starts_with(line, "ITEM: TIMESTEP")) {
-      const auto f = split_fields(reader.require("the timestep"));
+      // Named: the fields are views into it, and must not outlive a temporary.
+      const std::string text = reader.require("the timestep");
+      const auto f = split_fields(text);
       if (f.size() != 1) fail_at(path, reader.number(), "expected one timestep number");
       step = parse_integer(f[0], path, reader.number(), "the timestep");
     } else if (starts_with(line, "ITEM: TIME")) {
-      const auto f = split_fields(reader.require("the time"));
+      // Named: the fields are views into it, and must not outlive a temporary.
+      const std::string text = reader.require("the time");
+      const auto f = split_fields(text);
       if (f.size() != 1) fail_at(path, reader.number(), "expected one time value");
       time = parse_real(f[0], path, reader.number(), "the time");
     } else if (starts_with(line, "ITEM: NUMBER OF ATOMS")) {
-      const auto f = split_fields(reader.require("the number of atoms"));
+      // Named: the fields are views into it, and must not outlive a temporary.
+      const std::string text = reader.require("the number of atoms");
+      const auto f = split_fields(text);
       if (f.size() != 1) fail_at(path, reader.number(), "expected one atom count");
       atoms = parse_integer(f[0], path, reader.number(), "the number of atoms");
       if (*atoms < 0) fail_at(path, reader.number(), "negative number of atoms");
