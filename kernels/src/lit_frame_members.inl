@@ -11,20 +11,22 @@ struct LitStructures {
   std::optional<detail::GridLayout> layout;
 };
 
+// `surfaces`: the primary method's structure; `blockers`: the grid for secondary rays, when the
+// frame has any and the method is not brute force. One grid serves both when the method is the
+// grid.
 LitStructures build_lit_structures(const Executor& exec, const FrameSetup& f,
                                    const RenderOptions& options, const LightingParams& lighting,
-                                   bool for_surfaces) {
+                                   bool surfaces, bool blockers) {
   LitStructures s{primary_method(options, f.bounds), std::nullopt, std::nullopt};
-  const bool secondary = lighting.shadows || lighting.ao_samples > 0;
-  if (for_surfaces && s.method == RenderMethod::tiles) {
+  if (surfaces && s.method == RenderMethod::tiles) {
     s.lists = build_tile_lists(
         exec, f.r, f.camera.frame,
         tile_entry_cap(options, f.camera.frame.width * std::uint64_t(f.camera.frame.height)));
     if (!s.lists) s.method = RenderMethod::grid;
   }
-  const bool grid_for_surfaces = for_surfaces && s.method == RenderMethod::grid;
+  const bool grid_for_surfaces = surfaces && s.method == RenderMethod::grid;
   const bool grid_for_blockers =
-      !for_surfaces && secondary && s.method != RenderMethod::brute_force;
+      blockers && has_secondary_rays(lighting) && s.method != RenderMethod::brute_force;
   if (grid_for_surfaces || grid_for_blockers) s.layout = build_grid_arrays(exec, f.r, f.bounds);
   return s;
 }
@@ -51,7 +53,7 @@ void cast_blockers(const Executor& exec, const FrameSetup& f, const LitStructure
   } else if (s.layout) {
     lit_.find_blockers(exec, GridOccluder{grid_view(*s.layout), f.id_of}, f.camera.frame, shading,
                        lighting);
-  } else {  // brute force, or no secondary rays at all (then no occluder is asked)
+  } else {  // brute force, or no secondary rays (then no occluder is asked)
     lit_.find_blockers(exec, BruteForceOccluder{f.r.spheres, f.r.count, f.id_of}, f.camera.frame,
                        shading, lighting);
   }
@@ -74,18 +76,14 @@ void render_lit(const Executor& exec, const FrameSetup& f, const FrameTarget& ta
                 const RenderSettings& settings, const RenderOptions& options, FrameStats& stats) {
   const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
   exec.mark(0);
-  const LitStructures s = build_lit_structures(exec, f, options, lighting, true);
-  LitStructures blockers = s;
-  if (!s.layout && s.method != RenderMethod::brute_force &&
-      (lighting.shadows || lighting.ao_samples > 0)) {
-    blockers.layout = build_grid_arrays(exec, f.r, f.bounds);
-  }
+  const LitStructures s = build_lit_structures(exec, f, options, lighting, true, true);
   exec.mark(1);
   cast_surfaces(exec, f, s, target.color, lighting);
   exec.mark(2);
-  cast_blockers(exec, f, blockers, target.shading, lighting);
+  if (has_secondary_rays(lighting)) cast_blockers(exec, f, s, target.shading, lighting);
   exec.mark(3);
-  lit_.shade(exec, f.camera.frame, target.shading, lighting, target.rgb);
+  lit_.shade(exec, f.camera.frame, target.shading, lighting, has_secondary_rays(lighting),
+             target.rgb);
   if (target.depth != nullptr) {
     lit_.first_sample_hits(exec, f.camera.frame, lighting, target.depth, target.hit_id);
   }
@@ -119,7 +117,7 @@ FrameStats surfaces_stage(const ParticleView& view, const RenderSettings& settin
   const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
   const ColorSource color = color_source(exec, f.r, settings, options, stats);
   exec.mark(0);
-  const LitStructures s = build_lit_structures(exec, f, options, lighting, true);
+  const LitStructures s = build_lit_structures(exec, f, options, lighting, true, false);
   exec.mark(1);
   cast_surfaces(exec, f, s, color, lighting);
   exec.mark(2);
@@ -145,7 +143,7 @@ double blockers_stage(const ParticleView& view, const RenderSettings& settings,
                 std::to_string(samples));
   }
   exec.mark(0);
-  const LitStructures s = build_lit_structures(exec, f, options, lighting, false);
+  const LitStructures s = build_lit_structures(exec, f, options, lighting, false, true);
   lit_.upload_surfaces(exec, surfaces);
   exec.mark(1);
   cast_blockers(exec, f, s, make_shading_params(settings.shading, f.camera.frame), lighting);
@@ -176,7 +174,7 @@ void shading_stage(const RenderSettings& settings, const RenderOptions& options,
   lit_.upload_blocked(exec, blocked);
   pixels_.resize(static_cast<std::size_t>(image_pixels(settings)));
   lit_.shade(exec, camera.frame, make_shading_params(settings.shading, camera.frame), lighting,
-             pixels_.data());
+             true, pixels_.data());
   FrameStats unused;
   RenderOptions plain;
   deliver_pixels(exec, settings, plain, unused, image);

@@ -39,12 +39,12 @@ class LitPipeline {
                                                surfaces_.data(), blocked_.data()});
   }
 
-  // Pass 3 into `pixels`.
+  // Pass 3 into `pixels`; without pass 2 (no secondary rays) nothing is blocked.
   void shade(const Executor& exec, const CameraFrame& camera, const ShadingParams& shading,
-             const LightingParams& lighting, Rgb8* pixels) const {
-    exec.for_each_pixel(
-        camera.width, camera.height,
-        ShadeSurfaces{camera, shading, lighting, surfaces_.data(), blocked_.data(), pixels});
+             const LightingParams& lighting, bool with_blocked, Rgb8* pixels) const {
+    exec.for_each_pixel(camera.width, camera.height,
+                        ShadeSurfaces{camera, shading, lighting, surfaces_.data(),
+                                      with_blocked ? blocked_.data() : nullptr, pixels});
   }
 
   // Each pixel's first sample as its depth and id (RenderOptions::with_hits).

@@ -41,6 +41,11 @@ struct LightingParams {
   int mask_words;  // 32-bit words of blocked bits per sample (blocked_mask_words)
 };
 
+// Whether a frame casts shadow or occlusion rays (the blocked-bits pass runs only then).
+GRANRAY_HD_INLINE bool has_secondary_rays(const LightingParams& l) {
+  return l.shadows || l.ao_samples > 0;
+}
+
 // Blocked bits per sample: bit 0 the shadow ray, bit 1 + k ambient-occlusion ray k.
 GRANRAY_HD_INLINE int blocked_mask_words(int ao_samples) { return (1 + ao_samples + 31) / 32; }
 
@@ -156,23 +161,23 @@ GRANRAY_HD_INLINE int count_bits(std::uint32_t x) {
 #endif
 }
 
-// The clamped colour of one sample from its surface and its blocked bits.
+// The clamped colour of a sample that shows a surface, from its blocked bits (null: none).
 GRANRAY_HD_INLINE Vec3 sample_color(const SurfaceSample& surface, const std::uint32_t* blocked,
                                     const Ray& primary, const ShadingParams& shading,
                                     const LightingParams& lighting) {
-  if (!(surface.t < INFINITY)) return shading.background;
   const ShadingPoint p = shading_point(primary, surface.t, surface.sphere);
-  const float shadow = mask_bit(blocked, 0) ? 0.0f : 1.0f;
+  const bool shadowed = blocked != nullptr && mask_bit(blocked, 0);
   float ambient_visible = 1.0f;
-  if (lighting.ao_samples > 0) {
+  if (lighting.ao_samples > 0 && blocked != nullptr) {
     // Bit 0 is the shadow's: count the AO bits word by word, then take it back out.
     int hidden = 0;
     for (int w = 0; w < lighting.mask_words; ++w) hidden += count_bits(blocked[w]);
-    hidden -= mask_bit(blocked, 0) ? 1 : 0;
+    hidden -= shadowed ? 1 : 0;
     ambient_visible =
         static_cast<float>(lighting.ao_samples - hidden) / static_cast<float>(lighting.ao_samples);
   }
-  return lit_color(surface.base, p.normal, primary, shading, lighting, shadow, ambient_visible);
+  return lit_color(surface.base, p.normal, primary, shading, lighting, shadowed ? 0.0f : 1.0f,
+                   ambient_visible);
 }
 
 }  // namespace granray

@@ -87,11 +87,18 @@ struct ShadeSurfaces {
     const std::size_t first = first_sample_of(camera, i, j, samples);
     Vec3 sum = {0.0f, 0.0f, 0.0f};
     for (int s = 0; s < samples; ++s) {
-      const Ray primary = pixel_sample_ray(camera, i, j, s, lighting.side);
-      sum = sum + sample_color(surfaces[first + s],
-                               blocked + (first + static_cast<std::size_t>(s)) *
-                                             static_cast<std::size_t>(lighting.mask_words),
-                               primary, shading, lighting);
+      const SurfaceSample& surface = surfaces[first + s];
+      if (!(surface.t < INFINITY)) {
+        sum = sum + shading.background;
+        continue;
+      }
+      // No blocked bits (a frame without secondary rays): nothing is blocked.
+      const std::uint32_t* words =
+          blocked == nullptr ? nullptr
+                             : blocked + (first + static_cast<std::size_t>(s)) *
+                                             static_cast<std::size_t>(lighting.mask_words);
+      sum = sum + sample_color(surface, words, pixel_sample_ray(camera, i, j, s, lighting.side),
+                               shading, lighting);
     }
     rgb[static_cast<std::size_t>(j) * static_cast<std::size_t>(camera.width) +
         static_cast<std::size_t>(i)] = to_rgb8(sum * (1.0f / static_cast<float>(samples)));
