@@ -430,17 +430,19 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// A lit frame's depth and ids on rank 0: each pixel's first sample, as one rank renders them.
-void first_sample_hits(const std::vector<SurfaceSample>& surfaces, const RenderSettings& settings,
-                       Image& image) {
-  const std::size_t pixels = static_cast<std::size_t>(settings.width) * settings.height;
-  const std::size_t samples = static_cast<std::size_t>(settings.shading.samples);
-  image.depth.resize(pixels);
-  image.hit_id.resize(pixels);
-  for (std::size_t p = 0; p < pixels; ++p) {
-    image.depth[p] = surfaces[p * samples].t;
-    image.hit_id[p] = surfaces[p * samples].id;
+// Runs one step of a frame on this rank, then agrees: when it threw on any rank, every rank
+// throws (the failing one its own error), so none is left waiting in the next collective.
+template <class Step>
+void agreed_step(const char* stage, MPI_Comm comm, Step&& step) {
+  std::string error;
+  bool ok = true;
+  try {
+    step();
+  } catch (const std::exception& e) {
+    ok = false;
+    error = e.what();
   }
+  agree(ok, error, stage, comm);
 }
 
 // Per-sample surfaces travel as opaque records; the nearest of two is a total order (ties go to
@@ -503,44 +505,26 @@ void or_blocked_onto_rank0(std::vector<std::uint32_t>& blocked, int rank, MPI_Co
 // none waiting in a collective.
 FrameStats render_lit_distributed(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
                                   const RenderSettings& settings, const RenderOptions& options,
-                                  Image& image, Composited result) {
+                                  Image& image) {
   int rank = 0;
   GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   std::vector<SurfaceSample> surfaces;
   std::vector<std::uint32_t> blocked;
   FrameStats stats;
-  std::string error;
-  bool ok = true;
-  try {
-    stats = renderer.find_surfaces(view, settings, options, surfaces);
-  } catch (const std::exception& e) {
-    ok = false;
-    error = e.what();
-  }
-  agree(ok, error, "finding the visible surfaces", comm);
+  agreed_step("finding the visible surfaces", comm,
+              [&] { stats = renderer.find_surfaces(view, settings, options, surfaces); });
   auto exchange_start = std::chrono::steady_clock::now();
   keep_nearest_surfaces(surfaces, comm);
   double exchange_ms = ms_since(exchange_start);
-  try {
+  agreed_step("tracing shadow and occlusion rays", comm, [&] {
     stats.secondary_ms = renderer.find_blockers(view, settings, options, surfaces, blocked);
-  } catch (const std::exception& e) {
-    ok = false;
-    error = e.what();
-  }
-  agree(ok, error, "tracing shadow and occlusion rays", comm);
+  });
   exchange_start = std::chrono::steady_clock::now();
   or_blocked_onto_rank0(blocked, rank, comm);
   exchange_ms += ms_since(exchange_start);
-  if (rank == 0) {
-    try {
-      renderer.shade_surfaces(settings, options, surfaces, blocked, image);
-      if (result == Composited::rgb_depth_ids) first_sample_hits(surfaces, settings, image);
-    } catch (const std::exception& e) {
-      ok = false;
-      error = e.what();
-    }
-  }
-  agree(ok, error, "shading", comm);
+  agreed_step("shading", comm, [&] {
+    if (rank == 0) renderer.shade_surfaces(settings, options, surfaces, blocked, image);
+  });
   stats.render_ms += stats.secondary_ms;
   stats.composite_ms = exchange_ms;
   return stats;
@@ -574,15 +558,8 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
   GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size));
   const auto start = std::chrono::steady_clock::now();
   HostParticles mine;
-  std::string error;
-  bool ok = true;
-  try {
-    renderer.copy_to_host(view, mine);
-  } catch (const std::exception& e) {
-    ok = false;
-    error = e.what();
-  }
-  agree(ok, error, "copying the particles to the host", comm);
+  agreed_step("copying the particles to the host", comm,
+              [&] { renderer.copy_to_host(view, mine); });
   // A scalar only when every rank that has particles offers one.
   int scalar = mine.xyzr.empty() || !mine.scalar.empty() ? 1 : 0;
   GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &scalar, 1, MPI_INT, MPI_MIN, comm));
@@ -596,7 +573,8 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
   if (scalar == 1) gather_onto_rank0(mine.scalar, all.scalar, 1, MPI_FLOAT, counts, rank, comm);
   const double gather_ms = ms_since(start);
   FrameStats stats;
-  if (rank == 0) {
+  agreed_step("rendering the gathered frame", comm, [&] {
+    if (rank != 0) return;
     ParticleView everything;
     everything.xyzr = all.xyzr.data();
     everything.count = all.xyzr.size();
@@ -605,14 +583,8 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
     options.particle_bounds.reset();  // this rank's own no longer
     options.with_hits = result == Composited::rgb_depth_ids;
     options.copy_drawn_only = false;
-    try {
-      stats = renderer.render(everything, settings, image, options);
-    } catch (const std::exception& e) {
-      ok = false;
-      error = e.what();
-    }
-  }
-  agree(ok, error, "rendering the gathered frame", comm);
+    stats = renderer.render(everything, settings, image, options);
+  });
   stats.composite_ms = gather_ms;
   return stats;
 }
@@ -624,15 +596,7 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
                               Composited result) {
   const auto start = std::chrono::steady_clock::now();
   FrameExtent local{};
-  std::string error;
-  bool ok = true;
-  try {
-    local = renderer.measure(view);
-  } catch (const std::exception& e) {
-    ok = false;
-    error = e.what();
-  }
-  agree(ok, error, "measuring the particles", comm);
+  agreed_step("measuring the particles", comm, [&] { local = renderer.measure(view); });
   // Lows and negated highs in one MPI_MIN (negation is exact).
   float extremes[9] = {local.bounds.lo.x,  local.bounds.lo.y,  local.bounds.lo.z,
                        local.scalar_lo,    -local.bounds.hi.x, -local.bounds.hi.y,
@@ -670,18 +634,13 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
     if (counts[2] <= gather_limit) {
       stats = render_lit_gathered(renderer, comm, view, settings, options, image, result);
     } else {
-      options.with_hits = false;
+      options.with_hits = result == Composited::rgb_depth_ids;  // rank 0's shading fills them
       options.copy_drawn_only = false;
-      stats = render_lit_distributed(renderer, comm, view, settings, options, image, result);
+      stats = render_lit_distributed(renderer, comm, view, settings, options, image);
     }
   } else {
-    try {
-      stats = renderer.render(view, settings, image, options);
-    } catch (const std::exception& e) {
-      ok = false;
-      error = e.what();
-    }
-    agree(ok, error, "rendering", comm);
+    agreed_step("rendering", comm,
+                [&] { stats = renderer.render(view, settings, image, options); });
     const auto composite_start = std::chrono::steady_clock::now();
     if (compositor != nullptr) {
       compositor->composite(image, settings.shading.background, comm, result, &stats.drawn);

@@ -172,10 +172,18 @@ void shading_stage(const RenderSettings& settings, const RenderOptions& options,
   exec.wait_for_deferred_reads();
   lit_.upload_surfaces(exec, surfaces);
   lit_.upload_blocked(exec, blocked);
-  pixels_.resize(static_cast<std::size_t>(image_pixels(settings)));
+  const std::size_t pixels = static_cast<std::size_t>(image_pixels(settings));
+  pixels_.resize(pixels);
   lit_.shade(exec, camera.frame, make_shading_params(settings.shading, camera.frame), lighting,
              true, pixels_.data());
+  // With hits: each pixel's first sample, as one rank's lit frame gives them.
+  RenderOptions delivery;
+  delivery.with_hits = options.with_hits;
+  if (delivery.with_hits) {
+    depth_.resize(pixels);
+    hit_ids_.resize(pixels);
+    lit_.first_sample_hits(exec, camera.frame, lighting, depth_.data(), hit_ids_.data());
+  }
   FrameStats unused;
-  RenderOptions plain;
-  deliver_pixels(exec, settings, plain, unused, image);
+  deliver_pixels(exec, settings, delivery, unused, image);
 }

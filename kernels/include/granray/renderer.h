@@ -160,7 +160,8 @@ class Renderer {
   // rank shades. Each pass resolves the camera and lighting from `options.camera_bounds` (every
   // rank's box; required by shade_surfaces), so all ranks trace the same rays. Surfaces hold
   // width x height x samples records, pixel by pixel; blocked bits blocked_mask_words(ao_samples)
-  // words per sample.
+  // words per sample. With options.with_hits, shade_surfaces also fills the image's depth and
+  // ids from each pixel's first sample.
   FrameStats find_surfaces(const ParticleView& particles, const RenderSettings& settings,
                            const RenderOptions& options, std::vector<SurfaceSample>& surfaces);
   // Returns the milliseconds spent tracing.
