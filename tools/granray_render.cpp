@@ -127,19 +127,8 @@ int run(const Options& options, granray::RankGroup* ranks) {
     const std::string path = io::expand_frame_pattern(options.out, f.number);
     try {
       if (io::any_annotation(config.annotations)) {
-        io::AnnotationValues v;
-        v.step = f.number;
-        v.time = f.frame.time;
-        v.particles = stats.particles;
-        v.colored = stats.colored;
-        v.lo = stats.color_lo;
-        v.hi = stats.color_hi;
-        if (config.color) {
-          v.colormap = config.color->mapping.colormap;
-          v.field = config.color->field;
-        }
-        v.background = config.render.shading.background;
-        const std::string why = io::draw_annotations(image, config.annotations, v);
+        const std::string why = io::draw_annotations(
+            image, config.annotations, annotation_values(config, stats, f.number, f.frame.time));
         if (!why.empty() && !warned) {
           warned = true;
           std::fprintf(stderr, "granray-render: frames are written without annotations: %s\n",

@@ -203,6 +203,23 @@ InsituConfig read_insitu(const toml::table& table) {
 
 }  // namespace
 
+io::AnnotationValues annotation_values(const InsituConfig& config, const FrameStats& stats,
+                                       std::int64_t step, double time) {
+  io::AnnotationValues v;
+  v.step = step;
+  v.time = time;
+  v.particles = stats.particles;
+  v.colored = stats.colored;
+  v.lo = stats.color_lo;
+  v.hi = stats.color_hi;
+  if (config.color) {
+    v.colormap = config.color->mapping.colormap;
+    v.field = config.color->field;
+  }
+  v.background = config.render.shading.background;
+  return v;
+}
+
 std::vector<std::string> insitu_config_keys() {
   std::vector<std::string> keys;
   for (const char* k : kInsituKeys) {

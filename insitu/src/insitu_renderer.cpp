@@ -154,23 +154,6 @@ const FrameRecord& InsituRenderer::render(std::int64_t step, double time,
   return last_;
 }
 
-io::AnnotationValues InsituRenderer::annotation_values(const FrameStats& stats, std::int64_t step,
-                                                       double time) const {
-  io::AnnotationValues v;
-  v.step = step;
-  v.time = time;
-  v.particles = stats.particles;
-  v.colored = stats.colored;
-  v.lo = stats.color_lo;
-  v.hi = stats.color_hi;
-  if (config_.color) {
-    v.colormap = config_.color->mapping.colormap;
-    v.field = config_.color->field;
-  }
-  v.background = config_.render.shading.background;
-  return v;
-}
-
 void InsituRenderer::render_frame(std::int64_t step, double time,
                                   const SimulationParticles& particles) {
   ParticleView view = particles.view;
@@ -200,7 +183,7 @@ void InsituRenderer::render_frame(std::int64_t step, double time,
   io::FrameJob job;
   job.meta = io::frame_metadata(last_.stats, step, time);
   job.annotations = config_.annotations;
-  job.annotation_values = annotation_values(last_.stats, step, time);
+  job.annotation_values = annotation_values(config_, last_.stats, step, time);
   if (!config_.png.empty()) {
     last_.png_path = io::expand_frame_pattern(config_.png, step, kStepDigits);
     job.png_path = last_.png_path;

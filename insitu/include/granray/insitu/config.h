@@ -41,6 +41,10 @@ struct InsituConfig {
 InsituConfig load_insitu_config(const std::string& path,
                                 const std::vector<std::string>& overrides = {});
 
+// What one frame's overlays show: its step, time and census, and the colour mapping it used.
+io::AnnotationValues annotation_values(const InsituConfig& config, const FrameStats& stats,
+                                       std::int64_t step, double time);
+
 // Every key the [insitu] reader knows, relative to [insitu] ("every", "camera.fov", ...): what
 // docs/configuration.md documents (a test checks both ways).
 std::vector<std::string> insitu_config_keys();

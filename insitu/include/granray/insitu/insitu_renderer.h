@@ -86,8 +86,6 @@ class InsituRenderer {
   void set_logger(std::function<void(const std::string&)> logger);
 
  private:
-  io::AnnotationValues annotation_values(const FrameStats& stats, std::int64_t step,
-                                         double time) const;
   void render_frame(std::int64_t step, double time, const SimulationParticles& particles);
 
   InsituConfig config_;
