@@ -3,10 +3,13 @@
 #include <toml++/toml.h>
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "granray/errors.h"
+#include "granray/io/stl_file.h"
 #include "toml_table.h"
 
 namespace granray {
@@ -18,8 +21,8 @@ using detail::where;
 
 // The keys of each table; insitu_config_keys() lists them for the configuration reference.
 const std::vector<const char*> kInsituKeys = {
-    "every", "every_time", "width",       "height", "output",  "png",   "backend",
-    "queue", "drop",       "compression", "camera", "shading", "color", "annotations"};
+    "every", "every_time",  "width",  "height",  "output", "png",         "backend", "queue",
+    "drop",  "compression", "camera", "shading", "color",  "annotations", "walls",   "clip"};
 const std::vector<const char*> kCameraKeys = {"projection",   "position", "target", "up",  "fov",
                                               "ortho_height", "theta",    "phi",    "zoom"};
 const std::vector<const char*> kShadingKeys = {
@@ -27,6 +30,111 @@ const std::vector<const char*> kShadingKeys = {
     "ao_samples", "ao_distance", "specular", "shininess",  "samples"};
 const std::vector<const char*> kColorKeys = {"field", "colormap", "range"};
 const std::vector<const char*> kAnnotationKeys = {"color_bar", "label", "font_size"};
+const std::vector<const char*> kWallKeys = {"type",  "name",      "file",   "color",   "faces",
+                                            "scale", "translate", "min",    "max",     "base",
+                                            "axis",  "radius",    "height", "segments"};
+const std::vector<const char*> kClipKeys = {"point", "normal"};
+
+// The tables of an array of tables ([[insitu.walls]]), each with a reader named by its place.
+std::vector<std::pair<const toml::table*, std::string>> table_array(const TableReader& t,
+                                                                    const char* key) {
+  std::vector<std::pair<const toml::table*, std::string>> out;
+  const toml::node* node = t.find(key);
+  if (!node) return out;
+  const toml::array* array = node->as_array();
+  if (!array) t.fail(key, "must be an array of tables ([[" + t.name(key) + "]])");
+  for (std::size_t k = 0; k < array->size(); ++k) {
+    const toml::table* table = (*array)[k].as_table();
+    if (!table) t.fail(key, "must be an array of tables ([[" + t.name(key) + "]])");
+    out.emplace_back(table, t.name(key) + "[" + std::to_string(k) + "]");
+  }
+  return out;
+}
+
+// A path in the configuration is relative to the file that names it.
+std::string relative_to_source(const toml::node& node, const std::string& path) {
+  const std::filesystem::path p(path);
+  if (p.is_absolute() || !node.source().path) return path;
+  return (std::filesystem::path(*node.source().path).parent_path() / p).string();
+}
+
+Wall read_wall(const TableReader& t, const toml::table& table) {
+  t.only_keys(kWallKeys);
+  Wall wall;
+  const std::string type = t.string("type").value_or("");
+  if (type != "stl" && type != "box" && type != "cylinder") {
+    t.fail("type", "must be \"stl\", \"box\" or \"cylinder\"");
+  }
+  if (const auto name = t.string("name")) wall.name = *name;
+  if (const auto c = t.color("color")) wall.color = *c;
+  wall.faces = type == "stl" ? WallFaces::all : WallFaces::back;
+  if (const auto faces = t.string("faces")) {
+    if (*faces == "all") {
+      wall.faces = WallFaces::all;
+    } else if (*faces == "back") {
+      wall.faces = WallFaces::back;
+    } else {
+      t.fail("faces", "must be \"all\" or \"back\", got \"" + *faces + "\"");
+    }
+  }
+  const auto required_vec3 = [&](const char* key) {
+    const auto v = t.vec3(key);
+    if (!v) t.fail(key, "is required for a " + type + " wall");
+    return *v;
+  };
+  const auto allowed_only_for = [&](std::initializer_list<const char*> keys, const char* kind) {
+    if (type == kind) return;
+    for (const char* key : keys) {
+      if (t.find(key)) t.fail(key, std::string("belongs to a ") + kind + " wall, not a " + type);
+    }
+  };
+  allowed_only_for({"file"}, "stl");
+  allowed_only_for({"min", "max"}, "box");
+  allowed_only_for({"base", "axis", "radius", "height", "segments"}, "cylinder");
+  if (type == "stl") {
+    const auto file = t.string("file");
+    if (!file || file->empty()) t.fail("file", "must name the STL file of an stl wall");
+    try {
+      wall.triangles = io::read_stl(relative_to_source(*t.find("file"), *file));
+    } catch (const InputError& e) {
+      t.fail("file", std::string("cannot be read: ") + e.what());
+    }
+  } else if (type == "box") {
+    const Vec3 lo = required_vec3("min"), hi = required_vec3("max");
+    if (!(lo.x < hi.x && lo.y < hi.y && lo.z < hi.z))
+      t.fail("max", "must exceed min on every axis");
+    wall.triangles = box_triangles(lo, hi);
+  } else {
+    const Vec3 base = required_vec3("base"), axis = required_vec3("axis");
+    if (axis.x == 0.0f && axis.y == 0.0f && axis.z == 0.0f) t.fail("axis", "must not be zero");
+    const auto radius = t.number("radius"), height = t.number("height");
+    if (!radius) t.fail("radius", "is required for a cylinder wall");
+    if (!height) t.fail("height", "is required for a cylinder wall");
+    const auto segments = t.integer("segments").value_or(256);
+    if (segments < 3 || segments > 1000000) t.fail("segments", "must be in 3..1000000");
+    wall.triangles = cylinder_triangles(base, axis, positive(t, "radius", *radius),
+                                        positive(t, "height", *height), static_cast<int>(segments));
+  }
+  float scale = 1.0f;
+  if (const auto sc = t.number("scale")) scale = positive(t, "scale", *sc);
+  const Vec3 translate = t.vec3("translate").value_or(Vec3{0.0f, 0.0f, 0.0f});
+  if (scale != 1.0f || translate.x != 0.0f || translate.y != 0.0f || translate.z != 0.0f) {
+    wall.triangles = scaled_and_translated(wall.triangles, scale, translate);
+  }
+  (void)table;
+  return wall;
+}
+
+ClipPlane read_clip(const TableReader& t) {
+  t.only_keys(kClipKeys);
+  const auto point = t.vec3("point");
+  if (!point) t.fail("point", "is required: a point on the clip plane");
+  const auto normal = t.vec3("normal");
+  if (!normal) t.fail("normal", "is required: the side of the plane that is removed");
+  if (normal->x == 0.0f && normal->y == 0.0f && normal->z == 0.0f)
+    t.fail("normal", "must not be zero");
+  return {*point, *normal};
+}
 
 void read_annotations(const TableReader& t, io::AnnotationSettings& a) {
   t.only_keys(kAnnotationKeys);
@@ -191,6 +299,23 @@ InsituConfig read_insitu(const toml::table& table) {
   if (const toml::table* annotations = t.subtable("annotations")) {
     read_annotations(TableReader(*annotations, "insitu.annotations"), config.annotations);
   }
+  auto walls = std::make_shared<WallList>();
+  for (const auto& [wall, name] : table_array(t, "walls")) {
+    walls->push_back(read_wall(TableReader(*wall, name), *wall));
+  }
+  for (std::size_t k = 0; k < walls->size(); ++k) {
+    for (std::size_t m = 0; m < k; ++m) {
+      if (!(*walls)[k].name.empty() && (*walls)[k].name == (*walls)[m].name) {
+        const auto& tables = table_array(t, "walls");
+        TableReader(*tables[k].first, tables[k].second)
+            .fail("name", "\"" + (*walls)[k].name + "\" names two walls");
+      }
+    }
+  }
+  if (!walls->empty()) config.render.walls = walls;
+  for (const auto& [clip, name] : table_array(t, "clip")) {
+    config.render.clip.push_back(read_clip(TableReader(*clip, name)));
+  }
   if (const toml::table* color = t.subtable("color")) {
     config.color = read_color(TableReader(*color, "insitu.color"));
     config.render.color = config.color->mapping;
@@ -224,12 +349,16 @@ std::vector<std::string> insitu_config_keys() {
   std::vector<std::string> keys;
   for (const char* k : kInsituKeys) {
     const std::string key = k;
-    if (key == "camera" || key == "shading" || key == "color" || key == "annotations") continue;
+    if (key == "camera" || key == "shading" || key == "color" || key == "annotations" ||
+        key == "walls" || key == "clip") {
+      continue;
+    }
     keys.push_back(key);
   }
   for (const auto& [table, names] :
        {std::pair{"camera.", &kCameraKeys}, std::pair{"shading.", &kShadingKeys},
-        std::pair{"color.", &kColorKeys}, std::pair{"annotations.", &kAnnotationKeys}}) {
+        std::pair{"color.", &kColorKeys}, std::pair{"annotations.", &kAnnotationKeys},
+        std::pair{"walls.", &kWallKeys}, std::pair{"clip.", &kClipKeys}}) {
     for (const char* k : *names) keys.push_back(std::string(table) + k);
   }
   return keys;

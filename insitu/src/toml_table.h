@@ -84,7 +84,9 @@ class TableReader {
 
   [[noreturn]] void fail(const char* key, const std::string& message) const {
     const toml::node* node = find(key);
-    throw ConfigError((node ? where(node->source()) : std::string("<config>")) + ": key '" +
+    // A missing key: where its table is.
+    const toml::source_region& src = node ? node->source() : table_.source();
+    throw ConfigError((src.path || node ? where(src) : std::string("<config>")) + ": key '" +
                       name(key) + "' " + message);
   }
 

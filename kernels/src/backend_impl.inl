@@ -165,6 +165,7 @@ struct MergeScalarRange {
 #include "grid_building.inl"
 #include "lit_pipeline.inl"
 #include "tile_binning.inl"
+#include "wall_building.inl"
 
 // The automatic method takes the grid on the CPU when the tiles would hold more entries than the
 // image has pixels: then binning outweighs what the tiles save in casting (1 M dense grains at
@@ -202,6 +203,8 @@ class ThrustBackend final : public detail::Backend {
         depth_(account_, "depth image"),
         hit_ids_(account_, "hit id image"),
         lit_(account_),
+        walls_(account_),
+        clipped_(account_, "particles after the clip planes"),
         row_spans_(account_, "drawn row spans"),
         row_offsets_(account_, "drawn row offsets"),
         packed_rgb_(account_, "drawn pixels"),
@@ -636,11 +639,15 @@ class ThrustBackend final : public detail::Backend {
   }
 
   // What every frame works out before casting: the particles in this backend's memory, their
-  // box, the camera (framed by every rank's box when given) and the scene the lighting sees.
+  // box, the camera (framed by every rank's box when given, and the walls) and the scene the
+  // lighting sees. Clip planes (SPEC 2c) leave `all` and the camera alone: the structures and
+  // rays read `r`, where the grains beyond a plane are unrenderable.
   struct FrameSetup {
-    Resident r;
-    SceneBounds bounds;  // these particles'
-    SceneBounds scene;   // what frames the camera: every rank's particles, or these
+    Resident all;
+    SceneBounds all_bounds;  // these particles': the census and the colour range count them all
+    Resident r;              // the particles drawn
+    SceneBounds bounds;      // theirs
+    SceneBounds scene;       // what frames the camera: every rank's particles or these, and walls
     CameraSetup camera;
     IdMap id_of;
   };
@@ -652,11 +659,41 @@ class ThrustBackend final : public detail::Backend {
       throw ConfigError("granray: image " + std::to_string(settings.width) + " x " +
                         std::to_string(settings.height) + " exceeds 2^32 - 1 pixels");
     }
-    const Resident r = make_resident(exec, view);
-    const SceneBounds bounds =
-        options.particle_bounds ? *options.particle_bounds : reduce_bounds(exec, r);
-    const SceneBounds scene = options.camera_bounds ? *options.camera_bounds : bounds;
-    return {r, bounds, scene, resolve_camera(settings, scene), IdMap{r.ids, view.id_offset}};
+    walls_.prepare(exec, settings);
+    const Resident all = make_resident(exec, view);
+    const SceneBounds all_bounds =
+        options.particle_bounds ? *options.particle_bounds : reduce_bounds(exec, all);
+    const SceneBounds scene =
+        walls_.with_walls(options.camera_bounds ? *options.camera_bounds : all_bounds);
+    Resident r = all;
+    SceneBounds bounds = all_bounds;
+    if (walls_.plane_count() > 0 && all.count > 0) {
+      clipped_.resize(all.count);
+      thrust::transform(exec.policy(), Index(0), Index(all.count), clipped_.data(),
+                        ClipSphere{all.spheres, walls_.planes(), walls_.plane_count()});
+      r.spheres = clipped_.data();
+      bounds = reduce_bounds(exec, r);
+      bounds.skipped = all_bounds.skipped;
+    }
+    return {all,
+            all_bounds,
+            r,
+            bounds,
+            scene,
+            resolve_camera(settings, scene),
+            IdMap{r.ids, view.id_offset}};
+  }
+
+  // Runs `body` with the frame's walls as the kernels see them, or with NoWalls when it has
+  // none (the kernels then compile the wall tests away). The brute-force reference tests every
+  // triangle too.
+  template <class Body>
+  void with_walls(const FrameSetup& f, const RenderOptions& options, Body&& body) const {
+    if (walls_.count() > 0) {
+      body(walls_.view(f.camera.frame, options.method == RenderMethod::brute_force));
+    } else {
+      body(NoWalls{});
+    }
   }
 
   static std::uint64_t image_pixels(const RenderSettings& settings) {
@@ -691,8 +728,9 @@ class ThrustBackend final : public detail::Backend {
 
     FrameStats stats;
     stats.particles = r.count;
-    stats.skipped = bounds.skipped;
+    stats.skipped = f.all_bounds.skipped;
     stats.camera = camera.resolved;
+    record_walls(stats);
 
     const auto pixels = static_cast<std::uint32_t>(pixel_count);
     image.pending.reset();
@@ -704,7 +742,7 @@ class ThrustBackend final : public detail::Backend {
     }
     const FrameTarget target{camera.frame,
                              make_shading_params(settings.shading, camera.frame),
-                             color_source(exec, r, settings, options, stats),
+                             color_source(exec, f.all, settings, options, stats),
                              r.spheres,
                              pixels_.data(),
                              options.with_hits ? depth_.data() : nullptr,
@@ -737,8 +775,11 @@ class ThrustBackend final : public detail::Backend {
         exec.mark(1);
         stats.cells = screen_tile_count(camera.frame);
         stats.grid_references = lists->entries;
-        exec.for_each_pixel(settings.width, settings.height,
-                            RenderPixel<TileTracer>{{lists->view, id_of}, target});
+        with_walls(f, options, [&](auto walls) {
+          exec.for_each_pixel(
+              settings.width, settings.height,
+              RenderPixel<TileTracer, decltype(walls)>{{lists->view, id_of}, target, walls});
+        });
       } else {
         method = RenderMethod::grid;
       }
@@ -748,12 +789,18 @@ class ThrustBackend final : public detail::Backend {
       exec.mark(1);
       stats.cells = layout.cells;
       stats.grid_references = layout.references;
-      exec.for_each_pixel(settings.width, settings.height,
-                          RenderPixel<GridTracer>{{grid_view(layout), id_of}, target});
+      with_walls(f, options, [&](auto walls) {
+        exec.for_each_pixel(
+            settings.width, settings.height,
+            RenderPixel<GridTracer, decltype(walls)>{{grid_view(layout), id_of}, target, walls});
+      });
     } else if (method == RenderMethod::brute_force) {
       exec.mark(1);
-      exec.for_each_pixel(settings.width, settings.height,
-                          RenderPixel<BruteForceTracer>{{r.spheres, r.count, id_of}, target});
+      with_walls(f, options, [&](auto walls) {
+        exec.for_each_pixel(settings.width, settings.height,
+                            RenderPixel<BruteForceTracer, decltype(walls)>{
+                                {r.spheres, r.count, id_of}, target, walls});
+      });
     }
     stats.method = method;
     exec.mark(2);
@@ -761,6 +808,11 @@ class ThrustBackend final : public detail::Backend {
     stats.grid_ms = exec.elapsed_ms(0, 1);
     stats.render_ms = exec.elapsed_ms(1, 2);
     stats.primary_ms = stats.render_ms;
+  }
+
+  void record_walls(FrameStats& stats) const {
+    stats.wall_triangles = walls_.count();
+    stats.wall_ms = walls_.build_ms();
   }
 
   // The finished pixels (with depth and ids when asked) from the backend into the image.
@@ -839,6 +891,8 @@ class ThrustBackend final : public detail::Backend {
   Array<float> depth_;
   Array<std::uint64_t> hit_ids_;
   LitPipeline lit_;
+  WallStructure walls_;
+  Array<Vec4> clipped_;         // the particles, those beyond a clip plane made unrenderable
   Array<PixelRect> row_spans_;  // per image row: its drawn span
   Array<std::uint32_t> row_offsets_;
   Array<Rgb8> packed_rgb_;  // the drawn spans row after row (copy_drawn_only)

@@ -35,7 +35,25 @@ bool parallel(D3 a, D3 unit_w) {
   return !(len > 0.0) || length(cross(scale(a, 1.0 / len), unit_w)) <= 1e-6;
 }
 
+// The box that frames the camera: the scene's (grains and walls), or for an empty frame a unit
+// box at the origin (the image is background anyway).
+void frame_box(const SceneBounds& bounds, D3& lo, D3& hi) {
+  const bool has_box = bounds.lo.x <= bounds.hi.x && bounds.lo.y <= bounds.hi.y &&
+                       bounds.lo.z <= bounds.hi.z && is_finite(bounds.lo.x) &&
+                       is_finite(bounds.hi.x) && is_finite(bounds.lo.y) && is_finite(bounds.hi.y) &&
+                       is_finite(bounds.lo.z) && is_finite(bounds.hi.z);
+  lo = has_box ? d3(bounds.lo) : D3{-0.5, -0.5, -0.5};
+  hi = has_box ? d3(bounds.hi) : D3{0.5, 0.5, 0.5};
+}
+
 }  // namespace
+
+double scene_radius(const SceneBounds& bounds) {
+  D3 lo, hi;
+  frame_box(bounds, lo, hi);
+  const double radius = 0.5 * length(sub(hi, lo));
+  return radius > 0.0 ? radius : 1.0;
+}
 
 CameraSetup resolve_camera(const RenderSettings& settings, const SceneBounds& bounds) {
   const CameraSettings& cam = settings.camera;
@@ -46,15 +64,10 @@ CameraSetup resolve_camera(const RenderSettings& settings, const SceneBounds& bo
   const double aspect = static_cast<double>(settings.width) / settings.height;
   const bool ortho = cam.projection == Projection::orthographic;
 
-  // An empty frame has no box: frame a unit box at the origin (the image is background anyway).
-  D3 lo{-0.5, -0.5, -0.5}, hi{0.5, 0.5, 0.5};
-  if (bounds.renderable > 0) {
-    lo = d3(bounds.lo);
-    hi = d3(bounds.hi);
-  }
+  D3 lo, hi;
+  frame_box(bounds, lo, hi);
   const D3 target = cam.target ? d3(*cam.target) : scale(add(lo, hi), 0.5);
-  double radius = 0.5 * length(sub(hi, lo));
-  if (!(radius > 0.0)) radius = 1.0;
+  const double radius = scene_radius(bounds);
 
   const double fov = radians(cam.fov);
   double ortho_height = 0.0;
@@ -139,6 +152,7 @@ LightingParams make_lighting_params(const ShadingSettings& shading, const SceneB
   p.specular = shading.specular;
   p.shininess = shading.shininess;
   p.mask_words = blocked_mask_words(p.ao_samples);
+  p.wall_offset = static_cast<float>(1e-6 * scene_radius(bounds));
   return p;
 }
 

@@ -32,30 +32,50 @@ LitStructures build_lit_structures(const Executor& exec, const FrameSetup& f,
 }
 
 void cast_surfaces(const Executor& exec, const FrameSetup& f, const LitStructures& s,
-                   const ColorSource& color, const LightingParams& lighting) {
+                   const RenderOptions& options, const ColorSource& color,
+                   const LightingParams& lighting) {
   const CameraFrame& cam = f.camera.frame;
-  if (s.method == RenderMethod::tiles) {
-    lit_.find_surfaces(exec, TileTracer{s.lists->view, f.id_of}, cam, color, f.r.spheres, lighting);
-  } else if (s.method == RenderMethod::grid) {
-    lit_.find_surfaces(exec, GridTracer{grid_view(*s.layout), f.id_of}, cam, color, f.r.spheres,
-                       lighting);
-  } else {
-    lit_.find_surfaces(exec, BruteForceTracer{f.r.spheres, f.r.count, f.id_of}, cam, color,
-                       f.r.spheres, lighting);
-  }
+  with_walls(f, options, [&](auto walls) {
+    if (s.method == RenderMethod::tiles) {
+      lit_.find_surfaces(exec, TileTracer{s.lists->view, f.id_of}, walls, cam, color, f.r.spheres,
+                         lighting);
+    } else if (s.method == RenderMethod::grid) {
+      lit_.find_surfaces(exec, GridTracer{grid_view(*s.layout), f.id_of}, walls, cam, color,
+                         f.r.spheres, lighting);
+    } else {
+      lit_.find_surfaces(exec, BruteForceTracer{f.r.spheres, f.r.count, f.id_of}, walls, cam, color,
+                         f.r.spheres, lighting);
+    }
+  });
+}
+
+// The frame's occluder for secondary rays, with its walls when it has any.
+template <class Occluder>
+void find_blockers_with_walls(const Executor& exec, const FrameSetup& f,
+                              const RenderOptions& options, const Occluder& spheres,
+                              const ShadingParams& shading, const LightingParams& lighting) {
+  with_walls(f, options, [&](auto walls) {
+    if constexpr (decltype(walls)::present) {
+      lit_.find_blockers(exec, WithWalls<Occluder>{spheres, walls}, f.camera.frame, shading,
+                         lighting);
+    } else {
+      lit_.find_blockers(exec, spheres, f.camera.frame, shading, lighting);
+    }
+  });
 }
 
 void cast_blockers(const Executor& exec, const FrameSetup& f, const LitStructures& s,
-                   const ShadingParams& shading, const LightingParams& lighting) {
+                   const RenderOptions& options, const ShadingParams& shading,
+                   const LightingParams& lighting) {
   if (s.layout && Executor::gathers_nearby_spheres) {
-    lit_.find_blockers(exec, NearbySphereOccluder{{grid_view(*s.layout), f.id_of}}, f.camera.frame,
-                       shading, lighting);
+    find_blockers_with_walls(
+        exec, f, options, NearbySphereOccluder{{grid_view(*s.layout), f.id_of}}, shading, lighting);
   } else if (s.layout) {
-    lit_.find_blockers(exec, GridOccluder{grid_view(*s.layout), f.id_of}, f.camera.frame, shading,
-                       lighting);
+    find_blockers_with_walls(exec, f, options, GridOccluder{grid_view(*s.layout), f.id_of}, shading,
+                             lighting);
   } else {  // brute force, or no secondary rays (then no occluder is asked)
-    lit_.find_blockers(exec, BruteForceOccluder{f.r.spheres, f.r.count, f.id_of}, f.camera.frame,
-                       shading, lighting);
+    find_blockers_with_walls(exec, f, options, BruteForceOccluder{f.r.spheres, f.r.count, f.id_of},
+                             shading, lighting);
   }
 }
 
@@ -78,9 +98,9 @@ void render_lit(const Executor& exec, const FrameSetup& f, const FrameTarget& ta
   exec.mark(0);
   const LitStructures s = build_lit_structures(exec, f, options, lighting, true, true);
   exec.mark(1);
-  cast_surfaces(exec, f, s, target.color, lighting);
+  cast_surfaces(exec, f, s, options, target.color, lighting);
   exec.mark(2);
-  if (has_secondary_rays(lighting)) cast_blockers(exec, f, s, target.shading, lighting);
+  if (has_secondary_rays(lighting)) cast_blockers(exec, f, s, options, target.shading, lighting);
   exec.mark(3);
   lit_.shade(exec, f.camera.frame, target.shading, lighting, has_secondary_rays(lighting),
              target.rgb);
@@ -112,14 +132,15 @@ FrameStats surfaces_stage(const ParticleView& view, const RenderSettings& settin
   const FrameSetup f = set_up_frame(exec, view, settings, options);
   FrameStats stats;
   stats.particles = f.r.count;
-  stats.skipped = f.bounds.skipped;
+  stats.skipped = f.all_bounds.skipped;
   stats.camera = f.camera.resolved;
+  record_walls(stats);
   const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
-  const ColorSource color = color_source(exec, f.r, settings, options, stats);
+  const ColorSource color = color_source(exec, f.all, settings, options, stats);
   exec.mark(0);
   const LitStructures s = build_lit_structures(exec, f, options, lighting, true, false);
   exec.mark(1);
-  cast_surfaces(exec, f, s, color, lighting);
+  cast_surfaces(exec, f, s, options, color, lighting);
   exec.mark(2);
   lit_.download_surfaces(exec, out, lit_sample_count(f.camera.frame, lighting));
   exec.synchronize();
@@ -146,7 +167,8 @@ double blockers_stage(const ParticleView& view, const RenderSettings& settings,
   const LitStructures s = build_lit_structures(exec, f, options, lighting, false, true);
   lit_.upload_surfaces(exec, surfaces);
   exec.mark(1);
-  cast_blockers(exec, f, s, make_shading_params(settings.shading, f.camera.frame), lighting);
+  cast_blockers(exec, f, s, options, make_shading_params(settings.shading, f.camera.frame),
+                lighting);
   exec.mark(2);
   lit_.download_blocked(exec, blocked, samples * static_cast<std::size_t>(lighting.mask_words));
   exec.synchronize();
@@ -160,8 +182,10 @@ void shading_stage(const RenderSettings& settings, const RenderOptions& options,
     throw Error("granray: shading surfaces needs RenderOptions::camera_bounds");
   }
   const Executor exec(nullptr, scratch_);
-  const CameraSetup camera = resolve_camera(settings, *options.camera_bounds);
-  const LightingParams lighting = make_lighting_params(settings.shading, *options.camera_bounds);
+  walls_.prepare(exec, settings);
+  const SceneBounds scene = walls_.with_walls(*options.camera_bounds);
+  const CameraSetup camera = resolve_camera(settings, scene);
+  const LightingParams lighting = make_lighting_params(settings.shading, scene);
   const std::size_t samples = lit_sample_count(camera.frame, lighting);
   if (surfaces.size() != samples ||
       blocked.size() != samples * static_cast<std::size_t>(lighting.mask_words)) {

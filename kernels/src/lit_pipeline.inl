@@ -18,14 +18,14 @@ class LitPipeline {
       : surfaces_(account, "lit frame samples"), blocked_(account, "blocked secondary rays") {}
 
   // Pass 1 into this pipeline's surfaces.
-  template <class Tracer>
-  void find_surfaces(const Executor& exec, const Tracer& trace, const CameraFrame& camera,
-                     const ColorSource& color, const Vec4* spheres,
+  template <class Tracer, class Walls>
+  void find_surfaces(const Executor& exec, const Tracer& trace, const Walls& walls,
+                     const CameraFrame& camera, const ColorSource& color, const Vec4* spheres,
                      const LightingParams& lighting) {
     surfaces_.resize(lit_sample_count(camera, lighting));
-    exec.for_each_pixel(
-        camera.width, camera.height,
-        FindSurfaces<Tracer>{trace, camera, color, spheres, lighting.side, surfaces_.data()});
+    exec.for_each_pixel(camera.width, camera.height,
+                        FindSurfaces<Tracer, Walls>{trace, camera, color, spheres, lighting.side,
+                                                    surfaces_.data(), walls});
   }
 
   // Pass 2 over this pipeline's surfaces, against one occluder's spheres.

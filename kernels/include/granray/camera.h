@@ -27,6 +27,9 @@ struct CameraSetup {
 // a camera that cannot be formed (eye on the target).
 CameraSetup resolve_camera(const RenderSettings& settings, const SceneBounds& bounds);
 
+// R of SPEC 2: half the diagonal of the box that frames the auto camera (1 for an empty one).
+double scene_radius(const SceneBounds& bounds);
+
 ShadingParams make_shading_params(const ShadingSettings& shading, const CameraFrame& frame);
 
 // SPEC 2a resolved for the kernels; `bounds` are the frame's particles over every rank (an

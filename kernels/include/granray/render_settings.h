@@ -1,8 +1,12 @@
 #pragma once
 
+#include <memory>
 #include <optional>
+#include <vector>
 
 #include "granray/kernels/vec.h"
+#include "granray/kernels/walls.h"
+#include "granray/walls.h"
 
 namespace granray {
 
@@ -58,6 +62,10 @@ struct RenderSettings {
   CameraSettings camera;
   ShadingSettings shading;
   std::optional<ColorMapping> color;
+  // SPEC 2b: the frame's walls (null or empty: none). A list the renderer has seen before is not
+  // rebuilt, so a simulation keeps one list for static walls and makes a new one when they move.
+  std::shared_ptr<const WallList> walls;
+  std::vector<ClipPlane> clip;  // SPEC 2c
 };
 
 }  // namespace granray

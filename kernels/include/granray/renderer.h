@@ -84,6 +84,8 @@ struct FrameStats {
   double secondary_ms = 0.0;         // of render_ms: shadow and ambient-occlusion rays (lit frames)
   std::uint64_t secondary_rays = 0;  // with RenderOptions::count_rays
   double total_ms = 0.0;
+  std::uint64_t wall_triangles = 0;  // SPEC 2b
+  double wall_ms = 0.0;              // building the walls' tree this frame (0: kept from before)
   ResolvedCamera camera{};
   bool colored = false;  // coloured by the scalar over [color_lo, color_hi]
   float color_lo = 0.0f;

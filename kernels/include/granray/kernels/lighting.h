@@ -9,17 +9,26 @@
 
 #include "granray/kernels/camera_frame.h"
 #include "granray/kernels/shading.h"
+#include "granray/kernels/walls.h"
 
 namespace granray {
 
 // One primary sample's visible surface: what shading needs, with no reference into a rank's own
 // particle arrays.
 struct SurfaceSample {
-  Vec4 sphere;       // the visible sphere (x, y, z, radius)
+  Vec4 sphere;       // the visible sphere (x, y, z, radius), or a wall's (normal, 0)
   Vec3 base;         // its base colour
   float t;           // entry distance along the sample's ray; +inf: the background
-  std::uint64_t id;  // the sphere's global id; ~0 for the background
+  std::uint64_t id;  // the sphere's global id, kWallIdBase + a wall's triangle; ~0: background
 };
+
+// A wall's surface: its unit normal, turned toward the ray, where a sphere has its centre, and a
+// radius of 0 that no renderable sphere has.
+GRANRAY_HD_INLINE SurfaceSample wall_sample(Vec3 normal, Vec3 base, float t, std::uint64_t id) {
+  return {{normal.x, normal.y, normal.z, 0.0f}, base, t, id};
+}
+
+GRANRAY_HD_INLINE bool shows_wall(Vec4 surface) { return surface.w == 0.0f; }
 
 GRANRAY_HD_INLINE SurfaceSample background_sample() {
   return {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, INFINITY, ~std::uint64_t{0}};
@@ -38,7 +47,8 @@ struct LightingParams {
   float ao_distance;  // their length, world units
   float specular;
   float shininess;
-  int mask_words;  // 32-bit words of blocked bits per sample (blocked_mask_words)
+  int mask_words;     // 32-bit words of blocked bits per sample (blocked_mask_words)
+  float wall_offset;  // how far a wall's secondary rays start off it: 1e-6 R (SPEC 2b)
 };
 
 // Whether a frame casts shadow or occlusion rays (the blocked-bits pass runs only then).
@@ -66,14 +76,20 @@ GRANRAY_HD_INLINE Ray pixel_sample_ray(const CameraFrame& cam, int i, int j, int
   return sample_ray(cam, i, j, sample_offset(s % side, side), sample_offset(s / side, side));
 }
 
-// The normal at a visible hit and the origin of its secondary rays, a hair outside the sphere.
+// The normal at a visible hit and the origin of its secondary rays, a hair outside the sphere
+// or `wall_offset` off a wall along its normal.
 struct ShadingPoint {
   Vec3 normal;
   Vec3 origin;
 };
 
-GRANRAY_HD_INLINE ShadingPoint shading_point(const Ray& ray, float t, Vec4 sphere) {
+GRANRAY_HD_INLINE ShadingPoint shading_point(const Ray& ray, float t, Vec4 sphere,
+                                             float wall_offset) {
   const Vec3 hit = ray.origin + ray.dir * t;
+  if (shows_wall(sphere)) {
+    const Vec3 normal = center_of(sphere);
+    return {normal, hit + normal * wall_offset};
+  }
   const Vec3 normal = (hit - center_of(sphere)) * (1.0f / sphere.w);
   return {normal, center_of(sphere) + normal * (sphere.w * (1.0f + 1e-4f))};
 }
@@ -165,7 +181,7 @@ GRANRAY_HD_INLINE int count_bits(std::uint32_t x) {
 GRANRAY_HD_INLINE Vec3 sample_color(const SurfaceSample& surface, const std::uint32_t* blocked,
                                     const Ray& primary, const ShadingParams& shading,
                                     const LightingParams& lighting) {
-  const ShadingPoint p = shading_point(primary, surface.t, surface.sphere);
+  const ShadingPoint p = shading_point(primary, surface.t, surface.sphere, lighting.wall_offset);
   const bool shadowed = blocked != nullptr && mask_bit(blocked, 0);
   float ambient_visible = 1.0f;
   if (lighting.ao_samples > 0 && blocked != nullptr) {

@@ -15,8 +15,9 @@ GRANRAY_HD_INLINE std::size_t first_sample_of(const CameraFrame& cam, int i, int
 }
 
 // Pass 1: each sample's visible surface, by any tracer (its tile or cell list serves every
-// sample of the pixel: a tile's footprints are padded by a pixel, wider than a sample's offset).
-template <class Tracer>
+// sample of the pixel: a tile's footprints are padded by a pixel, wider than a sample's offset),
+// and the walls' when they are nearer.
+template <class Tracer, class Walls = NoWalls>
 struct FindSurfaces {
   Tracer trace;
   CameraFrame camera;
@@ -24,6 +25,7 @@ struct FindSurfaces {
   const Vec4* spheres;
   int side;
   SurfaceSample* surfaces;
+  Walls walls;
 
   GRANRAY_HD void operator()(int i, int j) const {
     const int samples = side * side;
@@ -31,10 +33,20 @@ struct FindSurfaces {
     const bool may_hit = trace.may_hit(i, j);
     for (int s = 0; s < samples; ++s) {
       SurfaceSample surface = background_sample();
-      if (may_hit) {
-        const Hit hit = trace(pixel_sample_ray(camera, i, j, s, side), i, j);
+      if (may_hit || Walls::present) {
+        const Ray ray = pixel_sample_ray(camera, i, j, s, side);
+        Hit hit = no_hit();
+        if (may_hit) hit = trace(ray, i, j);
         if (hit.index != kNoHit) {
           surface = {spheres[hit.index], color(hit.index), hit.t, hit.id};
+        }
+        if constexpr (Walls::present) {
+          const WallHit wall = nearest_wall(walls, ray, hit.t);
+          if (wall.slot != kNoHit) {
+            const WallTriangle& tri = walls.triangles[wall.slot];
+            surface = wall_sample(facing_normal(tri, ray.dir), wall_color(walls, tri), wall.t,
+                                  kWallIdBase + tri.index);
+          }
         }
       }
       out[s] = surface;
@@ -63,7 +75,8 @@ struct FindBlockers {
       for (int w = 0; w < lighting.mask_words; ++w) words[w] = 0u;
       if (!(surface.t < INFINITY)) continue;
       const Ray primary = pixel_sample_ray(camera, i, j, s, lighting.side);
-      const ShadingPoint p = shading_point(primary, surface.t, surface.sphere);
+      const ShadingPoint p =
+          shading_point(primary, surface.t, surface.sphere, lighting.wall_offset);
       if (shadow_matters(p.normal, primary, shading, lighting) &&
           occluded(Ray{p.origin, shading.light}, INFINITY, surface.id)) {
         set_mask_bit(words, 0);

@@ -5,6 +5,7 @@
 
 #include "granray/kernels/lighting.h"
 #include "granray/kernels/trace.h"
+#include "granray/kernels/walls.h"
 
 namespace granray {
 
@@ -182,6 +183,29 @@ struct NearbySphereOccluder {
       }
       for (int k = 0; k < rays; ++k) {
         if (hit[k] != 0) set_mask_bit(words, 1 + first + k);
+      }
+    }
+  }
+};
+
+// The walls block secondary rays too (SPEC 2b): a ray the spheres leave free is tested against
+// the walls' tree (or, for the reference, every triangle).
+template <class Occluder>
+struct WithWalls {
+  Occluder spheres;
+  WallView walls;
+
+  GRANRAY_HD bool operator()(const Ray& ray, float length, std::uint64_t skip_id) const {
+    return spheres(ray, length, skip_id) || wall_blocks(walls, ray, length);
+  }
+  GRANRAY_HD void ambient(const ShadingPoint& p, int i, int j, int sample,
+                          const LightingParams& lighting, std::uint64_t skip_id,
+                          std::uint32_t* words) const {
+    spheres.ambient(p, i, j, sample, lighting, skip_id, words);
+    for (int k = 0; k < lighting.ao_samples; ++k) {
+      if (!mask_bit(words, 1 + k) &&
+          wall_blocks(walls, ambient_ray(p, i, j, sample, k, lighting), lighting.ao_distance)) {
+        set_mask_bit(words, 1 + k);
       }
     }
   }

@@ -4,6 +4,7 @@
 #include "granray/kernels/screen_tiles.h"
 #include "granray/kernels/shading.h"
 #include "granray/kernels/trace.h"
+#include "granray/kernels/walls.h"
 
 namespace granray {
 
@@ -50,10 +51,12 @@ struct FrameTarget {
 };
 
 // One primary ray per pixel; identical for every tracer, so paths differ only in visibility.
-template <class Tracer>
+// With walls (Walls = WallView), the nearest wall nearer than the sphere hit shows instead.
+template <class Tracer, class Walls = NoWalls>
 struct RenderPixel {
   Tracer trace;
   FrameTarget target;
+  Walls walls;
 
   // Pixel (i, j): column i of row j.
   GRANRAY_HD void operator()(int i, int j) const {
@@ -61,9 +64,21 @@ struct RenderPixel {
         static_cast<std::uint32_t>(j) * static_cast<std::uint32_t>(target.camera.width) +
         static_cast<std::uint32_t>(i);
     Hit hit = no_hit();
-    if (trace.may_hit(i, j)) {
+    const bool may_hit = trace.may_hit(i, j);
+    if (may_hit || Walls::present) {
       const Ray ray = primary_ray(target.camera, i, j);
-      hit = trace(ray, i, j);
+      if (may_hit) hit = trace(ray, i, j);
+      if constexpr (Walls::present) {
+        const WallHit wall = nearest_wall(walls, ray, hit.t);
+        if (wall.slot != kNoHit) {
+          const WallTriangle& tri = walls.triangles[wall.slot];
+          target.rgb[pixel] =
+              shade_normal(facing_normal(tri, ray.dir), wall_color(walls, tri), target.shading);
+          if (target.depth != nullptr) target.depth[pixel] = wall.t;
+          if (target.hit_id != nullptr) target.hit_id[pixel] = kWallIdBase + tri.index;
+          return;
+        }
+      }
       if (hit.index != kNoHit) {
         target.rgb[pixel] = shade_hit(ray, hit.t, target.spheres[hit.index],
                                       target.color(hit.index), target.shading);

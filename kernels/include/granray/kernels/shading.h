@@ -46,13 +46,16 @@ struct ColorSource {
   }
 };
 
-// Seed 001, eq. 9: base * (ambient + diffuse * max(0, n . l)).
+// Seed 001, eq. 9: base * (ambient + diffuse * max(0, n . l)), for a sphere or a wall.
+GRANRAY_HD_INLINE Rgb8 shade_normal(Vec3 normal, Vec3 base, const ShadingParams& params) {
+  const float lambert = nan_ignoring_max(0.0f, dot(normal, params.light));
+  return to_rgb8(base * (params.ambient + params.diffuse * lambert));
+}
+
 GRANRAY_HD_INLINE Rgb8 shade_hit(const Ray& ray, float t, Vec4 sphere, Vec3 base,
                                  const ShadingParams& params) {
   const Vec3 hit = ray.origin + ray.dir * t;
-  const Vec3 normal = (hit - center_of(sphere)) * (1.0f / sphere.w);
-  const float lambert = nan_ignoring_max(0.0f, dot(normal, params.light));
-  return to_rgb8(base * (params.ambient + params.diffuse * lambert));
+  return shade_normal((hit - center_of(sphere)) * (1.0f / sphere.w), base, params);
 }
 
 }  // namespace granray

@@ -1,0 +1,243 @@
+// Walls (SPEC 2b) and clip planes (SPEC 2c) as the kernels see them: triangles in a bounding
+// volume hierarchy built per wall set (kernels/src/wall_building.inl), nearest-hit and any-hit
+// queries through it, and the brute-force loop over every triangle that the tests compare with.
+#pragma once
+
+#include <cstdint>
+
+#include "granray/kernels/camera_frame.h"
+#include "granray/kernels/ray.h"
+
+namespace granray {
+
+// A frame's visible wall carries the id kWallIdBase + its triangle's index: after every
+// particle's id, so that on equal depth a grain wins over a wall and a smaller triangle index
+// over a larger one (SPEC 2b), in one rank's frame and when ranks composite their depth images.
+constexpr std::uint64_t kWallIdBase = std::uint64_t{1} << 63;
+
+// A half-space whose points x with dot(x - point, normal) > 0 are removed (SPEC 2c).
+struct ClipPlane {
+  Vec3 point;
+  Vec3 normal;
+};
+
+GRANRAY_HD_INLINE bool clipped_by(const ClipPlane* planes, int count, Vec3 x) {
+  for (int k = 0; k < count; ++k) {
+    if (dot(x - planes[k].point, planes[k].normal) > 0.0f) return true;
+  }
+  return false;
+}
+
+// One triangle of the frame's walls, in the hierarchy's order. `index` is its place among all the
+// frame's triangles (walls in order, each wall's triangles in order); `wall` is its wall's index,
+// with kBackFacesOnly set when the wall shows only its triangles facing away from the camera.
+struct WallTriangle {
+  Vec3 a, b, c;
+  std::uint32_t index;
+  std::uint32_t wall;
+};
+
+constexpr std::uint32_t kBackFacesOnly = 0x80000000u;
+constexpr int kTrianglesPerLeaf = 4;
+
+struct WallBox {
+  Vec3 lo, hi;
+};
+
+// The walls of one frame. The hierarchy is a complete binary tree in heap order over the
+// triangles sorted along a Morton curve: node 1 is the root, node n has children 2n and 2n + 1,
+// and leaf k (node leaves + k) holds triangles [4k, 4k + 4) of `triangles`.
+struct WallView {
+  static constexpr bool present = true;
+  const WallBox* nodes;
+  std::uint32_t leaves;  // a power of two
+  const WallTriangle* triangles;
+  std::uint32_t count;
+  const Vec3* colors;  // per wall
+  const ClipPlane* planes;
+  int plane_count;
+  bool linear;  // the reference: test every triangle in turn instead of walking the tree
+  // What "facing away from the camera" means for this frame: the eye (perspective) or the
+  // direction of view (orthographic).
+  Vec3 eye;
+  Vec3 view_dir;
+  bool orthographic;
+};
+
+// No walls: the kernels compile the wall tests away.
+struct NoWalls {
+  static constexpr bool present = false;
+};
+
+// Möller-Trumbore, both sides: the distance t > 0 at which the ray meets the triangle, or +inf.
+// Every path calls this one function, so the hierarchy and the brute-force loop agree bit for bit.
+GRANRAY_HD_INLINE float triangle_distance(const Ray& ray, Vec3 a, Vec3 b, Vec3 c) {
+  const Vec3 e1 = b - a, e2 = c - a;
+  const Vec3 p = cross(ray.dir, e2);
+  const float det = dot(e1, p);
+  if (det == 0.0f || !is_finite(det)) return INFINITY;
+  const float inv = 1.0f / det;
+  const Vec3 s = ray.origin - a;
+  const float u = dot(s, p) * inv;
+  if (!(u >= 0.0f && u <= 1.0f)) return INFINITY;
+  const Vec3 q = cross(s, e1);
+  const float v = dot(ray.dir, q) * inv;
+  if (!(v >= 0.0f && u + v <= 1.0f)) return INFINITY;
+  const float t = dot(e2, q) * inv;
+  return t > 0.0f ? t : INFINITY;
+}
+
+// The triangle's unit normal by its winding (right-hand rule), turned to face the ray.
+GRANRAY_HD_INLINE Vec3 facing_normal(const WallTriangle& tri, Vec3 dir) {
+  const Vec3 n = normalize(cross(tri.b - tri.a, tri.c - tri.a));
+  return dot(n, dir) > 0.0f ? n * -1.0f : n;
+}
+
+// Whether the frame shows this triangle at all: a back-faces-only wall drops the triangles whose
+// winding normal does not point away from the camera (for every ray, shadow and occlusion rays
+// too: the near side of a closed container is simply not there).
+GRANRAY_HD_INLINE bool shown(const WallView& w, const WallTriangle& tri) {
+  if ((tri.wall & kBackFacesOnly) == 0u) return true;
+  const Vec3 n = cross(tri.b - tri.a, tri.c - tri.a);
+  return dot(n, w.orthographic ? w.view_dir : tri.a - w.eye) > 0.0f;
+}
+
+// The distance at which the ray meets a shown triangle at a point no clip plane removes, or +inf.
+GRANRAY_HD_INLINE float wall_distance(const WallView& w, const Ray& ray, const WallTriangle& tri) {
+  const float t = triangle_distance(ray, tri.a, tri.b, tri.c);
+  if (!(t < INFINITY) || !shown(w, tri)) return INFINITY;
+  if (w.plane_count > 0 && clipped_by(w.planes, w.plane_count, ray.origin + ray.dir * t)) {
+    return INFINITY;
+  }
+  return t;
+}
+
+// Where the ray is inside a box, as [enter, exit] (empty when enter > exit), from the reciprocal
+// direction; NaN (a zero direction on a face's plane) leaves the axis to the others, which only
+// ever widens the interval.
+GRANRAY_HD_INLINE bool box_entry(const WallBox& box, const Ray& ray, Vec3 inv, float t_max,
+                                 float& enter) {
+  if (!(box.lo.x <= box.hi.x)) return false;  // a leaf past the last triangle
+  const float tx0 = (box.lo.x - ray.origin.x) * inv.x, tx1 = (box.hi.x - ray.origin.x) * inv.x;
+  const float ty0 = (box.lo.y - ray.origin.y) * inv.y, ty1 = (box.hi.y - ray.origin.y) * inv.y;
+  const float tz0 = (box.lo.z - ray.origin.z) * inv.z, tz1 = (box.hi.z - ray.origin.z) * inv.z;
+  float lo =
+      nan_ignoring_max(nan_ignoring_max(nan_ignoring_min(tx0, tx1), nan_ignoring_min(ty0, ty1)),
+                       nan_ignoring_min(tz0, tz1));
+  float hi =
+      nan_ignoring_min(nan_ignoring_min(nan_ignoring_max(tx0, tx1), nan_ignoring_max(ty0, ty1)),
+                       nan_ignoring_max(tz0, tz1));
+  lo = nan_ignoring_max(lo, 0.0f);
+  hi = nan_ignoring_min(hi, t_max);
+  enter = lo;
+  return lo <= hi;
+}
+
+// The nearest wall along a ray: triangle k of WallView::triangles at distance t.
+struct WallHit {
+  float t;
+  std::uint32_t slot;  // kNoHit: none
+};
+
+// The stack of a walk down the tree: the tree's depth is log2(leaves) < 32.
+constexpr int kWallStackDepth = 34;
+
+// Visits the leaves whose boxes the ray enters before `limit()`, nearer child first; `leaf(k)`
+// tests leaf k's triangles and may lower the limit, or return true to stop the walk.
+template <class Leaf, class Limit>
+GRANRAY_HD_INLINE void walk_wall_tree(const WallView& w, const Ray& ray, Leaf leaf, Limit limit) {
+  const Vec3 inv = {1.0f / ray.dir.x, 1.0f / ray.dir.y, 1.0f / ray.dir.z};
+  std::uint32_t stack[kWallStackDepth];
+  int top = 0;
+  float enter = 0.0f;
+  if (!box_entry(w.nodes[1], ray, inv, limit(), enter)) return;
+  stack[top++] = 1u;
+  while (top > 0) {
+    const std::uint32_t node = stack[--top];
+    if (node >= w.leaves) {
+      if (leaf(node - w.leaves)) return;
+      continue;
+    }
+    float near_enter = 0.0f, far_enter = 0.0f;
+    const std::uint32_t left = 2u * node, right = left + 1u;
+    const bool l = box_entry(w.nodes[left], ray, inv, limit(), near_enter);
+    const bool r = box_entry(w.nodes[right], ray, inv, limit(), far_enter);
+    if (l && r) {
+      // The farther child waits under the nearer one.
+      const bool left_first = near_enter <= far_enter;
+      stack[top++] = left_first ? right : left;
+      stack[top++] = left_first ? left : right;
+    } else if (l) {
+      stack[top++] = left;
+    } else if (r) {
+      stack[top++] = right;
+    }
+  }
+}
+
+// The nearest shown, unclipped triangle with t < limit (a sphere at `limit` wins the tie); among
+// equal distances the smaller index.
+GRANRAY_HD_INLINE WallHit nearest_wall(const WallView& w, const Ray& ray, float limit) {
+  WallHit best{limit, kNoHit};
+  std::uint32_t best_index = kNoHit;
+  const auto consider = [&](std::uint32_t k) {
+    const WallTriangle& tri = w.triangles[k];
+    const float t = wall_distance(w, ray, tri);
+    if (t < best.t || (t == best.t && best.slot != kNoHit && tri.index < best_index)) {
+      best = {t, k};
+      best_index = tri.index;
+    }
+  };
+  if (w.count == 0) return {INFINITY, kNoHit};
+  if (w.linear) {
+    for (std::uint32_t k = 0; k < w.count; ++k) consider(k);
+  } else {
+    walk_wall_tree(
+        w, ray,
+        [&](std::uint32_t leaf) {
+          const std::uint32_t first = leaf * kTrianglesPerLeaf;
+          const std::uint32_t end =
+              first + kTrianglesPerLeaf < w.count ? first + kTrianglesPerLeaf : w.count;
+          for (std::uint32_t k = first; k < end; ++k) consider(k);
+          return false;
+        },
+        [&] { return best.t; });
+  }
+  if (best.slot == kNoHit) best.t = INFINITY;
+  return best;
+}
+
+// The base colour of a wall's triangle.
+GRANRAY_HD_INLINE Vec3 wall_color(const WallView& w, const WallTriangle& tri) {
+  return w.colors[tri.wall & ~kBackFacesOnly];
+}
+
+// Whether a shown, unclipped triangle meets the ray at 0 < t < length (shadow and occlusion rays).
+GRANRAY_HD_INLINE bool wall_blocks(const WallView& w, const Ray& ray, float length) {
+  if (w.count == 0) return false;
+  if (w.linear) {
+    for (std::uint32_t k = 0; k < w.count; ++k) {
+      if (wall_distance(w, ray, w.triangles[k]) < length) return true;
+    }
+    return false;
+  }
+  bool blocked = false;
+  walk_wall_tree(
+      w, ray,
+      [&](std::uint32_t leaf) {
+        const std::uint32_t first = leaf * kTrianglesPerLeaf;
+        const std::uint32_t end =
+            first + kTrianglesPerLeaf < w.count ? first + kTrianglesPerLeaf : w.count;
+        for (std::uint32_t k = first; k < end; ++k) {
+          if (wall_distance(w, ray, w.triangles[k]) < length) {
+            blocked = true;
+            return true;
+          }
+        }
+        return false;
+      },
+      [&] { return length; });
+  return blocked;
+}
+
+}  // namespace granray

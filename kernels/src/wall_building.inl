@@ -1,0 +1,265 @@
+// The walls' hierarchy (kernels/walls.h) for one backend. Included by backend_impl.inl inside
+// namespace granray::GRANRAY_BACKEND_NAMESPACE, after its Executor, Memory and Array.
+//
+// The triangles are sorted along a Morton curve of their centroids and cut into leaves of four;
+// a complete binary tree over the leaves in heap order needs no topology at all, and its boxes
+// are filled level by level from the leaves up, one parallel pass per level (17 passes for
+// 100,000 triangles). Everything runs on the backend, so triangles the simulation holds in
+// device memory are read in place, like its grains. docs/design.md says why a tree and not a
+// second grid.
+
+struct TriangleBoxOf {
+  const WallTriangle* triangles;
+  GRANRAY_HD WallBox operator()(std::uint32_t i) const {
+    const WallTriangle& t = triangles[i];
+    return {{nan_ignoring_min(t.a.x, nan_ignoring_min(t.b.x, t.c.x)),
+             nan_ignoring_min(t.a.y, nan_ignoring_min(t.b.y, t.c.y)),
+             nan_ignoring_min(t.a.z, nan_ignoring_min(t.b.z, t.c.z))},
+            {nan_ignoring_max(t.a.x, nan_ignoring_max(t.b.x, t.c.x)),
+             nan_ignoring_max(t.a.y, nan_ignoring_max(t.b.y, t.c.y)),
+             nan_ignoring_max(t.a.z, nan_ignoring_max(t.b.z, t.c.z))}};
+  }
+};
+
+GRANRAY_HD_INLINE WallBox empty_wall_box() {
+  return {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+}
+
+struct JoinWallBoxes {
+  GRANRAY_HD WallBox operator()(const WallBox& a, const WallBox& b) const {
+    return {{nan_ignoring_min(a.lo.x, b.lo.x), nan_ignoring_min(a.lo.y, b.lo.y),
+             nan_ignoring_min(a.lo.z, b.lo.z)},
+            {nan_ignoring_max(a.hi.x, b.hi.x), nan_ignoring_max(a.hi.y, b.hi.y),
+             nan_ignoring_max(a.hi.z, b.hi.z)}};
+  }
+};
+
+// The simulation's triangles (or the uploaded ones) as the hierarchy's records.
+struct ToWallTriangles {
+  const Triangle* from;
+  std::uint32_t first_index;
+  std::uint32_t wall;  // with kBackFacesOnly
+  WallTriangle* to;
+  GRANRAY_HD void operator()(std::uint32_t i) const {
+    const Triangle& t = from[i];
+    to[first_index + i] = {t.a, t.b, t.c, first_index + i, wall};
+  }
+};
+
+// Ten bits of a coordinate spread out to every third bit.
+GRANRAY_HD_INLINE std::uint32_t spread_bits(std::uint32_t x) {
+  x = (x | (x << 16)) & 0x030000ffu;
+  x = (x | (x << 8)) & 0x0300f00fu;
+  x = (x | (x << 4)) & 0x030c30c3u;
+  x = (x | (x << 2)) & 0x09249249u;
+  return x;
+}
+
+struct MortonKeyOf {
+  const WallTriangle* triangles;
+  WallBox box;
+  GRANRAY_HD std::uint32_t operator()(std::uint32_t i) const {
+    const WallTriangle& t = triangles[i];
+    const Vec3 c = (t.a + t.b + t.c) * (1.0f / 3.0f);
+    const auto bits = [](float x, float lo, float hi) {
+      const float f = hi > lo ? (x - lo) / (hi - lo) : 0.0f;
+      return static_cast<std::uint32_t>(nan_ignoring_min(nan_ignoring_max(f, 0.0f), 1.0f) *
+                                        1023.0f);
+    };
+    return (spread_bits(bits(c.x, box.lo.x, box.hi.x)) << 2) |
+           (spread_bits(bits(c.y, box.lo.y, box.hi.y)) << 1) |
+           spread_bits(bits(c.z, box.lo.z, box.hi.z));
+  }
+};
+
+// Leaf k's box, grown by `pad` on every side so that a hit on its face is never lost to the
+// rounding of the box test; empty past the last triangle.
+struct LeafBoxOf {
+  const WallTriangle* triangles;
+  std::uint32_t count;
+  float pad;
+  std::uint32_t leaves;
+  WallBox* nodes;
+  GRANRAY_HD void operator()(std::uint32_t k) const {
+    WallBox box = empty_wall_box();
+    const std::uint32_t first = k * kTrianglesPerLeaf;
+    for (std::uint32_t i = first; i < first + kTrianglesPerLeaf && i < count; ++i) {
+      box = JoinWallBoxes{}(box, TriangleBoxOf{triangles}(i));
+    }
+    if (box.lo.x <= box.hi.x) {
+      box.lo = box.lo - Vec3{pad, pad, pad};
+      box.hi = box.hi + Vec3{pad, pad, pad};
+    }
+    nodes[leaves + k] = box;
+  }
+};
+
+// One level of the tree from the level below: nodes [first, 2 first).
+struct ParentBoxOf {
+  std::uint32_t first;
+  WallBox* nodes;
+  GRANRAY_HD void operator()(std::uint32_t i) const {
+    const std::uint32_t node = first + i;
+    nodes[node] = JoinWallBoxes{}(nodes[2u * node], nodes[2u * node + 1u]);
+  }
+};
+
+// A frame's clip planes drop the grains whose centre lies beyond one: they become unrenderable
+// (radius NaN) in a copy that the structures and the rays read.
+struct ClipSphere {
+  const Vec4* spheres;
+  const ClipPlane* planes;
+  int count;
+  GRANRAY_HD Vec4 operator()(std::uint32_t i) const {
+    Vec4 s = spheres[i];
+    if (clipped_by(planes, count, center_of(s))) s.w = NAN;
+    return s;
+  }
+};
+
+class WallStructure {
+ public:
+  explicit WallStructure(detail::MemoryAccount& account)
+      : uploaded_(account, "wall triangle upload"),
+        unsorted_(account, "wall triangles"),
+        keys_(account, "wall triangle keys"),
+        order_(account, "wall triangle order"),
+        triangles_(account, "wall triangles in tree order"),
+        nodes_(account, "wall tree"),
+        colors_(account, "wall colours"),
+        planes_(account, "clip planes") {}
+
+  // The hierarchy of these walls and the planes of this frame; a wall list seen in the previous
+  // frame is not built again unless it reads triangles in place (they may have moved).
+  void prepare(const Executor& exec, const RenderSettings& settings) {
+    exec.upload(planes_, settings.clip.data(), settings.clip.size());
+    plane_count_ = static_cast<int>(settings.clip.size());
+    build_ms_ = 0.0;
+    const std::shared_ptr<const WallList>& walls = settings.walls;
+    const bool reads_in_place =
+        walls && std::any_of(walls->begin(), walls->end(),
+                             [](const Wall& w) { return w.in_place != nullptr; });
+    if (walls == built_from_ && !reads_in_place) return;
+    built_from_ = walls;
+    count_ = 0;
+    box_ = empty_wall_box();
+    if (!walls || walls->empty()) return;
+    const auto start = std::chrono::steady_clock::now();
+    assemble(exec, *walls);
+    if (count_ > 0) build_tree(exec);
+    exec.synchronize();
+    build_ms_ =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  std::uint32_t count() const { return count_; }
+  double build_ms() const { return build_ms_; }  // this frame's build (0: kept from before)
+
+  // Merges the walls' box into a scene's (SPEC 2b: the auto camera frames the walls too).
+  SceneBounds with_walls(SceneBounds scene) const {
+    if (count_ == 0) return scene;
+    scene.lo = {nan_ignoring_min(scene.lo.x, box_.lo.x), nan_ignoring_min(scene.lo.y, box_.lo.y),
+                nan_ignoring_min(scene.lo.z, box_.lo.z)};
+    scene.hi = {nan_ignoring_max(scene.hi.x, box_.hi.x), nan_ignoring_max(scene.hi.y, box_.hi.y),
+                nan_ignoring_max(scene.hi.z, box_.hi.z)};
+    return scene;
+  }
+
+  const ClipPlane* planes() const { return planes_.data(); }
+  int plane_count() const { return plane_count_; }
+
+  WallView view(const CameraFrame& camera, bool linear) const {
+    return {nodes_.data(),  leaves_,          triangles_.data(),  count_,
+            colors_.data(), planes_.data(),   plane_count_,       linear,
+            camera.eye,     camera.w * -1.0f, camera.orthographic};
+  }
+
+ private:
+  // Every wall's triangles, in order, into unsorted_: uploaded from host memory, or converted
+  // where they lie.
+  void assemble(const Executor& exec, const WallList& walls) {
+    std::size_t total = 0;
+    for (const Wall& w : walls) total += w.triangle_count();
+    if (total >= kNoHit) {
+      throw Error("granray: " + std::to_string(total) +
+                  " wall triangles exceed the 32-bit index range");
+    }
+    count_ = static_cast<std::uint32_t>(total);
+    unsorted_.resize(total);
+    // Host triangles travel in one upload; triangles in the backend's memory are read there.
+    std::vector<Triangle> host;
+    for (const Wall& w : walls) {
+      if (w.in_place == nullptr) {
+        host.insert(host.end(), w.triangles.begin(), w.triangles.end());
+      } else if (w.in_place_space != Executor::native_space) {
+        if (w.in_place_space != MemorySpace::host) {
+          throw DeviceError(std::string("granray ") + Executor::name +
+                            " backend cannot read wall triangles held in device memory");
+        }
+        host.insert(host.end(), w.in_place, w.in_place + w.in_place_count);
+      }
+    }
+    exec.upload(uploaded_, host.data(), host.size());
+    std::vector<Vec3> colors;
+    std::uint32_t first = 0;
+    std::size_t uploaded = 0;
+    for (std::size_t k = 0; k < walls.size(); ++k) {
+      const Wall& w = walls[k];
+      colors.push_back(w.color);
+      const auto n = static_cast<std::uint32_t>(w.triangle_count());
+      if (n == 0) continue;
+      const Triangle* from = w.in_place;
+      if (from == nullptr || w.in_place_space != Executor::native_space) {
+        from = uploaded_.data() + uploaded;
+        uploaded += n;
+      }
+      const std::uint32_t wall =
+          static_cast<std::uint32_t>(k) | (w.faces == WallFaces::back ? kBackFacesOnly : 0u);
+      thrust::for_each_n(exec.policy(), Index(0), n,
+                         ToWallTriangles{from, first, wall, unsorted_.data()});
+      first += n;
+    }
+    exec.upload(colors_, colors.data(), colors.size());
+  }
+
+  void build_tree(const Executor& exec) {
+    auto policy = exec.policy();
+    const std::uint32_t n = count_;
+    box_ = thrust::transform_reduce(policy, Index(0), Index(n), TriangleBoxOf{unsorted_.data()},
+                                    empty_wall_box(), JoinWallBoxes{});
+    keys_.resize(n);
+    order_.resize(n);
+    thrust::transform(policy, Index(0), Index(n), keys_.data(),
+                      MortonKeyOf{unsorted_.data(), box_});
+    thrust::sequence(policy, order_.data(), order_.data() + n);
+    thrust::sort_by_key(policy, keys_.data(), keys_.data() + n, order_.data());
+    triangles_.resize(n);
+    thrust::gather(policy, order_.data(), order_.data() + n, unsorted_.data(), triangles_.data());
+    const std::uint32_t leaf_count = (n + kTrianglesPerLeaf - 1) / kTrianglesPerLeaf;
+    leaves_ = 1;
+    while (leaves_ < leaf_count) leaves_ *= 2;
+    nodes_.resize(2 * std::size_t{leaves_});
+    const Vec3 extent = box_.hi - box_.lo;
+    const float pad = 1e-5f * sqrtf(dot(extent, extent)) + 1e-30f;
+    thrust::for_each_n(policy, Index(0), leaves_,
+                       LeafBoxOf{triangles_.data(), n, pad, leaves_, nodes_.data()});
+    for (std::uint32_t first = leaves_ / 2; first >= 1; first /= 2) {
+      thrust::for_each_n(policy, Index(0), first, ParentBoxOf{first, nodes_.data()});
+    }
+  }
+
+  Array<Triangle> uploaded_;
+  Array<WallTriangle> unsorted_;
+  Array<std::uint32_t> keys_;
+  Array<std::uint32_t> order_;
+  Array<WallTriangle> triangles_;
+  Array<WallBox> nodes_;
+  Array<Vec3> colors_;
+  Array<ClipPlane> planes_;
+  std::shared_ptr<const WallList> built_from_;
+  std::uint32_t count_ = 0;
+  std::uint32_t leaves_ = 0;
+  WallBox box_ = empty_wall_box();
+  int plane_count_ = 0;
+  double build_ms_ = 0.0;
+};
