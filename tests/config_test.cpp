@@ -1,6 +1,8 @@
 // [insitu] table: values, defaults, overrides, and errors naming key, file and line.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <fstream>
 #include <regex>
 #include <set>
@@ -258,6 +260,67 @@ TEST(Config, LoadsAFileAndReportsAMissingOne) {
   std::ofstream(path) << "[insitu]\nevery = 7\n";
   EXPECT_EQ(load_insitu_config(path).every, 7);
   EXPECT_THROW(load_insitu_config(temp_path("missing.toml")), ConfigError);
+}
+
+// [[insitu.walls]] and [[insitu.clip]] (SPEC 2b, 2c): every kind of wall, paths relative to the
+// TOML file, and mistakes that name the key, the file and the line.
+TEST(Config, WallsAndClipPlanes) {
+  const std::string dir = temp_path("walls-" + std::to_string(fresh_seed()));
+  std::filesystem::create_directories(dir + "/meshes");
+  std::ofstream(dir + "/meshes/tri.stl")
+      << "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 2 0 0\nvertex 0 2 0\n"
+         "endloop\nendfacet\nendsolid t\n";
+  const std::string toml =
+      "[insitu]\n"
+      "[[insitu.walls]]\ntype = \"stl\"\nfile = \"meshes/tri.stl\"\nscale = 2.0\n"
+      "translate = [1, 0, 0]\n"
+      "[[insitu.walls]]\ntype = \"box\"\nname = \"bin\"\nmin = [0, 0, 0]\nmax = [1, 2, 3]\n"
+      "color = [0.1, 0.2, 0.3]\n"
+      "[[insitu.walls]]\ntype = \"cylinder\"\nbase = [0, 0, 0]\naxis = [0, 0, 1]\n"
+      "radius = 1.0\nheight = 2.0\nsegments = 16\nfaces = \"all\"\n"
+      "[[insitu.clip]]\npoint = [0, 0, 1]\nnormal = [0, 1, 0]\n";
+  std::ofstream(dir + "/sim.toml") << toml;
+  const InsituConfig c = load_insitu_config(dir + "/sim.toml");
+  ASSERT_TRUE(c.render.walls);
+  const WallList& w = *c.render.walls;
+  ASSERT_EQ(w.size(), 3u);
+  ASSERT_EQ(w[0].triangles.size(), 1u);
+  EXPECT_EQ(w[0].triangles[0].b.x, 5.0f);  // 2 x 2, then + 1
+  EXPECT_EQ(w[0].faces, WallFaces::all);
+  EXPECT_EQ(w[1].triangles.size(), 12u);
+  EXPECT_EQ(w[1].faces, WallFaces::back);
+  EXPECT_EQ(w[1].name, "bin");
+  EXPECT_EQ(w[1].color.y, 0.2f);
+  EXPECT_EQ(w[2].triangles.size(), 64u);
+  EXPECT_EQ(w[2].faces, WallFaces::all);
+  ASSERT_EQ(c.render.clip.size(), 1u);
+  EXPECT_EQ(c.render.clip[0].normal.y, 1.0f);
+
+  const auto fails = [](const std::string& text, const std::string& expected) {
+    try {
+      parse_insitu_config(text, "sim.toml");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("sim.toml:"), std::string::npos) << e.what();
+    }
+  };
+  fails("[[insitu.walls]]\ntype = \"cone\"\n", "insitu.walls[0].type");
+  fails("[[insitu.walls]]\ntype = \"box\"\nmin = [0, 0, 0]\n", "insitu.walls[0].max");
+  fails("[[insitu.walls]]\ntype = \"box\"\nmin = [0, 0, 0]\nmax = [1, -1, 1]\n", "must exceed");
+  fails("[[insitu.walls]]\ntype = \"stl\"\nfile = \"nowhere.stl\"\n", "nowhere.stl");
+  fails("[[insitu.walls]]\ntype = \"box\"\nmin = [0, 0, 0]\nmax = [1, 1, 1]\nradius = 2\n",
+        "insitu.walls[0].radius");
+  fails("[[insitu.walls]]\ntype = \"box\"\nmin = [0, 0, 0]\nmax = [1, 1, 1]\nfaces = \"front\"\n",
+        "faces");
+  fails("[[insitu.walls]]\ntype = \"box\"\nmin = [0, 0, 0]\nmax = [1, 1, 1]\ncolour = [1, 1, 1]\n",
+        "did you mean 'insitu.walls[0].color'");
+  fails("[[insitu.clip]]\npoint = [0, 0, 0]\nnormal = [0, 0, 0]\n", "insitu.clip[0].normal");
+  fails("[insitu]\nwalls = 3\n", "array of tables");
+  fails(
+      "[[insitu.walls]]\ntype = \"box\"\nname = \"a\"\nmin = [0, 0, 0]\nmax = [1, 1, 1]\n"
+      "[[insitu.walls]]\ntype = \"box\"\nname = \"a\"\nmin = [0, 0, 0]\nmax = [1, 1, 1]\n",
+      "names two walls");
 }
 
 }  // namespace

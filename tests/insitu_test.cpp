@@ -9,6 +9,7 @@
 #include "granray/errors.h"
 #include "granray/insitu/insitu_renderer.h"
 #include "granray/io/annotations.h"
+#include "granray/io/frame_pattern.h"
 #include "granray/io/image_file.h"
 #include "test_support.h"
 
@@ -209,6 +210,52 @@ TEST_F(InsituTest, FailuresSkipTheFrameAndTheNextOneRenders) {
   EXPECT_TRUE(std::filesystem::exists(dir + "/f_00000002.png"));
   EXPECT_EQ(vis.counters().rendered, 2u);
   EXPECT_EQ(vis.counters().written, 1u);
+}
+
+// Moving walls (SPEC 2b): the simulation moves a named wall with each frame, by a rigid
+// transform or by its own triangles; the frame equals the renderer's with the wall where it was
+// moved, and a name no wall has skips the frame with a clear reason.
+TEST_F(InsituTest, MovingWallsFollowTheSimulation) {
+  InsituRenderer vis(config_of("[insitu]\nevery = 1\nwidth = 64\nheight = 48\nbackend = \"cpu\"\n"
+                               "[insitu.camera]\nposition = [0, -30, 8]\ntarget = [0, 0, 0]\n"
+                               "[[insitu.walls]]\ntype = \"cylinder\"\nname = \"drum\"\n"
+                               "base = [0, -2, 0]\naxis = [0, 1, 0]\nradius = 6.0\nheight = 4.0\n"
+                               "segments = 12\n"),
+                     {});
+  const RigidTransform turn = RigidTransform::rotation_about({0, 0, 0}, {0, 1, 0}, 17.0);
+  SimulationParticles moved = particles();
+  moved.with_wall_transform("drum", turn);
+  const FrameRecord& f = vis.render(0, 0.0, moved);
+  ASSERT_TRUE(f.rendered) << f.error;
+  RenderSettings s = vis.config().render;
+  auto walls = std::make_shared<WallList>(*s.walls);
+  (*walls)[0].triangles = transformed((*walls)[0].triangles, turn);
+  s.walls = walls;
+  Image direct, still;
+  Renderer(BackendKind::cpu).render(particles().view, s, direct);
+  Renderer(BackendKind::cpu).render(particles().view, vis.config().render, still);
+  EXPECT_NE(direct.rgb, still.rgb) << "the turn must show";
+  // The simulation's own triangles, in host memory, read in place.
+  const std::vector<Triangle> own = (*walls)[0].triangles;
+  SimulationParticles given = particles();
+  given.with_wall_triangles("drum", own.data(), own.size(), MemorySpace::host);
+  InsituRenderer vis2(vis.config(), {});
+  std::string png = temp_path("drum_" + std::to_string(fresh_seed()) + "_*.png");
+  InsituConfig with_png = vis.config();
+  with_png.png = png;
+  InsituRenderer writes(with_png, {});
+  ASSERT_TRUE(writes.render(3, 0.0, moved).rendered);
+  ASSERT_TRUE(writes.render(4, 0.0, given).rendered);
+  writes.finish();
+  EXPECT_EQ(io::read_png(io::expand_frame_pattern(png, 3, 8)).rgb, direct.rgb);
+  EXPECT_EQ(io::read_png(io::expand_frame_pattern(png, 4, 8)).rgb, direct.rgb);
+  SimulationParticles unknown = particles();
+  unknown.with_wall_transform("piston", turn);
+  std::vector<std::string> log;
+  vis2.set_logger([&](const std::string& line) { log.push_back(line); });
+  EXPECT_FALSE(vis2.render(5, 0.0, unknown).rendered);
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_NE(log[0].find("piston"), std::string::npos) << log[0];
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // present; malformed input names the file and the line or byte offset.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -9,6 +11,7 @@
 
 #include "granray/errors.h"
 #include "granray/io/particle_file.h"
+#include "granray/io/stl_file.h"
 #include "test_support.h"
 
 namespace granray::test {
@@ -251,6 +254,94 @@ TEST(Sphere, RealOutputFiles) {
     ASSERT_EQ(frames[0].xyzr.size(), count);
     for (const Vec4& s : frames[0].xyzr) ASSERT_TRUE(is_renderable(s));
   }
+}
+
+// STL (SPEC 2b walls): ASCII and binary read alike, bad files name the file and line.
+std::string write_file(const std::string& name, const std::string& bytes) {
+  const std::string path = temp_path(name);
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+std::string ascii_stl(const std::vector<Triangle>& triangles) {
+  std::ostringstream out;
+  out.precision(9);
+  out << "solid test\n";
+  for (const Triangle& t : triangles) {
+    out << "  facet normal 0 0 1\n    outer loop\n";
+    for (const Vec3& v : {t.a, t.b, t.c})
+      out << "      vertex " << v.x << " " << v.y << " " << v.z << "\n";
+    out << "    endloop\n  endfacet\n";
+  }
+  out << "endsolid test\n";
+  return out.str();
+}
+
+std::string binary_stl(const std::vector<Triangle>& triangles) {
+  std::string out = "solid but binary: exporters write this too";
+  out.resize(80, ' ');
+  const auto n = static_cast<std::uint32_t>(triangles.size());
+  out.append(reinterpret_cast<const char*>(&n), 4);
+  for (const Triangle& t : triangles) {
+    const float normal[3] = {0, 0, 0};
+    out.append(reinterpret_cast<const char*>(normal), 12);
+    out.append(reinterpret_cast<const char*>(&t), 36);
+    out.append(2, '\0');
+  }
+  return out;
+}
+
+TEST(Stl, AsciiAndBinaryReadTheSameTriangles) {
+  Rng rng(fresh_seed());
+  std::vector<Triangle> triangles;
+  for (int k = 0; k < 50; ++k) {
+    const auto p = [&] {
+      return Vec3{uniform(rng, -5, 5), uniform(rng, -5, 5), uniform(rng, -5, 5)};
+    };
+    triangles.push_back({p(), p(), p()});
+  }
+  const auto same = [&](const std::vector<Triangle>& got) {
+    ASSERT_EQ(got.size(), triangles.size());
+    for (std::size_t k = 0; k < got.size(); ++k) {
+      EXPECT_EQ(got[k].a.x, triangles[k].a.x);
+      EXPECT_EQ(got[k].b.y, triangles[k].b.y);
+      EXPECT_EQ(got[k].c.z, triangles[k].c.z);
+    }
+  };
+  same(io::read_stl(write_file("mesh_ascii.stl", ascii_stl(triangles))));
+  same(io::read_stl(write_file("mesh_binary.stl", binary_stl(triangles))));
+  // The LIGGGHTS output kept in the tests: 28 triangles of the bucket.
+  EXPECT_EQ(
+      io::read_stl(std::string(GRANRAY_SOURCE_DIR) + "/tests/data/liggghts-bucket/bucket_20000.stl")
+          .size(),
+      28u);
+}
+
+TEST(Stl, BadFilesNameTheFileAndLine) {
+  const std::vector<Triangle> one = {{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}};
+  const std::string text = ascii_stl(one);
+  const auto fails_with = [](const std::string& path, const std::string& expected) {
+    try {
+      io::read_stl(path);
+      ADD_FAILURE() << path << " was read";
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(path), std::string::npos) << what;
+      EXPECT_NE(what.find(expected), std::string::npos) << what;
+    }
+  };
+  fails_with(write_file("cut.stl", text.substr(0, text.size() / 2)), "truncated");
+  fails_with(write_file("noend.stl", text.substr(0, text.find("endsolid"))), "endsolid");
+  std::string bad = text;
+  bad.replace(bad.find("vertex 1"), 8, "vertex x");
+  fails_with(write_file("word.stl", bad), ":5:");
+  std::string nan = text;
+  nan.replace(nan.find("vertex 1"), 8, "vertex nan");
+  fails_with(write_file("nan.stl", nan), "not finite");
+  const std::string binary = binary_stl(one);
+  fails_with(write_file("short.stl", binary.substr(0, binary.size() - 7)), "truncated");
+  fails_with(write_file("nothing.stl", "hello"), "not an STL file");
+  fails_with(temp_path("missing.stl"), "cannot open");
 }
 
 }  // namespace

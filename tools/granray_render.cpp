@@ -23,6 +23,7 @@
 
 #if defined(GRANRAY_RENDER_HAVE_MPI)
 #include "granray/insitu/mpi_frame.h"
+#include "granray/io/stl_file.h"
 #endif
 
 namespace {
@@ -45,6 +46,38 @@ struct Options {
   std::string format = "auto";
   std::vector<std::string> inputs;
   std::string out;
+  std::vector<std::string> meshes;  // STL walls; '*' becomes the frame's step
+};
+
+// The --mesh walls of each frame, after the configuration's: read once when no name has a '*',
+// else again for each step (LIGGGHTS `dump mesh/stl` writes one file per step).
+class MeshWalls {
+ public:
+  explicit MeshWalls(std::vector<std::string> patterns) : patterns_(std::move(patterns)) {}
+
+  const granray::RenderSettings& settings_for(const granray::RenderSettings& configured,
+                                              std::int64_t step) {
+    if (patterns_.empty()) return configured;
+    bool per_step = false;
+    for (const std::string& p : patterns_)
+      per_step = per_step || granray::io::has_frame_placeholder(p);
+    if (settings_.walls && !per_step) return settings_;
+    settings_ = configured;
+    auto walls = std::make_shared<granray::WallList>(configured.walls ? *configured.walls
+                                                                      : granray::WallList{});
+    for (const std::string& pattern : patterns_) {
+      granray::Wall wall;
+      wall.name = pattern;
+      wall.triangles = granray::io::read_stl(granray::io::expand_frame_pattern(pattern, step));
+      walls->push_back(std::move(wall));
+    }
+    settings_.walls = walls;
+    return settings_;
+  }
+
+ private:
+  std::vector<std::string> patterns_;
+  granray::RenderSettings settings_;
 };
 
 struct NamedFrame {
@@ -109,6 +142,7 @@ int run(const Options& options, granray::RankGroup* ranks) {
 
   Renderer renderer(config.backend);
   Image image;
+  MeshWalls meshes(options.meshes);
   // On a terminal, one line that updates (frames done, rate, time left) instead of a line per
   // frame; a redirected standard output still gets the per-frame lines.
   const bool progress = rank == 0 && isatty(STDERR_FILENO) != 0;
@@ -118,8 +152,9 @@ int run(const Options& options, granray::RankGroup* ranks) {
   bool warned = false;  // about overlays that cannot be drawn: once
   for (const NamedFrame& f : frames) {
     const ParticleView view = share_of(f.frame, rank, size);
-    const FrameStats stats = ranks ? ranks->render(renderer, view, config.render, image)
-                                   : renderer.render(view, config.render, image);
+    const RenderSettings& settings = meshes.settings_for(config.render, f.number);
+    const FrameStats stats = ranks ? ranks->render(renderer, view, settings, image)
+                                   : renderer.render(view, settings, image);
     if (rank != 0) {
       if (!everyone_fine()) return 1;
       continue;
@@ -175,6 +210,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "xyzr", "lammps", "sphere"}));
   app.add_option("--out", options.out, "image name (.png or .ppm); '*' becomes the step")
       ->required();
+  app.add_option("--mesh", options.meshes,
+                 "STL wall (repeatable); '*' becomes the frame's step (LIGGGHTS dump mesh/stl)")
+      ->allow_extra_args(false);
   app.add_option("inputs", options.inputs, "particle files")->required();
   CLI11_PARSE(app, argc, argv);
   std::shared_ptr<granray::RankGroup> ranks;

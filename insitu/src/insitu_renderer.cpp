@@ -1,9 +1,11 @@
 #include "granray/insitu/insitu_renderer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
 #include "granray/errors.h"
 #include "granray/io/frame_pattern.h"
@@ -154,6 +156,33 @@ const FrameRecord& InsituRenderer::render(std::int64_t step, double time,
   return last_;
 }
 
+// The configured walls with this frame's moves applied: a new list, so the renderer rebuilds
+// the walls' tree for the frames where something moved and keeps it for the others.
+static RenderSettings settings_with_moved_walls(
+    const RenderSettings& configured, const std::vector<SimulationParticles::WallMotion>& moves) {
+  if (moves.empty()) return configured;
+  RenderSettings settings = configured;
+  auto walls = std::make_shared<WallList>(configured.walls ? *configured.walls : WallList{});
+  for (const SimulationParticles::WallMotion& move : moves) {
+    const auto wall = std::find_if(walls->begin(), walls->end(),
+                                   [&](const Wall& w) { return w.name == move.name; });
+    if (wall == walls->end()) {
+      throw ConfigError("the simulation moved wall \"" + move.name +
+                        "\", but no [[insitu.walls]] table has that name");
+    }
+    if (move.triangles != nullptr || move.count > 0) {
+      wall->triangles.clear();
+      wall->in_place = move.triangles;
+      wall->in_place_count = move.count;
+      wall->in_place_space = move.space;
+    } else {
+      wall->triangles = transformed(wall->triangles, move.transform);
+    }
+  }
+  settings.walls = walls;
+  return settings;
+}
+
 void InsituRenderer::render_frame(std::int64_t step, double time,
                                   const SimulationParticles& particles) {
   ParticleView view = particles.view;
@@ -171,13 +200,14 @@ void InsituRenderer::render_frame(std::int64_t step, double time,
     problem = "another rank could not pass its particles (its log says why)";
   }
   if (!problem.empty()) throw Error(problem);
+  const RenderSettings settings = settings_with_moved_walls(config_.render, particles.walls);
   if (writer_ && image_.rgb.empty()) image_ = writer_->recycled_image();
   // The writer settles the image on its own thread: the GPU's copy of the pixels then runs
   // beside the simulation's next steps instead of inside this call.
   RenderOptions options;
   options.defer_pixels = writer_ != nullptr;
-  last_.stats = ranks_ ? ranks_->render(renderer_, view, config_.render, image_)
-                       : renderer_.render(view, config_.render, image_, options);
+  last_.stats = ranks_ ? ranks_->render(renderer_, view, settings, image_)
+                       : renderer_.render(view, settings, image_, options);
   if (!writer_) return;
 
   io::FrameJob job;

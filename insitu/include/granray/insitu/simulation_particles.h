@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "granray/particles.h"
+#include "granray/walls.h"
 
 namespace granray {
 
@@ -17,8 +18,18 @@ struct SimulationParticles {
     const float* values;  // one per particle, in the same memory space as the positions
   };
 
+  // Where a named wall of the configuration ([[insitu.walls]] name = "...") is this frame.
+  struct WallMotion {
+    std::string name;
+    RigidTransform transform;             // applied to the configured triangles, or
+    const Triangle* triangles = nullptr;  // the simulation's own, read in place
+    std::size_t count = 0;
+    MemorySpace space = MemorySpace::host;
+  };
+
   ParticleView view;
   std::vector<Field> fields;
+  std::vector<WallMotion> walls;
 
   SimulationParticles& with_field(std::string name, const float* values) {
     fields.push_back({std::move(name), values});
@@ -26,6 +37,19 @@ struct SimulationParticles {
   }
   SimulationParticles& with_ids(const std::uint64_t* ids) {
     view.ids = ids;
+    return *this;
+  }
+  // A moving wall: the configured wall `name` moved rigidly (a drum's rotation, a piston).
+  SimulationParticles& with_wall_transform(std::string name, const RigidTransform& transform) {
+    walls.push_back({std::move(name), transform, nullptr, 0, MemorySpace::host});
+    return *this;
+  }
+  // Or the wall's triangles as the simulation holds them this frame: `count` triangles of nine
+  // floats in host memory, or in CUDA device memory (read in place, no host copy).
+  SimulationParticles& with_wall_triangles(std::string name, const Triangle* triangles,
+                                           std::size_t count,
+                                           MemorySpace space = MemorySpace::device) {
+    walls.push_back({std::move(name), RigidTransform{}, triangles, count, space});
     return *this;
   }
   // The values of a field, or nullptr when it was not passed (or there are no particles).
