@@ -675,13 +675,9 @@ class ThrustBackend final : public detail::Backend {
       bounds = reduce_bounds(exec, r);
       bounds.skipped = all_bounds.skipped;
     }
-    return {all,
-            all_bounds,
-            r,
-            bounds,
-            scene,
-            resolve_camera(settings, scene),
-            IdMap{r.ids, view.id_offset}};
+    const CameraSetup camera = resolve_camera(settings, scene);
+    walls_.build_for(exec, camera.frame);
+    return {all, all_bounds, r, bounds, scene, camera, IdMap{r.ids, view.id_offset}};
   }
 
   // Runs `body` with the frame's walls as the kernels see them, or with NoWalls when it has
@@ -811,7 +807,7 @@ class ThrustBackend final : public detail::Backend {
   }
 
   void record_walls(FrameStats& stats) const {
-    stats.wall_triangles = walls_.count();
+    stats.wall_triangles = walls_.total();
     stats.wall_ms = walls_.build_ms();
   }
 

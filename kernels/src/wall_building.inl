@@ -117,11 +117,26 @@ struct ClipSphere {
   }
 };
 
+struct ShownFrom {
+  Vec3 eye;
+  Vec3 view_dir;
+  bool orthographic;
+  GRANRAY_HD bool operator()(const WallTriangle& t) const {
+    return shown_from(t, eye, view_dir, orthographic);
+  }
+};
+
+inline double wall_ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
 class WallStructure {
  public:
   explicit WallStructure(detail::MemoryAccount& account)
       : uploaded_(account, "wall triangle upload"),
         unsorted_(account, "wall triangles"),
+        shown_(account, "wall triangles shown"),
         keys_(account, "wall triangle keys"),
         order_(account, "wall triangle order"),
         triangles_(account, "wall triangles in tree order"),
@@ -129,8 +144,9 @@ class WallStructure {
         colors_(account, "wall colours"),
         planes_(account, "clip planes") {}
 
-  // The hierarchy of these walls and the planes of this frame; a wall list seen in the previous
-  // frame is not built again unless it reads triangles in place (they may have moved).
+  // The walls and clip planes of this frame; a wall list seen in the previous frame is not read
+  // again unless it reads triangles in place (they may have moved). The tree waits for the
+  // camera (build_for).
   void prepare(const Executor& exec, const RenderSettings& settings) {
     exec.upload(planes_, settings.clip.data(), settings.clip.size());
     plane_count_ = static_cast<int>(settings.clip.size());
@@ -141,23 +157,54 @@ class WallStructure {
                              [](const Wall& w) { return w.in_place != nullptr; });
     if (walls == built_from_ && !reads_in_place) return;
     built_from_ = walls;
+    total_ = 0;
     count_ = 0;
+    tree_built_ = false;
     box_ = empty_wall_box();
     if (!walls || walls->empty()) return;
     const auto start = std::chrono::steady_clock::now();
     assemble(exec, *walls);
-    if (count_ > 0) build_tree(exec);
-    exec.synchronize();
-    build_ms_ =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (total_ > 0) {
+      box_ = thrust::transform_reduce(exec.policy(), Index(0), Index(total_),
+                                      TriangleBoxOf{unsorted_.data()}, empty_wall_box(),
+                                      JoinWallBoxes{});
+    }
+    build_ms_ += wall_ms_since(start);
   }
 
-  std::uint32_t count() const { return count_; }
-  double build_ms() const { return build_ms_; }  // this frame's build (0: kept from before)
+  // The tree over the triangles this camera shows: the far side of a back-faces-only wall
+  // alone (a container's near side is not there for any ray, so it is left out of the tree
+  // rather than met and rejected by every ray that crosses it). Built again when the walls or,
+  // for back-faces-only walls, the camera change.
+  void build_for(const Executor& exec, const CameraFrame& camera) {
+    if (total_ == 0) return;
+    const Vec3 view_dir = camera.w * -1.0f;
+    const bool same_view = camera.eye.x == eye_.x && camera.eye.y == eye_.y &&
+                           camera.eye.z == eye_.z && view_dir.x == view_dir_.x &&
+                           view_dir.y == view_dir_.y && view_dir.z == view_dir_.z &&
+                           camera.orthographic == orthographic_;
+    if (tree_built_ && (same_view || !any_back_only_)) return;
+    const auto start = std::chrono::steady_clock::now();
+    eye_ = camera.eye;
+    view_dir_ = view_dir;
+    orthographic_ = camera.orthographic;
+    shown_.resize(total_);
+    WallTriangle* end = thrust::copy_if(exec.policy(), unsorted_.data(), unsorted_.data() + total_,
+                                        shown_.data(), ShownFrom{eye_, view_dir_, orthographic_});
+    count_ = static_cast<std::uint32_t>(end - shown_.data());
+    if (count_ > 0) build_tree(exec);
+    exec.synchronize();
+    tree_built_ = true;
+    build_ms_ += wall_ms_since(start);
+  }
+
+  std::uint32_t count() const { return count_; }  // the triangles this frame shows
+  std::uint32_t total() const { return total_; }
+  double build_ms() const { return build_ms_; }  // this frame's work on the walls (0: kept)
 
   // Merges the walls' box into a scene's (SPEC 2b: the auto camera frames the walls too).
   SceneBounds with_walls(SceneBounds scene) const {
-    if (count_ == 0) return scene;
+    if (total_ == 0) return scene;
     scene.lo = {nan_ignoring_min(scene.lo.x, box_.lo.x), nan_ignoring_min(scene.lo.y, box_.lo.y),
                 nan_ignoring_min(scene.lo.z, box_.lo.z)};
     scene.hi = {nan_ignoring_max(scene.hi.x, box_.hi.x), nan_ignoring_max(scene.hi.y, box_.hi.y),
@@ -184,8 +231,10 @@ class WallStructure {
       throw Error("granray: " + std::to_string(total) +
                   " wall triangles exceed the 32-bit index range");
     }
-    count_ = static_cast<std::uint32_t>(total);
+    total_ = static_cast<std::uint32_t>(total);
     unsorted_.resize(total);
+    any_back_only_ = std::any_of(walls.begin(), walls.end(),
+                                 [](const Wall& w) { return w.faces == WallFaces::back; });
     // Host triangles travel in one upload; triangles in the backend's memory are read there.
     std::vector<Triangle> host;
     for (const Wall& w : walls) {
@@ -225,21 +274,21 @@ class WallStructure {
   void build_tree(const Executor& exec) {
     auto policy = exec.policy();
     const std::uint32_t n = count_;
-    box_ = thrust::transform_reduce(policy, Index(0), Index(n), TriangleBoxOf{unsorted_.data()},
-                                    empty_wall_box(), JoinWallBoxes{});
+    const WallBox box =
+        thrust::transform_reduce(policy, Index(0), Index(n), TriangleBoxOf{shown_.data()},
+                                 empty_wall_box(), JoinWallBoxes{});
     keys_.resize(n);
     order_.resize(n);
-    thrust::transform(policy, Index(0), Index(n), keys_.data(),
-                      MortonKeyOf{unsorted_.data(), box_});
+    thrust::transform(policy, Index(0), Index(n), keys_.data(), MortonKeyOf{shown_.data(), box});
     thrust::sequence(policy, order_.data(), order_.data() + n);
     thrust::sort_by_key(policy, keys_.data(), keys_.data() + n, order_.data());
     triangles_.resize(n);
-    thrust::gather(policy, order_.data(), order_.data() + n, unsorted_.data(), triangles_.data());
+    thrust::gather(policy, order_.data(), order_.data() + n, shown_.data(), triangles_.data());
     const std::uint32_t leaf_count = (n + kTrianglesPerLeaf - 1) / kTrianglesPerLeaf;
     leaves_ = 1;
     while (leaves_ < leaf_count) leaves_ *= 2;
     nodes_.resize(2 * std::size_t{leaves_});
-    const Vec3 extent = box_.hi - box_.lo;
+    const Vec3 extent = box.hi - box.lo;
     const float pad = 1e-5f * sqrtf(dot(extent, extent)) + 1e-30f;
     thrust::for_each_n(policy, Index(0), leaves_,
                        LeafBoxOf{triangles_.data(), n, pad, leaves_, nodes_.data()});
@@ -249,7 +298,8 @@ class WallStructure {
   }
 
   Array<Triangle> uploaded_;
-  Array<WallTriangle> unsorted_;
+  Array<WallTriangle> unsorted_;  // every triangle of the walls
+  Array<WallTriangle> shown_;     // those this camera shows
   Array<std::uint32_t> keys_;
   Array<std::uint32_t> order_;
   Array<WallTriangle> triangles_;
@@ -257,7 +307,13 @@ class WallStructure {
   Array<Vec3> colors_;
   Array<ClipPlane> planes_;
   std::shared_ptr<const WallList> built_from_;
+  std::uint32_t total_ = 0;
   std::uint32_t count_ = 0;
+  bool any_back_only_ = false;
+  bool tree_built_ = false;
+  Vec3 eye_{0.0f, 0.0f, 0.0f};
+  Vec3 view_dir_{0.0f, 0.0f, 0.0f};
+  bool orthographic_ = false;
   std::uint32_t leaves_ = 0;
   WallBox box_ = empty_wall_box();
   int plane_count_ = 0;

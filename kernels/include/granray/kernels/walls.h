@@ -96,10 +96,15 @@ GRANRAY_HD_INLINE Vec3 facing_normal(const WallTriangle& tri, Vec3 dir) {
 // Whether the frame shows this triangle at all: a back-faces-only wall drops the triangles whose
 // winding normal does not point away from the camera (for every ray, shadow and occlusion rays
 // too: the near side of a closed container is simply not there).
-GRANRAY_HD_INLINE bool shown(const WallView& w, const WallTriangle& tri) {
+GRANRAY_HD_INLINE bool shown_from(const WallTriangle& tri, Vec3 eye, Vec3 view_dir,
+                                  bool orthographic) {
   if ((tri.wall & kBackFacesOnly) == 0u) return true;
   const Vec3 n = cross(tri.b - tri.a, tri.c - tri.a);
-  return dot(n, w.orthographic ? w.view_dir : tri.a - w.eye) > 0.0f;
+  return dot(n, orthographic ? view_dir : tri.a - eye) > 0.0f;
+}
+
+GRANRAY_HD_INLINE bool shown(const WallView& w, const WallTriangle& tri) {
+  return shown_from(tri, w.eye, w.view_dir, w.orthographic);
 }
 
 // The distance at which the ray meets a shown triangle at a point no clip plane removes, or +inf.
