@@ -111,6 +111,22 @@ int main(int argc, char** argv) {
       }
     }
     for (const auto& grains : scenes) {
+      // The drum around these grains: built once, the same for every image size.
+      std::shared_ptr<granray::WallList> drum;
+      if (wall_segments > 0) {
+        granray::Vec3 lo{INFINITY, INFINITY, INFINITY}, hi{-INFINITY, -INFINITY, -INFINITY};
+        for (const granray::Vec4& g : grains) {
+          lo = {std::min(lo.x, g.x - g.w), std::min(lo.y, g.y - g.w), std::min(lo.z, g.z - g.w)};
+          hi = {std::max(hi.x, g.x + g.w), std::max(hi.y, g.y + g.w), std::max(hi.z, g.z + g.w)};
+        }
+        drum = std::make_shared<granray::WallList>(1);
+        const float radius =
+            0.5f * std::sqrt((hi.x - lo.x) * (hi.x - lo.x) + (hi.y - lo.y) * (hi.y - lo.y));
+        const granray::Vec3 base{0.5f * (lo.x + hi.x), 0.5f * (lo.y + hi.y), lo.z};
+        (*drum)[0].triangles = granray::cylinder_triangles(base, {0, 0, 1}, radius * 1.02f,
+                                                           (hi.z - lo.z) * 1.3f, wall_segments);
+        (*drum)[0].faces = granray::WallFaces::back;
+      }
       granray::ParticleView view;
       view.xyzr = grains.data();
       view.count = grains.size();
@@ -126,21 +142,7 @@ int main(int argc, char** argv) {
         settings.shading.ao_distance = lighting.ao_distance;
         settings.shading.specular = lighting.specular;
         settings.shading.samples = lighting.samples;
-        if (wall_segments > 0) {
-          granray::Vec3 lo{INFINITY, INFINITY, INFINITY}, hi{-INFINITY, -INFINITY, -INFINITY};
-          for (const granray::Vec4& g : grains) {
-            lo = {std::min(lo.x, g.x - g.w), std::min(lo.y, g.y - g.w), std::min(lo.z, g.z - g.w)};
-            hi = {std::max(hi.x, g.x + g.w), std::max(hi.y, g.y + g.w), std::max(hi.z, g.z + g.w)};
-          }
-          auto walls = std::make_shared<granray::WallList>(1);
-          const float radius =
-              0.5f * std::sqrt((hi.x - lo.x) * (hi.x - lo.x) + (hi.y - lo.y) * (hi.y - lo.y));
-          const granray::Vec3 base{0.5f * (lo.x + hi.x), 0.5f * (lo.y + hi.y), lo.z};
-          (*walls)[0].triangles = granray::cylinder_triangles(base, {0, 0, 1}, radius * 1.02f,
-                                                              (hi.z - lo.z) * 1.3f, wall_segments);
-          (*walls)[0].faces = granray::WallFaces::back;
-          settings.walls = walls;
-        }
+        settings.walls = drum;
         if (std::sscanf(size.c_str(), "%dx%d", &settings.width, &settings.height) != 2) {
           throw granray::ConfigError("--resolution " + size + ": expected WxH");
         }

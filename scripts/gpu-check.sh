@@ -4,9 +4,7 @@
 # Header-only dependencies missing there are taken from .deps/include when present.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/out}
-mkdir -p "$OUT"
-BUILD=${BUILD:-build-gpu}
+source scripts/gpu-env.sh
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 
 source scripts/gpu-build.sh

@@ -5,9 +5,7 @@
 # scripts/gpu-lighting.sh has built $BUILD, or with BUILD_FIRST=1. Logs go to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/out}
-mkdir -p "$OUT"
-BUILD=${BUILD:-build-gpu}
+source scripts/gpu-env.sh
 [ -n "${BUILD_FIRST:-}" ] && source scripts/gpu-build.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 cores=$(nproc --all)

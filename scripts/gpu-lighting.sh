@@ -5,9 +5,7 @@
 # samples) beside the unlit ones, and a lit frame's cost to the example DEM. Logs go to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/out}
-mkdir -p "$OUT"
-BUILD=${BUILD:-build-gpu}
+source scripts/gpu-env.sh
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 
 source scripts/gpu-build.sh

@@ -5,9 +5,7 @@
 # Logs go to $OUT (or ./out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/out}
-mkdir -p "$OUT"
-BUILD=${BUILD:-build-gpu}
+source scripts/gpu-env.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
 gpus=$(nvidia-smi -L | wc -l)

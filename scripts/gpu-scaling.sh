@@ -11,9 +11,7 @@
 # slowest rank's grid + casting) and the DEM's ms per step (fastest-slowest rank).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/out}
-mkdir -p "$OUT"
-BUILD=${BUILD:-build-gpu}
+source scripts/gpu-env.sh
 logs=$PWD/$BUILD-scaling-logs  # tarred into $OUT at the end: only a few files come back
 rm -rf "$logs" && mkdir -p "$logs"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

@@ -16,13 +16,6 @@
 namespace granray::test {
 namespace {
 
-ParticleView view_of(const std::vector<Vec4>& spheres) {
-  ParticleView v;
-  v.xyzr = spheres.data();
-  v.count = spheres.size();
-  return v;
-}
-
 // Random lighting with every feature on at least sometimes; shadows always, so that secondary
 // rays are traced in every case.
 void random_lighting(Rng& rng, ShadingSettings& s) {

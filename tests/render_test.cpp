@@ -13,15 +13,6 @@
 namespace granray::test {
 namespace {
 
-ParticleView view_of(const std::vector<Vec4>& spheres,
-                     const std::vector<std::uint64_t>* ids = nullptr) {
-  ParticleView v;
-  v.xyzr = spheres.data();
-  v.count = spheres.size();
-  v.ids = ids ? ids->data() : nullptr;
-  return v;
-}
-
 class RenderTest : public ::testing::Test {
  protected:
   void SetUp() override { GRANRAY_SKIP_WITHOUT_BACKEND(); }

@@ -71,6 +71,14 @@ RenderSettings random_settings(Rng& rng, bool orthographic) {
   return s;
 }
 
+ParticleView view_of(const std::vector<Vec4>& spheres, const std::vector<std::uint64_t>* ids) {
+  ParticleView v;
+  v.xyzr = spheres.data();
+  v.count = spheres.size();
+  v.ids = ids ? ids->data() : nullptr;
+  return v;
+}
+
 ImageDiff compare_images(const Image& a, const Image& b) {
   ImageDiff d;
   d.pixels = static_cast<std::size_t>(a.width) * a.height;

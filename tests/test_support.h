@@ -45,6 +45,10 @@ std::vector<Vec4> dilute_gas(Rng& rng, std::size_t n, float r_min, float r_max, 
 
 RenderSettings random_settings(Rng& rng, bool orthographic);
 
+// A host view of these spheres, with these global ids when given.
+ParticleView view_of(const std::vector<Vec4>& spheres,
+                     const std::vector<std::uint64_t>* ids = nullptr);
+
 struct ImageDiff {
   std::size_t pixels = 0;
   std::size_t differing_rgb = 0;

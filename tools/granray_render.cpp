@@ -19,11 +19,11 @@
 #include "granray/io/hdf5_frame_file.h"
 #include "granray/io/image_file.h"
 #include "granray/io/particle_file.h"
+#include "granray/io/stl_file.h"
 #include "granray/renderer.h"
 
 #if defined(GRANRAY_RENDER_HAVE_MPI)
 #include "granray/insitu/mpi_frame.h"
-#include "granray/io/stl_file.h"
 #endif
 
 namespace {

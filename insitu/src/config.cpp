@@ -58,7 +58,7 @@ std::string relative_to_source(const toml::node& node, const std::string& path) 
   return (std::filesystem::path(*node.source().path).parent_path() / p).string();
 }
 
-Wall read_wall(const TableReader& t, const toml::table& table) {
+Wall read_wall(const TableReader& t) {
   t.only_keys(kWallKeys);
   Wall wall;
   const std::string type = t.string("type").value_or("");
@@ -121,7 +121,6 @@ Wall read_wall(const TableReader& t, const toml::table& table) {
   if (scale != 1.0f || translate.x != 0.0f || translate.y != 0.0f || translate.z != 0.0f) {
     wall.triangles = scaled_and_translated(wall.triangles, scale, translate);
   }
-  (void)table;
   return wall;
 }
 
@@ -300,17 +299,14 @@ InsituConfig read_insitu(const toml::table& table) {
     read_annotations(TableReader(*annotations, "insitu.annotations"), config.annotations);
   }
   auto walls = std::make_shared<WallList>();
-  for (const auto& [wall, name] : table_array(t, "walls")) {
-    walls->push_back(read_wall(TableReader(*wall, name), *wall));
-  }
-  for (std::size_t k = 0; k < walls->size(); ++k) {
-    for (std::size_t m = 0; m < k; ++m) {
-      if (!(*walls)[k].name.empty() && (*walls)[k].name == (*walls)[m].name) {
-        const auto& tables = table_array(t, "walls");
-        TableReader(*tables[k].first, tables[k].second)
-            .fail("name", "\"" + (*walls)[k].name + "\" names two walls");
-      }
-    }
+  for (const auto& [table, name] : table_array(t, "walls")) {
+    const TableReader reader(*table, name);
+    Wall wall = read_wall(reader);
+    const bool taken = std::any_of(walls->begin(), walls->end(), [&](const Wall& w) {
+      return !wall.name.empty() && w.name == wall.name;
+    });
+    if (taken) reader.fail("name", "\"" + wall.name + "\" names two walls");
+    walls->push_back(std::move(wall));
   }
   if (!walls->empty()) config.render.walls = walls;
   for (const auto& [clip, name] : table_array(t, "clip")) {

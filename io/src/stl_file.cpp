@@ -141,24 +141,19 @@ std::vector<Triangle> read_stl(const std::string& path) {
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) throw InputError(path + ": cannot read the STL file");
   // Binary when the size matches the count (binary headers may well start with "solid" too).
-  if (bytes.size() >= kBinaryHeader) {
-    std::uint32_t count = 0;
-    std::memcpy(&count, bytes.data() + 80, sizeof count);
-    if (bytes.size() == kBinaryHeader + std::uint64_t{count} * kBinaryTriangle) {
-      return read_binary(path, bytes, count);
-    }
-  }
+  std::uint32_t count = 0;
+  const bool has_header = bytes.size() >= kBinaryHeader;
+  if (has_header) std::memcpy(&count, bytes.data() + 80, sizeof count);
+  const std::uint64_t binary_size = kBinaryHeader + std::uint64_t{count} * kBinaryTriangle;
+  if (has_header && bytes.size() == binary_size) return read_binary(path, bytes, count);
   const std::size_t first = bytes.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && bytes.compare(first, 5, "solid") == 0) {
     return read_ascii(path, bytes);
   }
-  if (bytes.size() >= kBinaryHeader) {
-    std::uint32_t count = 0;
-    std::memcpy(&count, bytes.data() + 80, sizeof count);
+  if (has_header) {
     throw InputError(path + ": not an STL file: as binary STL its " + std::to_string(count) +
-                     " triangles need " +
-                     std::to_string(kBinaryHeader + std::uint64_t{count} * kBinaryTriangle) +
-                     " bytes, the file has " + std::to_string(bytes.size()) +
+                     " triangles need " + std::to_string(binary_size) + " bytes, the file has " +
+                     std::to_string(bytes.size()) +
                      " (truncated?); as ASCII STL it does not start with 'solid'");
   }
   throw InputError(path + ": not an STL file (" + std::to_string(bytes.size()) +

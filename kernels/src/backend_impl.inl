@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <new>
 #include <optional>
@@ -664,7 +665,7 @@ class ThrustBackend final : public detail::Backend {
     const SceneBounds all_bounds =
         options.particle_bounds ? *options.particle_bounds : reduce_bounds(exec, all);
     const SceneBounds scene =
-        walls_.with_walls(options.camera_bounds ? *options.camera_bounds : all_bounds);
+        walls_.scene_with_walls(options.camera_bounds ? *options.camera_bounds : all_bounds);
     Resident r = all;
     SceneBounds bounds = all_bounds;
     if (walls_.plane_count() > 0 && all.count > 0) {
@@ -684,9 +685,9 @@ class ThrustBackend final : public detail::Backend {
   // none (the kernels then compile the wall tests away). The brute-force reference tests every
   // triangle too.
   template <class Body>
-  void with_walls(const FrameSetup& f, const RenderOptions& options, Body&& body) const {
+  void with_walls(const RenderOptions& options, Body&& body) const {
     if (walls_.count() > 0) {
-      body(walls_.view(f.camera.frame, options.method == RenderMethod::brute_force));
+      body(walls_.view(options.method == RenderMethod::brute_force));
     } else {
       body(NoWalls{});
     }
@@ -718,7 +719,6 @@ class ThrustBackend final : public detail::Backend {
     const Executor exec(view.cuda_stream, scratch_);
     const FrameSetup f = set_up_frame(exec, view, settings, options);
     const Resident& r = f.r;
-    const SceneBounds& bounds = f.bounds;
     const CameraSetup& camera = f.camera;
     const std::uint64_t pixel_count = image_pixels(settings);
 
@@ -771,7 +771,7 @@ class ThrustBackend final : public detail::Backend {
         exec.mark(1);
         stats.cells = screen_tile_count(camera.frame);
         stats.grid_references = lists->entries;
-        with_walls(f, options, [&](auto walls) {
+        with_walls(options, [&](auto walls) {
           exec.for_each_pixel(
               settings.width, settings.height,
               RenderPixel<TileTracer, decltype(walls)>{{lists->view, id_of}, target, walls});
@@ -785,14 +785,14 @@ class ThrustBackend final : public detail::Backend {
       exec.mark(1);
       stats.cells = layout.cells;
       stats.grid_references = layout.references;
-      with_walls(f, options, [&](auto walls) {
+      with_walls(options, [&](auto walls) {
         exec.for_each_pixel(
             settings.width, settings.height,
             RenderPixel<GridTracer, decltype(walls)>{{grid_view(layout), id_of}, target, walls});
       });
     } else if (method == RenderMethod::brute_force) {
       exec.mark(1);
-      with_walls(f, options, [&](auto walls) {
+      with_walls(options, [&](auto walls) {
         exec.for_each_pixel(settings.width, settings.height,
                             RenderPixel<BruteForceTracer, decltype(walls)>{
                                 {r.spheres, r.count, id_of}, target, walls});

@@ -35,7 +35,7 @@ void cast_surfaces(const Executor& exec, const FrameSetup& f, const LitStructure
                    const RenderOptions& options, const ColorSource& color,
                    const LightingParams& lighting) {
   const CameraFrame& cam = f.camera.frame;
-  with_walls(f, options, [&](auto walls) {
+  with_walls(options, [&](auto walls) {
     if (s.method == RenderMethod::tiles) {
       lit_.find_surfaces(exec, TileTracer{s.lists->view, f.id_of}, walls, cam, color, f.r.spheres,
                          lighting);
@@ -54,7 +54,7 @@ template <class Occluder>
 void find_blockers_with_walls(const Executor& exec, const FrameSetup& f,
                               const RenderOptions& options, const Occluder& spheres,
                               const ShadingParams& shading, const LightingParams& lighting) {
-  with_walls(f, options, [&](auto walls) {
+  with_walls(options, [&](auto walls) {
     if constexpr (decltype(walls)::present) {
       lit_.find_blockers(exec, WithWalls<Occluder>{spheres, walls}, f.camera.frame, shading,
                          lighting);
@@ -183,7 +183,7 @@ void shading_stage(const RenderSettings& settings, const RenderOptions& options,
   }
   const Executor exec(nullptr, scratch_);
   walls_.prepare(exec, settings);
-  const SceneBounds scene = walls_.with_walls(*options.camera_bounds);
+  const SceneBounds scene = walls_.scene_with_walls(*options.camera_bounds);
   const CameraSetup camera = resolve_camera(settings, scene);
   const LightingParams lighting = make_lighting_params(settings.shading, scene);
   const std::size_t samples = lit_sample_count(camera.frame, lighting);

@@ -148,7 +148,17 @@ class WallStructure {
   // again unless it reads triangles in place (they may have moved). The tree waits for the
   // camera (build_for).
   void prepare(const Executor& exec, const RenderSettings& settings) {
-    exec.upload(planes_, settings.clip.data(), settings.clip.size());
+    // The planes travel only when they change (an upload waits for the device).
+    const bool same_planes =
+        settings.clip.size() == uploaded_planes_.size() &&
+        std::equal(settings.clip.begin(), settings.clip.end(), uploaded_planes_.begin(),
+                   [](const ClipPlane& a, const ClipPlane& b) {
+                     return std::memcmp(&a, &b, sizeof(ClipPlane)) == 0;
+                   });
+    if (!same_planes) {
+      exec.upload(planes_, settings.clip.data(), settings.clip.size());
+      uploaded_planes_ = settings.clip;
+    }
     plane_count_ = static_cast<int>(settings.clip.size());
     build_ms_ = 0.0;
     const std::shared_ptr<const WallList>& walls = settings.walls;
@@ -203,7 +213,7 @@ class WallStructure {
   double build_ms() const { return build_ms_; }  // this frame's work on the walls (0: kept)
 
   // Merges the walls' box into a scene's (SPEC 2b: the auto camera frames the walls too).
-  SceneBounds with_walls(SceneBounds scene) const {
+  SceneBounds scene_with_walls(SceneBounds scene) const {
     if (total_ == 0) return scene;
     scene.lo = {nan_ignoring_min(scene.lo.x, box_.lo.x), nan_ignoring_min(scene.lo.y, box_.lo.y),
                 nan_ignoring_min(scene.lo.z, box_.lo.z)};
@@ -215,10 +225,9 @@ class WallStructure {
   const ClipPlane* planes() const { return planes_.data(); }
   int plane_count() const { return plane_count_; }
 
-  WallView view(const CameraFrame& camera, bool linear) const {
-    return {nodes_.data(),  leaves_,          triangles_.data(),  count_,
-            colors_.data(), planes_.data(),   plane_count_,       linear,
-            camera.eye,     camera.w * -1.0f, camera.orthographic};
+  WallView view(bool linear) const {
+    return {nodes_.data(),  leaves_,        triangles_.data(), count_,
+            colors_.data(), planes_.data(), plane_count_,      linear};
   }
 
  private:
@@ -306,6 +315,7 @@ class WallStructure {
   Array<WallBox> nodes_;
   Array<Vec3> colors_;
   Array<ClipPlane> planes_;
+  std::vector<ClipPlane> uploaded_planes_;  // what planes_ holds
   std::shared_ptr<const WallList> built_from_;
   std::uint32_t total_ = 0;
   std::uint32_t count_ = 0;

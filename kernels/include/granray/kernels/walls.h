@@ -44,9 +44,10 @@ struct WallBox {
   Vec3 lo, hi;
 };
 
-// The walls of one frame. The hierarchy is a complete binary tree in heap order over the
-// triangles sorted along a Morton curve: node 1 is the root, node n has children 2n and 2n + 1,
-// and leaf k (node leaves + k) holds triangles [4k, 4k + 4) of `triangles`.
+// The walls of one frame: the triangles its camera shows (back-faces-only walls are filtered
+// when the tree is built, shown_from). The hierarchy is a complete binary tree in heap order over
+// them sorted along a Morton curve: node 1 is the root, node n has children 2n and 2n + 1, and
+// leaf k (node leaves + k) holds triangles [4k, 4k + 4) of `triangles`.
 struct WallView {
   static constexpr bool present = true;
   const WallBox* nodes;
@@ -57,11 +58,6 @@ struct WallView {
   const ClipPlane* planes;
   int plane_count;
   bool linear;  // the reference: test every triangle in turn instead of walking the tree
-  // What "facing away from the camera" means for this frame: the eye (perspective) or the
-  // direction of view (orthographic).
-  Vec3 eye;
-  Vec3 view_dir;
-  bool orthographic;
 };
 
 // No walls: the kernels compile the wall tests away.
@@ -95,7 +91,8 @@ GRANRAY_HD_INLINE Vec3 facing_normal(const WallTriangle& tri, Vec3 dir) {
 
 // Whether the frame shows this triangle at all: a back-faces-only wall drops the triangles whose
 // winding normal does not point away from the camera (for every ray, shadow and occlusion rays
-// too: the near side of a closed container is simply not there).
+// too: the near side of a closed container is simply not there). The eye for perspective, the
+// direction of view for orthographic.
 GRANRAY_HD_INLINE bool shown_from(const WallTriangle& tri, Vec3 eye, Vec3 view_dir,
                                   bool orthographic) {
   if ((tri.wall & kBackFacesOnly) == 0u) return true;
@@ -103,14 +100,10 @@ GRANRAY_HD_INLINE bool shown_from(const WallTriangle& tri, Vec3 eye, Vec3 view_d
   return dot(n, orthographic ? view_dir : tri.a - eye) > 0.0f;
 }
 
-GRANRAY_HD_INLINE bool shown(const WallView& w, const WallTriangle& tri) {
-  return shown_from(tri, w.eye, w.view_dir, w.orthographic);
-}
-
-// The distance at which the ray meets a shown triangle at a point no clip plane removes, or +inf.
+// The distance at which the ray meets the triangle at a point no clip plane removes, or +inf.
 GRANRAY_HD_INLINE float wall_distance(const WallView& w, const Ray& ray, const WallTriangle& tri) {
   const float t = triangle_distance(ray, tri.a, tri.b, tri.c);
-  if (!(t < INFINITY) || !shown(w, tri)) return INFINITY;
+  if (!(t < INFINITY)) return INFINITY;
   if (w.plane_count > 0 && clipped_by(w.planes, w.plane_count, ray.origin + ray.dir * t)) {
     return INFINITY;
   }
@@ -147,10 +140,19 @@ struct WallHit {
 // The stack of a walk down the tree: the tree's depth is log2(leaves) < 32.
 constexpr int kWallStackDepth = 34;
 
-// Visits the leaves whose boxes the ray enters before `limit()`, nearer child first; `leaf(k)`
-// tests leaf k's triangles and may lower the limit, or return true to stop the walk.
-template <class Leaf, class Limit>
-GRANRAY_HD_INLINE void walk_wall_tree(const WallView& w, const Ray& ray, Leaf leaf, Limit limit) {
+// Offers visit(k) every triangle slot k the ray may meet before limit(): every one in turn for
+// the reference, else those of the leaves whose boxes it enters, nearer child first. visit may
+// lower the limit, or return true to end the walk.
+template <class Visit, class Limit>
+GRANRAY_HD_INLINE void for_each_candidate(const WallView& w, const Ray& ray, Visit visit,
+                                          Limit limit) {
+  if (w.count == 0) return;
+  if (w.linear) {
+    for (std::uint32_t k = 0; k < w.count; ++k) {
+      if (visit(k)) return;
+    }
+    return;
+  }
   const Vec3 inv = {1.0f / ray.dir.x, 1.0f / ray.dir.y, 1.0f / ray.dir.z};
   std::uint32_t stack[kWallStackDepth];
   int top = 0;
@@ -160,7 +162,12 @@ GRANRAY_HD_INLINE void walk_wall_tree(const WallView& w, const Ray& ray, Leaf le
   while (top > 0) {
     const std::uint32_t node = stack[--top];
     if (node >= w.leaves) {
-      if (leaf(node - w.leaves)) return;
+      const std::uint32_t first = (node - w.leaves) * kTrianglesPerLeaf;
+      const std::uint32_t end =
+          first + kTrianglesPerLeaf < w.count ? first + kTrianglesPerLeaf : w.count;
+      for (std::uint32_t k = first; k < end; ++k) {
+        if (visit(k)) return;
+      }
       continue;
     }
     float near_enter = 0.0f, far_enter = 0.0f;
@@ -180,34 +187,23 @@ GRANRAY_HD_INLINE void walk_wall_tree(const WallView& w, const Ray& ray, Leaf le
   }
 }
 
-// The nearest shown, unclipped triangle with t < limit (a sphere at `limit` wins the tie); among
-// equal distances the smaller index.
+// The nearest unclipped triangle with t < limit (a sphere at `limit` wins the tie); among equal
+// distances the smaller index.
 GRANRAY_HD_INLINE WallHit nearest_wall(const WallView& w, const Ray& ray, float limit) {
   WallHit best{limit, kNoHit};
   std::uint32_t best_index = kNoHit;
-  const auto consider = [&](std::uint32_t k) {
-    const WallTriangle& tri = w.triangles[k];
-    const float t = wall_distance(w, ray, tri);
-    if (t < best.t || (t == best.t && best.slot != kNoHit && tri.index < best_index)) {
-      best = {t, k};
-      best_index = tri.index;
-    }
-  };
-  if (w.count == 0) return {INFINITY, kNoHit};
-  if (w.linear) {
-    for (std::uint32_t k = 0; k < w.count; ++k) consider(k);
-  } else {
-    walk_wall_tree(
-        w, ray,
-        [&](std::uint32_t leaf) {
-          const std::uint32_t first = leaf * kTrianglesPerLeaf;
-          const std::uint32_t end =
-              first + kTrianglesPerLeaf < w.count ? first + kTrianglesPerLeaf : w.count;
-          for (std::uint32_t k = first; k < end; ++k) consider(k);
-          return false;
-        },
-        [&] { return best.t; });
-  }
+  for_each_candidate(
+      w, ray,
+      [&](std::uint32_t k) {
+        const WallTriangle& tri = w.triangles[k];
+        const float t = wall_distance(w, ray, tri);
+        if (t < best.t || (t == best.t && best.slot != kNoHit && tri.index < best_index)) {
+          best = {t, k};
+          best_index = tri.index;
+        }
+        return false;
+      },
+      [&] { return best.t; });
   if (best.slot == kNoHit) best.t = INFINITY;
   return best;
 }
@@ -217,29 +213,14 @@ GRANRAY_HD_INLINE Vec3 wall_color(const WallView& w, const WallTriangle& tri) {
   return w.colors[tri.wall & ~kBackFacesOnly];
 }
 
-// Whether a shown, unclipped triangle meets the ray at 0 < t < length (shadow and occlusion rays).
+// Whether an unclipped triangle meets the ray at 0 < t < length (shadow and occlusion rays).
 GRANRAY_HD_INLINE bool wall_blocks(const WallView& w, const Ray& ray, float length) {
-  if (w.count == 0) return false;
-  if (w.linear) {
-    for (std::uint32_t k = 0; k < w.count; ++k) {
-      if (wall_distance(w, ray, w.triangles[k]) < length) return true;
-    }
-    return false;
-  }
   bool blocked = false;
-  walk_wall_tree(
+  for_each_candidate(
       w, ray,
-      [&](std::uint32_t leaf) {
-        const std::uint32_t first = leaf * kTrianglesPerLeaf;
-        const std::uint32_t end =
-            first + kTrianglesPerLeaf < w.count ? first + kTrianglesPerLeaf : w.count;
-        for (std::uint32_t k = first; k < end; ++k) {
-          if (wall_distance(w, ray, w.triangles[k]) < length) {
-            blocked = true;
-            return true;
-          }
-        }
-        return false;
+      [&](std::uint32_t k) {
+        blocked = wall_distance(w, ray, w.triangles[k]) < length;
+        return blocked;
       },
       [&] { return length; });
   return blocked;
