@@ -51,13 +51,14 @@ std::vector<Triangle> triangle_soup(Rng& rng, const SceneBounds& b, std::size_t 
   return out;
 }
 
-// A scene's walls: a soup, a container box (back faces) around the grains, a cylinder.
-std::shared_ptr<WallList> random_walls(Rng& rng, const SceneBounds& b) {
+// A scene's walls: a soup of up to `most_soup` triangles, a container box (back faces) around
+// the grains, a cylinder.
+std::shared_ptr<WallList> random_walls(Rng& rng, const SceneBounds& b, int most_soup = 300) {
   auto walls = std::make_shared<WallList>();
   const int kind = std::uniform_int_distribution<int>(0, 3)(rng);
   if (kind == 0 || kind == 3) {
     Wall soup;
-    soup.triangles = triangle_soup(rng, b, std::uniform_int_distribution<int>(1, 300)(rng));
+    soup.triangles = triangle_soup(rng, b, std::uniform_int_distribution<int>(1, most_soup)(rng));
     soup.color = {uniform(rng, 0.1f, 1.0f), uniform(rng, 0.1f, 1.0f), uniform(rng, 0.1f, 1.0f)};
     walls->push_back(std::move(soup));
   }
@@ -412,7 +413,9 @@ TEST_F(WallsTest, ReferenceFollowsTheWallModel) {
     RenderSettings s = random_settings(rng, round % 2 == 1);
     s.width = 80;
     s.height = 60;
-    s.walls = random_walls(rng, b);
+    // A soup small enough that most pixels lie clear of an edge or a crossing, where the double
+    // reference cannot vouch for the float image.
+    s.walls = random_walls(rng, b, 60);
     s.clip = random_clip(rng, b);
     s.shading.shadows = round >= 2;
     Image image;
