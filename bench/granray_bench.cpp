@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
   int wall_segments = 0;
   bool moving_walls = false;
   app.add_option("--cylinder-wall", wall_segments,
-                 "a closed cylinder (back faces) around the grains, 4 x SEGMENTS triangles");
+                 "a closed cylinder (back faces) around the grains, 4 x SEGMENTS - 4 triangles");
   app.add_flag("--moving-walls", moving_walls, "a new wall list every frame: the tree is rebuilt");
   app.add_flag("--shadows", lighting.shadows, "hard shadows");
   app.add_option("--ao", lighting.ao_samples, "ambient-occlusion rays per sample");

@@ -107,9 +107,26 @@ std::vector<Triangle> cylinder_triangles(Vec3 base, Vec3 axis, float radius, flo
     const Vec3 b0 = rim(base, k), b1 = rim(base, k + 1), t0 = rim(top, k), t1 = rim(top, k + 1);
     out.push_back({b0, b1, t1});  // the side, facing out
     out.push_back({b0, t1, t0});
-    out.push_back({base, b1, b0});  // the bottom cap, facing -axis
-    out.push_back({top, t0, t1});   // the top cap, facing +axis
   }
+  // Each cap zig-zags across the rim polygon between vertices k and segments - 1 - k: parallel
+  // chords, so every triangle is a thin band whose box holds little else. A fan from the centre
+  // has the same count but boxes from the centre to the rim that overlap by thousands, and every
+  // ray that reaches the cap tested them (docs/benchmarks.md).
+  const auto cap = [&](Vec3 centre, Vec3 outward) {
+    const auto facing = [&](Vec3 p, Vec3 q, Vec3 r) {
+      return dot(cross(q - p, r - p), outward) > 0.0f ? Triangle{p, q, r} : Triangle{p, r, q};
+    };
+    int lo = 0, hi = segments - 1;
+    while (hi - lo >= 2) {
+      out.push_back(facing(rim(centre, lo), rim(centre, lo + 1), rim(centre, hi)));
+      ++lo;
+      if (hi - lo < 2) break;
+      out.push_back(facing(rim(centre, lo), rim(centre, hi - 1), rim(centre, hi)));
+      --hi;
+    }
+  };
+  cap(base, w * -1.0f);
+  cap(top, w);
   return out;
 }
 

@@ -60,7 +60,7 @@ std::vector<Triangle> scaled_and_translated(const std::vector<Triangle>& triangl
                                             Vec3 offset);
 
 // Closed, outward-facing meshes (SPEC 2b): a box of 12 triangles; a cylinder (side, two caps) of
-// 4 x segments triangles about the line from `base` along `axis`, `height` long.
+// 4 x segments - 4 triangles about the line from `base` along `axis`, `height` long.
 std::vector<Triangle> box_triangles(Vec3 lo, Vec3 hi);
 std::vector<Triangle> cylinder_triangles(Vec3 base, Vec3 axis, float radius, float height,
                                          int segments);
