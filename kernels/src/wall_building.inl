@@ -46,7 +46,7 @@ struct ToWallTriangles {
   }
 };
 
-// Ten bits of a coordinate spread out to every third bit.
+// Up to ten bits of a coordinate spread out to every third bit.
 GRANRAY_HD_INLINE std::uint32_t spread_bits(std::uint32_t x) {
   x = (x | (x << 16)) & 0x030000ffu;
   x = (x | (x << 8)) & 0x0300f00fu;
@@ -55,18 +55,26 @@ GRANRAY_HD_INLINE std::uint32_t spread_bits(std::uint32_t x) {
   return x;
 }
 
+// A triangle's key: the axis and sign its normal leans to most (3 bits), then a Morton code of
+// its centroid (9 bits per axis). Orientation first keeps a container's floor and its side in
+// different subtrees: mixed, their boxes are as tall as the side and as wide as the floor, and a
+// ray walks many of them before the grain it hits prunes the rest.
 struct MortonKeyOf {
   const WallTriangle* triangles;
   WallBox box;
   GRANRAY_HD std::uint32_t operator()(std::uint32_t i) const {
     const WallTriangle& t = triangles[i];
     const Vec3 c = (t.a + t.b + t.c) * (1.0f / 3.0f);
+    const Vec3 n = cross(t.b - t.a, t.c - t.a);
+    const float ax = fabsf(n.x), ay = fabsf(n.y), az = fabsf(n.z);
+    const std::uint32_t axis = ax >= ay && ax >= az ? 0u : (ay >= az ? 1u : 2u);
+    const float along = axis == 0u ? n.x : (axis == 1u ? n.y : n.z);
+    const std::uint32_t orientation = 2u * axis + (along < 0.0f ? 1u : 0u);
     const auto bits = [](float x, float lo, float hi) {
       const float f = hi > lo ? (x - lo) / (hi - lo) : 0.0f;
-      return static_cast<std::uint32_t>(nan_ignoring_min(nan_ignoring_max(f, 0.0f), 1.0f) *
-                                        1023.0f);
+      return static_cast<std::uint32_t>(nan_ignoring_min(nan_ignoring_max(f, 0.0f), 1.0f) * 511.0f);
     };
-    return (spread_bits(bits(c.x, box.lo.x, box.hi.x)) << 2) |
+    return (orientation << 27) | (spread_bits(bits(c.x, box.lo.x, box.hi.x)) << 2) |
            (spread_bits(bits(c.y, box.lo.y, box.hi.y)) << 1) |
            spread_bits(bits(c.z, box.lo.z, box.hi.z));
   }
