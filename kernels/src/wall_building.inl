@@ -1,11 +1,11 @@
 // The walls' hierarchy (kernels/walls.h) for one backend. Included by backend_impl.inl inside
 // namespace granray::GRANRAY_BACKEND_NAMESPACE, after its Executor, Memory and Array.
 //
-// The triangles are sorted along a Morton curve of their centroids and cut into leaves of four;
-// a complete binary tree over the leaves in heap order needs no topology at all, and its boxes
-// are filled level by level from the leaves up, one parallel pass per level (17 passes for
-// 100,000 triangles). Everything runs on the backend, so triangles the simulation holds in
-// device memory are read in place, like its grains. docs/design.md says why a tree and not a
+// The triangles are sorted by orientation, then along a Morton curve of their centroids, and cut
+// into leaves of two; a complete binary tree over the leaves in heap order needs no topology at
+// all, and its boxes are filled level by level from the leaves up, one parallel pass per level (17
+// passes for 100,000 triangles). Everything runs on the backend, so triangles the simulation holds
+// in device memory are read in place, like its grains. docs/design.md says why a tree and not a
 // second grid.
 
 struct TriangleBoxOf {
