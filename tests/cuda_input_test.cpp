@@ -7,6 +7,7 @@
 #include "granray/errors.h"
 #include "granray/insitu/insitu_renderer.h"
 #include "granray/io/image_file.h"
+#include "granray/walls.h"
 #include "test_support.h"
 
 namespace granray::test {
@@ -44,6 +45,51 @@ TEST(CudaInput, DeviceResidentParticlesRenderLikeHostOnes) {
   Image c;
   EXPECT_THROW(Renderer(BackendKind::cpu).render(on_device, s, c), DeviceError);
   cudaStreamDestroy(stream);
+  cudaFree(device);
+}
+
+// SPEC 2b moving walls: the simulation's own triangles in device memory are read in place and
+// render like the same triangles from the host, moved frame after frame; the CPU backend refuses
+// them with a clear error.
+TEST(CudaInput, DeviceResidentWallTrianglesRenderLikeHostOnes) {
+  GRANRAY_SKIP_WITHOUT_BACKEND();
+  Rng rng(fresh_seed());
+  const auto spheres = dense_bed(rng, 5000, 0.3f, 0.5f);
+  Renderer renderer(BackendKind::cuda);
+  const SceneBounds box = renderer.measure(view_of(spheres)).bounds;
+  RenderSettings s = random_settings(rng, false);
+  s.shading.shadows = true;
+  Triangle* device = nullptr;
+  const std::size_t most = 4 * 64;
+  ASSERT_EQ(cudaMalloc(&device, most * sizeof(Triangle)), cudaSuccess);
+  for (int frame = 0; frame < 3; ++frame) {
+    const Vec3 c = (box.lo + box.hi) * 0.5f;
+    const float r = 0.6f * (box.hi.x - box.lo.x);
+    const std::vector<Triangle> drum =
+        transformed(cylinder_triangles(c - Vec3{0, 0, r}, {0, 0, 1}, r, 2 * r, 64),
+                    RigidTransform::rotation_about(c, {1, 0, 0}, 20.0 * frame));
+    ASSERT_EQ(
+        cudaMemcpy(device, drum.data(), drum.size() * sizeof(Triangle), cudaMemcpyHostToDevice),
+        cudaSuccess);
+    auto from_host = std::make_shared<WallList>(1);
+    (*from_host)[0].triangles = drum;
+    (*from_host)[0].faces = WallFaces::back;
+    auto in_place = std::make_shared<WallList>(1);
+    (*in_place)[0].in_place = device;
+    (*in_place)[0].in_place_count = drum.size();
+    (*in_place)[0].in_place_space = MemorySpace::device;
+    (*in_place)[0].faces = WallFaces::back;
+    Image a, b;
+    s.walls = from_host;
+    renderer.render(view_of(spheres), s, a, {RenderMethod::grid, true});
+    s.walls = in_place;
+    const FrameStats stats = renderer.render(view_of(spheres), s, b, {RenderMethod::grid, true});
+    EXPECT_EQ(stats.wall_triangles, drum.size());
+    EXPECT_EQ(a.rgb, b.rgb) << "frame " << frame;
+    EXPECT_EQ(a.hit_id, b.hit_id) << "frame " << frame;
+  }
+  Image c;
+  EXPECT_THROW(Renderer(BackendKind::cpu).render(view_of(spheres), s, c), DeviceError);
   cudaFree(device);
 }
 
