@@ -9,9 +9,12 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "granray/io/particle_file.h"
+#include "granray/io/stl_file.h"
 #include "granray/walls.h"
 #include "test_support.h"
 
@@ -511,6 +514,32 @@ TEST_F(WallsTest, ReferenceFollowsTheWallModel) {
       }
     }
     EXPECT_GT(checked, std::size_t(s.width) * s.height / 2) << "round " << round;
+  }
+}
+
+// LIGGGHTS's movingMeshGran tutorial (tests/data/liggghts-bucket): its grains and its bucket as
+// LIGGGHTS wrote them, inside the simulation box, unlit and lit, against brute force.
+TEST_F(WallsTest, LiggghtsBucketMatchesBruteForce) {
+  const std::string dir = std::string(GRANRAY_SOURCE_DIR) + "/tests/data/liggghts-bucket/";
+  Rng rng(fresh_seed());
+  for (const char* step : {"20000", "30000"}) {
+    const auto frames = io::read_particle_file(dir + "particles_" + step + ".dump");
+    auto walls = std::make_shared<WallList>(2);
+    (*walls)[0].triangles = io::read_stl(dir + "bucket_" + step + ".stl");
+    (*walls)[1].triangles = box_triangles({-1.0f, -0.5f, -0.5f}, {1.0f, 0.5f, 0.5f});
+    (*walls)[1].faces = WallFaces::back;
+    for (const bool lit : {false, true}) {
+      RenderSettings s = random_settings(rng, false);
+      s.width = 120;
+      s.height = 90;
+      s.walls = walls;
+      if (lit) {
+        s.shading.shadows = true;
+        s.shading.ao_samples = 8;
+        s.shading.samples = 4;
+      }
+      expect_methods_match_brute_force(frames[0].xyzr, s, lit ? "LIGGGHTS, lit" : "LIGGGHTS");
+    }
   }
 }
 
