@@ -337,6 +337,9 @@ long resident_kib() {
   return resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
+// Every frame adds nodes to the chunk indices; HDF5's adaptive metadata cache used to keep them
+// all (resident memory grew by 1.4 MiB from frame 5,000 to 10,000 here). Bounded, memory stops
+// growing once the cache is full.
 TEST_F(Hdf5OutputTest, TenThousandFramesInFlatMemory) {
   io::WriterOptions o;
   o.hdf5_path = dir_ + "/many.h5";
@@ -349,22 +352,24 @@ TEST_F(Hdf5OutputTest, TenThousandFramesInFlatMemory) {
   image.width = 16;
   image.height = 12;
   image.rgb.assign(16 * 12 * 3, 7);
-  long after_warmup = 0;
+  long at_1000 = 0, at_5000 = 0;
   for (int k = 0; k < 10000; ++k) {
     io::FrameJob job;
     job.image = image;
     job.meta.step = k;
     writer.submit(std::move(job));
-    if (k == 999) {
+    if (k == 999 || k == 4999) {
       writer.drain();
-      after_warmup = resident_kib();
+      (k == 999 ? at_1000 : at_5000) = resident_kib();
     }
   }
   writer.drain();
-  const long growth = resident_kib() - after_warmup;
-  std::printf("[ memory   ] resident growth over frames 1,000 to 10,000: %ld KiB\n", growth);
+  const long at_10000 = resident_kib();
+  std::printf("[ memory   ] resident after 1,000 / 5,000 / 10,000 frames: %ld / %ld / %ld KiB\n",
+              at_1000, at_5000, at_10000);
   EXPECT_EQ(writer.counters().written, 10000u);
-  EXPECT_LT(growth, 8 * 1024);
+  EXPECT_LT(at_10000 - at_1000, 4 * 1024);
+  EXPECT_LT(at_10000 - at_5000, 512);
 }
 
 TEST_F(Hdf5OutputTest, FullQueueMakesTheCallerWaitOrDrops) {

@@ -43,10 +43,24 @@ double median(std::vector<double> values) {
 
 }  // namespace
 
-TimingSummary summarize(const std::vector<FrameTiming>& frames) {
+void FrameTimingSample::add(const FrameTiming& t) {
+  const std::size_t later = seen_++;  // 0 for the first frame
+  if (later > 0 && (later - 1) % stride_ != 0) return;
+  kept_.push_back(t);
+  if (kept_.size() < kCapacity + 1) return;
+  // Full: keep every other later frame (those a stride twice as long would have kept).
+  std::size_t out = 1;
+  for (std::size_t i = 1; i < kept_.size(); i += 2) kept_[out++] = kept_[i];
+  kept_.resize(out);
+  stride_ *= 2;
+}
+
+TimingSummary summarize(const FrameTimingSample& sample) {
+  const std::vector<FrameTiming>& frames = sample.kept();
   TimingSummary summary;
   const std::size_t first = frames.size() > 1 ? 1 : 0;
   summary.frames = frames.size() - first;
+  summary.sampled_from = sample.seen() - first;
   if (summary.frames == 0) return summary;
   const auto over = [&](double FrameTiming::*field) {
     std::vector<double> values;

@@ -27,13 +27,31 @@ struct FrameTiming {
 // `frame_ms` is what the caller measured around InsituRenderer::render.
 FrameTiming frame_timing(const FrameRecord& frame, double frame_ms);
 
-// Medians of each stage over the frames after the first (the first pays for allocations and
-// start-up; with one frame, that one), and the rank that was slowest most often.
+// The frames a run's medians are taken over, in bounded memory: the first frame (it pays for
+// allocations and start-up), then every later one until `kCapacity` are held, then an evenly
+// spaced sample (every 2nd, every 4th, ...) of all of them. A week-long run with a frame every
+// step keeps what a short one keeps.
+class FrameTimingSample {
+ public:
+  static constexpr std::size_t kCapacity = 2048;
+  void add(const FrameTiming& t);
+  std::size_t seen() const { return seen_; }                      // frames added
+  const std::vector<FrameTiming>& kept() const { return kept_; }  // first, then the sample
+
+ private:
+  std::vector<FrameTiming> kept_;
+  std::size_t seen_ = 0;
+  std::size_t stride_ = 1;  // later frames kept: every stride-th
+};
+
+// Medians of each stage over the sampled frames after the first (with one frame, that one), and
+// the rank that was slowest most often.
 struct TimingSummary {
-  std::size_t frames = 0;  // frames the medians are over
+  std::size_t frames = 0;        // frames the medians are over
+  std::size_t sampled_from = 0;  // frames those were sampled from
   FrameTiming median;
 };
-TimingSummary summarize(const std::vector<FrameTiming>& frames);
+TimingSummary summarize(const FrameTimingSample& sample);
 
 // One line for the log: "grid 1.20 ms, render 0.50 ms, ..." ("tiles 1.20 ms" when they ran).
 std::string describe(const FrameTiming& t, int ranks);

@@ -116,7 +116,7 @@ int run(const std::string& input, const std::vector<std::string>& overrides, Ran
   }
 
   double dem_seconds = 0.0;
-  std::vector<dem::FrameTiming> timings;  // on rank 0
+  dem::FrameTimingSample timings;  // on rank 0
   const Clock::time_point start = Clock::now();
   for (std::int64_t step = 0;; ++step) {
     if (vis.due(step, sim->time())) {
@@ -124,12 +124,13 @@ int run(const std::string& input, const std::vector<std::string>& overrides, Ran
       const FrameRecord& f = vis.render(step, sim->time(), sim->particles());
       const double frame_ms = 1e3 * seconds_since(f0);
       if (f.rendered && root) {
-        timings.push_back(dem::frame_timing(f, frame_ms));
+        const dem::FrameTiming timing = dem::frame_timing(f, frame_ms);
+        timings.add(timing);
         std::printf("frame step %lld t=%.4f s: %llu particles, %s%s%s\n",
                     static_cast<long long>(step), sim->time(),
                     static_cast<unsigned long long>(f.stats.particles),
-                    dem::describe(timings.back(), ranks.size).c_str(),
-                    f.png_path.empty() ? "" : " -> ", f.png_path.c_str());
+                    dem::describe(timing, ranks.size).c_str(), f.png_path.empty() ? "" : " -> ",
+                    f.png_path.c_str());
         std::fflush(stdout);
       }
     }
@@ -155,8 +156,11 @@ int run(const std::string& input, const std::vector<std::string>& overrides, Ran
   }
   const dem::TimingSummary summary = dem::summarize(timings);
   if (summary.frames > 0) {
-    std::printf("granray-dem: per frame, median of %zu%s: %s\n", summary.frames,
-                timings.size() > summary.frames ? " after the first" : "",
+    std::string over = std::to_string(summary.frames);
+    if (summary.sampled_from > summary.frames)
+      over += " sampled from " + std::to_string(summary.sampled_from);
+    if (timings.seen() > summary.sampled_from) over += " after the first";
+    std::printf("granray-dem: per frame, median of %s: %s\n", over.c_str(),
                 dem::describe(summary.median, ranks.size).c_str());
   }
   std::printf(

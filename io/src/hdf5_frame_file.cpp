@@ -124,7 +124,27 @@ struct Hdf5FrameFile::Impl {
   Handle file_access_list() {
     Handle fapl(check(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate"), H5Pclose);
     use_in_place_last_driver(fapl.get(), options.durable);
+    bound_metadata_cache(fapl.get());
     return fapl;
+  }
+
+  // Every frame adds chunk-index (B-tree) nodes, and HDF5's adaptive metadata cache keeps them
+  // all, growing toward 32 MiB: a week-long run's memory would creep up with its frame count. A
+  // fixed 1 MiB cache holds the nodes an append touches (the right-most path of each index);
+  // evicted ones are clean, since every frame ends with a flush.
+  void bound_metadata_cache(hid_t fapl) {
+    H5AC_cache_config_t config{};
+    config.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+    check(H5Pget_mdc_config(fapl, &config), "H5Pget_mdc_config");
+    constexpr std::size_t kCacheBytes = std::size_t{256} << 10;
+    config.set_initial_size = true;
+    config.initial_size = kCacheBytes;
+    config.min_size = kCacheBytes;
+    config.max_size = kCacheBytes;
+    config.incr_mode = H5C_incr__off;
+    config.flash_incr_mode = H5C_flash_incr__off;
+    config.decr_mode = H5C_decr__off;
+    check(H5Pset_mdc_config(fapl, &config), "H5Pset_mdc_config");
   }
 
   static std::vector<Series> layout() {
