@@ -212,6 +212,52 @@ TEST_F(Hdf5OutputTest, UnwritablePathIsAnErrorAtStart) {
       ConfigError);
 }
 
+// A damaged frames file met on restart (a local heap whose size fuzzing corrupted: HDF5 allocated
+// without end opening it). The open is rehearsed in a child process first: refused with the path,
+// the file left byte for byte as it was, and a frames file that is fine still appends.
+TEST_F(Hdf5OutputTest, ADamagedFileOnRestartIsRefusedAndLeftAsItWas) {
+  const std::string damaged = dir_ + "/damaged.h5";
+  std::filesystem::copy_file(std::string(GRANRAY_SOURCE_DIR) +
+                                 "/tests/fuzz/regressions/hdf5_frames/"
+                                 "local-heap-size-exhausts-memory.h5",
+                             damaged);
+  const auto bytes = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string before = bytes(damaged);
+  try {
+    io::Hdf5FrameFile frames(damaged, 8, 6, "");
+    FAIL() << "a damaged file was opened";
+  } catch (const OutputError& e) {
+    EXPECT_NE(std::string(e.what()).find(damaged + ": "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("refusing"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(bytes(damaged), before);
+
+  // The undamaged original of that file (the fuzzers' seed) takes a fourth frame.
+  const std::string fine = dir_ + "/fine.h5";
+  std::filesystem::copy_file(
+      std::string(GRANRAY_SOURCE_DIR) + "/tests/fuzz/corpus/hdf5_frames/dem-8x6-3frames.h5", fine);
+  {
+    io::Hdf5Options options;
+    options.durable = false;
+    io::Hdf5FrameFile frames(fine, 8, 6, "", options);
+    ASSERT_EQ(frames.frames(), 3u);
+    Image image;
+    image.width = 8;
+    image.height = 6;
+    image.rgb.assign(8 * 6 * 3, 99);
+    io::FrameMetadata meta;
+    meta.step = 3;
+    frames.append(image, meta);
+  }
+  H5File file(fine);
+  const auto steps = read_all<std::int64_t>(file.id, "/frames/step", H5T_NATIVE_INT64);
+  ASSERT_EQ(steps.size(), 4u);
+  EXPECT_EQ(steps[3], 3);
+}
+
 // The last "written N" line of a writer_probe's output: the frames it reported durable.
 unsigned long long reported_frames(const std::string& printed) {
   const std::size_t at = printed.rfind("written ");

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <string>
 
+#include "toml_guard.h"
+
 namespace granray::detail {
 namespace {
 
@@ -34,6 +36,7 @@ bool is_bare_word(const std::string& value) {
 }  // namespace
 
 toml::table parse_document(std::string_view text, const std::string& source_name) {
+  refuse_non_ascii_outside_strings(text, source_name);
   try {
     return toml::parse(text, source_name);
   } catch (const toml::parse_error& e) {

@@ -36,8 +36,9 @@ class TableReader {
   // An unknown key names the known ones, and the nearest of them when it looks misspelt.
   void only_keys(const std::vector<const char*>& allowed) const {
     for (auto&& [key, node] : table_) {
-      const bool known = std::any_of(allowed.begin(), allowed.end(),
-                                     [&](const char* k) { return key.str() == k; });
+      const std::string_view given = key.str();  // C++17 lambdas cannot capture a binding
+      const bool known =
+          std::any_of(allowed.begin(), allowed.end(), [&](const char* k) { return given == k; });
       if (!known) {
         std::string list;
         for (const char* k : allowed) list += std::string(list.empty() ? "" : ", ") + k;

@@ -13,6 +13,7 @@
 #include <functional>
 #include <vector>
 
+#include "child_check.h"
 #include "granray/errors.h"
 #include "in_place_last_driver.h"
 
@@ -93,6 +94,7 @@ struct Hdf5FrameFile::Impl {
   std::string path;
   int width, height;
   Hdf5Options options;
+  bool dry_run = false;  // a rehearsal in a child process: nothing reaches the file
   Handle file, rgb;
   Handle transfer, access;  // every write's and every dataset's property lists (set_up_lists)
   std::vector<std::pair<Series, Handle>> series;
@@ -123,7 +125,7 @@ struct Hdf5FrameFile::Impl {
 
   Handle file_access_list() {
     Handle fapl(check(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate"), H5Pclose);
-    use_in_place_last_driver(fapl.get(), options.durable);
+    use_in_place_last_driver(fapl.get(), options.durable, dry_run);
     bound_metadata_cache(fapl.get());
     return fapl;
   }
@@ -276,6 +278,29 @@ struct Hdf5FrameFile::Impl {
     return dims[0];
   }
 
+  // HDF5 trusts the sizes and addresses a file holds: some damage makes it allocate without end or
+  // crash (found by fuzzing). So the append is first rehearsed in a child process, where the
+  // driver keeps every write in memory; only a file the child opened, checked, trimmed and closed
+  // is opened here.
+  void open_existing_checked() {
+    const auto failure = failure_in_child([&] {
+      dry_run = true;
+      series.clear();
+      open_existing();
+      series.clear();
+      rgb.reset();
+      file.reset();
+    });
+    if (!failure) {
+      open_existing();
+    } else if (failure->rfind(path + ": ", 0) == 0) {
+      throw OutputError(*failure);  // the child's own clean refusal
+    } else {
+      throw OutputError(path + ": exists but HDF5 cannot open it (trying in a separate process, " +
+                        "it " + *failure + "); refusing to append to or overwrite it");
+    }
+  }
+
   void open_existing() {
     file = Handle(H5Fopen(path.c_str(), H5F_ACC_RDWR, file_access_list().get()), H5Fclose);
     if (file.get() < 0) {
@@ -417,7 +442,7 @@ Hdf5FrameFile::Hdf5FrameFile(const std::string& path, int width, int height,
   impl_->options = options;
   impl_->set_up_lists();
   if (std::filesystem::exists(path)) {
-    impl_->open_existing();
+    impl_->open_existing_checked();
   } else {
     const auto dir = std::filesystem::path(path).parent_path();
     std::error_code ec;

@@ -24,6 +24,7 @@ namespace {
 
 struct DriverConfig {
   hbool_t sync_before_overwrites;
+  hbool_t dry_run;
 };
 
 struct ByteRange {
@@ -43,6 +44,7 @@ struct DriverFile {
   ino_t inode = 0;
   haddr_t eoa = 0, eof = 0;
   bool sync_before_overwrites = false;
+  bool dry_run = false;                  // every write held in memory, none reaches the file
   bool write_failed = false;             // since the last commit: drop what is held
   std::map<haddr_t, haddr_t> committed;  // byte ranges written before the last commit
   std::vector<ByteRange> fresh;          // written since the last commit, all outside it
@@ -112,6 +114,7 @@ void add_range(std::map<haddr_t, haddr_t>& ranges, haddr_t begin, haddr_t end) {
 // Writes what is held (after the fresh bytes, synced first when asked) and folds everything
 // written since the last commit into the committed ranges.
 herr_t commit(DriverFile& f, const char* function) {
+  if (f.dry_run) return 0;  // what is held stays held, and reads keep seeing it
   if (f.write_failed) {
     // Part of this flush never reached the file: its overwrites would point the old metadata at
     // it. Dropping them leaves the file as the last commit left it.
@@ -144,7 +147,9 @@ herr_t commit(DriverFile& f, const char* function) {
 }
 
 H5FD_t* open_file(const char* name, unsigned flags, hid_t fapl, haddr_t maxaddr) {
-  int oflags = (flags & H5F_ACC_RDWR) ? O_RDWR : O_RDONLY;
+  const auto* config = static_cast<const DriverConfig*>(H5Pget_driver_info(fapl));
+  const bool dry_run = config != nullptr && config->dry_run;
+  int oflags = (flags & H5F_ACC_RDWR) && !dry_run ? O_RDWR : O_RDONLY;
   if (flags & H5F_ACC_TRUNC) oflags |= O_TRUNC;
   if (flags & H5F_ACC_CREAT) oflags |= O_CREAT;
   if (flags & H5F_ACC_EXCL) oflags |= O_EXCL;
@@ -167,9 +172,8 @@ H5FD_t* open_file(const char* name, unsigned flags, hid_t fapl, haddr_t maxaddr)
   file->inode = st.st_ino;
   file->eof = haddr_t(st.st_size);
   if (file->eof > 0) file->committed.emplace(0, file->eof);
-  if (const auto* config = static_cast<const DriverConfig*>(H5Pget_driver_info(fapl))) {
-    file->sync_before_overwrites = config->sync_before_overwrites;
-  }
+  if (config != nullptr) file->sync_before_overwrites = config->sync_before_overwrites;
+  file->dry_run = dry_run;
   return &file.release()->pub;
 }
 
@@ -211,6 +215,11 @@ herr_t get_handle(H5FD_t* f, hid_t, void** handle) {
 
 herr_t read_bytes(H5FD_t* handle, H5FD_mem_t, hid_t, haddr_t addr, size_t size, void* buffer) {
   DriverFile& f = *as_file(handle);
+  // As HDF5's own drivers do: nothing is read beyond the space the file has allocated. A damaged
+  // file's sizes (a local heap of gigabytes) then fail here instead of being allocated and read.
+  if (addr > f.eoa || size > f.eoa - addr) {
+    return fail(__func__, H5E_OVERFLOW, "read beyond the end of the allocated space");
+  }
   auto* out = static_cast<unsigned char*>(buffer);
   for (std::size_t done = 0; done < size;) {
     const ssize_t n = ::pread(f.fd, out + done, size - done, off_t(addr + done));
@@ -236,6 +245,11 @@ herr_t write_bytes(H5FD_t* handle, H5FD_mem_t, hid_t, haddr_t addr, size_t size,
   DriverFile& f = *as_file(handle);
   const auto* data = static_cast<const unsigned char*>(buffer);
   const haddr_t end = addr + size;
+  if (f.dry_run) {
+    hold(f, addr, data, size);
+    f.eof = std::max(f.eof, end);
+    return 0;
+  }
   auto write_fresh = [&](haddr_t b, haddr_t e) -> bool {
     if (b >= e) return true;
     if (!write_all(f.fd, b, data + (b - addr), std::size_t(e - b))) {
@@ -265,6 +279,10 @@ herr_t flush_file(H5FD_t* f, hid_t, hbool_t) { return commit(*as_file(f), __func
 herr_t truncate_file(H5FD_t* handle, hid_t, hbool_t) {
   DriverFile& f = *as_file(handle);
   if (f.eoa == f.eof) return 0;
+  if (f.dry_run) {
+    f.eof = f.eoa;
+    return 0;
+  }
   if (f.eoa < f.eof) {
     // Cutting the file may remove what the committed metadata points to until the held
     // overwrites are in: those go first.
@@ -283,6 +301,7 @@ herr_t truncate_file(H5FD_t* handle, hid_t, hbool_t) {
 }
 
 herr_t lock_file(H5FD_t* f, hbool_t rw) {
+  rw = rw && !as_file(f)->dry_run;
   if (::flock(as_file(f)->fd, (rw ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0 && errno != ENOSYS) {
     return fail(__func__, H5E_CANTLOCKFILE, std::strerror(errno));
   }
@@ -330,11 +349,11 @@ H5FD_class_t driver_class() {
 
 }  // namespace
 
-void use_in_place_last_driver(hid_t fapl, bool sync_before_overwrites) {
+void use_in_place_last_driver(hid_t fapl, bool sync_before_overwrites, bool dry_run) {
   static const H5FD_class_t cls = driver_class();
   static const hid_t id = H5FDregister(&cls);
   if (id < 0) throw OutputError("cannot register granray's HDF5 file driver");
-  const DriverConfig config{sync_before_overwrites};
+  const DriverConfig config{sync_before_overwrites, dry_run};
   if (H5Pset_driver(fapl, id, &config) < 0) {
     throw OutputError("cannot set granray's HDF5 file driver on a file access list");
   }

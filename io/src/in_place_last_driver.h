@@ -19,7 +19,9 @@
 namespace granray::io {
 
 // Sets `fapl` to use the driver. `sync_before_overwrites`: fdatasync the new bytes before any
-// overwrite reaches the file, so the order also holds across a power loss.
-void use_in_place_last_driver(hid_t fapl, bool sync_before_overwrites);
+// overwrite reaches the file, so the order also holds across a power loss. `dry_run`: the file is
+// opened read-only and every write is kept in memory (reads see it): a rehearsal of an append
+// that leaves the file as it was.
+void use_in_place_last_driver(hid_t fapl, bool sync_before_overwrites, bool dry_run = false);
 
 }  // namespace granray::io
