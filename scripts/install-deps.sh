@@ -5,6 +5,10 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libpng-dev libgtest-dev libtomlplusplus-dev
           libcli11-dev libhdf5-dev hdf5-tools libopenmpi-dev openmpi-bin libstb-dev libfmt-dev
           fonts-dejavu-core)
+# `--fuzz`: also clang with libFuzzer and its OpenMP (scripts/fuzz.sh, the fuzz preset).
+if [ "${1:-}" = "--fuzz" ]; then
+  packages+=(clang libclang-rt-dev libomp-dev)
+fi
 # Thrust for the CPU backend: CUDA's own copy when a toolkit is installed, else Debian's.
 if [ ! -d /usr/local/cuda/include/cccl/thrust ]; then
   packages+=(libthrust-dev libcub-dev)

@@ -2,14 +2,20 @@
 // simulation.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "granray/adapters/buffers.h"
 #include "granray/errors.h"
 #include "granray/insitu/insitu_renderer.h"
 #include "granray/io/annotations.h"
 #include "granray/io/frame_pattern.h"
+#include "granray/io/hdf5_frame_file.h"
 #include "granray/io/image_file.h"
 #include "test_support.h"
 
@@ -256,6 +262,130 @@ TEST_F(InsituTest, MovingWallsFollowTheSimulation) {
   EXPECT_FALSE(vis2.render(5, 0.0, unknown).rendered);
   ASSERT_EQ(log.size(), 1u);
   EXPECT_NE(log[0].find("piston"), std::string::npos) << log[0];
+}
+
+}  // namespace
+}  // namespace granray::test
+
+namespace granray::test {
+namespace {
+
+// Faults the simulation must not feel (issue "Hardening"): a full disk that later frees space, a
+// frame that does not fit the memory the renderer may use, and hostile particle data. Each frame
+// is skipped or lost and recorded, and the next one renders and is written.
+TEST_F(InsituTest, AFullDiskLosesFramesUntilSpaceReturns) {
+  const std::string dir = temp_path("full-" + std::to_string(fresh_seed()));
+  std::filesystem::create_directories(dir);
+  InsituRenderer vis(config_of("[insitu]\nevery = 1\nwidth = 24\nheight = 16\nbackend = \"cpu\"\n",
+                               {"png=\"" + dir + "/f_*.png\"", "output=\"" + dir + "/f.h5\""}),
+                     {});
+  std::vector<std::string> log;
+  vis.set_logger([&](const std::string& line) { log.push_back(line); });
+  const auto run = [&](std::int64_t from, std::int64_t to) {
+    for (std::int64_t step = from; step < to; ++step) {
+      EXPECT_TRUE(vis.render(step, 0.01 * double(step), particles()).rendered);
+    }
+    vis.finish();
+  };
+  run(0, 3);
+  // The disk fills up: no file of this process may grow past its size now (RLIMIT_FSIZE; writes
+  // fail with EFBIG, as on a full file system with ENOSPC).
+  std::signal(SIGXFSZ, SIG_IGN);
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
+  rlimit full = saved;
+  full.rlim_cur = 64;  // bytes: no PNG fits, and the HDF5 file may not grow
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &full), 0);
+  run(3, 6);
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &saved), 0);  // space returns
+  run(6, 9);
+
+  const InsituCounters c = vis.counters();
+  EXPECT_EQ(c.rendered, 9u) << "the simulation never noticed";
+  EXPECT_EQ(c.written, 6u);
+  EXPECT_EQ(c.lost, 3u);
+  std::size_t lost_lines = 0;
+  for (const auto& line : log) lost_lines += line.find(" lost") != std::string::npos;
+  EXPECT_EQ(lost_lines, 3u);
+  for (const std::int64_t step : {0, 1, 2, 6, 7, 8}) {
+    const std::string png = io::expand_frame_pattern(dir + "/f_*.png", step, 8);
+    const Image read = io::read_png(png);
+    EXPECT_EQ(read.width, 24) << png;
+    EXPECT_TRUE(std::any_of(read.rgb.begin(), read.rgb.end(), [](auto v) { return v != 0; }));
+  }
+  for (const std::int64_t step : {3, 4, 5}) {
+    EXPECT_FALSE(std::filesystem::exists(io::expand_frame_pattern(dir + "/f_*.png", step, 8)))
+        << "a PNG cut short was left behind at step " << step;
+  }
+  io::Hdf5Options options;
+  options.durable = false;
+  EXPECT_EQ(io::Hdf5FrameFile(dir + "/f.h5", 24, 16, "", options).frames(), 6u);
+}
+
+TEST_F(InsituTest, AFrameLargerThanTheMemoryLimitIsSkippedAndTheNextRenders) {
+  InsituRenderer vis(config_of("[insitu]\nevery = 1\nwidth = 400\nheight = 300\n"
+                               "backend = \"cpu\"\n"),
+                     {});
+  std::vector<std::string> log;
+  vis.set_logger([&](const std::string& line) { log.push_back(line); });
+  vis.set_memory_limit(std::size_t{64} << 10);
+  EXPECT_FALSE(vis.render(0, 0.0, particles()).rendered);
+  EXPECT_NE(vis.last_frame().error.find("memory"), std::string::npos) << vis.last_frame().error;
+  vis.set_memory_limit(std::size_t{1} << 30);
+  EXPECT_TRUE(vis.render(1, 0.1, particles()).rendered);
+  EXPECT_EQ(vis.counters().failed, 1u);
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_NE(log[0].find("step 0 skipped"), std::string::npos) << log[0];
+}
+
+TEST_F(InsituTest, HostileParticleDataIsCountedNeverACrash) {
+  Rng rng(fresh_seed());
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  struct Case {
+    const char* name;
+    std::vector<Vec4> grains;
+    std::uint64_t broken;  // grains the frame must report skipped
+  };
+  std::vector<Case> cases;
+  auto bed = dense_bed(rng, 200, 0.3f, 0.5f);
+  auto hostile = bed;
+  hostile[3].x = nan;
+  hostile[7].w = nan;
+  hostile[11].y = inf;
+  hostile[13].z = -inf;
+  hostile[17].w = -0.2f;
+  hostile[19].w = 0.0f;
+  hostile[23].w = inf;
+  cases.push_back({"NaN, Inf, negative and zero radii", hostile, 7});
+  auto huge = bed;
+  huge[5].w = 1e30f;
+  cases.push_back({"a grain of radius 1e30", huge, 0});
+  std::vector<Vec4> one_point(500, Vec4{0.25f, -0.5f, 1.0f, 0.01f});
+  cases.push_back({"every grain at one point", one_point, 0});
+  cases.push_back({"no grain", {}, 0});
+  cases.push_back({"one grain", {Vec4{1.0f, 2.0f, 3.0f, 0.5f}}, 0});
+  std::vector<Vec4> all_broken(50, Vec4{nan, 0.0f, 0.0f, 1.0f});
+  cases.push_back({"only broken grains", all_broken, 50});
+
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    InsituRenderer vis(
+        config_of("[insitu]\nevery = 1\nwidth = 32\nheight = 24\nbackend = \"cpu\"\n"), {});
+    std::vector<std::string> log;
+    vis.set_logger([&](const std::string& line) { log.push_back(line); });
+    const FrameRecord& f =
+        vis.render(0, 0.0, adapters::host_particles(c.grains.data(), c.grains.size()));
+    if (f.rendered) {
+      EXPECT_EQ(f.stats.particles, c.grains.size());
+      EXPECT_EQ(f.stats.skipped, c.broken);
+    } else {
+      EXPECT_FALSE(f.error.empty());
+      EXPECT_EQ(log.size(), 1u);
+    }
+    // Whatever that frame was, the next one, of a sound bed, renders.
+    EXPECT_TRUE(vis.render(1, 0.1, particles()).rendered) << vis.last_frame().error;
+  }
 }
 
 }  // namespace

@@ -69,17 +69,23 @@ bool write_png_file(std::FILE* file, const Image& image, int level, const char**
 
 }  // namespace
 
+// Written beside the target and renamed into place: a PNG is whole or absent, never cut short by
+// a full disk or a killed process.
 void write_png(const std::string& path, const Image& image, int compression_level) {
   check_image(path, image);
-  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "wb"));
+  const std::string partial = path + ".part";
+  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(partial.c_str(), "wb"));
   if (!file) throw OutputError(path + ": cannot open for writing: " + std::strerror(errno));
+  const auto fail = [&](const std::string& why) {
+    file.reset();
+    std::remove(partial.c_str());
+    throw OutputError(path + ": cannot write PNG: " + why);
+  };
   const char* error = nullptr;
-  if (!write_png_file(file.get(), image, compression_level, &error)) {
-    throw OutputError(path + ": cannot write PNG: " + error);
-  }
-  if (std::fflush(file.get()) != 0 || std::ferror(file.get()) || std::fclose(file.release()) != 0) {
-    throw OutputError(path + ": cannot write PNG: " + std::strerror(errno));
-  }
+  if (!write_png_file(file.get(), image, compression_level, &error)) fail(error);
+  if (std::fflush(file.get()) != 0 || std::ferror(file.get())) fail(std::strerror(errno));
+  if (std::fclose(file.release()) != 0) fail(std::strerror(errno));
+  if (std::rename(partial.c_str(), path.c_str()) != 0) fail(std::strerror(errno));
 }
 
 // Binary PPM (P6) is a one-line header and the raw pixels; no library on our platforms writes it.

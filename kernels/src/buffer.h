@@ -20,16 +20,22 @@ class MemoryAccount {
 
   void charge(std::size_t bytes, const char* what) {
     if (bytes > limit_ || in_use_ > limit_ - bytes) {
-      throw OutOfMemoryError("granray: " + std::string(what) + " needs " + mib(bytes) +
-                             " MiB, but only " + mib(limit_ - in_use_) + " MiB of the " +
-                             mib(limit_) + " MiB rendering budget are free");
+      const std::size_t free = in_use_ < limit_ ? limit_ - in_use_ : 0;  // a lowered limit
+      throw OutOfMemoryError("granray: out of memory: " + std::string(what) + " needs " +
+                             size(bytes) + ", but only " + size(free) + " of the " + size(limit_) +
+                             " rendering budget are free");
     }
     in_use_ += bytes;
   }
   void refund(std::size_t bytes) { in_use_ -= bytes; }
 
  private:
-  static std::string mib(std::size_t bytes) { return std::to_string(bytes >> 20); }
+  static std::string size(std::size_t bytes) {
+    if (bytes < (std::size_t{1} << 20)) return std::to_string((bytes + 1023) >> 10) + " KiB";
+    if (bytes < (std::size_t{1} << 30)) return std::to_string(bytes >> 20) + " MiB";
+    return std::to_string(bytes >> 30) + "." + std::to_string(((bytes >> 20) & 1023) * 10 / 1024) +
+           " GiB";
+  }
   std::size_t limit_;
   std::size_t in_use_ = 0;
 };

@@ -81,6 +81,10 @@ class InsituRenderer {
   void finish();
   const FrameRecord& last_frame() const { return last_; }
 
+  // The most memory a frame may take on the backend (Renderer::set_memory_limit): a frame that
+  // needs more is skipped and recorded, as when the device itself runs out.
+  void set_memory_limit(std::size_t bytes) { renderer_.set_memory_limit(bytes); }
+
   // Where failures, drops and lost frames are reported (default: standard error). The writer
   // thread calls it too: set it before the first frame.
   void set_logger(std::function<void(const std::string&)> logger);

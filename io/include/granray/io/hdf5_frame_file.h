@@ -60,6 +60,7 @@ class Hdf5FrameFile {
 
  private:
   void append_frame(const Image& image, const FrameMetadata& meta);
+  void rehearse_restart();
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
