@@ -1,7 +1,8 @@
-// A guard in front of toml++ 3.3 (Debian's): some non-ASCII characters where the parser looks for
-// whitespace drive it into __builtin_unreachable() (toml++ issues #190 and #295, fixed upstream
-// after 3.3), which is undefined behaviour, not an error. TOML allows non-ASCII characters only
-// inside strings and comments, so such input is refused here first, with its line and column.
+// A guard in front of toml++ up to 3.4 (Debian ships 3.3): for some non-ASCII characters its
+// whitespace test reaches __builtin_unreachable() (toml++ issues #190 and #295, fixed upstream in
+// 2026), which is undefined behaviour, not an error; fuzzing found it. Such characters are refused
+// before the parser sees them, with their line and column; they can still be written as \uXXXX
+// escapes inside "strings".
 #pragma once
 
 #include <string>
@@ -9,8 +10,7 @@
 
 namespace granray::detail {
 
-// Throws ConfigError naming `source_name`, the line and the column of a non-ASCII byte outside
-// strings and comments, or leading a line that a multi-line basic string continues with "\".
-void refuse_non_ascii_outside_strings(std::string_view text, const std::string& source_name);
+// Throws ConfigError naming `source_name`, the line, the column and the character.
+void refuse_what_trips_the_toml_parser(std::string_view text, const std::string& source_name);
 
 }  // namespace granray::detail

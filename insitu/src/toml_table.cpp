@@ -36,7 +36,7 @@ bool is_bare_word(const std::string& value) {
 }  // namespace
 
 toml::table parse_document(std::string_view text, const std::string& source_name) {
-  refuse_non_ascii_outside_strings(text, source_name);
+  refuse_what_trips_the_toml_parser(text, source_name);
   try {
     return toml::parse(text, source_name);
   } catch (const toml::parse_error& e) {
