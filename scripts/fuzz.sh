@@ -19,7 +19,7 @@ mkdir -p build-fuzz/crashes
 for t in "${targets[@]}"; do
   mkdir -p "build-fuzz/corpus/$t"
   log="build-fuzz/fuzz-$t.log"
-  "build-fuzz/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=3072 \
+  "build-fuzz/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=120 -rss_limit_mb=3072 \
     -print_final_stats=1 -artifact_prefix="build-fuzz/crashes/$t-" "build-fuzz/corpus/$t" \
     "tests/fuzz/corpus/$t" >"$log" 2>&1
   rc=$?
