@@ -61,21 +61,13 @@ std::string relative_to_source(const toml::node& node, const std::string& path) 
 Wall read_wall(const TableReader& t) {
   t.only_keys(kWallKeys);
   Wall wall;
-  const std::string type = t.string("type").value_or("");
-  if (type != "stl" && type != "box" && type != "cylinder") {
-    t.fail("type", "must be \"stl\", \"box\" or \"cylinder\"");
-  }
+  const std::string type = t.one_of("type", {"stl", "box", "cylinder"}).value_or("");
+  if (type.empty()) t.fail("type", "must be \"stl\", \"box\" or \"cylinder\"");
   if (const auto name = t.string("name")) wall.name = *name;
   if (const auto c = t.color("color")) wall.color = *c;
   wall.faces = type == "stl" ? WallFaces::all : WallFaces::back;
-  if (const auto faces = t.string("faces")) {
-    if (*faces == "all") {
-      wall.faces = WallFaces::all;
-    } else if (*faces == "back") {
-      wall.faces = WallFaces::back;
-    } else {
-      t.fail("faces", "must be \"all\" or \"back\", got \"" + *faces + "\"");
-    }
+  if (const auto faces = t.one_of("faces", {"all", "back"})) {
+    wall.faces = *faces == "all" ? WallFaces::all : WallFaces::back;
   }
   const auto required_vec3 = [&](const char* key) {
     const auto v = t.vec3(key);
@@ -155,14 +147,8 @@ void read_annotations(const TableReader& t, io::AnnotationSettings& a) {
 
 void read_camera(const TableReader& t, CameraSettings& cam) {
   t.only_keys(kCameraKeys);
-  if (const auto p = t.string("projection")) {
-    if (*p == "perspective") {
-      cam.projection = Projection::perspective;
-    } else if (*p == "orthographic") {
-      cam.projection = Projection::orthographic;
-    } else {
-      t.fail("projection", "must be \"perspective\" or \"orthographic\", got \"" + *p + "\"");
-    }
+  if (const auto p = t.one_of("projection", {"perspective", "orthographic"})) {
+    cam.projection = *p == "perspective" ? Projection::perspective : Projection::orthographic;
   }
   cam.position = t.vec3("position");
   cam.target = t.vec3("target");

@@ -119,6 +119,21 @@ class TableReader {
     return node->value<std::string>();
   }
 
+  // A string that must be one of `allowed`; anything else fails naming them and what was given.
+  std::optional<std::string> one_of(const char* key,
+                                    std::initializer_list<const char*> allowed) const {
+    const auto value = string(key);
+    if (!value) return value;
+    std::string list;
+    std::size_t k = 0;
+    for (const char* a : allowed) {
+      if (*value == a) return value;
+      list += std::string(k == 0 ? "" : k + 1 == allowed.size() ? " or " : ", ") + "\"" + a + "\"";
+      ++k;
+    }
+    fail(key, "must be " + list + ", got \"" + *value + "\"");
+  }
+
   std::optional<std::vector<double>> numbers(const char* key, std::size_t count) const {
     const toml::node* node = find(key);
     if (!node) return std::nullopt;
