@@ -11,6 +11,7 @@
 
 #include "granray/errors.h"
 #include "granray/io/particle_file.h"
+#include "reference_math.h"
 #include "test_support.h"
 
 namespace granray::test {
@@ -136,18 +137,6 @@ TEST_F(LightingTest, LiggghtsPackingMatchesBruteForce) {
 }
 
 // SPEC 2a (shadows, highlight, antialiasing) written out again in double precision.
-struct D3 {
-  double x, y, z;
-};
-D3 operator+(D3 a, D3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-D3 operator-(D3 a, D3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-D3 operator*(D3 a, double s) { return {a.x * s, a.y * s, a.z * s}; }
-double dot(D3 a, D3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-D3 cross(D3 a, D3 b) {
-  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-D3 unit(D3 a) { return a * (1.0 / std::sqrt(dot(a, a))); }
-D3 d3(Vec3 v) { return {v.x, v.y, v.z}; }
 D3 centre(Vec4 s) { return {s.x, s.y, s.z}; }
 
 struct DoubleCamera {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "granray/errors.h"
+#include "reference_math.h"
 #include "test_support.h"
 
 namespace granray::test {
@@ -464,18 +465,6 @@ TEST_F(RenderTest, ColourByScalarMatchesBruteForceAndThePublishedEnds) {
 }
 
 // SPEC 2 written out again in double precision, independently of the kernels.
-struct D3 {
-  double x, y, z;
-};
-D3 operator+(D3 a, D3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-D3 operator-(D3 a, D3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-D3 operator*(D3 a, double s) { return {a.x * s, a.y * s, a.z * s}; }
-double dot(D3 a, D3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-D3 cross(D3 a, D3 b) {
-  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-D3 unit(D3 a) { return a * (1.0 / std::sqrt(dot(a, a))); }
-D3 d3(Vec3 v) { return {v.x, v.y, v.z}; }
 
 TEST_F(RenderTest, ReferenceFollowsTheImageModel) {
   Rng rng(fresh_seed());

@@ -16,6 +16,7 @@
 #include "granray/io/particle_file.h"
 #include "granray/io/stl_file.h"
 #include "granray/walls.h"
+#include "reference_math.h"
 #include "test_support.h"
 
 namespace granray::test {
@@ -313,18 +314,6 @@ TEST_F(WallsTest, TrianglesReadInPlaceRenderLikeCopiedOnes) {
 // SPEC 2b and 2c written out again in double precision: nearest of spheres and triangles
 // (Moller-Trumbore, both sides, back faces dropped, clipped hits ignored), shaded as SPEC 2 and
 // with hard shadows through grains and walls.
-struct D3 {
-  double x, y, z;
-};
-D3 operator+(D3 a, D3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-D3 operator-(D3 a, D3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-D3 operator*(D3 a, double s) { return {a.x * s, a.y * s, a.z * s}; }
-double dot(D3 a, D3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-D3 cross(D3 a, D3 b) {
-  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-D3 unit(D3 a) { return a * (1.0 / std::sqrt(dot(a, a))); }
-D3 d3(Vec3 v) { return {v.x, v.y, v.z}; }
 
 struct Scene {
   const std::vector<Vec4>& spheres;
