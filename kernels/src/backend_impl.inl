@@ -163,6 +163,12 @@ struct MergeScalarRange {
   }
 };
 
+// Host time for the frame's statistics.
+inline double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
 #include "grid_building.inl"
 #include "lit_pipeline.inl"
 #include "tile_binning.inl"
@@ -311,9 +317,6 @@ class ThrustBackend final : public detail::Backend {
 
  private:
   using Clock = std::chrono::steady_clock;
-  static double ms_since(Clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-  }
 
   template <class F>
   static auto translate_errors(F&& body) -> decltype(body()) {

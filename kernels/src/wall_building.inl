@@ -134,11 +134,6 @@ struct ShownFrom {
   }
 };
 
-inline double wall_ms_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
-}
-
 class WallStructure {
  public:
   explicit WallStructure(detail::MemoryAccount& account)
@@ -187,7 +182,7 @@ class WallStructure {
                                       TriangleBoxOf{unsorted_.data()}, empty_wall_box(),
                                       JoinWallBoxes{});
     }
-    build_ms_ += wall_ms_since(start);
+    build_ms_ += ms_since(start);
   }
 
   // The tree over the triangles this camera shows: the far side of a back-faces-only wall
@@ -213,7 +208,7 @@ class WallStructure {
     if (count_ > 0) build_tree(exec);
     exec.synchronize();
     tree_built_ = true;
-    build_ms_ += wall_ms_since(start);
+    build_ms_ += ms_since(start);
   }
 
   std::uint32_t count() const { return count_; }  // the triangles this frame shows

@@ -46,8 +46,8 @@ struct WallBox {
 
 // The walls of one frame: the triangles its camera shows (back-faces-only walls are filtered
 // when the tree is built, shown_from). The hierarchy is a complete binary tree in heap order over
-// them sorted along a Morton curve: node 1 is the root, node n has children 2n and 2n + 1, and
-// leaf k (node leaves + k) holds triangles [2k, 2k + 2) of `triangles`.
+// them sorted by orientation, then along a Morton curve: node 1 is the root, node n has children 2n
+// and 2n + 1, and leaf k (node leaves + k) holds triangles [2k, 2k + 2) of `triangles`.
 struct WallView {
   static constexpr bool present = true;
   const WallBox* nodes;
