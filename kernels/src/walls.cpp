@@ -9,6 +9,14 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
+template <class Move>
+std::vector<Triangle> moved(const std::vector<Triangle>& triangles, Move move) {
+  std::vector<Triangle> out;
+  out.reserve(triangles.size());
+  for (const Triangle& t : triangles) out.push_back({move(t.a), move(t.b), move(t.c)});
+  return out;
+}
+
 }  // namespace
 
 Vec3 RigidTransform::apply(Vec3 p) const {
@@ -52,19 +60,12 @@ RigidTransform RigidTransform::translation_by(Vec3 offset) {
 }
 
 std::vector<Triangle> transformed(const std::vector<Triangle>& triangles, const RigidTransform& m) {
-  std::vector<Triangle> out;
-  out.reserve(triangles.size());
-  for (const Triangle& t : triangles) out.push_back({m.apply(t.a), m.apply(t.b), m.apply(t.c)});
-  return out;
+  return moved(triangles, [&](Vec3 p) { return m.apply(p); });
 }
 
 std::vector<Triangle> scaled_and_translated(const std::vector<Triangle>& triangles, float scale,
                                             Vec3 offset) {
-  std::vector<Triangle> out;
-  out.reserve(triangles.size());
-  const auto move = [&](Vec3 p) { return p * scale + offset; };
-  for (const Triangle& t : triangles) out.push_back({move(t.a), move(t.b), move(t.c)});
-  return out;
+  return moved(triangles, [&](Vec3 p) { return p * scale + offset; });
 }
 
 std::vector<Triangle> box_triangles(Vec3 lo, Vec3 hi) {
