@@ -12,7 +12,9 @@ shift || true
 scripts/install-deps.sh --fuzz
 cmake --preset fuzz >/dev/null && cmake --build --preset fuzz || exit 1
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(lammps_dump xyzr sphere_bin stl insitu_config hdf5_frames)
+if [ ${#targets[@]} -eq 0 ]; then  # every target the fuzz preset built
+  for exe in build-fuzz/tests/fuzz/fuzz_*; do targets+=("${exe##*/fuzz_}"); done
+fi
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$PWD/tests/fuzz/ubsan.supp"
 failed=0
 mkdir -p build-fuzz/crashes
