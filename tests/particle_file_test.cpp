@@ -257,11 +257,6 @@ TEST(Sphere, RealOutputFiles) {
 }
 
 // STL (SPEC 2b walls): ASCII and binary read alike, bad files name the file and line.
-std::string write_file(const std::string& name, const std::string& bytes) {
-  const std::string path = temp_path(name);
-  std::ofstream(path, std::ios::binary) << bytes;
-  return path;
-}
 
 std::string ascii_stl(const std::vector<Triangle>& triangles) {
   std::ostringstream out;
@@ -308,8 +303,8 @@ TEST(Stl, AsciiAndBinaryReadTheSameTriangles) {
       EXPECT_EQ(got[k].c.z, triangles[k].c.z);
     }
   };
-  same(io::read_stl(write_file("mesh_ascii.stl", ascii_stl(triangles))));
-  same(io::read_stl(write_file("mesh_binary.stl", binary_stl(triangles))));
+  same(io::read_stl(write_text("mesh_ascii.stl", ascii_stl(triangles))));
+  same(io::read_stl(write_text("mesh_binary.stl", binary_stl(triangles))));
   // The LIGGGHTS output kept in the tests: 28 triangles of the bucket.
   EXPECT_EQ(
       io::read_stl(std::string(GRANRAY_SOURCE_DIR) + "/tests/data/liggghts-bucket/bucket_20000.stl")
@@ -321,26 +316,20 @@ TEST(Stl, BadFilesNameTheFileAndLine) {
   const std::vector<Triangle> one = {{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}};
   const std::string text = ascii_stl(one);
   const auto fails_with = [](const std::string& path, const std::string& expected) {
-    try {
-      io::read_stl(path);
-      ADD_FAILURE() << path << " was read";
-    } catch (const InputError& e) {
-      const std::string what = e.what();
-      EXPECT_NE(what.find(path), std::string::npos) << what;
-      EXPECT_NE(what.find(expected), std::string::npos) << what;
-    }
+    SCOPED_TRACE(path);
+    expect_input_error([&] { io::read_stl(path); }, {path, expected});
   };
-  fails_with(write_file("cut.stl", text.substr(0, text.size() / 2)), "truncated");
-  fails_with(write_file("noend.stl", text.substr(0, text.find("endsolid"))), "endsolid");
+  fails_with(write_text("cut.stl", text.substr(0, text.size() / 2)), "truncated");
+  fails_with(write_text("noend.stl", text.substr(0, text.find("endsolid"))), "endsolid");
   std::string bad = text;
   bad.replace(bad.find("vertex 1"), 8, "vertex x");
-  fails_with(write_file("word.stl", bad), ":5:");
+  fails_with(write_text("word.stl", bad), ":5:");
   std::string nan = text;
   nan.replace(nan.find("vertex 1"), 8, "vertex nan");
-  fails_with(write_file("nan.stl", nan), "not finite");
+  fails_with(write_text("nan.stl", nan), "not finite");
   const std::string binary = binary_stl(one);
-  fails_with(write_file("short.stl", binary.substr(0, binary.size() - 7)), "truncated");
-  fails_with(write_file("nothing.stl", "hello"), "not an STL file");
+  fails_with(write_text("short.stl", binary.substr(0, binary.size() - 7)), "truncated");
+  fails_with(write_text("nothing.stl", "hello"), "not an STL file");
   fails_with(temp_path("missing.stl"), "cannot open");
 }
 
