@@ -13,15 +13,34 @@
 namespace granray::test {
 namespace {
 
+// Device memory in which a test plays the simulation; freed however the test ends.
+template <class T>
+class DeviceArray {
+ public:
+  explicit DeviceArray(std::size_t n) {
+    if (cudaMalloc(&data_, n * sizeof(T)) != cudaSuccess) data_ = nullptr;
+  }
+  DeviceArray(DeviceArray&& o) noexcept : data_(o.data_) { o.data_ = nullptr; }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  ~DeviceArray() { cudaFree(data_); }
+  T* get() const { return data_; }
+  bool upload(const std::vector<T>& values) const {
+    return cudaMemcpy(data_, values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice) ==
+           cudaSuccess;
+  }
+
+ private:
+  T* data_ = nullptr;
+};
+
 TEST(CudaInput, DeviceResidentParticlesRenderLikeHostOnes) {
   GRANRAY_SKIP_WITHOUT_BACKEND();
   Rng rng(fresh_seed());
   const auto spheres = dense_bed(rng, 20000, 0.3f, 0.5f);
-  Vec4* device = nullptr;
-  ASSERT_EQ(cudaMalloc(&device, spheres.size() * sizeof(Vec4)), cudaSuccess);
-  ASSERT_EQ(
-      cudaMemcpy(device, spheres.data(), spheres.size() * sizeof(Vec4), cudaMemcpyHostToDevice),
-      cudaSuccess);
+  const DeviceArray<Vec4> device(spheres.size());
+  ASSERT_NE(device.get(), nullptr);
+  ASSERT_TRUE(device.upload(spheres));
   cudaStream_t stream;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
 
@@ -29,7 +48,7 @@ TEST(CudaInput, DeviceResidentParticlesRenderLikeHostOnes) {
   on_host.xyzr = spheres.data();
   on_host.count = spheres.size();
   ParticleView on_device = on_host;
-  on_device.xyzr = device;
+  on_device.xyzr = device.get();
   on_device.space = MemorySpace::device;
   on_device.cuda_stream = stream;
 
@@ -45,7 +64,6 @@ TEST(CudaInput, DeviceResidentParticlesRenderLikeHostOnes) {
   Image c;
   EXPECT_THROW(Renderer(BackendKind::cpu).render(on_device, s, c), DeviceError);
   cudaStreamDestroy(stream);
-  cudaFree(device);
 }
 
 // SPEC 2b moving walls: the simulation's own triangles in device memory are read in place and
@@ -59,23 +77,20 @@ TEST(CudaInput, DeviceResidentWallTrianglesRenderLikeHostOnes) {
   const SceneBounds box = renderer.measure(view_of(spheres)).bounds;
   RenderSettings s = random_settings(rng, false);
   s.shading.shadows = true;
-  Triangle* device = nullptr;
-  const std::size_t most = 4 * 64;
-  ASSERT_EQ(cudaMalloc(&device, most * sizeof(Triangle)), cudaSuccess);
+  const DeviceArray<Triangle> device(4 * 64);
+  ASSERT_NE(device.get(), nullptr);
   for (int frame = 0; frame < 3; ++frame) {
     const Vec3 c = (box.lo + box.hi) * 0.5f;
     const float r = 0.6f * (box.hi.x - box.lo.x);
     const std::vector<Triangle> drum =
         transformed(cylinder_triangles(c - Vec3{0, 0, r}, {0, 0, 1}, r, 2 * r, 64),
                     RigidTransform::rotation_about(c, {1, 0, 0}, 20.0 * frame));
-    ASSERT_EQ(
-        cudaMemcpy(device, drum.data(), drum.size() * sizeof(Triangle), cudaMemcpyHostToDevice),
-        cudaSuccess);
+    ASSERT_TRUE(device.upload(drum));
     auto from_host = std::make_shared<WallList>(1);
     (*from_host)[0].triangles = drum;
     (*from_host)[0].faces = WallFaces::back;
     auto in_place = std::make_shared<WallList>(1);
-    (*in_place)[0].in_place = device;
+    (*in_place)[0].in_place = device.get();
     (*in_place)[0].in_place_count = drum.size();
     (*in_place)[0].in_place_space = MemorySpace::device;
     (*in_place)[0].faces = WallFaces::back;
@@ -90,7 +105,6 @@ TEST(CudaInput, DeviceResidentWallTrianglesRenderLikeHostOnes) {
   }
   Image c;
   EXPECT_THROW(Renderer(BackendKind::cpu).render(view_of(spheres), s, c), DeviceError);
-  cudaFree(device);
 }
 
 // In situ with a writer the GPU's pixels reach the writer through a deferred copy that runs
@@ -102,8 +116,8 @@ TEST(CudaInput, InsituFramesWithAWriterShowTheirOwnStep) {
   const int height = std::uniform_int_distribution<int>(200, 600)(rng);
   const std::size_t n = std::uniform_int_distribution<std::size_t>(5000, 40000)(rng);
   std::vector<Vec4> grains = dense_bed(rng, n, 0.3f, 0.5f);
-  Vec4* device = nullptr;
-  ASSERT_EQ(cudaMalloc(&device, n * sizeof(Vec4)), cudaSuccess);
+  const DeviceArray<Vec4> device(n);
+  ASSERT_NE(device.get(), nullptr);
   const std::string dir = temp_path("deferred-" + std::to_string(fresh_seed()));
   const InsituConfig config = parse_insitu_config(
       "[insitu]\nevery = 1\nbackend = \"cuda\"\nwidth = " + std::to_string(width) +
@@ -118,13 +132,13 @@ TEST(CudaInput, InsituFramesWithAWriterShowTheirOwnStep) {
       // The grains move on the device right after each frame, as the simulation's next step
       // would, while the frame's pixels may still be on their way.
       for (Vec4& g : grains) g.z += uniform(rng, 0.0f, 0.3f);
-      ASSERT_EQ(cudaMemcpy(device, grains.data(), n * sizeof(Vec4), cudaMemcpyHostToDevice),
-                cudaSuccess);
-      const FrameRecord& f = vis.render(step, 0.1 * step, adapters::device_particles(device, n));
+      ASSERT_TRUE(device.upload(grains));
+      const FrameRecord& f =
+          vis.render(step, 0.1 * step, adapters::device_particles(device.get(), n));
       ASSERT_TRUE(f.rendered) << f.error;
       paths.push_back(f.png_path);
       Image now;
-      direct.render(adapters::device_particles(device, n).view, vis.config().render, now);
+      direct.render(adapters::device_particles(device.get(), n).view, vis.config().render, now);
       expected.push_back(now.rgb);
     }
     vis.finish();
@@ -133,7 +147,6 @@ TEST(CudaInput, InsituFramesWithAWriterShowTheirOwnStep) {
   for (std::size_t k = 0; k < paths.size(); ++k) {
     EXPECT_EQ(io::read_png(paths[k]).rgb, expected[k]) << paths[k];
   }
-  cudaFree(device);
 }
 
 // A large deferred frame (milliseconds on the copy engine), then the next frame rendered into the
@@ -150,16 +163,16 @@ TEST(CudaInput, DeferredFrameIsNotOverwrittenByTheNextOne) {
   s.height = std::uniform_int_distribution<int>(3800, 4200)(rng);
   s.camera.zoom = uniform(rng, 1.5f, 2.5f);  // the bed fills most of the frame
   Renderer renderer(BackendKind::cuda);
-  std::vector<Vec4*> device(2, nullptr);
+  std::vector<DeviceArray<Vec4>> device;
   std::vector<ParticleView> views(2);
   std::vector<RenderOptions> options(2);
   for (int k = 0; k < 2; ++k) {
     // Beds of the same size: the second frame allocates nothing (cudaFree synchronises).
     const auto bed = dense_bed(rng, 5000, 0.3f, 0.5f);
-    ASSERT_EQ(cudaMalloc(&device[k], bed.size() * sizeof(Vec4)), cudaSuccess);
-    ASSERT_EQ(cudaMemcpy(device[k], bed.data(), bed.size() * sizeof(Vec4), cudaMemcpyHostToDevice),
-              cudaSuccess);
-    views[k].xyzr = device[k];
+    device.emplace_back(bed.size());
+    ASSERT_NE(device[k].get(), nullptr);
+    ASSERT_TRUE(device[k].upload(bed));
+    views[k].xyzr = device[k].get();
     views[k].count = bed.size();
     views[k].space = MemorySpace::device;
     options[k].defer_pixels = true;
@@ -176,7 +189,6 @@ TEST(CudaInput, DeferredFrameIsNotOverwrittenByTheNextOne) {
   EXPECT_NE(expected[0].rgb, expected[1].rgb) << "the two scenes must look different";
   EXPECT_TRUE(images[0].rgb == expected[0].rgb) << "the first frame was overwritten by the second";
   EXPECT_TRUE(images[1].rgb == expected[1].rgb);
-  for (Vec4* d : device) cudaFree(d);
 }
 
 }  // namespace
