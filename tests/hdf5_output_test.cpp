@@ -290,7 +290,9 @@ void expect_every_reported_frame(const std::string& h5, unsigned long long repor
 
 TEST_F(Hdf5OutputTest, KilledWriterLeavesAReadableFileWithEveryReportedFrame) {
   Rng rng(fresh_seed());
-  for (int trial = 0; trial < 12; ++trial) {
+  // The issue asks for at least 30 kills in one test run. Delays spread from before the file is
+  // made to a few hundred frames in.
+  for (int trial = 0; trial < 32; ++trial) {
     const std::string h5 = dir_ + "/kill" + std::to_string(trial) + ".h5";
     int out[2];
     ASSERT_EQ(pipe(out), 0);
@@ -302,7 +304,7 @@ TEST_F(Hdf5OutputTest, KilledWriterLeavesAReadableFileWithEveryReportedFrame) {
       _exit(127);
     }
     close(out[1]);
-    const auto delay = std::chrono::milliseconds(std::uniform_int_distribution<int>(150, 900)(rng));
+    const auto delay = std::chrono::milliseconds(std::uniform_int_distribution<int>(20, 700)(rng));
     std::this_thread::sleep_for(delay);
     kill(child, SIGKILL);
     waitpid(child, nullptr, 0);

@@ -135,6 +135,15 @@ TEST(Lammps, MalformedDumpsNameFileAndLine) {
                      {"junk.dump:1", "ITEM:"});
 }
 
+// Found by fuzzing: a damaged count made the reader reserve for it before reading a row.
+TEST(Lammps, AnAtomCountLargerThanTheFileIsAnErrorNotAnAllocation) {
+  std::string text = lammps_snapshot(5, "id x y z radius", {"1 0 0 0 1"});
+  const std::string one = "NUMBER OF ATOMS\n1\n";
+  text.replace(text.find(one), one.size(), "NUMBER OF ATOMS\n1000000000000000\n");
+  expect_input_error([&] { io::read_lammps_dump(write_text("huge.dump", text)); },
+                     {"huge.dump:", "ends after 1 of 1000000000000000 atoms"});
+}
+
 TEST(Lammps, RealLiggghtsPacking) {
   const std::string path = shared_data("liggghts/pour-20k.step10000.liggghts");
   if (path.empty()) GTEST_SKIP() << "../shared/data not present";

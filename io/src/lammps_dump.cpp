@@ -21,6 +21,9 @@ class LineReader {
  public:
   explicit LineReader(const std::string& path) : path_(path), in_(path) {
     if (!in_) throw InputError(path + ": cannot open for reading");
+    in_.seekg(0, std::ios::end);
+    size_ = in_.tellg();
+    in_.seekg(0, std::ios::beg);
   }
   bool next(std::string& line) {
     if (!std::getline(in_, line)) return false;
@@ -35,10 +38,17 @@ class LineReader {
   }
   std::size_t number() const { return number_; }
   const std::string& path() const { return path_; }
+  // Bytes not yet read; 0 where the stream cannot tell (a pipe), which only stops reserving ahead.
+  std::uint64_t bytes_left() {
+    const auto here = in_.tellg();
+    if (here < 0 || size_ < 0 || here > size_) return 0;
+    return static_cast<std::uint64_t>(size_ - here);
+  }
 
  private:
   std::string path_;
   std::ifstream in_;
+  std::streamoff size_ = -1;
   std::size_t number_ = 0;
 };
 
@@ -183,8 +193,14 @@ std::vector<ParticleFrame> read_lammps_dump(const std::string& path, const std::
       ParticleFrame frame;
       frame.step = step;
       frame.time = time;
-      frame.xyzr.reserve(static_cast<std::size_t>(*atoms));
-      if (col.id >= 0) frame.ids.reserve(static_cast<std::size_t>(*atoms));
+      // A row holds col.count numbers, each a character and a separator at least. Reserve no
+      // more rows than the rest of the file can hold: a damaged count then ends in "file ends
+      // after k of N atoms", not in a multi-gigabyte allocation.
+      const std::uint64_t rows_that_fit = reader.bytes_left() / (2 * col.count);
+      const auto reserved = static_cast<std::size_t>(
+          std::min<std::uint64_t>(static_cast<std::uint64_t>(*atoms), rows_that_fit));
+      frame.xyzr.reserve(reserved);
+      if (col.id >= 0) frame.ids.reserve(reserved);
       for (std::int64_t k = 0; k < *atoms; ++k) {
         std::string row;
         if (!reader.next(row)) {
