@@ -140,6 +140,7 @@ TEST(MpiRender, AnySplitOnAnyRankCountMatchesOneRank) {
       for (auto& s : speed) s = uniform(rng, 0.0f, 5.0f);
       RenderSettings s = random_settings(rng, rng() % 2 == 0);
       s.color = ColorMapping{static_cast<int>(rng() % 7), true, 0.0f, 1.0f};  // global auto range
+      random_inside_shading(rng, s.shading);  // the cue's depths span every rank's grains
       expect_same_as_one_rank(spheres, speed, s, split, rng);
     }
   }
@@ -163,6 +164,7 @@ TEST(MpiRender, LitFramesOnAnyRankCountMatchOneRank) {
       s.shading.ao_samples = static_cast<int>(rng() % 40);
       s.shading.specular = rng() % 2 == 0 ? 0.0f : uniform(rng, 0.1f, 0.6f);
       s.shading.samples = rng() % 2 == 0 ? 1 : 4;
+      random_inside_shading(rng, s.shading);
       // Gathered onto rank 0 (fresh compositors), then by the passes over ranks.
       expect_same_as_one_rank(spheres, speed, s, split, rng);
       mpi::Compositor passes;
@@ -205,6 +207,7 @@ TEST(MpiRender, WallsAndClipPlanesOnAnyRankCountMatchOneRank) {
       (*walls)[2].color = {0.9f, 0.3f, 0.2f};
       s.walls = walls;
       s.clip = {{c, normalize({uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1)})}};
+      random_inside_shading(rng, s.shading);  // the cue's box holds the walls
       if (lit) {
         s.shading.shadows = true;
         s.shading.ao_samples = static_cast<int>(rng() % 16);

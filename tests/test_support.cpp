@@ -71,6 +71,17 @@ RenderSettings random_settings(Rng& rng, bool orthographic) {
   return s;
 }
 
+void random_inside_shading(Rng& rng, ShadingSettings& s) {
+  const auto random_color = [&] {
+    return Vec3{uniform(rng, 0.0f, 1.0f), uniform(rng, 0.0f, 1.0f), uniform(rng, 0.0f, 1.0f)};
+  };
+  const bool outline = rng() % 2 == 0, cue = rng() % 2 == 0;
+  s.outline = outline ? uniform(rng, 0.05f, 0.6f) : 0.0f;
+  s.outline_color = random_color();
+  s.depth_cue = cue ? uniform(rng, 0.2f, 1.0f) : 0.0f;
+  if (rng() % 2 == 0) s.depth_cue_color = random_color();
+}
+
 ParticleView view_of(const std::vector<Vec4>& spheres, const std::vector<std::uint64_t>* ids) {
   ParticleView v;
   v.xyzr = spheres.data();

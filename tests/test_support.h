@@ -44,6 +44,8 @@ std::vector<Vec4> dense_bed(Rng& rng, std::size_t n, float r_min, float r_max);
 std::vector<Vec4> dilute_gas(Rng& rng, std::size_t n, float r_min, float r_max, float box);
 
 RenderSettings random_settings(Rng& rng, bool orthographic);
+// SPEC 2d outlines and depth cue, each on half the time with random widths and colours.
+void random_inside_shading(Rng& rng, ShadingSettings& s);
 
 // A host view of these spheres, with these global ids when given.
 ParticleView view_of(const std::vector<Vec4>& spheres,

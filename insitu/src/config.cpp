@@ -26,8 +26,9 @@ const std::vector<const char*> kInsituKeys = {
 const std::vector<const char*> kCameraKeys = {"projection",   "position", "target", "up",  "fov",
                                               "ortho_height", "theta",    "phi",    "zoom"};
 const std::vector<const char*> kShadingKeys = {
-    "ambient",    "diffuse",     "light",    "background", "particle_color", "shadows",
-    "ao_samples", "ao_distance", "specular", "shininess",  "samples"};
+    "ambient", "diffuse",    "light",         "background", "particle_color",
+    "shadows", "ao_samples", "ao_distance",   "specular",   "shininess",
+    "samples", "outline",    "outline_color", "depth_cue",  "depth_cue_color"};
 const std::vector<const char*> kColorKeys = {"field", "colormap", "range"};
 const std::vector<const char*> kAnnotationKeys = {"color_bar", "label", "font_size"};
 const std::vector<const char*> kWallKeys = {"type",  "name",      "file",   "color",   "faces",
@@ -203,6 +204,28 @@ void read_shading(const TableReader& t, ShadingSettings& s) {
   if (const auto n = t.integer("samples")) {
     if (*n != 1 && *n != 4 && *n != 9 && *n != 16) t.fail("samples", "must be 1, 4, 9 or 16");
     s.samples = static_cast<int>(*n);
+  }
+  // SPEC 2d.
+  if (const auto o = t.number("outline")) {
+    if (!(*o >= 0.0 && *o < 1.0)) {
+      t.fail("outline", "must be in [0, 1): the rim's width as a fraction of the radius (0 = off)");
+    }
+    s.outline = static_cast<float>(*o);
+  }
+  if (const auto c = t.color("outline_color")) s.outline_color = *c;
+  if (const auto d = t.number("depth_cue")) {
+    if (!(*d >= 0.0 && *d <= 1.0)) t.fail("depth_cue", "must be in [0, 1] (0 = off)");
+    s.depth_cue = static_cast<float>(*d);
+  }
+  if (const toml::node* cue = t.find("depth_cue_color")) {
+    if (cue->is_string()) {
+      t.one_of("depth_cue_color", {"background"});
+      s.depth_cue_color.reset();
+    } else if (!cue->is_array()) {
+      t.fail("depth_cue_color", "must be \"background\" or [r, g, b] with values in [0, 1]");
+    } else {
+      s.depth_cue_color = t.color("depth_cue_color");
+    }
   }
 }
 

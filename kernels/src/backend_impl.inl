@@ -740,7 +740,7 @@ class ThrustBackend final : public detail::Backend {
       hit_ids_.resize(pixels);
     }
     const FrameTarget target{camera.frame,
-                             make_shading_params(settings.shading, camera.frame),
+                             make_shading_params(settings.shading, camera.frame, f.scene),
                              color_source(exec, f.all, settings, options, stats),
                              r.spheres,
                              pixels_.data(),

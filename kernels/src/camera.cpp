@@ -120,11 +120,38 @@ CameraSetup resolve_camera(const RenderSettings& settings, const SceneBounds& bo
   return setup;
 }
 
-ShadingParams make_shading_params(const ShadingSettings& shading, const CameraFrame& frame) {
+ShadingParams make_shading_params(const ShadingSettings& shading, const CameraFrame& frame,
+                                  const SceneBounds& scene) {
   const Vec3 l = shading.light;
   const Vec3 world = frame.u * l.x + frame.v * l.y + frame.w * l.z;
-  return {normalize(world), shading.ambient, shading.diffuse, shading.background,
-          shading.particle_color};
+  ShadingParams p{};
+  p.light = normalize(world);
+  p.ambient = shading.ambient;
+  p.diffuse = shading.diffuse;
+  p.background = shading.background;
+  p.particle_color = shading.particle_color;
+  p.outline = shading.outline;
+  p.outline_color = shading.outline_color;
+  p.depth_cue = shading.depth_cue;
+  p.cue_color = shading.depth_cue_color.value_or(shading.background);
+  p.eye = frame.eye;
+  p.forward = frame.w * -1.0f;
+  // SPEC 2d: z_near and z_far over the box's corners, in double so that every rank and backend
+  // gets the same two floats.
+  double z_near = INFINITY, z_far = -INFINITY;
+  for (int corner = 0; corner < 8; ++corner) {
+    const Vec3 x = {corner & 1 ? scene.hi.x : scene.lo.x, corner & 2 ? scene.hi.y : scene.lo.y,
+                    corner & 4 ? scene.hi.z : scene.lo.z};
+    const double z = double(x.x - frame.eye.x) * p.forward.x +
+                     double(x.y - frame.eye.y) * p.forward.y +
+                     double(x.z - frame.eye.z) * p.forward.z;
+    z_near = std::min(z_near, z);
+    z_far = std::max(z_far, z);
+  }
+  const bool has_depth = std::isfinite(z_near) && std::isfinite(z_far) && z_far > z_near;
+  p.z_near = has_depth ? static_cast<float>(z_near) : 0.0f;
+  p.z_inv_span = has_depth ? static_cast<float>(1.0 / (z_far - z_near)) : 0.0f;
+  return p;
 }
 
 LightingParams make_lighting_params(const ShadingSettings& shading, const SceneBounds& bounds) {

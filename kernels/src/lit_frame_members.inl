@@ -167,7 +167,7 @@ double blockers_stage(const ParticleView& view, const RenderSettings& settings,
   const LitStructures s = build_lit_structures(exec, f, options, lighting, false, true);
   lit_.upload_surfaces(exec, surfaces);
   exec.mark(1);
-  cast_blockers(exec, f, s, options, make_shading_params(settings.shading, f.camera.frame),
+  cast_blockers(exec, f, s, options, make_shading_params(settings.shading, f.camera.frame, f.scene),
                 lighting);
   exec.mark(2);
   lit_.download_blocked(exec, blocked, samples * static_cast<std::size_t>(lighting.mask_words));
@@ -198,8 +198,8 @@ void shading_stage(const RenderSettings& settings, const RenderOptions& options,
   lit_.upload_blocked(exec, blocked);
   const std::size_t pixels = static_cast<std::size_t>(image_pixels(settings));
   pixels_.resize(pixels);
-  lit_.shade(exec, camera.frame, make_shading_params(settings.shading, camera.frame), lighting,
-             true, pixels_.data());
+  lit_.shade(exec, camera.frame, make_shading_params(settings.shading, camera.frame, scene),
+             lighting, true, pixels_.data());
   // With hits: each pixel's first sample, as one rank's lit frame gives them.
   RenderOptions delivery;
   delivery.with_hits = options.with_hits;

@@ -30,7 +30,10 @@ CameraSetup resolve_camera(const RenderSettings& settings, const SceneBounds& bo
 // R of SPEC 2: half the diagonal of the box that frames the auto camera (1 for an empty one).
 double scene_radius(const SceneBounds& bounds);
 
-ShadingParams make_shading_params(const ShadingSettings& shading, const CameraFrame& frame);
+// The shading as the kernels see it: the light in world space, and the depth cue's span over the
+// 8 corners of `scene`, the box of SPEC 2 (every rank's particles and the walls).
+ShadingParams make_shading_params(const ShadingSettings& shading, const CameraFrame& frame,
+                                  const SceneBounds& scene);
 
 // SPEC 2a resolved for the kernels; `bounds` are the frame's particles over every rank (an
 // ao_distance of 0 becomes 4 x their mean radius). Throws ConfigError for impossible values.

@@ -39,6 +39,11 @@ struct ShadingSettings {
   float specular = 0.0f;     // weight of a white Blinn-Phong highlight
   float shininess = 32.0f;
   int samples = 1;  // primary samples per pixel: 1, 4, 9 or 16 (an m x m grid)
+  // SPEC 2d, off by default.
+  float outline = 0.0f;  // rim width at each grain's silhouette, a fraction of its radius, [0, 1)
+  Vec3 outline_color = {0.0f, 0.0f, 0.0f};
+  float depth_cue = 0.0f;               // [0, 1]: how far the deepest surfaces fade
+  std::optional<Vec3> depth_cue_color;  // absent: the background
 };
 
 constexpr int kMaxAoSamples = 256;

@@ -165,8 +165,7 @@ GRANRAY_HD_INLINE Vec3 lit_color(Vec3 base, Vec3 normal, const Ray& primary,
         lighting.specular * shadow * highlight(normal, primary, shading.light, lighting.shininess);
     c = c + Vec3{s, s, s};
   }
-  const auto clamp01 = [](float x) { return nan_ignoring_min(nan_ignoring_max(x, 0.0f), 1.0f); };
-  return {clamp01(c.x), clamp01(c.y), clamp01(c.z)};
+  return clamp01(c);
 }
 
 GRANRAY_HD_INLINE int count_bits(std::uint32_t x) {
@@ -177,10 +176,15 @@ GRANRAY_HD_INLINE int count_bits(std::uint32_t x) {
 #endif
 }
 
-// The clamped colour of a sample that shows a surface, from its blocked bits (null: none).
+// The clamped colour of a sample that shows a surface, from its blocked bits (null: none); an
+// outline (SPEC 2d) is unlit, and either is depth-cued.
 GRANRAY_HD_INLINE Vec3 sample_color(const SurfaceSample& surface, const std::uint32_t* blocked,
                                     const Ray& primary, const ShadingParams& shading,
                                     const LightingParams& lighting) {
+  const Vec3 point = primary.origin + primary.dir * surface.t;
+  if (!shows_wall(surface.sphere) && on_outline(primary, surface.sphere, shading)) {
+    return depth_cued(shading.outline_color, point, shading);
+  }
   const ShadingPoint p = shading_point(primary, surface.t, surface.sphere, lighting.wall_offset);
   const bool shadowed = blocked != nullptr && mask_bit(blocked, 0);
   float ambient_visible = 1.0f;
@@ -192,8 +196,9 @@ GRANRAY_HD_INLINE Vec3 sample_color(const SurfaceSample& surface, const std::uin
     ambient_visible =
         static_cast<float>(lighting.ao_samples - hidden) / static_cast<float>(lighting.ao_samples);
   }
-  return lit_color(surface.base, p.normal, primary, shading, lighting, shadowed ? 0.0f : 1.0f,
-                   ambient_visible);
+  return depth_cued(lit_color(surface.base, p.normal, primary, shading, lighting,
+                              shadowed ? 0.0f : 1.0f, ambient_visible),
+                    point, shading);
 }
 
 }  // namespace granray

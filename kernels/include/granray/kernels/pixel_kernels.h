@@ -72,8 +72,8 @@ struct RenderPixel {
         const WallHit wall = nearest_wall(walls, ray, hit.t);
         if (wall.slot != kNoHit) {
           const WallTriangle& tri = walls.triangles[wall.slot];
-          target.rgb[pixel] =
-              shade_normal(facing_normal(tri, ray.dir), wall_color(walls, tri), target.shading);
+          target.rgb[pixel] = shade_normal(facing_normal(tri, ray.dir), wall_color(walls, tri),
+                                           ray.origin + ray.dir * wall.t, target.shading);
           if (target.depth != nullptr) target.depth[pixel] = wall.t;
           if (target.hit_id != nullptr) target.hit_id[pixel] = kWallIdBase + tri.index;
           return;

@@ -16,6 +16,17 @@ struct ShadingParams {
   float diffuse;
   Vec3 background;
   Vec3 particle_color;
+  // SPEC 2d, off at 0: a rim of `outline` x the radius at each grain's silhouette, and a fade of
+  // up to `depth_cue` toward `cue_color` with the depth z = (x - eye) . forward of a surface
+  // point, from z_near (none) to z_near + 1 / z_inv_span (all of depth_cue).
+  float outline;
+  Vec3 outline_color;
+  float depth_cue;
+  Vec3 cue_color;
+  Vec3 eye;
+  Vec3 forward;  // -w: into the picture
+  float z_near;
+  float z_inv_span;  // 0 when the scene has no depth
 };
 
 // floor(255 s + 0.5) for s in [0, 1]: the conversion truncates, which is floor for a positive
@@ -46,16 +57,46 @@ struct ColorSource {
   }
 };
 
-// Seed 001, eq. 9: base * (ambient + diffuse * max(0, n . l)), for a sphere or a wall.
-GRANRAY_HD_INLINE Rgb8 shade_normal(Vec3 normal, Vec3 base, const ShadingParams& params) {
+GRANRAY_HD_INLINE float clamp01(float x) {
+  return nan_ignoring_min(nan_ignoring_max(x, 0.0f), 1.0f);
+}
+GRANRAY_HD_INLINE Vec3 clamp01(Vec3 c) { return {clamp01(c.x), clamp01(c.y), clamp01(c.z)}; }
+
+// SPEC 2d: whether the ray meets the sphere in its outline, where the distance from the centre to
+// the ray's line exceeds r (1 - outline). The distance is the closest-approach vector that
+// sphere_entry_distance uses, so the rim is as exact as the silhouette.
+GRANRAY_HD_INLINE bool on_outline(const Ray& ray, Vec4 sphere, const ShadingParams& params) {
+  if (!(params.outline > 0.0f)) return false;
+  const Vec3 oc = ray.origin - center_of(sphere);
+  const Vec3 l = oc - ray.dir * (dot(oc, ray.dir) / dot(ray.dir, ray.dir));
+  const float inner = sphere.w * (1.0f - params.outline);
+  return dot(l, l) > inner * inner;
+}
+
+// SPEC 2d: a surface's clamped colour faded toward the cue colour with the depth of `point`.
+GRANRAY_HD_INLINE Vec3 depth_cued(Vec3 clamped, Vec3 point, const ShadingParams& params) {
+  if (!(params.depth_cue > 0.0f)) return clamped;
+  const float z = dot(point - params.eye, params.forward);
+  const float f = params.depth_cue * clamp01((z - params.z_near) * params.z_inv_span);
+  return clamped * (1.0f - f) + params.cue_color * f;
+}
+
+// Seed 001, eq. 9: base * (ambient + diffuse * max(0, n . l)), clamped, for a sphere or a wall
+// whose surface is at `point`; then depth-cued.
+GRANRAY_HD_INLINE Rgb8 shade_normal(Vec3 normal, Vec3 base, Vec3 point,
+                                    const ShadingParams& params) {
   const float lambert = nan_ignoring_max(0.0f, dot(normal, params.light));
-  return to_rgb8(base * (params.ambient + params.diffuse * lambert));
+  return to_rgb8(
+      depth_cued(clamp01(base * (params.ambient + params.diffuse * lambert)), point, params));
 }
 
 GRANRAY_HD_INLINE Rgb8 shade_hit(const Ray& ray, float t, Vec4 sphere, Vec3 base,
                                  const ShadingParams& params) {
   const Vec3 hit = ray.origin + ray.dir * t;
-  return shade_normal((hit - center_of(sphere)) * (1.0f / sphere.w), base, params);
+  if (on_outline(ray, sphere, params)) {
+    return to_rgb8(depth_cued(params.outline_color, hit, params));
+  }
+  return shade_normal((hit - center_of(sphere)) * (1.0f / sphere.w), base, hit, params);
 }
 
 }  // namespace granray

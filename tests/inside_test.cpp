@@ -1,0 +1,186 @@
+// SPEC 2d, seeing inside a bed: outlines and the depth cue. Every method against the brute-force
+// reference on random scenes, unlit and lit, and the reference against the model written out
+// again in double precision. Built once per backend.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "reference_math.h"
+#include "test_support.h"
+
+namespace granray::test {
+namespace {
+
+class InsideTest : public ::testing::Test {
+ protected:
+  void SetUp() override { GRANRAY_SKIP_WITHOUT_BACKEND(); }
+};
+
+// Outlines are decided like silhouettes (the same closest-approach distance), so the methods
+// differ from brute force only where float rounding decides which grain a ray meets first.
+TEST_F(InsideTest, GridAndTilesMatchBruteForceWithOutlinesAndDepthCue) {
+  Rng rng(fresh_seed());
+  Renderer renderer(test_backend());
+  int outlined = 0, cued = 0;
+  for (int round = 0; round < 8; ++round) {
+    const bool dilute = round % 4 == 3;
+    const auto spheres =
+        dilute ? dilute_gas(rng, 600, 0.05f, 0.6f, 6.0f) : dense_bed(rng, 1200, 0.2f, 0.6f);
+    RenderSettings s = random_settings(rng, round % 2 == 1);
+    s.width = std::min(s.width, 120);
+    s.height = std::min(s.height, 90);
+    random_inside_shading(rng, s.shading);
+    if (round < 2) s.shading.outline = uniform(rng, 0.05f, 0.6f);  // each at least twice
+    if (round >= 6) s.shading.depth_cue = uniform(rng, 0.2f, 1.0f);
+    if (round >= 4) {  // the lit passes shade the samples
+      s.shading.shadows = rng() % 2 == 0;
+      s.shading.samples = rng() % 2 == 0 ? 4 : 9;
+    }
+    outlined += s.shading.outline > 0.0f;
+    cued += s.shading.depth_cue > 0.0f;
+    Image brute;
+    RenderOptions options{RenderMethod::brute_force, true};
+    renderer.render(view_of(spheres), s, brute, options);
+    for (const RenderMethod method : {RenderMethod::grid, RenderMethod::tiles}) {
+      Image image;
+      options.method = method;
+      renderer.render(view_of(spheres), s, image, options);
+      const ImageDiff d = compare_images(image, brute);
+      SCOPED_TRACE(::testing::Message()
+                   << render_method_name(method) << ", round " << round << ", outline "
+                   << s.shading.outline << ", depth cue " << s.shading.depth_cue << ", samples "
+                   << s.shading.samples);
+      const std::size_t allowed = 3u + d.pixels / 5000;
+      EXPECT_LE(d.differing_hit, allowed);
+      EXPECT_LE(d.differing_rgb, allowed) << "max level " << d.max_level;
+    }
+  }
+  EXPECT_GE(outlined, 2);
+  EXPECT_GE(cued, 2);
+}
+
+D3 centre(Vec4 s) { return {s.x, s.y, s.z}; }
+
+// SPEC 2 and 2d written out again in double precision: the nearest entry, the outline where the
+// ray's distance to the centre exceeds r (1 - outline), the flat shading, then the depth cue over
+// the depths of the scene box's corners; antialiased by the mean of a regular grid of samples.
+TEST_F(InsideTest, ReferenceFollowsTheOutlineAndDepthCueModel) {
+  Rng rng(fresh_seed());
+  Renderer renderer(test_backend());
+  for (int round = 0; round < 4; ++round) {
+    const bool ortho = round % 2 == 1;
+    const auto spheres =
+        round < 2 ? dilute_gas(rng, 60, 0.3f, 1.2f, 4.0f) : dense_bed(rng, 150, 0.3f, 0.5f);
+    RenderSettings s = random_settings(rng, ortho);
+    s.width = std::min(s.width, 100);
+    s.height = std::min(s.height, 80);
+    s.shading.outline = uniform(rng, 0.05f, 0.5f);
+    s.shading.outline_color = {uniform(rng, 0, 1), uniform(rng, 0, 1), uniform(rng, 0, 1)};
+    s.shading.depth_cue = uniform(rng, 0.3f, 1.0f);
+    if (rng() % 2 == 0) s.shading.depth_cue_color = Vec3{0.1f, 0.2f, 0.9f};
+    s.shading.background = {uniform(rng, 0, 1), uniform(rng, 0, 1), uniform(rng, 0, 1)};
+    const int side = round == 3 ? 2 : 1;  // four samples take the lit passes
+    s.shading.samples = side * side;
+    Image image;
+    const FrameStats stats =
+        renderer.render(view_of(spheres), s, image, {RenderMethod::brute_force, false});
+    const ResolvedCamera& rc = stats.camera;
+    const D3 e = d3(rc.eye), w = unit(e - d3(rc.target)), u = unit(cross(d3(rc.up), w));
+    const D3 v = cross(w, u);
+    const double aspect = double(s.width) / s.height;
+    const double h = ortho ? rc.ortho_height / 2.0 : std::tan(rc.fov * M_PI / 360.0);
+    const D3 light = unit(u * s.shading.light.x + v * s.shading.light.y + w * s.shading.light.z);
+    // z_near and z_far: the corners of the box of every sphere (p - r .. p + r).
+    D3 lo{INFINITY, INFINITY, INFINITY}, hi{-INFINITY, -INFINITY, -INFINITY};
+    for (const Vec4& p : spheres) {
+      lo = {std::min(lo.x, double(p.x - p.w)), std::min(lo.y, double(p.y - p.w)),
+            std::min(lo.z, double(p.z - p.w))};
+      hi = {std::max(hi.x, double(p.x + p.w)), std::max(hi.y, double(p.y + p.w)),
+            std::max(hi.z, double(p.z + p.w))};
+    }
+    double z_near = INFINITY, z_far = -INFINITY;
+    for (int k = 0; k < 8; ++k) {
+      const D3 x{k & 1 ? hi.x : lo.x, k & 2 ? hi.y : lo.y, k & 4 ? hi.z : lo.z};
+      z_near = std::min(z_near, dot(x - e, w * -1.0));
+      z_far = std::max(z_far, dot(x - e, w * -1.0));
+    }
+    const D3 cue = d3(s.shading.depth_cue_color.value_or(s.shading.background));
+    std::size_t checked = 0, rim = 0, faded = 0;
+    for (int j = 0; j < s.height; ++j) {
+      for (int i = 0; i < s.width; ++i) {
+        D3 sum{0, 0, 0};
+        bool ambiguous = false;
+        for (int b = 0; b < side; ++b) {
+          for (int a = 0; a < side; ++a) {
+            const double su = (2.0 * (i + (a + 0.5) / side) / s.width - 1.0) * aspect * h;
+            const double sv = (1.0 - 2.0 * (j + (b + 0.5) / side) / s.height) * h;
+            const D3 o = ortho ? e + u * su + v * sv : e;
+            const D3 d = ortho ? w * -1.0 : unit(u * su + v * sv - w);
+            int best = -1;
+            double t = INFINITY, second = INFINITY, b2_best = 0;
+            for (std::size_t k = 0; k < spheres.size(); ++k) {
+              const double r = spheres[k].w;
+              const D3 oc = o - centre(spheres[k]);
+              const double along = dot(oc, d), b2 = dot(oc, oc) - along * along;
+              if (std::abs(r * r - b2) / (r * r) < 1e-3) ambiguous = true;
+              if (b2 >= r * r) continue;
+              const double t0 = -along - std::sqrt(r * r - b2);
+              if (t0 <= 0) continue;
+              if (t0 < t) {
+                second = t;
+                t = t0;
+                best = int(k);
+                b2_best = b2;
+              } else {
+                second = std::min(second, t0);
+              }
+            }
+            if (second - t < 1e-4 * t) ambiguous = true;
+            D3 c = d3(s.shading.background);
+            if (best >= 0) {
+              const Vec4 sp = spheres[best];
+              const double inner = sp.w * (1.0 - s.shading.outline);
+              if (std::abs(std::sqrt(b2_best) - inner) < 1e-4 * sp.w) ambiguous = true;
+              const D3 x = o + d * t;
+              if (std::sqrt(b2_best) > inner) {
+                c = d3(s.shading.outline_color);
+                ++rim;
+              } else {
+                const D3 n = (x - centre(sp)) * (1.0 / sp.w);
+                const double lambert = std::max(0.0, dot(n, light));
+                c = d3(s.shading.particle_color) *
+                    (s.shading.ambient + s.shading.diffuse * lambert);
+                c = {std::clamp(c.x, 0.0, 1.0), std::clamp(c.y, 0.0, 1.0),
+                     std::clamp(c.z, 0.0, 1.0)};
+              }
+              const double f =
+                  s.shading.depth_cue *
+                  std::clamp((dot(x - e, w * -1.0) - z_near) / (z_far - z_near), 0.0, 1.0);
+              faded += f > 0.05;
+              c = c * (1.0 - f) + cue * f;
+            }
+            sum = sum + c;
+          }
+        }
+        if (ambiguous) continue;
+        const D3 mean = sum * (1.0 / (side * side));
+        const double c[3] = {mean.x, mean.y, mean.z};
+        for (int ch = 0; ch < 3; ++ch) {
+          const int expected = int(std::floor(255.0 * c[ch] + 0.5));
+          const int got = image.rgb[3 * (std::size_t(j) * s.width + i) + ch];
+          ASSERT_LE(std::abs(expected - got), 1)
+              << "pixel " << i << "," << j << ", round " << round << ", samples " << side * side;
+        }
+        ++checked;
+      }
+    }
+    EXPECT_GT(checked, std::size_t(s.width) * s.height * 6 / 10) << "round " << round;
+    EXPECT_GT(rim, 0u) << "round " << round << ": no outline was seen";
+    EXPECT_GT(faded, 0u) << "round " << round << ": nothing was cued";
+  }
+}
+
+}  // namespace
+}  // namespace granray::test
