@@ -2,6 +2,8 @@
 // belong, in real glyphs, on a frame's finished image.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 #include "granray/errors.h"
@@ -115,6 +117,54 @@ TEST(Annotations, ColourBarShowsTheColormapAtTheRightEdge) {
   v.colored = false;
   io::draw_annotations(plain, a, v);
   EXPECT_EQ(plain.rgb, plain_image(width, height, 0).rgb);
+}
+
+// Categories (SPEC 2d): one swatch per palette entry, top to bottom, in the entry's colour, with
+// its value written to its left.
+TEST(Annotations, CategoriesShowOneSwatchPerEntry) {
+  Rng rng(fresh_seed());
+  const int width = std::uniform_int_distribution<int>(320, 1920)(rng);
+  const int height = std::uniform_int_distribution<int>(240, 1080)(rng);
+  Image image = plain_image(width, height, 0);
+  io::AnnotationSettings a;
+  a.color_bar = true;
+  io::AnnotationValues v;
+  v.colored = true;
+  v.palette.resize(std::uniform_int_distribution<std::size_t>(1, 12)(rng));
+  for (Vec3& c : v.palette)
+    c = {uniform(rng, 0.2f, 1), uniform(rng, 0.2f, 1), uniform(rng, 0.2f, 1)};
+  v.field = "type";
+  v.background = {0.0f, 0.0f, 0.0f};
+  const std::string why = io::draw_annotations(image, a, v);
+  if (!why.empty()) GTEST_SKIP() << why;
+  // Down the column just inside the right margin, the distinct colours met in order.
+  const int px = std::max(10, height / 40);
+  const int margin = std::max(2, px / 2);
+  const int x = width - margin - 3;
+  std::vector<Vec3> seen;
+  for (int y = 0; y < height; ++y) {
+    const std::uint8_t* p = &image.rgb[3 * (std::size_t(y) * width + x)];
+    const Vec3 c{p[0] / 255.0f, p[1] / 255.0f, p[2] / 255.0f};
+    const bool fill = std::any_of(v.palette.begin(), v.palette.end(), [&](Vec3 e) {
+      return std::abs(e.x - c.x) < 1.5f / 255 && std::abs(e.y - c.y) < 1.5f / 255 &&
+             std::abs(e.z - c.z) < 1.5f / 255;
+    });
+    if (!fill) continue;
+    if (seen.empty() || seen.back().x != c.x || seen.back().y != c.y || seen.back().z != c.z) {
+      seen.push_back(c);
+    }
+  }
+  ASSERT_EQ(seen.size(), v.palette.size());
+  for (std::size_t k = 0; k < seen.size(); ++k) {
+    EXPECT_NEAR(seen[k].x, v.palette[k].x, 1.5f / 255.0f) << "swatch " << k;
+    EXPECT_NEAR(seen[k].z, v.palette[k].z, 1.5f / 255.0f) << "swatch " << k;
+  }
+  std::size_t light = 0;  // the values' text left of the swatches
+  for (int y = 0; y < height; ++y) {
+    for (int xx = width / 2; xx < x - px; ++xx)
+      light += image.rgb[3 * (std::size_t(y) * width + xx)] > 128;
+  }
+  EXPECT_GT(light, std::size_t(px) * v.palette.size()) << "labels";
 }
 
 }  // namespace

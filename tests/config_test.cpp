@@ -112,6 +112,48 @@ TEST(Config, OverridesUseTomlValues) {
   EXPECT_EQ(w.compression, 0);
 }
 
+// SPEC 2d keys: outlines, the depth cue and categorical colours.
+TEST(Config, SeeingInsideKeys) {
+  const InsituConfig c = parse_insitu_config(
+      "[insitu.shading]\noutline = 0.2\noutline_color = [0.1, 0.2, 0.3]\ndepth_cue = 0.7\n"
+      "depth_cue_color = [0, 0, 1]\n[insitu.color]\nfield = \"type\"\n"
+      "colormap = \"categorical\"\npalette = [[1, 0, 0], [0, 1, 0.5]]\n",
+      "sim.toml");
+  EXPECT_FLOAT_EQ(c.render.shading.outline, 0.2f);
+  EXPECT_FLOAT_EQ(c.render.shading.outline_color.z, 0.3f);
+  EXPECT_FLOAT_EQ(c.render.shading.depth_cue, 0.7f);
+  ASSERT_TRUE(c.render.shading.depth_cue_color.has_value());
+  EXPECT_FLOAT_EQ(c.render.shading.depth_cue_color->z, 1.0f);
+  ASSERT_TRUE(c.render.color.has_value());
+  ASSERT_EQ(c.render.color->palette.size(), 2u);
+  EXPECT_FLOAT_EQ(c.render.color->palette[1].z, 0.5f);
+  const InsituConfig d = parse_insitu_config(
+      "[insitu.shading]\ndepth_cue_color = \"background\"\n[insitu.color]\nfield = \"type\"\n"
+      "colormap = \"categorical\"\n",
+      "sim.toml");
+  EXPECT_FALSE(d.render.shading.depth_cue_color.has_value());
+  ASSERT_EQ(d.render.color->palette.size(), 10u);  // Tableau 10
+  EXPECT_FLOAT_EQ(d.render.color->palette[0].x, float(0x1f) / 255.0f);
+  EXPECT_FLOAT_EQ(d.render.color->palette[9].z, float(0xcf) / 255.0f);
+  expect_config_error("[insitu.shading]\noutline = 1\n", {"sim.toml:2", "outline", "[0, 1)"});
+  expect_config_error("[insitu.shading]\noutline = -0.1\n", {"sim.toml:2", "outline"});
+  expect_config_error("[insitu.shading]\ndepth_cue = 1.5\n", {"sim.toml:2", "depth_cue", "[0, 1]"});
+  expect_config_error("[insitu.shading]\ndepth_cue_color = \"fog\"\n",
+                      {"sim.toml:2", "depth_cue_color", "background"});
+  expect_config_error("[insitu.shading]\noutline_color = [0, 0, 2]\n",
+                      {"sim.toml:2", "outline_color", "[0, 1]"});
+  const std::string cat = "[insitu.color]\nfield = \"type\"\ncolormap = \"categorical\"\n";
+  expect_config_error(cat + "palette = [[1, 0, 0], [0, 1]]\n",
+                      {"sim.toml:4", "palette", "entry 2", "three numbers"});
+  expect_config_error(cat + "palette = [[1, 0, 0], [0, 1, 1.5]]\n",
+                      {"sim.toml:4", "palette", "entry 2", "[0, 1]"});
+  expect_config_error(cat + "palette = []\n", {"sim.toml:4", "palette", "1 to 256"});
+  expect_config_error("[insitu.color]\nfield = \"type\"\npalette = [[1, 0, 0]]\n",
+                      {"sim.toml:3", "palette", "categorical"});
+  expect_config_error("[insitu.color]\nfield = \"type\"\ncolormap = \"tab10\"\n",
+                      {"sim.toml:3", "colormap", "categorical"});
+}
+
 TEST(Config, ErrorsNameKeyFileAndLine) {
   expect_config_error("[insitu]\nevery = 10\nwidht = 5\n",
                       {"sim.toml:3", "insitu.widht", "unknown key"});

@@ -61,6 +61,58 @@ TEST_F(InsideTest, GridAndTilesMatchBruteForceWithOutlinesAndDepthCue) {
   EXPECT_GE(cued, 2);
 }
 
+// SPEC 2d categories: with ambient 1 and diffuse 0 a grain shows its base colour unchanged, so
+// every pixel that shows a grain shows entry floor(s + 0.5) mod n of the palette for its scalar
+// s: integers, halves (which round up), any value, negative ones and NaN (entry 0) among them.
+TEST_F(InsideTest, CategoriesColourEachGrainByItsPaletteEntry) {
+  Rng rng(fresh_seed());
+  Renderer renderer(test_backend());
+  for (int round = 0; round < 4; ++round) {
+    const auto spheres = dense_bed(rng, 800, 0.3f, 0.5f);
+    std::vector<float> type(spheres.size());
+    for (float& t : type) {
+      const float k = float(int(rng() % 41) - 20);
+      const int kind = int(rng() % 10);
+      t = kind < 4 ? k : kind < 7 ? k + 0.5f : kind < 9 ? uniform(rng, -30.0f, 30.0f) : NAN;
+    }
+    RenderSettings s = random_settings(rng, round % 2 == 1);
+    s.shading.ambient = 1.0f;
+    s.shading.diffuse = 0.0f;
+    s.color = ColorMapping{};
+    if (round == 0) {
+      s.color->palette = tableau10_palette();
+    } else {
+      s.color->palette.resize(1 + rng() % 12);
+      for (Vec3& c : s.color->palette) {
+        c = {uniform(rng, 0, 1), uniform(rng, 0, 1), uniform(rng, 0, 1)};
+      }
+    }
+    ParticleView view = view_of(spheres);
+    view.scalar = type.data();
+    Image image;
+    const FrameStats stats = renderer.render(view, s, image, {RenderMethod::automatic, true});
+    EXPECT_TRUE(stats.colored);
+    const long long n = static_cast<long long>(s.color->palette.size());
+    std::size_t shown = 0;
+    for (std::size_t p = 0; p < image.hit_id.size(); ++p) {
+      if (image.hit_id[p] == ~std::uint64_t{0}) continue;
+      const float t = type[image.hit_id[p]];
+      long long entry = 0;
+      if (std::isfinite(t))
+        entry = ((static_cast<long long>(std::floor(double(t) + 0.5)) % n) + n) % n;
+      const Vec3 c = s.color->palette[std::size_t(entry)];
+      const float expected[3] = {c.x, c.y, c.z};
+      for (int ch = 0; ch < 3; ++ch) {
+        ASSERT_EQ(int(image.rgb[3 * p + ch]), int(std::floor(255.0 * expected[ch] + 0.5)))
+            << "pixel " << p << ", grain " << image.hit_id[p] << " of value " << t
+            << ", palette of " << n << ", round " << round;
+      }
+      ++shown;
+    }
+    EXPECT_GT(shown, image.hit_id.size() / 20) << "round " << round;
+  }
+}
+
 D3 centre(Vec4 s) { return {s.x, s.y, s.z}; }
 
 // SPEC 2 and 2d written out again in double precision: the nearest entry, the outline where the

@@ -140,6 +140,7 @@ TEST(MpiRender, AnySplitOnAnyRankCountMatchesOneRank) {
       for (auto& s : speed) s = uniform(rng, 0.0f, 5.0f);
       RenderSettings s = random_settings(rng, rng() % 2 == 0);
       s.color = ColorMapping{static_cast<int>(rng() % 7), true, 0.0f, 1.0f};  // global auto range
+      if (rng() % 3 == 0) s.color->palette = tableau10_palette();  // categories 0..5
       random_inside_shading(rng, s.shading);  // the cue's depths span every rank's grains
       expect_same_as_one_rank(spheres, speed, s, split, rng);
     }

@@ -29,7 +29,7 @@ const std::vector<const char*> kShadingKeys = {
     "ambient", "diffuse",    "light",         "background", "particle_color",
     "shadows", "ao_samples", "ao_distance",   "specular",   "shininess",
     "samples", "outline",    "outline_color", "depth_cue",  "depth_cue_color"};
-const std::vector<const char*> kColorKeys = {"field", "colormap", "range"};
+const std::vector<const char*> kColorKeys = {"field", "colormap", "range", "palette"};
 const std::vector<const char*> kAnnotationKeys = {"color_bar", "label", "font_size"};
 const std::vector<const char*> kWallKeys = {"type",  "name",      "file",   "color",   "faces",
                                             "scale", "translate", "min",    "max",     "base",
@@ -238,13 +238,43 @@ ColorSettings read_color(const TableReader& t) {
   if (const auto map = t.string("colormap")) {
     const auto& names = colormap_names();
     const auto it = std::find(names.begin(), names.end(), *map);
-    if (it == names.end()) {
+    if (it == names.end() && *map != "categorical") {
       std::string list;
-      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-      t.fail("colormap", "names an unknown colormap \"" + *map + "\" (known: " + list + ")");
+      for (const auto& n : names) list += n + ", ";
+      t.fail("colormap",
+             "names an unknown colormap \"" + *map + "\" (known: " + list + "categorical)");
     }
     c.colormap = *map;
-    c.mapping.colormap = static_cast<int>(it - names.begin());
+    if (*map == "categorical") {
+      c.mapping.palette = tableau10_palette();
+    } else {
+      c.mapping.colormap = static_cast<int>(it - names.begin());
+    }
+  }
+  if (const toml::node* palette = t.find("palette")) {
+    if (c.colormap != "categorical")
+      t.fail("palette", "applies only to colormap = \"categorical\"");
+    const toml::array* entries = palette->as_array();
+    const std::string expected = "must be an array of 1 to " + std::to_string(kMaxPaletteSize) +
+                                 " colours, each [r, g, b] with values in [0, 1]";
+    if (!entries || entries->empty() || entries->size() > kMaxPaletteSize)
+      t.fail("palette", expected);
+    c.mapping.palette.clear();
+    for (std::size_t k = 0; k < entries->size(); ++k) {
+      const toml::array* rgb = (*entries)[k].as_array();
+      const std::string entry = "entry " + std::to_string(k + 1) + " ";
+      if (!rgb || rgb->size() != 3) t.fail("palette", entry + "is not three numbers; " + expected);
+      Vec3 color{};
+      float* channels[3] = {&color.x, &color.y, &color.z};
+      for (int ch = 0; ch < 3; ++ch) {
+        const auto v = (*rgb)[std::size_t(ch)].value<double>();
+        if (!v || !(*v >= 0.0 && *v <= 1.0)) {
+          t.fail("palette", entry + "has a value that is not a number in [0, 1]; " + expected);
+        }
+        *channels[ch] = static_cast<float>(*v);
+      }
+      c.mapping.palette.push_back(color);
+    }
   }
   if (const toml::node* range = t.find("range")) {
     if (range->is_string()) {
@@ -344,6 +374,7 @@ io::AnnotationValues annotation_values(const InsituConfig& config, const FrameSt
   v.hi = stats.color_hi;
   if (config.color) {
     v.colormap = config.color->mapping.colormap;
+    v.palette = config.color->mapping.palette;
     v.field = config.color->field;
   }
   v.background = config.render.shading.background;

@@ -105,6 +105,40 @@ std::string format_label(const std::string& pattern, const AnnotationValues& v) 
   }
 }
 
+// Categories (SPEC 2d): a column of swatches at the right edge, one per palette entry k, each
+// labelled with its value k on the left, and the field's name above.
+static void draw_swatches(Image& image, const Font& font, int px, int margin, Rgb ink, Rgb outline,
+                          const AnnotationValues& values) {
+  const int count = static_cast<int>(values.palette.size());
+  const int side = std::max(6, std::min(px, (image.height - 2 * margin) / (2 * count)));
+  const int step = side + std::max(2, side / 2);
+  const int x1 = image.width - margin, x0 = x1 - side;
+  const int y_top = std::max(margin, (image.height - count * step) / 2);
+  for (int k = 0; k < count; ++k) {
+    const int y0 = y_top + k * step, y1 = y0 + side;
+    const Vec3 c = values.palette[std::size_t(k)];
+    for (int y = y0; y < y1; ++y) {
+      for (int x = x0; x < x1; ++x) blend(image, x, y, {c.x, c.y, c.z}, 255);
+    }
+    for (int x = x0 - 1; x <= x1; ++x) {
+      blend(image, x, y0 - 1, ink, 255);
+      blend(image, x, y1, ink, 255);
+    }
+    for (int y = y0 - 1; y <= y1; ++y) {
+      blend(image, x0 - 1, y, ink, 255);
+      blend(image, x1, y, ink, 255);
+    }
+    const std::string text = std::to_string(k);
+    draw_text(image, font, text, px, x0 - margin - font.width(text, px) - 2,
+              (y0 + y1) / 2 - px / 2 - 2, ink, outline);
+  }
+  if (!values.field.empty()) {
+    const int w = font.width(values.field, px);
+    draw_text(image, font, values.field, px, std::min(x1 - w, image.width - w - margin) - 2,
+              y_top - px - margin - 4, ink, outline);
+  }
+}
+
 std::string draw_annotations(Image& image, const AnnotationSettings& settings,
                              const AnnotationValues& values) {
   if (!any_annotation(settings) || image.width <= 0 || image.height <= 0) return "";
@@ -118,7 +152,9 @@ std::string draw_annotations(Image& image, const AnnotationSettings& settings,
   if (!settings.label.empty()) {
     draw_text(image, *font, format_label(settings.label, values), px, margin, margin, ink, outline);
   }
-  if (settings.color_bar && values.colored) {
+  if (settings.color_bar && values.colored && !values.palette.empty()) {
+    draw_swatches(image, *font, px, margin, ink, outline, values);
+  } else if (settings.color_bar && values.colored) {
     // A vertical bar at the right edge, the range's ends and middle beside it on the left, the
     // field's name above.
     const int bar_width = std::max(6, px);

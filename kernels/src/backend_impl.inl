@@ -382,9 +382,30 @@ class ThrustBackend final : public detail::Backend {
   // the frame's own min/max.
   ColorSource color_source(const Executor& exec, const Resident& r, const RenderSettings& settings,
                            const RenderOptions& options, FrameStats& stats) {
-    ColorSource color{nullptr, nullptr, 0.0f, 0.0f, settings.shading.particle_color};
+    ColorSource color{nullptr, nullptr, 0.0f, 0.0f, settings.shading.particle_color, 0};
     if (!settings.color || r.scalar == nullptr) return color;
     const ColorMapping& mapping = *settings.color;
+    if (!mapping.palette.empty()) {  // SPEC 2d categories: no range
+      if (mapping.palette.size() > kMaxPaletteSize) {
+        throw ConfigError("granray: a palette holds at most " + std::to_string(kMaxPaletteSize) +
+                          " colours, got " + std::to_string(mapping.palette.size()));
+      }
+      const auto same = [](Vec3 a, Vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; };
+      if (!std::equal(mapping.palette.begin(), mapping.palette.end(), palette_uploaded_.begin(),
+                      palette_uploaded_.end(), same)) {
+        exec.upload(colormap_, mapping.palette.data(), mapping.palette.size());
+        palette_uploaded_ = mapping.palette;
+        colormap_uploaded_ = -1;
+      }
+      stats.colored = true;
+      stats.color_lo = stats.color_hi = NAN;
+      return {r.scalar,
+              colormap_.data(),
+              0.0f,
+              0.0f,
+              settings.shading.particle_color,
+              static_cast<std::uint32_t>(mapping.palette.size())};
+    }
     if (mapping.colormap < 0 || mapping.colormap >= detail::kColormapCount) {
       throw ConfigError("granray: colormap index " + std::to_string(mapping.colormap) +
                         " out of range");
@@ -392,6 +413,7 @@ class ThrustBackend final : public detail::Backend {
     if (mapping.colormap != colormap_uploaded_) {  // 3 KB, but not every frame
       exec.upload(colormap_, detail::kColormapTables[mapping.colormap], detail::kColormapSize);
       colormap_uploaded_ = mapping.colormap;
+      palette_uploaded_.clear();
     }
     float lo = mapping.lo, hi = mapping.hi;
     if (mapping.auto_range && options.color_range) {
@@ -407,7 +429,7 @@ class ThrustBackend final : public detail::Backend {
     stats.color_hi = hi;
     // A frame whose scalars are all equal maps them to the low end of the colormap.
     const float span = hi > lo ? hi - lo : 1.0f;
-    return {r.scalar, colormap_.data(), lo, 1.0f / span, settings.shading.particle_color};
+    return {r.scalar, colormap_.data(), lo, 1.0f / span, settings.shading.particle_color, 0};
   }
 
   SceneBounds reduce_bounds(const Executor& exec, const Resident& r) {
@@ -865,7 +887,8 @@ class ThrustBackend final : public detail::Backend {
   Array<std::uint64_t> staged_ids_;
   Array<float> staged_scalar_;
   Array<Vec3> colormap_;
-  int colormap_uploaded_ = -1;  // which table colormap_ holds
+  int colormap_uploaded_ = -1;          // which table colormap_ holds
+  std::vector<Vec3> palette_uploaded_;  // or which palette
   Array<std::uint64_t> ends_;
   Array<std::uint32_t> keys_;
   Array<std::uint32_t> values_;

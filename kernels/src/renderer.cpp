@@ -85,6 +85,17 @@ Vec3 colormap_color(int colormap, float s) {
   return detail::kColormapTables[colormap][static_cast<int>(255.0f * clamped + 0.5f)];
 }
 
+std::vector<Vec3> tableau10_palette() {
+  static const unsigned hex[10] = {0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd,
+                                   0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf};
+  std::vector<Vec3> palette;
+  for (const unsigned h : hex) {
+    palette.push_back({float((h >> 16) & 0xff) / 255.0f, float((h >> 8) & 0xff) / 255.0f,
+                       float(h & 0xff) / 255.0f});
+  }
+  return palette;
+}
+
 const std::vector<std::string>& colormap_names() {
   static const std::vector<std::string> names = {"viridis", "cividis",  "magma", "inferno",
                                                  "plasma",  "coolwarm", "gray"};

@@ -59,7 +59,15 @@ struct ColorMapping {
   bool auto_range = false;  // the frame's min/max over the renderable particles
   float lo = 0.0f;
   float hi = 1.0f;
+  // SPEC 2d categories: not empty, grain s takes entry floor(s + 0.5) mod its size (the
+  // non-negative remainder), and colormap, auto_range, lo and hi do not apply.
+  std::vector<Vec3> palette;
 };
+
+constexpr std::size_t kMaxPaletteSize = 256;
+
+// Tableau 10, the default palette of categorical colours.
+std::vector<Vec3> tableau10_palette();
 
 struct RenderSettings {
   int width = 1280;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "granray/kernels/ray.h"
@@ -41,6 +42,15 @@ GRANRAY_HD_INLINE std::uint8_t to_byte(float c) {
 
 GRANRAY_HD_INLINE Rgb8 to_rgb8(Vec3 c) { return {to_byte(c.x), to_byte(c.y), to_byte(c.z)}; }
 
+// SPEC 2d: the palette entry of a categorical value, floor(s + 0.5) mod n (non-negative); in
+// double, so that s + 0.5 is exact. A value that is not finite takes entry 0.
+GRANRAY_HD_INLINE std::uint32_t category_entry(float s, std::uint32_t n) {
+  if (!(s > -1e18f && s < 1e18f)) return 0;
+  const auto k = static_cast<long long>(floor(static_cast<double>(s) + 0.5));
+  const long long m = k % static_cast<long long>(n);
+  return static_cast<std::uint32_t>(m < 0 ? m + static_cast<long long>(n) : m);
+}
+
 // Base colour of a particle: the uniform particle colour, or a 256-entry colormap of its scalar
 // over [lo, lo + 1 / inv_span].
 struct ColorSource {
@@ -49,9 +59,11 @@ struct ColorSource {
   float lo;
   float inv_span;
   Vec3 uniform;
+  std::uint32_t categories;  // > 0: `table` is a palette of this many entries (SPEC 2d)
 
   GRANRAY_HD Vec3 operator()(std::uint32_t index) const {
     if (scalar == nullptr) return uniform;
+    if (categories > 0) return table[category_entry(scalar[index], categories)];
     const float s = nan_ignoring_min(nan_ignoring_max((scalar[index] - lo) * inv_span, 0.0f), 1.0f);
     return table[nearest_of_255(s)];
   }
