@@ -85,6 +85,12 @@ int main(int argc, char** argv) {
   app.add_option("--ao-distance", lighting.ao_distance, "their length (0: 2 mean diameters)");
   app.add_option("--specular", lighting.specular, "highlight weight");
   app.add_option("--samples", lighting.samples, "samples per pixel: 1, 4, 9, 16");
+  float outline = 0.0f, depth_cue = 0.0f;
+  int categories = 0;
+  app.add_option("--outline", outline, "SPEC 2d outline width (fraction of the radius)");
+  app.add_option("--depth-cue", depth_cue, "SPEC 2d depth cue strength");
+  app.add_option("--categories", categories,
+                 "colour grain i by category i mod N, Tableau 10 (SPEC 2d categorical)");
   bool annotate = false;
   app.add_flag("--annotations", annotate,
                "also time the colour bar and label drawn on each rendered image");
@@ -130,6 +136,12 @@ int main(int argc, char** argv) {
       granray::ParticleView view;
       view.xyzr = grains.data();
       view.count = grains.size();
+      std::vector<float> category;
+      if (categories > 0) {
+        category.resize(grains.size());
+        for (std::size_t i = 0; i < category.size(); ++i) category[i] = float(i % categories);
+        view.scalar = category.data();
+      }
       // The bare cell hash + sort_by_key of the same particles, same run: the grid's yardstick.
       std::vector<double> sorts;
       for (int r = 0; r <= repeat; ++r) sorts.push_back(renderer.time_hash_sort(view));
@@ -142,6 +154,12 @@ int main(int argc, char** argv) {
         settings.shading.ao_distance = lighting.ao_distance;
         settings.shading.specular = lighting.specular;
         settings.shading.samples = lighting.samples;
+        settings.shading.outline = outline;
+        settings.shading.depth_cue = depth_cue;
+        if (categories > 0) {
+          settings.color = granray::ColorMapping{};
+          settings.color->palette = granray::tableau10_palette();
+        }
         settings.walls = drum;
         if (std::sscanf(size.c_str(), "%dx%d", &settings.width, &settings.height) != 2) {
           throw granray::ConfigError("--resolution " + size + ": expected WxH");

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# One run on the GPU machine for seeing inside a bed (SPEC 2d): build for sm_90, the GPU tests,
+# compute-sanitizer memcheck over the SPEC 2d tests, then 1 M dense grains at 1080p with and
+# without outlines, depth cue and categories (their cost against the same frame without them).
+# Logs go to $OUT.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source scripts/gpu-env.sh
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+
+source scripts/gpu-build.sh
+
+(cd "$BUILD" && ctest --output-on-failure -L gpu -j 2) >"$OUT/gpu-tests.log" 2>&1
+grep -E "tests passed|tests failed|Failed|\*\*\*Failed" "$OUT/gpu-tests.log" | head -20
+
+compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/granray_gpu_tests" \
+  --gtest_filter='InsideTest.*' >"$OUT/memcheck-inside.log" 2>&1
+echo "memcheck: exit $?"; tail -2 "$OUT/memcheck-inside.log"
+
+bench="$BUILD/bench/granray-bench"
+{
+  for round in 1 2; do
+    echo "# round $round: 1 M dense grains, 1080p, plain"
+    "$bench" --backend cuda -n 1000000 -r 1920x1080 --method grid --repeat 20
+    echo "# outline 0.15, depth cue 0.6, 10 categories"
+    "$bench" --backend cuda -n 1000000 -r 1920x1080 --method grid --repeat 20 \
+      --outline 0.15 --depth-cue 0.6 --categories 10 | grep -v '^backend'
+    echo "# lit (shadows, 4 samples), plain then with all three"
+    "$bench" --backend cuda -n 1000000 -r 1920x1080 --method grid --repeat 10 --shadows \
+      --samples 4 | grep -v '^backend'
+    "$bench" --backend cuda -n 1000000 -r 1920x1080 --method grid --repeat 10 --shadows \
+      --samples 4 --outline 0.15 --depth-cue 0.6 --categories 10 | grep -v '^backend'
+  done
+} >"$OUT/bench-inside.txt" 2>&1
+cat "$OUT/bench-inside.txt"
