@@ -154,6 +154,27 @@ TEST(Config, SeeingInsideKeys) {
                       {"sim.toml:3", "colormap", "categorical"});
 }
 
+TEST(Config, SelectionKeys) {
+  const InsituConfig c = parse_insitu_config(
+      "[insitu.color]\nfield = \"speed\"\n[insitu.select]\nrange = [0.5, 2]\n", "sim.toml");
+  ASSERT_TRUE(c.select.has_value());
+  EXPECT_EQ(c.select->field, "speed");  // [insitu.color]'s by default
+  ASSERT_TRUE(c.render.select.has_value());
+  EXPECT_FLOAT_EQ(c.render.select->lo, 0.5f);
+  EXPECT_FLOAT_EQ(c.render.select->hi, 2.0f);
+  const InsituConfig d =
+      parse_insitu_config("[insitu.select]\nfield = \"type\"\nrange = [2, 2]\n", "sim.toml");
+  EXPECT_EQ(d.select->field, "type");
+  EXPECT_FALSE(parse_insitu_config("", "sim.toml").render.select.has_value());
+  expect_config_error("[insitu.select]\nfield = \"type\"\nrange = [2, 1]\n",
+                      {"sim.toml:3", "insitu.select.range", "lo <= hi"});
+  expect_config_error("[insitu.select]\nfield = \"type\"\n", {"insitu.select.range", "needed"});
+  expect_config_error("[insitu.select]\nrange = [0, 1]\n",
+                      {"insitu.select.field", "[insitu.color]"});
+  expect_config_error("[insitu.select]\nfield = \"type\"\nrange = [0, 1]\nmin = 0\n",
+                      {"sim.toml:4", "min"});
+}
+
 TEST(Config, ErrorsNameKeyFileAndLine) {
   expect_config_error("[insitu]\nevery = 10\nwidht = 5\n",
                       {"sim.toml:3", "insitu.widht", "unknown key"});

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "granray/errors.h"
 #include "reference_math.h"
 #include "test_support.h"
 
@@ -111,6 +112,102 @@ TEST_F(InsideTest, CategoriesColourEachGrainByItsPaletteEntry) {
     }
     EXPECT_GT(shown, image.hit_id.size() / 20) << "round " << round;
   }
+}
+
+// SPEC 2d selection: the grains outside the range are removed like clipped ones. The frame
+// equals the frame of the selected grains alone (same ids), unlit and lit (an unselected grain
+// casts no shadow), by a value of its own or by the colour scalar; the auto camera and the census
+// still count every grain.
+TEST_F(InsideTest, SelectionDrawsExactlyTheSelectedGrains) {
+  Rng rng(fresh_seed());
+  Renderer renderer(test_backend());
+  for (int round = 0; round < 6; ++round) {
+    const auto spheres =
+        round % 3 == 2 ? dilute_gas(rng, 600, 0.1f, 0.6f, 6.0f) : dense_bed(rng, 1000, 0.3f, 0.5f);
+    std::vector<float> speed(spheres.size()), type(spheres.size());
+    for (std::size_t k = 0; k < spheres.size(); ++k) {
+      speed[k] = uniform(rng, 0.0f, 5.0f);
+      type[k] = float(rng() % 4);
+    }
+    const bool by_type = round % 2 == 0;
+    RenderSettings s = random_settings(rng, round % 3 == 1);
+    s.width = std::min(s.width, 120);
+    s.height = std::min(s.height, 90);
+    s.color = ColorMapping{int(rng() % 7), false, 0.0f, 5.0f};
+    s.select = by_type ? SelectRange{1.0f, float(1 + rng() % 2)}
+                       : SelectRange{uniform(rng, 0.0f, 2.0f), uniform(rng, 2.5f, 5.0f)};
+    if (round >= 3) {
+      s.shading.shadows = true;
+      s.shading.ao_samples = 4;
+      s.shading.ao_distance = 1.0f;
+      s.shading.samples = 4;
+    }
+    ParticleView all = view_of(spheres);
+    all.scalar = speed.data();
+    all.select_scalar = by_type ? type.data() : nullptr;
+    Image everything;
+    const FrameStats unselected = [&] {
+      RenderSettings none = s;
+      none.select.reset();
+      return renderer.render(all, none, everything, {RenderMethod::automatic, true});
+    }();
+    // The frame of the selected grains alone, framed by the box of every grain as one rank's
+    // part of a scene is.
+    RenderSettings plain = s;
+    plain.select.reset();
+    RenderOptions framed{RenderMethod::automatic, true};
+    framed.camera_bounds = renderer.measure(all).bounds;
+    std::vector<Vec4> kept;
+    std::vector<float> kept_speed;
+    std::vector<std::uint64_t> kept_ids;
+    for (std::size_t k = 0; k < spheres.size(); ++k) {
+      const float v = by_type ? type[k] : speed[k];
+      if (v >= s.select->lo && v <= s.select->hi) {
+        kept.push_back(spheres[k]);
+        kept_speed.push_back(speed[k]);
+        kept_ids.push_back(k);
+      }
+    }
+    ASSERT_FALSE(kept.empty());
+    ASSERT_LT(kept.size(), spheres.size());
+    ParticleView subset = view_of(kept, &kept_ids);
+    subset.scalar = kept_speed.data();
+    for (const RenderMethod method : {RenderMethod::brute_force, RenderMethod::automatic}) {
+      Image selected, expected;
+      const FrameStats stats = renderer.render(all, s, selected, {method, true});
+      framed.method = method;
+      renderer.render(subset, plain, expected, framed);
+      SCOPED_TRACE(::testing::Message()
+                   << "round " << round << ", " << render_method_name(stats.method) << ", by "
+                   << (by_type ? "type" : "the colour scalar"));
+      EXPECT_EQ(stats.particles, spheres.size());
+      EXPECT_EQ(stats.hidden, spheres.size() - kept.size());
+      EXPECT_EQ(stats.camera.eye.x, unselected.camera.eye.x) << "the camera must not move";
+      EXPECT_EQ(selected.hit_id, expected.hit_id);
+      const ImageDiff d = compare_images(selected, expected);
+      EXPECT_EQ(d.differing_rgb, 0u) << "max level " << d.max_level;
+    }
+  }
+}
+
+// A selection that keeps nothing is a background frame, not an error; one without any value to
+// test is an error.
+TEST_F(InsideTest, AnEmptySelectionIsABackgroundFrame) {
+  Rng rng(fresh_seed());
+  Renderer renderer(test_backend());
+  const auto spheres = dense_bed(rng, 300, 0.3f, 0.5f);
+  std::vector<float> speed(spheres.size());
+  for (float& v : speed) v = uniform(rng, 0.0f, 1.0f);
+  RenderSettings s = random_settings(rng, false);
+  s.select = SelectRange{2.0f, 3.0f};
+  ParticleView view = view_of(spheres);
+  view.scalar = speed.data();
+  Image image;
+  const FrameStats stats = renderer.render(view, s, image, {RenderMethod::automatic, true});
+  EXPECT_EQ(stats.hidden, spheres.size());
+  for (const auto id : image.hit_id) ASSERT_EQ(id, ~std::uint64_t{0});
+  view.scalar = nullptr;
+  EXPECT_THROW(renderer.render(view, s, image), ConfigError);
 }
 
 D3 centre(Vec4 s) { return {s.x, s.y, s.z}; }

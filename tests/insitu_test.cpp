@@ -176,6 +176,39 @@ TEST_F(InsituTest, ConstructionRejectsBadSettings) {
                ConfigError);
 }
 
+// [insitu.select] in situ: the field must be one the simulation offers; a range that keeps no
+// grain renders background frames and warns once, not at every frame.
+TEST_F(InsituTest, SelectionByASimulationField) {
+  const std::string base = "[insitu]\nevery = 1\nwidth = 24\nheight = 16\nbackend = \"cpu\"\n";
+  try {
+    InsituRenderer(config_of(base + "[insitu.select]\nfield = \"type\"\nrange = [1, 1]\n"),
+                   {"speed"});
+    FAIL() << "a field the simulation does not offer";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("insitu.select.field"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("speed"), std::string::npos) << e.what();
+  }
+  const float top = *std::max_element(speed_.begin(), speed_.end());
+  InsituRenderer vis(config_of(base + "[insitu.select]\nfield = \"speed\"\nrange = [" +
+                               std::to_string(top + 1.0f) + ", 1e9]\n"),
+                     {"speed"});
+  std::vector<std::string> log;
+  vis.set_logger([&](const std::string& line) { log.push_back(line); });
+  for (int step = 0; step < 3; ++step) vis.render(step, 0.1 * step, particles());
+  EXPECT_TRUE(vis.last_frame().rendered);
+  EXPECT_EQ(vis.last_frame().stats.hidden, grains_.size());
+  ASSERT_EQ(log.size(), 1u) << "one warning";
+  EXPECT_NE(log[0].find("keeps none"), std::string::npos) << log[0];
+  // A range that keeps some grains draws them and hides the rest.
+  InsituRenderer some(config_of(base + "[insitu.select]\nfield = \"speed\"\nrange = [-1, " +
+                                std::to_string(top / 2) + "]\n"),
+                      {"speed"});
+  some.render(0, 0.0, particles());
+  std::size_t kept = 0;
+  for (const float v : speed_) kept += v <= top / 2;
+  EXPECT_EQ(some.last_frame().stats.hidden, grains_.size() - kept);
+}
+
 TEST_F(InsituTest, FailuresSkipTheFrameAndTheNextOneRenders) {
   const std::string dir = temp_path("vanishing-" + std::to_string(fresh_seed()));
   InsituRenderer vis(config_of("[insitu]\nevery = 1\nwidth = 16\nheight = 16\nbackend = \"cpu\"\n",

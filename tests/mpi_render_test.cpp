@@ -140,7 +140,9 @@ TEST(MpiRender, AnySplitOnAnyRankCountMatchesOneRank) {
       for (auto& s : speed) s = uniform(rng, 0.0f, 5.0f);
       RenderSettings s = random_settings(rng, rng() % 2 == 0);
       s.color = ColorMapping{static_cast<int>(rng() % 7), true, 0.0f, 1.0f};  // global auto range
-      if (rng() % 3 == 0) s.color->palette = tableau10_palette();  // categories 0..5
+      if (rng() % 3 == 0) s.color->palette = tableau10_palette();             // categories 0..5
+      if (rng() % 2 == 0)
+        s.select = SelectRange{uniform(rng, 0.0f, 2.0f), uniform(rng, 2.5f, 5.0f)};
       random_inside_shading(rng, s.shading);  // the cue's depths span every rank's grains
       expect_same_as_one_rank(spheres, speed, s, split, rng);
     }
@@ -166,6 +168,8 @@ TEST(MpiRender, LitFramesOnAnyRankCountMatchOneRank) {
       s.shading.specular = rng() % 2 == 0 ? 0.0f : uniform(rng, 0.1f, 0.6f);
       s.shading.samples = rng() % 2 == 0 ? 1 : 4;
       random_inside_shading(rng, s.shading);
+      if (rng() % 2 == 0)
+        s.select = SelectRange{uniform(rng, 0.0f, 2.0f), uniform(rng, 2.5f, 5.0f)};
       // Gathered onto rank 0 (fresh compositors), then by the passes over ranks.
       expect_same_as_one_rank(spheres, speed, s, split, rng);
       mpi::Compositor passes;

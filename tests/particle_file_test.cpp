@@ -144,6 +144,24 @@ TEST(Lammps, AnAtomCountLargerThanTheFileIsAnErrorNotAnAllocation) {
                      {"huge.dump:", "ends after 1 of 1000000000000000 atoms"});
 }
 
+// [insitu.select] by another column than the colour's: both read, each into its own vector.
+TEST(Lammps, ASecondValueForTheSelection) {
+  const std::string path =
+      write_text("two-values.dump",
+                 lammps_snapshot(5, "id type x y z radius vx vy vz",
+                                 {"1 2 0 0 0 1 3 4 0", "2 1 1 1 1 1 0 0 1", "3 2 2 2 2 1 1 0 0"}));
+  const auto frames = io::read_particle_file(path, io::ParticleFormat::automatic, "speed", "type");
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_EQ(frames[0].scalar, (std::vector<float>{5, 1, 1}));
+  EXPECT_EQ(frames[0].select, (std::vector<float>{2, 1, 2}));
+  EXPECT_EQ(frames[0].view().select_scalar, frames[0].select.data());
+  const auto same = io::read_particle_file(path, io::ParticleFormat::automatic, "type", "type");
+  EXPECT_TRUE(same[0].select.empty()) << "one value serves both";
+  expect_input_error(
+      [&] { io::read_particle_file(path, io::ParticleFormat::automatic, "speed", "species"); },
+      {"two-values.dump:", "'species'"});
+}
+
 TEST(Lammps, RealLiggghtsPacking) {
   const std::string path = shared_data("liggghts/pour-20k.step10000.liggghts");
   if (path.empty()) GTEST_SKIP() << "../shared/data not present";

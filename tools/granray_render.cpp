@@ -95,6 +95,7 @@ granray::ParticleView share_of(const granray::io::ParticleFrame& frame, int rank
   view.xyzr += begin;
   if (view.ids != nullptr) view.ids += begin;
   if (view.scalar != nullptr) view.scalar += begin;
+  if (view.select_scalar != nullptr) view.select_scalar += begin;
   view.count = end - begin;
   return view;
 }
@@ -111,7 +112,8 @@ int run(const Options& options, granray::RankGroup* ranks) {
   std::vector<NamedFrame> frames;
   for (const std::string& input : options.inputs) {
     for (auto& frame :
-         io::read_particle_file(input, format, config.color ? config.color->field : "")) {
+         io::read_particle_file(input, format, config.color ? config.color->field : "",
+                                config.select ? config.select->field : "")) {
       const auto index = static_cast<std::int64_t>(frames.size());
       const std::int64_t number = frame.step.value_or(index);
       frames.push_back({std::move(frame), input, number});

@@ -21,8 +21,9 @@ using detail::where;
 
 // The keys of each table; insitu_config_keys() lists them for the configuration reference.
 const std::vector<const char*> kInsituKeys = {
-    "every", "every_time",  "width",  "height",  "output", "png",         "backend", "queue",
-    "drop",  "compression", "camera", "shading", "color",  "annotations", "walls",   "clip"};
+    "every",   "every_time",  "width", "height",      "output", "png",
+    "backend", "queue",       "drop",  "compression", "camera", "shading",
+    "color",   "annotations", "walls", "clip",        "select"};
 const std::vector<const char*> kCameraKeys = {"projection",   "position", "target", "up",  "fov",
                                               "ortho_height", "theta",    "phi",    "zoom"};
 const std::vector<const char*> kShadingKeys = {
@@ -35,6 +36,7 @@ const std::vector<const char*> kWallKeys = {"type",  "name",      "file",   "col
                                             "scale", "translate", "min",    "max",     "base",
                                             "axis",  "radius",    "height", "segments"};
 const std::vector<const char*> kClipKeys = {"point", "normal"};
+const std::vector<const char*> kSelectKeys = {"field", "range"};
 
 // The tables of an array of tables ([[insitu.walls]]), each with a reader named by its place.
 std::vector<std::pair<const toml::table*, std::string>> table_array(const TableReader& t,
@@ -229,6 +231,28 @@ void read_shading(const TableReader& t, ShadingSettings& s) {
   }
 }
 
+// [insitu.select]: the field defaults to [insitu.color]'s, which is read first.
+void read_select(const TableReader& t, InsituConfig& config) {
+  t.only_keys(kSelectKeys);
+  SelectSettings select;
+  if (const auto field = t.string("field")) {
+    if (field->empty()) t.fail("field", "must name the value to select by");
+    select.field = *field;
+  } else if (config.color) {
+    select.field = config.color->field;
+  } else {
+    t.fail("field", "is needed: there is no [insitu.color] field to select by");
+  }
+  const auto lohi = t.numbers("range", 2);
+  if (!lohi) t.fail("range", "is needed: [lo, hi], the values of the grains to draw");
+  const double lo = (*lohi)[0], hi = (*lohi)[1];
+  if (std::isnan(lo) || std::isnan(hi) || lo > hi) {
+    t.fail("range", "must be [lo, hi] with lo <= hi (+-inf allowed for an open end)");
+  }
+  config.select = select;
+  config.render.select = SelectRange{static_cast<float>(lo), static_cast<float>(hi)};
+}
+
 ColorSettings read_color(const TableReader& t) {
   t.only_keys(kColorKeys);
   ColorSettings c;
@@ -355,6 +379,10 @@ InsituConfig read_insitu(const toml::table& table) {
     config.color = read_color(TableReader(*color, "insitu.color"));
     config.render.color = config.color->mapping;
   }
+  if (const toml::table* select = t.subtable("select")) {
+    read_select(TableReader(*select, "insitu.select"), config);
+  }
+
   std::ostringstream text;
   text << table;
   config.table_text = text.str();
@@ -386,7 +414,7 @@ std::vector<std::string> insitu_config_keys() {
   for (const char* k : kInsituKeys) {
     const std::string key = k;
     if (key == "camera" || key == "shading" || key == "color" || key == "annotations" ||
-        key == "walls" || key == "clip") {
+        key == "walls" || key == "clip" || key == "select") {
       continue;
     }
     keys.push_back(key);
@@ -394,7 +422,8 @@ std::vector<std::string> insitu_config_keys() {
   for (const auto& [table, names] :
        {std::pair{"camera.", &kCameraKeys}, std::pair{"shading.", &kShadingKeys},
         std::pair{"color.", &kColorKeys}, std::pair{"annotations.", &kAnnotationKeys},
-        std::pair{"walls.", &kWallKeys}, std::pair{"clip.", &kClipKeys}}) {
+        std::pair{"walls.", &kWallKeys}, std::pair{"clip.", &kClipKeys},
+        std::pair{"select.", &kSelectKeys}}) {
     for (const char* k : *names) keys.push_back(std::string(table) + k);
   }
   return keys;

@@ -19,19 +19,21 @@ constexpr int kStepDigits = 8;
 // Time marks compare with a tolerance: a simulated time summed from dt lands a few ulps off.
 double time_tolerance(double every_time) { return 1e-9 * every_time; }
 
+// A field the configuration names ('insitu.color.field', 'insitu.select.field') must be one
+// the simulation offers.
+void require_offered(const std::vector<std::string>& fields, const std::string& field,
+                     const char* key) {
+  if (std::find(fields.begin(), fields.end(), field) != fields.end()) return;
+  std::string list;
+  for (const auto& f : fields) list += (list.empty() ? "" : ", ") + f;
+  throw ConfigError(std::string("key '") + key + "': the simulation offers no field \"" + field +
+                    "\" (it offers: " + (list.empty() ? "none" : list) + ")");
+}
+
 InsituConfig checked(InsituConfig config, const std::vector<std::string>& fields,
                      bool writes_output) {
-  if (config.color) {
-    bool offered = false;
-    for (const auto& f : fields) offered = offered || f == config.color->field;
-    if (!offered) {
-      std::string list;
-      for (const auto& f : fields) list += (list.empty() ? "" : ", ") + f;
-      throw ConfigError("key 'insitu.color.field': the simulation offers no field \"" +
-                        config.color->field + "\" (it offers: " + (list.empty() ? "none" : list) +
-                        ")");
-    }
-  }
+  if (config.color) require_offered(fields, config.color->field, "insitu.color.field");
+  if (config.select) require_offered(fields, config.select->field, "insitu.select.field");
   if (writes_output && !config.png.empty()) {
     const std::filesystem::path dir = std::filesystem::path(config.png).parent_path();
     std::error_code ec;
@@ -195,6 +197,13 @@ void InsituRenderer::render_frame(std::int64_t step, double time,
       problem = "field \"" + config_.color->field + "\" was not passed with this frame";
     }
   }
+  if (config_.select) {
+    view.select_scalar = particles.field(config_.select->field);
+    if (!particles.has_field(config_.select->field) ||
+        (view.select_scalar == nullptr && view.count > 0)) {
+      problem = "field \"" + config_.select->field + "\" was not passed with this frame";
+    }
+  }
   // Across ranks, a rank that cannot take part must not leave the others in a collective.
   if (ranks_ && !ranks_->all(problem.empty()) && problem.empty()) {
     problem = "another rank could not pass its particles (its log says why)";
@@ -208,6 +217,16 @@ void InsituRenderer::render_frame(std::int64_t step, double time,
   options.defer_pixels = writer_ != nullptr;
   last_.stats = ranks_ ? ranks_->render(renderer_, view, settings, image_)
                        : renderer_.render(view, settings, image_, options);
+  const FrameStats& s = last_.stats;
+  if (config_.select && !ranks_ && !warned_empty_selection_ && s.particles > s.skipped &&
+      s.hidden == s.particles - s.skipped) {
+    warned_empty_selection_ = true;  // once: a bed may stay outside the range for long
+    log_("granray: warning: [insitu.select] " + config_.select->field + " in [" +
+         std::to_string(config_.render.select->lo) + ", " +
+         std::to_string(config_.render.select->hi) + "] keeps none of the " +
+         std::to_string(s.particles - s.skipped) + " grains at step " + std::to_string(step) +
+         ": the frame shows the background");
+  }
   if (!writer_) return;
 
   io::FrameJob job;

@@ -563,7 +563,10 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
   // A scalar only when every rank that has particles offers one.
   int scalar = mine.xyzr.empty() || !mine.scalar.empty() ? 1 : 0;
   GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &scalar, 1, MPI_INT, MPI_MIN, comm));
-  if (scalar == 1) mine.scalar.resize(mine.xyzr.size());  // a rank without particles
+  if (scalar == 1) mine.scalar.resize(mine.xyzr.size());           // a rank without particles
+  int select = mine.xyzr.empty() || !mine.select.empty() ? 1 : 0;  // SPEC 2d values, likewise
+  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &select, 1, MPI_INT, MPI_MIN, comm));
+  if (select == 1) mine.select.resize(mine.xyzr.size());
   const int count = static_cast<int>(mine.xyzr.size());
   std::vector<int> counts(rank == 0 ? size : 0);
   GRANRAY_MPI_CHECK(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm));
@@ -571,6 +574,7 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
   gather_onto_rank0(mine.xyzr, all.xyzr, 4, MPI_FLOAT, counts, rank, comm);
   gather_onto_rank0(mine.ids, all.ids, 1, MPI_UINT64_T, counts, rank, comm);
   if (scalar == 1) gather_onto_rank0(mine.scalar, all.scalar, 1, MPI_FLOAT, counts, rank, comm);
+  if (select == 1) gather_onto_rank0(mine.select, all.select, 1, MPI_FLOAT, counts, rank, comm);
   const double gather_ms = ms_since(start);
   FrameStats stats;
   agreed_step("rendering the gathered frame", comm, [&] {
@@ -580,6 +584,7 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
     everything.count = all.xyzr.size();
     everything.ids = all.ids.data();
     everything.scalar = scalar == 1 ? all.scalar.data() : nullptr;
+    everything.select_scalar = select == 1 ? all.select.data() : nullptr;
     options.particle_bounds.reset();  // this rank's own no longer
     options.with_hits = result == Composited::rgb_depth_ids;
     options.copy_drawn_only = false;

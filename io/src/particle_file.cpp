@@ -39,9 +39,10 @@ ParticleFormat detect_particle_format(const std::string& path) {
   return ParticleFormat::xyzr;
 }
 
-std::vector<ParticleFrame> read_particle_file(const std::string& path, ParticleFormat format,
-                                              const std::string& scalar) {
-  if (format == ParticleFormat::automatic) format = detect_particle_format(path);
+namespace {
+
+std::vector<ParticleFrame> read_with_scalar(const std::string& path, ParticleFormat format,
+                                            const std::string& scalar) {
   switch (format) {
     case ParticleFormat::xyzr:
       return read_xyzr_file(path, scalar);
@@ -53,6 +54,23 @@ std::vector<ParticleFrame> read_particle_file(const std::string& path, ParticleF
       break;
   }
   throw InputError(path + ": unknown particle format");
+}
+
+}  // namespace
+
+std::vector<ParticleFrame> read_particle_file(const std::string& path, ParticleFormat format,
+                                              const std::string& scalar,
+                                              const std::string& select) {
+  if (format == ParticleFormat::automatic) format = detect_particle_format(path);
+  std::vector<ParticleFrame> frames = read_with_scalar(path, format, scalar);
+  if (select.empty() || select == scalar) return frames;
+  // A second value: read again for it (text dumps name their columns; a second pass is simpler
+  // than every reader carrying two).
+  std::vector<ParticleFrame> again = read_with_scalar(path, format, select);
+  for (std::size_t k = 0; k < frames.size() && k < again.size(); ++k) {
+    frames[k].select = std::move(again[k].scalar);
+  }
+  return frames;
 }
 
 }  // namespace granray::io

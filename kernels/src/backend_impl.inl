@@ -211,7 +211,8 @@ class ThrustBackend final : public detail::Backend {
         hit_ids_(account_, "hit id image"),
         lit_(account_),
         walls_(account_),
-        clipped_(account_, "particles after the clip planes"),
+        clipped_(account_, "particles after the clip planes and selection"),
+        staged_select_(account_, "particle selection upload"),
         row_spans_(account_, "drawn row spans"),
         row_offsets_(account_, "drawn row offsets"),
         packed_rgb_(account_, "drawn pixels"),
@@ -302,6 +303,11 @@ class ThrustBackend final : public detail::Backend {
       } else {
         out.scalar.clear();
       }
+      if (view.select_scalar != nullptr) {
+        take(view.select_scalar, out.select);
+      } else {
+        out.select.clear();
+      }
       if (view.ids != nullptr) {
         take(view.ids, out.ids);
       } else {
@@ -337,6 +343,7 @@ class ThrustBackend final : public detail::Backend {
     const std::uint64_t* ids;
     const float* scalar;
     std::uint32_t count;
+    const float* select = nullptr;  // SPEC 2d selection values; null: `scalar`
   };
 
   // The particles in this backend's memory: in place when they already are, else uploaded.
@@ -350,7 +357,7 @@ class ThrustBackend final : public detail::Backend {
       throw Error("granray: particle view holds " + std::to_string(n) + " particles but no data");
     }
     if (view.space == Executor::native_space || n == 0) {
-      return {view.xyzr, view.ids, view.scalar, n};
+      return {view.xyzr, view.ids, view.scalar, n, view.select_scalar};
     }
     if (view.space != MemorySpace::host) {
       throw DeviceError(std::string("granray ") + Executor::name +
@@ -367,7 +374,12 @@ class ThrustBackend final : public detail::Backend {
       exec.upload(staged_scalar_, view.scalar, n);
       scalar = staged_scalar_.data();
     }
-    return {staged_spheres_.data(), ids, scalar, n};
+    const float* select = nullptr;
+    if (view.select_scalar != nullptr) {
+      exec.upload(staged_select_, view.select_scalar, n);
+      select = staged_select_.data();
+    }
+    return {staged_spheres_.data(), ids, scalar, n, select};
   }
 
   // Min and max of the renderable particles' finite scalars; lo > hi when there are none.
@@ -693,10 +705,18 @@ class ThrustBackend final : public detail::Backend {
         walls_.scene_with_walls(options.camera_bounds ? *options.camera_bounds : all_bounds);
     Resident r = all;
     SceneBounds bounds = all_bounds;
-    if (walls_.plane_count() > 0 && all.count > 0) {
+    const float* select = all.select != nullptr ? all.select : all.scalar;
+    if (settings.select && select == nullptr && all.count > 0) {
+      throw ConfigError(
+          "granray: [insitu.select] needs a value per particle to select by, and this frame's "
+          "particles have none");
+    }
+    if ((walls_.plane_count() > 0 || settings.select) && all.count > 0) {
       clipped_.resize(all.count);
+      const SelectRange window = settings.select.value_or(SelectRange{-INFINITY, INFINITY});
       thrust::transform(exec.policy(), Index(0), Index(all.count), clipped_.data(),
-                        ClipSphere{all.spheres, walls_.planes(), walls_.plane_count()});
+                        HideSphere{all.spheres, walls_.planes(), walls_.plane_count(),
+                                   settings.select ? select : nullptr, window.lo, window.hi});
       r.spheres = clipped_.data();
       bounds = reduce_bounds(exec, r);
       bounds.skipped = all_bounds.skipped;
@@ -750,6 +770,7 @@ class ThrustBackend final : public detail::Backend {
     FrameStats stats;
     stats.particles = r.count;
     stats.skipped = f.all_bounds.skipped;
+    stats.hidden = f.all_bounds.renderable - f.bounds.renderable;
     stats.camera = camera.resolved;
     record_walls(stats);
 
@@ -914,7 +935,8 @@ class ThrustBackend final : public detail::Backend {
   Array<std::uint64_t> hit_ids_;
   LitPipeline lit_;
   WallStructure walls_;
-  Array<Vec4> clipped_;         // the particles, those beyond a clip plane made unrenderable
+  Array<Vec4> clipped_;  // the particles, those clipped or not selected made unrenderable
+  Array<float> staged_select_;
   Array<PixelRect> row_spans_;  // per image row: its drawn span
   Array<std::uint32_t> row_offsets_;
   Array<Rgb8> packed_rgb_;  // the drawn spans row after row (copy_drawn_only)

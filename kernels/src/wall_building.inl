@@ -114,13 +114,17 @@ struct ParentBoxOf {
 
 // A frame's clip planes drop the grains whose centre lies beyond one: they become unrenderable
 // (radius NaN) in a copy that the structures and the rays read.
-struct ClipSphere {
+// A grain beyond a clip plane (SPEC 2c) or outside the selection (SPEC 2d) made unrenderable.
+struct HideSphere {
   const Vec4* spheres;
   const ClipPlane* planes;
   int count;
+  const float* select;  // null: no selection
+  float lo, hi;
   GRANRAY_HD Vec4 operator()(std::uint32_t i) const {
     Vec4 s = spheres[i];
     if (clipped_by(planes, count, center_of(s))) s.w = NAN;
+    if (select != nullptr && !(select[i] >= lo && select[i] <= hi)) s.w = NAN;
     return s;
   }
 };

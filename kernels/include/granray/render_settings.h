@@ -69,6 +69,12 @@ constexpr std::size_t kMaxPaletteSize = 256;
 // Tableau 10, the default palette of categorical colours.
 std::vector<Vec3> tableau10_palette();
 
+// SPEC 2d [insitu.select]: only grains whose selection value s has lo <= s <= hi are drawn.
+struct SelectRange {
+  float lo;
+  float hi;
+};
+
 struct RenderSettings {
   int width = 1280;
   int height = 720;
@@ -79,6 +85,9 @@ struct RenderSettings {
   // rebuilt, so a simulation keeps one list for static walls and makes a new one when they move.
   std::shared_ptr<const WallList> walls;
   std::vector<ClipPlane> clip;  // SPEC 2c
+  // SPEC 2d: the others are removed like clipped grains (the camera and census still count
+  // them). Tests ParticleView::select_scalar, or its scalar where that is null.
+  std::optional<SelectRange> select;
 };
 
 }  // namespace granray

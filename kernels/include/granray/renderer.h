@@ -75,6 +75,7 @@ struct RankStats {
 struct FrameStats {
   std::uint64_t particles = 0;
   std::uint64_t skipped = 0;  // non-finite coordinates or radius not finite and > 0
+  std::uint64_t hidden = 0;   // removed by clip planes or the selection (SPEC 2c, 2d)
   RenderMethod method = RenderMethod::brute_force;  // the one that ran (never automatic)
   std::uint64_t cells = 0;                          // grid cells, or screen tiles
   std::uint64_t grid_references = 0;                // the cells' or tiles' entries
@@ -100,6 +101,7 @@ struct FrameStats {
 struct HostParticles {
   std::vector<Vec4> xyzr;
   std::vector<float> scalar;  // empty when the view has none
+  std::vector<float> select;  // the view's select_scalar; empty when it has none
   std::vector<std::uint64_t> ids;
 };
 

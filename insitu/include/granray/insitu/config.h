@@ -20,6 +20,12 @@ struct ColorSettings {
   ColorMapping mapping;  // also in InsituConfig::render.color
 };
 
+// [insitu.select] (SPEC 2d): draw only grains whose `field` lies in the range of
+// InsituConfig::render.select.
+struct SelectSettings {
+  std::string field;
+};
+
 struct InsituConfig {
   std::int64_t every = 0;        // render at multiples of this step (0 = off)
   double every_time = 0.0;       // and at the first step at or past each multiple of this time
@@ -31,6 +37,7 @@ struct InsituConfig {
   BackendKind backend = BackendKind::automatic;
   RenderSettings render;
   std::optional<ColorSettings> color;
+  std::optional<SelectSettings> select;
   io::AnnotationSettings annotations;  // [insitu.annotations]: drawn on the frames written
   std::string table_text;  // the effective [insitu] table, as TOML, for the output's metadata
 };

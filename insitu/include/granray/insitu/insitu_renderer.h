@@ -101,6 +101,7 @@ class InsituRenderer {
   FrameRecord last_;
   InsituCounters counters_;
   double next_time_mark_ = 0.0;
+  bool warned_empty_selection_ = false;
 };
 
 }  // namespace granray

@@ -13,6 +13,7 @@ namespace granray::io {
 struct ParticleFrame {
   std::vector<Vec4> xyzr;
   std::vector<float> scalar;         // empty, or one value per particle
+  std::vector<float> select;         // empty, or the value [insitu.select] tests, per particle
   std::vector<std::uint64_t> ids;    // empty, or one global id per particle
   std::optional<std::int64_t> step;  // the snapshot's timestep, when the file has one
   double time = 0.0;
@@ -23,6 +24,7 @@ struct ParticleFrame {
     v.count = xyzr.size();
     v.ids = ids.empty() ? nullptr : ids.data();
     v.scalar = scalar.empty() ? nullptr : scalar.data();
+    v.select_scalar = select.empty() ? nullptr : select.data();
     return v;
   }
 };
@@ -38,10 +40,13 @@ ParticleFormat detect_particle_format(const std::string& path);
 // Every snapshot in the file. Throws InputError naming the file and line (or byte offset).
 // `scalar` names the per-particle value to read for colouring ("" = none): a LAMMPS column by
 // name ("speed" is also derived from vx vy vz), the fifth xyzr column whatever its name, or
-// "speed" from a sphere file's velocities. A file without it is an InputError.
+// "speed" from a sphere file's velocities. A file without it is an InputError. `select` names
+// the value [insitu.select] tests, read the same way into ParticleFrame::select when it is not
+// `scalar` (which then serves both).
 std::vector<ParticleFrame> read_particle_file(const std::string& path,
                                               ParticleFormat format = ParticleFormat::automatic,
-                                              const std::string& scalar = "");
+                                              const std::string& scalar = "",
+                                              const std::string& select = "");
 
 std::vector<ParticleFrame> read_xyzr_file(const std::string& path, const std::string& scalar = "");
 std::vector<ParticleFrame> read_lammps_dump(const std::string& path,
