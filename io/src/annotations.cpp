@@ -105,6 +105,27 @@ std::string format_label(const std::string& pattern, const AnnotationValues& v) 
   }
 }
 
+// A one-pixel frame in the ink's colour around the box [x0, x1) x [y0, y1).
+static void draw_frame(Image& image, int x0, int y0, int x1, int y1, Rgb ink) {
+  for (int x = x0 - 1; x <= x1; ++x) {
+    blend(image, x, y0 - 1, ink, 255);
+    blend(image, x, y1, ink, 255);
+  }
+  for (int y = y0 - 1; y <= y1; ++y) {
+    blend(image, x0 - 1, y, ink, 255);
+    blend(image, x1, y, ink, 255);
+  }
+}
+
+// The field's name above a bar or swatches whose right edge is x1 and top is `top`.
+static void draw_field_name(Image& image, const Font& font, const std::string& field, int px,
+                            int margin, int x1, int top, Rgb ink, Rgb outline) {
+  if (field.empty()) return;
+  const int w = font.width(field, px);
+  draw_text(image, font, field, px, std::min(x1 - w, image.width - w - margin) - 2,
+            top - px - margin - 4, ink, outline);
+}
+
 // Categories (SPEC 2d): a column of swatches at the right edge, one per palette entry k, each
 // labelled with its value k on the left, and the field's name above.
 static void draw_swatches(Image& image, const Font& font, int px, int margin, Rgb ink, Rgb outline,
@@ -120,23 +141,12 @@ static void draw_swatches(Image& image, const Font& font, int px, int margin, Rg
     for (int y = y0; y < y1; ++y) {
       for (int x = x0; x < x1; ++x) blend(image, x, y, {c.x, c.y, c.z}, 255);
     }
-    for (int x = x0 - 1; x <= x1; ++x) {
-      blend(image, x, y0 - 1, ink, 255);
-      blend(image, x, y1, ink, 255);
-    }
-    for (int y = y0 - 1; y <= y1; ++y) {
-      blend(image, x0 - 1, y, ink, 255);
-      blend(image, x1, y, ink, 255);
-    }
+    draw_frame(image, x0, y0, x1, y1, ink);
     const std::string text = std::to_string(k);
     draw_text(image, font, text, px, x0 - margin - font.width(text, px) - 2,
               (y0 + y1) / 2 - px / 2 - 2, ink, outline);
   }
-  if (!values.field.empty()) {
-    const int w = font.width(values.field, px);
-    draw_text(image, font, values.field, px, std::min(x1 - w, image.width - w - margin) - 2,
-              y_top - px - margin - 4, ink, outline);
-  }
+  draw_field_name(image, font, values.field, px, margin, x1, y_top, ink, outline);
 }
 
 std::string draw_annotations(Image& image, const AnnotationSettings& settings,
@@ -166,14 +176,7 @@ std::string draw_annotations(Image& image, const AnnotationSettings& settings,
       const Vec3 c = colormap_color(values.colormap, s);
       for (int x = x0; x < x1; ++x) blend(image, x, y, {c.x, c.y, c.z}, 255);
     }
-    for (int x = x0 - 1; x <= x1; ++x) {  // a frame in the ink's colour
-      blend(image, x, y0 - 1, ink, 255);
-      blend(image, x, y1, ink, 255);
-    }
-    for (int y = y0 - 1; y <= y1; ++y) {
-      blend(image, x0 - 1, y, ink, 255);
-      blend(image, x1, y, ink, 255);
-    }
+    draw_frame(image, x0, y0, x1, y1, ink);
     const float ticks[3] = {values.hi, 0.5f * (values.lo + values.hi), values.lo};
     const int tick_y[3] = {y0, (y0 + y1) / 2, y1};
     for (int k = 0; k < 3; ++k) {
@@ -182,11 +185,7 @@ std::string draw_annotations(Image& image, const AnnotationSettings& settings,
       for (int x = x0 - 1 - margin / 2; x < x0 - 1; ++x) blend(image, x, tick_y[k], ink, 255);
       draw_text(image, *font, text, px, x0 - margin - w - 4, tick_y[k] - px / 2 - 2, ink, outline);
     }
-    if (!values.field.empty()) {
-      const int w = font->width(values.field, px);
-      draw_text(image, *font, values.field, px, std::min(x1 - w, image.width - w - margin) - 2,
-                y0 - px - margin - 4, ink, outline);
-    }
+    draw_field_name(image, *font, values.field, px, margin, x1, y0, ink, outline);
   }
   return "";
 }
