@@ -167,5 +167,89 @@ TEST(Annotations, CategoriesShowOneSwatchPerEntry) {
   EXPECT_GT(light, std::size_t(px) * v.palette.size()) << "labels";
 }
 
+// SPEC 2d's tripod: from one point in the chosen corner, world x, y and z each drawn in its own
+// colour along its projection onto the camera's right and up directions, min(W, H) / 12 long.
+TEST(Annotations, AxesPointAlongTheProjectedWorldAxes) {
+  Rng rng(fresh_seed());
+  const int width = std::uniform_int_distribution<int>(320, 1920)(rng);
+  const int height = std::uniform_int_distribution<int>(240, 1080)(rng);
+  const float length = std::min(width, height) / 12.0f;
+  // A random view whose three projected axes are long and well apart, so that each shaft can be
+  // found alone.
+  Vec3 right, up;
+  float dx[3], dy[3];
+  for (bool apart = false; !apart;) {
+    const Vec3 a = normalize({uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1)});
+    right = normalize(cross(a, normalize({uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1)})));
+    up = cross(a, right);
+    const float e[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    apart = true;
+    for (int k = 0; k < 3; ++k) {
+      const Vec3 axis{e[k][0], e[k][1], e[k][2]};
+      dx[k] = dot(axis, right);
+      dy[k] = -dot(axis, up);
+      apart = apart && std::hypot(dx[k], dy[k]) > 0.5f;
+    }
+    for (int k = 0; k < 3 && apart; ++k) {
+      for (int m = k + 1; m < 3; ++m) {
+        const float c = (dx[k] * dx[m] + dy[k] * dy[m]) /
+                        (std::hypot(dx[k], dy[k]) * std::hypot(dx[m], dy[m]));
+        apart = apart && c < std::cos(40.0f * float(M_PI) / 180.0f);
+      }
+    }
+  }
+  const int px = std::max(10, height / 40);
+  const int margin = std::max(2, px / 2);
+  const float reach = length + px;
+  for (const io::AxesCorner corner : {io::AxesCorner::bottom_left, io::AxesCorner::bottom_right,
+                                      io::AxesCorner::top_left, io::AxesCorner::top_right}) {
+    Image image = plain_image(width, height, 255);
+    io::AnnotationSettings a;
+    a.axes = corner;
+    io::AnnotationValues v;
+    v.view_right = right;
+    v.view_up = up;
+    const std::string why = io::draw_annotations(image, a, v);
+    if (!why.empty()) GTEST_SKIP() << why;
+    const bool left = corner == io::AxesCorner::bottom_left || corner == io::AxesCorner::top_left;
+    const bool top = corner == io::AxesCorner::top_left || corner == io::AxesCorner::top_right;
+    const float ox = left ? margin + reach : width - margin - reach;
+    const float oy = top ? margin + reach : height - margin - reach;
+    const auto dominance = [&](int x, int y, int channel) {
+      int best = -255;
+      for (int yy = y - 1; yy <= y + 1; ++yy) {
+        for (int xx = x - 1; xx <= x + 1; ++xx) {
+          const std::uint8_t* p = &image.rgb[3 * (std::size_t(yy) * width + xx)];
+          best = std::max(best, int(p[channel]) - std::max(int(p[(channel + 1) % 3]),
+                                                           int(p[(channel + 2) % 3])));
+        }
+      }
+      return best;
+    };
+    for (int k = 0; k < 3; ++k) {
+      for (const float f : {0.5f, 0.7f, 0.9f}) {
+        const int x = int(ox + f * dx[k] * length), y = int(oy + f * dy[k] * length);
+        EXPECT_GT(dominance(x, y, k), 90) << "axis " << k << " at " << f << " of its length, corner "
+                                          << int(corner) << ", " << width << "x" << height;
+        for (int m = 0; m < 3; ++m) {
+          if (m != k) EXPECT_LT(dominance(x, y, m), 60) << "axis " << m << " on axis " << k;
+        }
+      }
+    }
+    // Nothing outside the corner's quarter of the picture.
+    std::size_t outside = 0, inside = 0;
+    for (int y = 0; y < height; ++y) {
+      for (int x = 0; x < width; ++x) {
+        const std::uint8_t* p = &image.rgb[3 * (std::size_t(y) * width + x)];
+        if (p[0] == 255 && p[1] == 255 && p[2] == 255) continue;
+        const bool in_quarter = (x < width / 2) == left && (y < height / 2) == top;
+        (in_quarter ? inside : outside) += 1;
+      }
+    }
+    EXPECT_EQ(outside, 0u) << "corner " << int(corner);
+    EXPECT_GT(inside, std::size_t(3 * length)) << "corner " << int(corner);
+  }
+}
+
 }  // namespace
 }  // namespace granray::test

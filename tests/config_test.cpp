@@ -154,6 +154,33 @@ TEST(Config, SeeingInsideKeys) {
                       {"sim.toml:3", "colormap", "categorical"});
 }
 
+TEST(Config, SeeThroughWallKeys) {
+  const InsituConfig c = parse_insitu_config(
+      "[[insitu.walls]]\ntype = \"box\"\nmin = [0, 0, 0]\nmax = [1, 1, 1]\nopacity = 0.3\n"
+      "[[insitu.walls]]\ntype = \"box\"\nmin = [0, 0, 0]\nmax = [1, 1, 1]\n",
+      "sim.toml");
+  ASSERT_EQ(c.render.walls->size(), 2u);
+  EXPECT_FLOAT_EQ((*c.render.walls)[0].opacity, 0.3f);
+  EXPECT_FLOAT_EQ((*c.render.walls)[1].opacity, 1.0f);  // opaque by default
+  const std::string box = "[[insitu.walls]]\ntype = \"box\"\nmin = [0, 0, 0]\nmax = [1, 1, 1]\n";
+  expect_config_error(box + "opacity = 1.5\n",
+                      {"sim.toml:5", "insitu.walls[0].opacity", "[0, 1]"});
+  expect_config_error(box + "opacity = -0.1\n", {"sim.toml:5", "opacity", "[0, 1]"});
+  expect_config_error(box + "opacity = \"half\"\n", {"sim.toml:5", "opacity"});
+}
+
+TEST(Config, AxesKey) {
+  EXPECT_EQ(parse_insitu_config("", "sim.toml").annotations.axes, io::AxesCorner::none);
+  EXPECT_EQ(parse_insitu_config("[insitu.annotations]\naxes = \"top-right\"\n", "sim.toml")
+                .annotations.axes,
+            io::AxesCorner::top_right);
+  EXPECT_EQ(parse_insitu_config("[insitu.annotations]\naxes = \"bottom-left\"\n", "sim.toml")
+                .annotations.axes,
+            io::AxesCorner::bottom_left);
+  expect_config_error("[insitu.annotations]\naxes = \"middle\"\n",
+                      {"sim.toml:2", "insitu.annotations.axes", "bottom-left", "top-right", "none"});
+}
+
 TEST(Config, SelectionKeys) {
   const InsituConfig c = parse_insitu_config(
       "[insitu.color]\nfield = \"speed\"\n[insitu.select]\nrange = [0.5, 2]\n", "sim.toml");

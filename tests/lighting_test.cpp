@@ -139,29 +139,6 @@ TEST_F(LightingTest, LiggghtsPackingMatchesBruteForce) {
 // SPEC 2a (shadows, highlight, antialiasing) written out again in double precision.
 D3 centre(Vec4 s) { return {s.x, s.y, s.z}; }
 
-struct DoubleCamera {
-  D3 e, u, v, w;
-  double aspect, h;
-  bool ortho;
-  int width, height;
-
-  DoubleCamera(const ResolvedCamera& cam, const RenderSettings& s)
-      : e(d3(cam.eye)), aspect(double(s.width) / s.height), width(s.width), height(s.height) {
-    w = unit(e - d3(cam.target));
-    u = unit(cross(d3(cam.up), w));
-    v = cross(w, u);
-    ortho = s.camera.projection == Projection::orthographic;
-    h = ortho ? cam.ortho_height / 2.0 : std::tan(cam.fov * M_PI / 360.0);
-  }
-  // The ray through (x, y) in pixel units from the image's top left corner.
-  void ray(double x, double y, D3& o, D3& d) const {
-    const double su = (2.0 * x / width - 1.0) * aspect * h;
-    const double sv = (1.0 - 2.0 * y / height) * h;
-    o = ortho ? e + u * su + v * sv : e;
-    d = ortho ? w * -1.0 : unit(u * su + v * sv - w);
-  }
-};
-
 // The nearest entry into any sphere, and how close to a decision float rounding could come.
 struct DoubleHit {
   int index = -1;

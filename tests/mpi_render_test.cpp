@@ -179,8 +179,8 @@ TEST(MpiRender, LitFramesOnAnyRankCountMatchOneRank) {
   }
 }
 
-// SPEC 2b and 2c across ranks: every rank knows the walls and the clip planes, each renders its
-// own grains with them, and the composited frame is the one-rank frame byte for byte, unlit, lit
+// SPEC 2b, 2c and 2d's see-through walls across ranks: every rank knows the walls and the clip
+// planes, each renders its own grains with them, and the composited frame is the one-rank frame byte for byte, unlit, lit
 // by gathering, and lit by the passes over ranks.
 TEST(MpiRender, WallsAndClipPlanesOnAnyRankCountMatchOneRank) {
   Rng rng(shared_seed());
@@ -210,6 +210,10 @@ TEST(MpiRender, WallsAndClipPlanesOnAnyRankCountMatchOneRank) {
                                          a + Vec3{0.0f, uniform(rng, -2, 2), uniform(rng, -2, 2)}});
       }
       (*walls)[2].color = {0.9f, 0.3f, 0.2f};
+      // See-through (SPEC 2d) or not: the container and the soup, each at random.
+      for (const int k : {0, 2}) {
+        if (rng() % 2 == 0) (*walls)[k].opacity = uniform(rng, 0.1f, 0.9f);
+      }
       s.walls = walls;
       s.clip = {{c, normalize({uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1)})}};
       random_inside_shading(rng, s.shading);  // the cue's box holds the walls

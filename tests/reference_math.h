@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cmath>
+#include <cstdlib>
 
-#include "granray/kernels/vec.h"
+#include "granray/renderer.h"
+#include "granray/walls.h"
 
 namespace granray::test {
 
@@ -20,5 +22,51 @@ inline D3 cross(D3 a, D3 b) {
 }
 inline D3 unit(D3 a) { return a * (1.0 / std::sqrt(dot(a, a))); }
 inline D3 d3(Vec3 v) { return {v.x, v.y, v.z}; }
+
+// The camera a frame resolved, in double.
+struct DoubleCamera {
+  D3 e, u, v, w;
+  double aspect, h;
+  bool ortho;
+  int width, height;
+
+  DoubleCamera(const ResolvedCamera& cam, const RenderSettings& s)
+      : e(d3(cam.eye)), aspect(double(s.width) / s.height), width(s.width), height(s.height) {
+    w = unit(e - d3(cam.target));
+    u = unit(cross(d3(cam.up), w));
+    v = cross(w, u);
+    ortho = s.camera.projection == Projection::orthographic;
+    h = ortho ? cam.ortho_height / 2.0 : std::tan(cam.fov * M_PI / 360.0);
+  }
+  // The ray through (x, y) in pixel units from the image's top left corner.
+  void ray(double x, double y, D3& o, D3& d) const {
+    const double su = (2.0 * x / width - 1.0) * aspect * h;
+    const double sv = (1.0 - 2.0 * y / height) * h;
+    o = ortho ? e + u * su + v * sv : e;
+    d = ortho ? w * -1.0 : unit(u * su + v * sv - w);
+  }
+};
+
+// Distance to a triangle (t > 0), or inf; ambiguous near an edge. `near`: ambiguous too when the
+// plane is crossed within that distance of o, before or after it (where triangles cross, a
+// shadow ray starts a hair from the other one).
+inline double ref_triangle(const Triangle& tri, D3 o, D3 d, bool& ambiguous, double near = 0.0) {
+  const D3 a = d3(tri.a), e1 = d3(tri.b) - a, e2 = d3(tri.c) - a;
+  const D3 p = cross(d, e2);
+  const double det = dot(e1, p);
+  if (std::abs(det) < 1e-12) return INFINITY;
+  const D3 s = o - a;
+  const double u = dot(s, p) / det;
+  const D3 q = cross(s, e1);
+  const double v = dot(d, q) / det;
+  const double margin = 1e-4;
+  if (std::abs(u) < margin || std::abs(v) < margin || std::abs(1 - u - v) < margin) {
+    ambiguous = true;
+  }
+  if (u < 0 || v < 0 || u + v > 1) return INFINITY;
+  const double t = dot(e2, q) / det;
+  if (std::abs(t) < near) ambiguous = true;
+  return t > 0 ? t : INFINITY;
+}
 
 }  // namespace granray::test

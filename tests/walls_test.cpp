@@ -2,7 +2,7 @@
 // triangle, with every method, lit and unlit, on random grains, random triangle soups, a
 // container box and a cylinder; the brute-force image against the model written out again in
 // double precision; clip planes against the scene without the clipped grains; the shapes closed
-// and outward-facing. Built once per backend.
+// and outward-facing; see-through walls (SPEC 2d) against brute force. Built once per backend.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,83 +18,10 @@
 #include "granray/walls.h"
 #include "reference_math.h"
 #include "test_support.h"
+#include "wall_scenes.h"
 
 namespace granray::test {
 namespace {
-
-SceneBounds box_of(const std::vector<Vec4>& spheres) {
-  SceneBounds b{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0, 0.0, 0.0f};
-  for (const Vec4& s : spheres) {
-    b.lo = {std::min(b.lo.x, s.x - s.w), std::min(b.lo.y, s.y - s.w), std::min(b.lo.z, s.z - s.w)};
-    b.hi = {std::max(b.hi.x, s.x + s.w), std::max(b.hi.y, s.y + s.w), std::max(b.hi.z, s.z + s.w)};
-  }
-  return b;
-}
-
-Vec3 random_point(Rng& rng, const SceneBounds& b, float grow) {
-  const auto coord = [&](float lo, float hi) {
-    const float pad = grow * (hi - lo);
-    return uniform(rng, lo - pad, hi + pad);
-  };
-  return {coord(b.lo.x, b.hi.x), coord(b.lo.y, b.hi.y), coord(b.lo.z, b.hi.z)};
-}
-
-// Triangles of every size and slant through and around the grains.
-std::vector<Triangle> triangle_soup(Rng& rng, const SceneBounds& b, std::size_t n) {
-  std::vector<Triangle> out;
-  const float size = b.hi.x - b.lo.x;
-  for (std::size_t k = 0; k < n; ++k) {
-    const Vec3 a = random_point(rng, b, 0.1f);
-    const float reach = size * uniform(rng, 0.02f, 0.4f);
-    const auto near = [&] {
-      return a + Vec3{uniform(rng, -reach, reach), uniform(rng, -reach, reach),
-                      uniform(rng, -reach, reach)};
-    };
-    out.push_back({a, near(), near()});
-  }
-  return out;
-}
-
-// A scene's walls: a soup of up to `most_soup` triangles, a container box (back faces) around
-// the grains, a cylinder.
-std::shared_ptr<WallList> random_walls(Rng& rng, const SceneBounds& b, int most_soup = 300) {
-  auto walls = std::make_shared<WallList>();
-  const int kind = std::uniform_int_distribution<int>(0, 3)(rng);
-  if (kind == 0 || kind == 3) {
-    Wall soup;
-    soup.triangles = triangle_soup(rng, b, std::uniform_int_distribution<int>(1, most_soup)(rng));
-    soup.color = {uniform(rng, 0.1f, 1.0f), uniform(rng, 0.1f, 1.0f), uniform(rng, 0.1f, 1.0f)};
-    walls->push_back(std::move(soup));
-  }
-  if (kind == 1 || kind == 3) {
-    Wall box;
-    const Vec3 pad = (b.hi - b.lo) * uniform(rng, 0.0f, 0.2f);
-    box.triangles = box_triangles(b.lo - pad, b.hi + pad);
-    box.faces = WallFaces::back;
-    walls->push_back(std::move(box));
-  }
-  if (kind == 2 || kind == 3) {
-    Wall drum;
-    const Vec3 c = (b.lo + b.hi) * 0.5f;
-    const Vec3 axis = normalize({uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1)});
-    const float r = 0.5f * (b.hi.x - b.lo.x) * uniform(rng, 0.5f, 1.2f);
-    drum.triangles = cylinder_triangles(c - axis * r, axis, r, 2.0f * r,
-                                        std::uniform_int_distribution<int>(3, 200)(rng));
-    drum.faces = std::uniform_int_distribution<int>(0, 1)(rng) ? WallFaces::back : WallFaces::all;
-    walls->push_back(std::move(drum));
-  }
-  return walls;
-}
-
-std::vector<ClipPlane> random_clip(Rng& rng, const SceneBounds& b) {
-  std::vector<ClipPlane> planes;
-  const int n = std::uniform_int_distribution<int>(0, 2)(rng);
-  for (int k = 0; k < n; ++k) {
-    planes.push_back({random_point(rng, b, -0.2f),
-                      normalize({uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1)})});
-  }
-  return planes;
-}
 
 class WallsTest : public ::testing::Test {
  protected:
@@ -153,6 +80,31 @@ TEST_F(WallsTest, TreeMatchesBruteForceOnRandomScenes) {
       s.shading.specular = uniform(rng, 0.0f, 0.5f);
     }
     expect_methods_match_brute_force(spheres, s, dense ? "dense bed" : "dilute gas");
+  }
+}
+
+// SPEC 2d: see-through walls, alone or among opaque ones, with outlines and depth cue, lit and
+// unlit: the trees give the brute-force loop's layers.
+TEST_F(WallsTest, SeeThroughWallsMatchBruteForceOnRandomScenes) {
+  Rng rng(fresh_seed());
+  for (int round = 0; round < 8; ++round) {
+    const bool dense = round % 2 == 0;
+    const auto spheres =
+        dense ? dense_bed(rng, 600, 0.3f, 0.5f) : dilute_gas(rng, 300, 0.05f, 0.5f, 6.0f);
+    const SceneBounds b = box_of(spheres);
+    RenderSettings s = random_settings(rng, round % 4 >= 2);
+    s.width = std::min(s.width, 120);
+    s.height = std::min(s.height, 90);
+    s.walls = random_walls(rng, b, 300, 0.7);
+    s.clip = random_clip(rng, b);
+    random_inside_shading(rng, s.shading);
+    if (round >= 4) {
+      s.shading.shadows = true;
+      s.shading.ao_samples = std::uniform_int_distribution<int>(0, 12)(rng);
+      s.shading.samples = std::uniform_int_distribution<int>(0, 1)(rng) ? 4 : 1;
+      s.shading.specular = uniform(rng, 0.0f, 0.5f);
+    }
+    expect_methods_match_brute_force(spheres, s, dense ? "dense bed, see-through" : "gas, see-through");
   }
 }
 
@@ -334,28 +286,6 @@ bool ref_clipped(const Scene& scene, D3 x) {
     if (dot(x - d3(p.point), d3(p.normal)) > 0) return true;
   }
   return false;
-}
-
-// Distance to a triangle (t > 0), or inf; ambiguous near an edge. `near`: ambiguous too when the
-// plane is crossed within that distance of o, before or after it (where triangles cross, a
-// shadow ray starts a hair from the other one).
-double ref_triangle(const Triangle& tri, D3 o, D3 d, bool& ambiguous, double near = 0.0) {
-  const D3 a = d3(tri.a), e1 = d3(tri.b) - a, e2 = d3(tri.c) - a;
-  const D3 p = cross(d, e2);
-  const double det = dot(e1, p);
-  if (std::abs(det) < 1e-12) return INFINITY;
-  const D3 s = o - a;
-  const double u = dot(s, p) / det;
-  const D3 q = cross(s, e1);
-  const double v = dot(d, q) / det;
-  const double margin = 1e-4;
-  if (std::abs(u) < margin || std::abs(v) < margin || std::abs(1 - u - v) < margin) {
-    ambiguous = true;
-  }
-  if (u < 0 || v < 0 || u + v > 1) return INFINITY;
-  const double t = dot(e2, q) / det;
-  if (std::abs(t) < near) ambiguous = true;
-  return t > 0 ? t : INFINITY;
 }
 
 RefHit ref_nearest(const Scene& scene, D3 o, D3 d) {

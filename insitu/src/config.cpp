@@ -31,10 +31,10 @@ const std::vector<const char*> kShadingKeys = {
     "shadows", "ao_samples", "ao_distance",   "specular",   "shininess",
     "samples", "outline",    "outline_color", "depth_cue",  "depth_cue_color"};
 const std::vector<const char*> kColorKeys = {"field", "colormap", "range", "palette"};
-const std::vector<const char*> kAnnotationKeys = {"color_bar", "label", "font_size"};
-const std::vector<const char*> kWallKeys = {"type",  "name",      "file",   "color",   "faces",
-                                            "scale", "translate", "min",    "max",     "base",
-                                            "axis",  "radius",    "height", "segments"};
+const std::vector<const char*> kAnnotationKeys = {"color_bar", "label", "font_size", "axes"};
+const std::vector<const char*> kWallKeys = {"type",   "name",   "file",     "color",  "faces",
+                                            "scale",  "translate", "min",   "max",    "base",
+                                            "axis",   "radius", "height",   "segments", "opacity"};
 const std::vector<const char*> kClipKeys = {"point", "normal"};
 const std::vector<const char*> kSelectKeys = {"field", "range"};
 
@@ -68,6 +68,12 @@ Wall read_wall(const TableReader& t) {
   if (type.empty()) t.fail("type", "must be \"stl\", \"box\" or \"cylinder\"");
   if (const auto name = t.string("name")) wall.name = *name;
   if (const auto c = t.color("color")) wall.color = *c;
+  if (const auto a = t.number("opacity")) {
+    if (!(*a >= 0.0 && *a <= 1.0)) {
+      t.fail("opacity", "must be in [0, 1] (1 = opaque, below 1 a see-through wall)");
+    }
+    wall.opacity = static_cast<float>(*a);
+  }
   wall.faces = type == "stl" ? WallFaces::all : WallFaces::back;
   if (const auto faces = t.one_of("faces", {"all", "back"})) {
     wall.faces = *faces == "all" ? WallFaces::all : WallFaces::back;
@@ -145,6 +151,14 @@ void read_annotations(const TableReader& t, io::AnnotationSettings& a) {
     if (*size < 0 || *size > 1000)
       t.fail("font_size", "must be in 0..1000 pixels (0 = height / 40)");
     a.font_size = static_cast<int>(*size);
+  }
+  if (const auto axes = t.one_of("axes", {"none", "bottom-left", "bottom-right", "top-left",
+                                          "top-right"})) {
+    a.axes = *axes == "bottom-left"    ? io::AxesCorner::bottom_left
+             : *axes == "bottom-right" ? io::AxesCorner::bottom_right
+             : *axes == "top-left"     ? io::AxesCorner::top_left
+             : *axes == "top-right"    ? io::AxesCorner::top_right
+                                       : io::AxesCorner::none;
   }
 }
 
@@ -406,6 +420,8 @@ io::AnnotationValues annotation_values(const InsituConfig& config, const FrameSt
     v.field = config.color->field;
   }
   v.background = config.render.shading.background;
+  v.view_right = stats.camera.right;
+  v.view_up = stats.camera.screen_up;
   return v;
 }
 

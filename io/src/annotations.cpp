@@ -149,6 +149,79 @@ static void draw_swatches(Image& image, const Font& font, int px, int margin, Rg
   draw_field_name(image, font, values.field, px, margin, x1, y_top, ink, outline);
 }
 
+Vec3 axis_color(int axis) {
+  static const Vec3 colors[3] = {{0.85f, 0.10f, 0.10f}, {0.10f, 0.60f, 0.10f}, {0.10f, 0.25f, 0.90f}};
+  return colors[axis];
+}
+
+// An antialiased segment from a to b, `half` pixels either side of its line: each pixel is
+// covered by how far its centre lies inside that band, within half a pixel.
+static void draw_segment(Image& image, float ax, float ay, float bx, float by, float half, Rgb c) {
+  const float dx = bx - ax, dy = by - ay, length2 = dx * dx + dy * dy;
+  const int x0 = static_cast<int>(std::floor(std::min(ax, bx) - half - 1.0f));
+  const int x1 = static_cast<int>(std::ceil(std::max(ax, bx) + half + 1.0f));
+  const int y0 = static_cast<int>(std::floor(std::min(ay, by) - half - 1.0f));
+  const int y1 = static_cast<int>(std::ceil(std::max(ay, by) + half + 1.0f));
+  for (int y = y0; y <= y1; ++y) {
+    for (int x = x0; x <= x1; ++x) {
+      const float px = static_cast<float>(x) + 0.5f - ax, py = static_cast<float>(y) + 0.5f - ay;
+      const float along =
+          length2 > 0.0f ? std::clamp((px * dx + py * dy) / length2, 0.0f, 1.0f) : 0.0f;
+      const float ex = px - along * dx, ey = py - along * dy;
+      const float coverage = std::clamp(half + 0.5f - std::sqrt(ex * ex + ey * ey), 0.0f, 1.0f);
+      blend(image, x, y, c, static_cast<int>(255.0f * coverage + 0.5f));
+    }
+  }
+}
+
+// SPEC 2d: three arrows from one point in the corner, world axis k drawn as its projection onto
+// the camera's right and up directions times min(W, H) / 12, labelled at the tip; the axes that
+// point into the picture first, so the nearer ones cross over them.
+static void draw_axes(Image& image, const Font& font, int px, int margin, Rgb outline,
+                      AxesCorner corner, const AnnotationValues& values) {
+  const float length = static_cast<float>(std::min(image.width, image.height)) / 12.0f;
+  const float reach = length + static_cast<float>(px);  // an arrow and its label
+  const bool left = corner == AxesCorner::bottom_left || corner == AxesCorner::top_left;
+  const bool top = corner == AxesCorner::top_left || corner == AxesCorner::top_right;
+  const float ox = left ? margin + reach : image.width - margin - reach;
+  const float oy = top ? margin + reach : image.height - margin - reach;
+  const Vec3 forward = cross(values.view_right, values.view_up);  // toward the viewer
+  const char* names[3] = {"x", "y", "z"};
+  int order[3] = {0, 1, 2};
+  const auto depth = [&](int k) {
+    const float e[3] = {forward.x, forward.y, forward.z};
+    return e[k];
+  };
+  std::sort(order, order + 3, [&](int a, int b) { return depth(a) < depth(b); });
+  const float half = std::max(0.75f, length / 40.0f);
+  for (const int k : order) {
+    const Vec3 axis = {k == 0 ? 1.0f : 0.0f, k == 1 ? 1.0f : 0.0f, k == 2 ? 1.0f : 0.0f};
+    // Image rows grow downward.
+    const float dx = dot(axis, values.view_right) * length, dy = -dot(axis, values.view_up) * length;
+    const Vec3 c3 = axis_color(k);
+    const Rgb c{c3.x, c3.y, c3.z};
+    const float tx = ox + dx, ty = oy + dy;
+    draw_segment(image, ox, oy, tx, ty, half, c);
+    const float shown = std::sqrt(dx * dx + dy * dy);
+    if (shown > 2.0f * half) {
+      // The head: two barbs of a quarter of the arrow's full length, 25 degrees off the shaft.
+      const float ux = dx / shown, uy = dy / shown, barb = 0.25f * length;
+      const float cs = 0.906f, sn = 0.423f;
+      draw_segment(image, tx, ty, tx - barb * (ux * cs - uy * sn), ty - barb * (uy * cs + ux * sn),
+                   half, c);
+      draw_segment(image, tx, ty, tx - barb * (ux * cs + uy * sn), ty - barb * (uy * cs - ux * sn),
+                   half, c);
+    }
+    // The label just past the tip (beside the origin for an axis seen end on).
+    const float ux = shown > 0.0f ? dx / shown : 0.7f, uy = shown > 0.0f ? dy / shown : -0.7f;
+    const float lx = tx + ux * 0.7f * static_cast<float>(px);
+    const float ly = ty + uy * 0.7f * static_cast<float>(px);
+    const int w = font.width(names[k], px);
+    draw_text(image, font, names[k], px, static_cast<int>(std::lround(lx - 0.5f * w)) - 2,
+              static_cast<int>(std::lround(ly - 0.5f * px)) - 2, c, outline);
+  }
+}
+
 std::string draw_annotations(Image& image, const AnnotationSettings& settings,
                              const AnnotationValues& values) {
   if (!any_annotation(settings) || image.width <= 0 || image.height <= 0) return "";
@@ -186,6 +259,9 @@ std::string draw_annotations(Image& image, const AnnotationSettings& settings,
       draw_text(image, *font, text, px, x0 - margin - w - 4, tick_y[k] - px / 2 - 2, ink, outline);
     }
     draw_field_name(image, *font, values.field, px, margin, x1, y0, ink, outline);
+  }
+  if (settings.axes != AxesCorner::none) {
+    draw_axes(image, *font, px, margin, outline, settings.axes, values);
   }
   return "";
 }

@@ -102,8 +102,10 @@ void render_lit(const Executor& exec, const FrameSetup& f, const FrameTarget& ta
   exec.mark(2);
   if (has_secondary_rays(lighting)) cast_blockers(exec, f, s, options, target.shading, lighting);
   exec.mark(3);
-  lit_.shade(exec, f.camera.frame, target.shading, lighting, has_secondary_rays(lighting),
-             target.rgb);
+  with_walls(options, [&](auto walls) {
+    lit_.shade(exec, f.camera.frame, target.shading, lighting, has_secondary_rays(lighting), walls,
+               target.rgb);
+  });
   if (target.depth != nullptr) {
     lit_.first_sample_hits(exec, f.camera.frame, lighting, target.depth, target.hit_id);
   }
@@ -198,8 +200,12 @@ void shading_stage(const RenderSettings& settings, const RenderOptions& options,
   lit_.upload_blocked(exec, blocked);
   const std::size_t pixels = static_cast<std::size_t>(image_pixels(settings));
   pixels_.resize(pixels);
-  lit_.shade(exec, camera.frame, make_shading_params(settings.shading, camera.frame, scene),
-             lighting, true, pixels_.data());
+  // The see-through walls are composited here, over every rank's surfaces.
+  walls_.build_for(exec, camera.frame);
+  with_walls(options, [&](auto walls) {
+    lit_.shade(exec, camera.frame, make_shading_params(settings.shading, camera.frame, scene),
+               lighting, true, walls, pixels_.data());
+  });
   // With hits: each pixel's first sample, as one rank's lit frame gives them.
   RenderOptions delivery;
   delivery.with_hits = options.with_hits;

@@ -40,11 +40,14 @@ class LitPipeline {
   }
 
   // Pass 3 into `pixels`; without pass 2 (no secondary rays) nothing is blocked.
+  template <class Walls>
   void shade(const Executor& exec, const CameraFrame& camera, const ShadingParams& shading,
-             const LightingParams& lighting, bool with_blocked, Rgb8* pixels) const {
+             const LightingParams& lighting, bool with_blocked, const Walls& walls,
+             Rgb8* pixels) const {
     exec.for_each_pixel(camera.width, camera.height,
-                        ShadeSurfaces{camera, shading, lighting, surfaces_.data(),
-                                      with_blocked ? blocked_.data() : nullptr, pixels});
+                        ShadeSurfaces<Walls>{camera, shading, lighting, surfaces_.data(),
+                                             with_blocked ? blocked_.data() : nullptr, pixels,
+                                             walls});
   }
 
   // Each pixel's first sample as its depth and id (RenderOptions::with_hits).

@@ -38,7 +38,7 @@ struct JoinWallBoxes {
 struct ToWallTriangles {
   const Triangle* from;
   std::uint32_t first_index;
-  std::uint32_t wall;  // with kBackFacesOnly
+  std::uint32_t wall;  // with kBackFacesOnly and kSeeThrough
   WallTriangle* to;
   GRANRAY_HD void operator()(std::uint32_t i) const {
     const Triangle& t = from[i];
@@ -138,17 +138,68 @@ struct ShownFrom {
   }
 };
 
+struct IsOpaque {
+  GRANRAY_HD bool operator()(const WallTriangle& t) const { return (t.wall & kSeeThrough) == 0u; }
+};
+
+// One tree (kernels/walls.h) over a run of triangles, built again for each new run.
+class WallTreeArrays {
+ public:
+  explicit WallTreeArrays(detail::MemoryAccount& account)
+      : keys_(account, "wall triangle keys"),
+        order_(account, "wall triangle order"),
+        triangles_(account, "wall triangles in tree order"),
+        nodes_(account, "wall tree") {}
+
+  void build(const Executor& exec, const WallTriangle* shown, std::uint32_t n) {
+    count_ = n;
+    if (n == 0) return;
+    auto policy = exec.policy();
+    const WallBox box = thrust::transform_reduce(policy, Index(0), Index(n), TriangleBoxOf{shown},
+                                                 empty_wall_box(), JoinWallBoxes{});
+    keys_.resize(n);
+    order_.resize(n);
+    thrust::transform(policy, Index(0), Index(n), keys_.data(), MortonKeyOf{shown, box});
+    thrust::sequence(policy, order_.data(), order_.data() + n);
+    thrust::sort_by_key(policy, keys_.data(), keys_.data() + n, order_.data());
+    triangles_.resize(n);
+    thrust::gather(policy, order_.data(), order_.data() + n, shown, triangles_.data());
+    const std::uint32_t leaf_count = (n + kTrianglesPerLeaf - 1) / kTrianglesPerLeaf;
+    leaves_ = 1;
+    while (leaves_ < leaf_count) leaves_ *= 2;
+    nodes_.resize(2 * std::size_t{leaves_});
+    const Vec3 extent = box.hi - box.lo;
+    const float pad = 1e-5f * sqrtf(dot(extent, extent)) + 1e-30f;
+    thrust::for_each_n(policy, Index(0), leaves_,
+                       LeafBoxOf{triangles_.data(), n, pad, leaves_, nodes_.data()});
+    for (std::uint32_t first = leaves_ / 2; first >= 1; first /= 2) {
+      thrust::for_each_n(policy, Index(0), first, ParentBoxOf{first, nodes_.data()});
+    }
+  }
+
+  void clear() { count_ = 0; }
+  std::uint32_t count() const { return count_; }
+  WallTree view() const { return {nodes_.data(), leaves_, triangles_.data(), count_}; }
+
+ private:
+  Array<std::uint32_t> keys_;
+  Array<std::uint32_t> order_;
+  Array<WallTriangle> triangles_;
+  Array<WallBox> nodes_;
+  std::uint32_t leaves_ = 0;
+  std::uint32_t count_ = 0;
+};
+
 class WallStructure {
  public:
   explicit WallStructure(detail::MemoryAccount& account)
       : uploaded_(account, "wall triangle upload"),
         unsorted_(account, "wall triangles"),
         shown_(account, "wall triangles shown"),
-        keys_(account, "wall triangle keys"),
-        order_(account, "wall triangle order"),
-        triangles_(account, "wall triangles in tree order"),
-        nodes_(account, "wall tree"),
+        opaque_(account),
+        see_through_(account),
         colors_(account, "wall colours"),
+        opacity_(account, "wall opacities"),
         planes_(account, "clip planes") {}
 
   // The walls and clip planes of this frame; a wall list seen in the previous frame is not read
@@ -175,7 +226,8 @@ class WallStructure {
     if (walls == built_from_ && !reads_in_place) return;
     built_from_ = walls;
     total_ = 0;
-    count_ = 0;
+    opaque_.clear();
+    see_through_.clear();
     tree_built_ = false;
     box_ = empty_wall_box();
     if (!walls || walls->empty()) return;
@@ -208,14 +260,17 @@ class WallStructure {
     shown_.resize(total_);
     WallTriangle* end = thrust::copy_if(exec.policy(), unsorted_.data(), unsorted_.data() + total_,
                                         shown_.data(), ShownFrom{eye_, view_dir_, orthographic_});
-    count_ = static_cast<std::uint32_t>(end - shown_.data());
-    if (count_ > 0) build_tree(exec);
+    // Opaque triangles first, the see-through ones (SPEC 2d) after: a tree each.
+    WallTriangle* middle = thrust::stable_partition(exec.policy(), shown_.data(), end, IsOpaque{});
+    opaque_.build(exec, shown_.data(), static_cast<std::uint32_t>(middle - shown_.data()));
+    see_through_.build(exec, middle, static_cast<std::uint32_t>(end - middle));
     exec.synchronize();
     tree_built_ = true;
     build_ms_ += ms_since(start);
   }
 
-  std::uint32_t count() const { return count_; }  // the triangles this frame shows
+  // The triangles this frame shows, opaque or see-through.
+  std::uint32_t count() const { return opaque_.count() + see_through_.count(); }
   std::uint32_t total() const { return total_; }
   double build_ms() const { return build_ms_; }  // this frame's work on the walls (0: kept)
 
@@ -233,8 +288,8 @@ class WallStructure {
   int plane_count() const { return plane_count_; }
 
   WallView view(bool linear) const {
-    return {nodes_.data(),  leaves_,        triangles_.data(), count_,
-            colors_.data(), planes_.data(), plane_count_,      linear};
+    return {opaque_.view(),  see_through_.view(), colors_.data(), opacity_.data(),
+            planes_.data(), plane_count_,        linear};
   }
 
  private:
@@ -266,11 +321,13 @@ class WallStructure {
     }
     exec.upload(uploaded_, host.data(), host.size());
     std::vector<Vec3> colors;
+    std::vector<float> opacity;
     std::uint32_t first = 0;
     std::size_t uploaded = 0;
     for (std::size_t k = 0; k < walls.size(); ++k) {
       const Wall& w = walls[k];
       colors.push_back(w.color);
+      opacity.push_back(w.opacity);
       const auto n = static_cast<std::uint32_t>(w.triangle_count());
       if (n == 0) continue;
       const Triangle* from = w.in_place;
@@ -278,60 +335,33 @@ class WallStructure {
         from = uploaded_.data() + uploaded;
         uploaded += n;
       }
-      const std::uint32_t wall =
-          static_cast<std::uint32_t>(k) | (w.faces == WallFaces::back ? kBackFacesOnly : 0u);
+      const std::uint32_t wall = static_cast<std::uint32_t>(k) |
+                                 (w.faces == WallFaces::back ? kBackFacesOnly : 0u) |
+                                 (w.opacity < 1.0f ? kSeeThrough : 0u);
       thrust::for_each_n(exec.policy(), Index(0), n,
                          ToWallTriangles{from, first, wall, unsorted_.data()});
       first += n;
     }
     exec.upload(colors_, colors.data(), colors.size());
-  }
-
-  void build_tree(const Executor& exec) {
-    auto policy = exec.policy();
-    const std::uint32_t n = count_;
-    const WallBox box =
-        thrust::transform_reduce(policy, Index(0), Index(n), TriangleBoxOf{shown_.data()},
-                                 empty_wall_box(), JoinWallBoxes{});
-    keys_.resize(n);
-    order_.resize(n);
-    thrust::transform(policy, Index(0), Index(n), keys_.data(), MortonKeyOf{shown_.data(), box});
-    thrust::sequence(policy, order_.data(), order_.data() + n);
-    thrust::sort_by_key(policy, keys_.data(), keys_.data() + n, order_.data());
-    triangles_.resize(n);
-    thrust::gather(policy, order_.data(), order_.data() + n, shown_.data(), triangles_.data());
-    const std::uint32_t leaf_count = (n + kTrianglesPerLeaf - 1) / kTrianglesPerLeaf;
-    leaves_ = 1;
-    while (leaves_ < leaf_count) leaves_ *= 2;
-    nodes_.resize(2 * std::size_t{leaves_});
-    const Vec3 extent = box.hi - box.lo;
-    const float pad = 1e-5f * sqrtf(dot(extent, extent)) + 1e-30f;
-    thrust::for_each_n(policy, Index(0), leaves_,
-                       LeafBoxOf{triangles_.data(), n, pad, leaves_, nodes_.data()});
-    for (std::uint32_t first = leaves_ / 2; first >= 1; first /= 2) {
-      thrust::for_each_n(policy, Index(0), first, ParentBoxOf{first, nodes_.data()});
-    }
+    exec.upload(opacity_, opacity.data(), opacity.size());
   }
 
   Array<Triangle> uploaded_;
   Array<WallTriangle> unsorted_;  // every triangle of the walls
   Array<WallTriangle> shown_;     // those this camera shows
-  Array<std::uint32_t> keys_;
-  Array<std::uint32_t> order_;
-  Array<WallTriangle> triangles_;
-  Array<WallBox> nodes_;
+  WallTreeArrays opaque_;
+  WallTreeArrays see_through_;
   Array<Vec3> colors_;
+  Array<float> opacity_;
   Array<ClipPlane> planes_;
   std::vector<ClipPlane> uploaded_planes_;  // what planes_ holds
   std::shared_ptr<const WallList> built_from_;
   std::uint32_t total_ = 0;
-  std::uint32_t count_ = 0;
   bool any_back_only_ = false;
   bool tree_built_ = false;
   Vec3 eye_{0.0f, 0.0f, 0.0f};
   Vec3 view_dir_{0.0f, 0.0f, 0.0f};
   bool orthographic_ = false;
-  std::uint32_t leaves_ = 0;
   WallBox box_ = empty_wall_box();
   int plane_count_ = 0;
   double build_ms_ = 0.0;

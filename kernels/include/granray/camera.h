@@ -16,6 +16,9 @@ struct ResolvedCamera {
   Projection projection;
   float fov;           // degrees (perspective)
   float ortho_height;  // world units (orthographic)
+  // The image's right and up directions in world space (u and v of SPEC 2).
+  Vec3 right = {1.0f, 0.0f, 0.0f};
+  Vec3 screen_up = {0.0f, 1.0f, 0.0f};
 };
 
 struct CameraSetup {

@@ -35,6 +35,9 @@ struct Wall {
   MemorySpace in_place_space = MemorySpace::device;
   Vec3 color = {0.6f, 0.65f, 0.75f};
   WallFaces faces = WallFaces::all;
+  // Below 1 a see-through wall (SPEC 2d): it blocks no ray and is composited over what lies
+  // behind it; 0 draws nothing.
+  float opacity = 1.0f;
 
   std::size_t triangle_count() const {
     return in_place != nullptr ? in_place_count : triangles.size();

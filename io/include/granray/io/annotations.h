@@ -1,5 +1,6 @@
 // What a reader needs on a frame (SPEC 3, [insitu.annotations]): a colour bar of the colormap
-// with its range and the field's name, and a label with the step, time and grain count. Drawn on
+// with its range and the field's name, a label with the step, time and grain count, and the
+// world axes as a tripod in a corner (SPEC 2d). Drawn on
 // the finished image, after compositing, by the rank that writes; they never enter the depth
 // compositing.
 #pragma once
@@ -13,10 +14,13 @@
 
 namespace granray::io {
 
+enum class AxesCorner { none, bottom_left, bottom_right, top_left, top_right };
+
 struct AnnotationSettings {
   bool color_bar = false;  // the colormap, its range and the field, at the right edge
   std::string label;       // at the top left: {step}, {time}, {particles}, fmt format specs
   int font_size = 0;       // pixels; 0 = image height / 40 (at least 10)
+  AxesCorner axes = AxesCorner::none;  // the world axes' tripod
 };
 
 // What one frame's overlays show.
@@ -30,9 +34,17 @@ struct AnnotationValues {
   std::vector<Vec3> palette;  // categorical colours (SPEC 2d): swatches instead of a bar
   std::string field;
   Vec3 background = {1.0f, 1.0f, 1.0f};  // the text's colours contrast with it
+  // The camera's right and up directions in world space (the tripod's projection).
+  Vec3 view_right = {1.0f, 0.0f, 0.0f};
+  Vec3 view_up = {0.0f, 1.0f, 0.0f};
 };
 
-inline bool any_annotation(const AnnotationSettings& a) { return a.color_bar || !a.label.empty(); }
+inline bool any_annotation(const AnnotationSettings& a) {
+  return a.color_bar || !a.label.empty() || a.axes != AxesCorner::none;
+}
+
+// The tripod's colours: world x red, y green, z blue.
+Vec3 axis_color(int axis);
 
 // The label's text; throws ConfigError naming the pattern when fmt rejects it (an unknown name
 // in braces, a format spec that does not fit the value).

@@ -5,6 +5,7 @@
 #include "granray/kernels/lighting.h"
 #include "granray/kernels/occlusion.h"
 #include "granray/kernels/pixel_kernels.h"
+#include "granray/kernels/see_through.h"
 
 namespace granray {
 
@@ -43,7 +44,7 @@ struct FindSurfaces {
         if constexpr (Walls::present) {
           const WallHit wall = nearest_wall(walls, ray, hit.t);
           if (wall.slot != kNoHit) {
-            const WallTriangle& tri = walls.triangles[wall.slot];
+            const WallTriangle& tri = walls.opaque.triangles[wall.slot];
             surface = wall_sample(facing_normal(tri, ray.dir), wall_color(walls, tri), wall.t,
                                   kWallIdBase + tri.index);
           }
@@ -86,7 +87,9 @@ struct FindBlockers {
   }
 };
 
-// Pass 3: each pixel the mean of its samples' clamped colours, quantised (SPEC 2a).
+// Pass 3: each pixel the mean of its samples' clamped colours, quantised (SPEC 2a), each under
+// the see-through walls in front of it (SPEC 2d) when the frame has any.
+template <class Walls = NoWalls>
 struct ShadeSurfaces {
   CameraFrame camera;
   ShadingParams shading;
@@ -94,6 +97,7 @@ struct ShadeSurfaces {
   const SurfaceSample* surfaces;
   const std::uint32_t* blocked;
   Rgb8* rgb;
+  Walls walls;
 
   GRANRAY_HD void operator()(int i, int j) const {
     const int samples = lighting.side * lighting.side;
@@ -101,20 +105,35 @@ struct ShadeSurfaces {
     Vec3 sum = {0.0f, 0.0f, 0.0f};
     for (int s = 0; s < samples; ++s) {
       const SurfaceSample& surface = surfaces[first + s];
-      if (!(surface.t < INFINITY)) {
-        sum = sum + shading.background;
-        continue;
+      Vec3 color = shading.background;
+      if (surface.t < INFINITY || see_through()) {
+        const Ray ray = pixel_sample_ray(camera, i, j, s, lighting.side);
+        if (surface.t < INFINITY) {
+          // No blocked bits (a frame without secondary rays): nothing is blocked.
+          const std::uint32_t* words =
+              blocked == nullptr ? nullptr
+                                 : blocked + (first + static_cast<std::size_t>(s)) *
+                                                 static_cast<std::size_t>(lighting.mask_words);
+          color = sample_color(surface, words, ray, shading, lighting);
+        }
+        if constexpr (Walls::present) {
+          if (see_through()) {
+            color = composite_see_through(walls, ray, surface.t, color, shading, lighting);
+          }
+        }
       }
-      // No blocked bits (a frame without secondary rays): nothing is blocked.
-      const std::uint32_t* words =
-          blocked == nullptr ? nullptr
-                             : blocked + (first + static_cast<std::size_t>(s)) *
-                                             static_cast<std::size_t>(lighting.mask_words);
-      sum = sum + sample_color(surface, words, pixel_sample_ray(camera, i, j, s, lighting.side),
-                               shading, lighting);
+      sum = sum + color;
     }
     rgb[static_cast<std::size_t>(j) * static_cast<std::size_t>(camera.width) +
         static_cast<std::size_t>(i)] = to_rgb8(sum * (1.0f / static_cast<float>(samples)));
+  }
+
+  GRANRAY_HD bool see_through() const {
+    if constexpr (Walls::present) {
+      return walls.see_through.count > 0;
+    } else {
+      return false;
+    }
   }
 };
 

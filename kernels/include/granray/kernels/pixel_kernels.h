@@ -2,6 +2,7 @@
 
 #include "granray/kernels/camera_frame.h"
 #include "granray/kernels/screen_tiles.h"
+#include "granray/kernels/see_through.h"
 #include "granray/kernels/shading.h"
 #include "granray/kernels/trace.h"
 #include "granray/kernels/walls.h"
@@ -70,8 +71,12 @@ struct RenderPixel {
       if (may_hit) hit = trace(ray, i, j);
       if constexpr (Walls::present) {
         const WallHit wall = nearest_wall(walls, ray, hit.t);
+        if (walls.see_through.count > 0) {
+          see_through_pixel(ray, hit, wall, pixel);
+          return;
+        }
         if (wall.slot != kNoHit) {
-          const WallTriangle& tri = walls.triangles[wall.slot];
+          const WallTriangle& tri = walls.opaque.triangles[wall.slot];
           target.rgb[pixel] = shade_normal(facing_normal(tri, ray.dir), wall_color(walls, tri),
                                            ray.origin + ray.dir * wall.t, target.shading);
           if (target.depth != nullptr) target.depth[pixel] = wall.t;
@@ -87,6 +92,30 @@ struct RenderPixel {
     if (hit.index == kNoHit) target.rgb[pixel] = to_rgb8(target.shading.background);
     if (target.depth != nullptr) target.depth[pixel] = hit.t;
     if (target.hit_id != nullptr) target.hit_id[pixel] = hit.id;
+  }
+
+  // SPEC 2d: the opaque surface's colour under the see-through walls in front of it. Depth and
+  // id stay the opaque surface's: see-through walls hide nothing, so ranks composite as before.
+  GRANRAY_HD void see_through_pixel(const Ray& ray, const Hit& hit, const WallHit& wall,
+                                    std::uint32_t pixel) const {
+    Vec3 behind = target.shading.background;
+    float t = hit.t;
+    std::uint64_t id = hit.id;
+    if (wall.slot != kNoHit) {
+      const WallTriangle& tri = walls.opaque.triangles[wall.slot];
+      t = wall.t;
+      id = kWallIdBase + tri.index;
+      behind = normal_color(facing_normal(tri, ray.dir), wall_color(walls, tri),
+                            ray.origin + ray.dir * t, target.shading);
+    } else if (hit.index != kNoHit) {
+      behind = hit_color(ray, hit.t, target.spheres[hit.index], target.color(hit.index),
+                         target.shading);
+    }
+    // Unlit: a layer is lit as a wall is here, without a highlight.
+    target.rgb[pixel] =
+        to_rgb8(composite_see_through(walls, ray, t, behind, target.shading, LightingParams{}));
+    if (target.depth != nullptr) target.depth[pixel] = t;
+    if (target.hit_id != nullptr) target.hit_id[pixel] = id;
   }
 };
 

@@ -95,20 +95,28 @@ GRANRAY_HD_INLINE Vec3 depth_cued(Vec3 clamped, Vec3 point, const ShadingParams&
 
 // Seed 001, eq. 9: base * (ambient + diffuse * max(0, n . l)), clamped, for a sphere or a wall
 // whose surface is at `point`; then depth-cued.
-GRANRAY_HD_INLINE Rgb8 shade_normal(Vec3 normal, Vec3 base, Vec3 point,
+GRANRAY_HD_INLINE Vec3 normal_color(Vec3 normal, Vec3 base, Vec3 point,
                                     const ShadingParams& params) {
   const float lambert = nan_ignoring_max(0.0f, dot(normal, params.light));
-  return to_rgb8(
-      depth_cued(clamp01(base * (params.ambient + params.diffuse * lambert)), point, params));
+  return depth_cued(clamp01(base * (params.ambient + params.diffuse * lambert)), point, params);
+}
+
+GRANRAY_HD_INLINE Rgb8 shade_normal(Vec3 normal, Vec3 base, Vec3 point,
+                                    const ShadingParams& params) {
+  return to_rgb8(normal_color(normal, base, point, params));
+}
+
+// The clamped, cued colour of a sphere's hit at distance t: its outline's or its shaded surface's.
+GRANRAY_HD_INLINE Vec3 hit_color(const Ray& ray, float t, Vec4 sphere, Vec3 base,
+                                 const ShadingParams& params) {
+  const Vec3 hit = ray.origin + ray.dir * t;
+  if (on_outline(ray, sphere, params)) return depth_cued(params.outline_color, hit, params);
+  return normal_color((hit - center_of(sphere)) * (1.0f / sphere.w), base, hit, params);
 }
 
 GRANRAY_HD_INLINE Rgb8 shade_hit(const Ray& ray, float t, Vec4 sphere, Vec3 base,
                                  const ShadingParams& params) {
-  const Vec3 hit = ray.origin + ray.dir * t;
-  if (on_outline(ray, sphere, params)) {
-    return to_rgb8(depth_cued(params.outline_color, hit, params));
-  }
-  return shade_normal((hit - center_of(sphere)) * (1.0f / sphere.w), base, hit, params);
+  return to_rgb8(hit_color(ray, t, sphere, base, params));
 }
 
 }  // namespace granray

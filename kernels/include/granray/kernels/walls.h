@@ -30,7 +30,8 @@ GRANRAY_HD_INLINE bool clipped_by(const ClipPlane* planes, int count, Vec3 x) {
 
 // One triangle of the frame's walls, in the hierarchy's order. `index` is its place among all the
 // frame's triangles (walls in order, each wall's triangles in order); `wall` is its wall's index,
-// with kBackFacesOnly set when the wall shows only its triangles facing away from the camera.
+// with kBackFacesOnly set when the wall shows only its triangles facing away from the camera and
+// kSeeThrough when its opacity is below 1 (SPEC 2d).
 struct WallTriangle {
   Vec3 a, b, c;
   std::uint32_t index;
@@ -38,23 +39,37 @@ struct WallTriangle {
 };
 
 constexpr std::uint32_t kBackFacesOnly = 0x80000000u;
+constexpr std::uint32_t kSeeThrough = 0x40000000u;
+
+GRANRAY_HD_INLINE std::uint32_t wall_of(const WallTriangle& tri) {
+  return tri.wall & ~(kBackFacesOnly | kSeeThrough);
+}
 constexpr int kTrianglesPerLeaf = 2;  // 2: 5.5 G primary rays/s on an H100, 4: 4.8, 8: 4.0
 
 struct WallBox {
   Vec3 lo, hi;
 };
 
-// The walls of one frame: the triangles its camera shows (back-faces-only walls are filtered
-// when the tree is built, shown_from). The hierarchy is a complete binary tree in heap order over
-// them sorted by orientation, then along a Morton curve: node 1 is the root, node n has children 2n
-// and 2n + 1, and leaf k (node leaves + k) holds triangles [2k, 2k + 2) of `triangles`.
-struct WallView {
-  static constexpr bool present = true;
+// One tree of a frame's walls: the triangles its camera shows (back-faces-only walls are
+// filtered when the tree is built, shown_from). The hierarchy is a complete binary tree in heap
+// order over them sorted by orientation, then along a Morton curve: node 1 is the root, node n has
+// children 2n and 2n + 1, and leaf k (node leaves + k) holds triangles [2k, 2k + 2) of `triangles`.
+struct WallTree {
   const WallBox* nodes;
   std::uint32_t leaves;  // a power of two
   const WallTriangle* triangles;
   std::uint32_t count;
-  const Vec3* colors;  // per wall
+};
+
+// The walls of one frame: the opaque ones, which hide what lies behind them and block secondary
+// rays, and the see-through ones (SPEC 2d, opacity < 1), which block nothing and are composited
+// over what each primary ray shows.
+struct WallView {
+  static constexpr bool present = true;
+  WallTree opaque;
+  WallTree see_through;
+  const Vec3* colors;     // per wall
+  const float* opacity;   // per wall
   const ClipPlane* planes;
   int plane_count;
   bool linear;  // the reference: test every triangle in turn instead of walking the tree
@@ -131,7 +146,7 @@ GRANRAY_HD_INLINE bool box_entry(const WallBox& box, const Ray& ray, Vec3 inv, f
   return lo <= hi;
 }
 
-// The nearest wall along a ray: triangle k of WallView::triangles at distance t.
+// The nearest opaque wall along a ray: triangle k of WallView::opaque at distance t.
 struct WallHit {
   float t;
   std::uint32_t slot;  // kNoHit: none
@@ -144,10 +159,10 @@ constexpr int kWallStackDepth = 34;
 // the reference, else those of the leaves whose boxes it enters, nearer child first. visit may
 // lower the limit, or return true to end the walk.
 template <class Visit, class Limit>
-GRANRAY_HD_INLINE void for_each_candidate(const WallView& w, const Ray& ray, Visit visit,
-                                          Limit limit) {
+GRANRAY_HD_INLINE void for_each_candidate(const WallTree& w, bool linear, const Ray& ray,
+                                          Visit visit, Limit limit) {
   if (w.count == 0) return;
-  if (w.linear) {
+  if (linear) {
     for (std::uint32_t k = 0; k < w.count; ++k) {
       if (visit(k)) return;
     }
@@ -187,15 +202,15 @@ GRANRAY_HD_INLINE void for_each_candidate(const WallView& w, const Ray& ray, Vis
   }
 }
 
-// The nearest unclipped triangle with t < limit (a sphere at `limit` wins the tie); among equal
+// The nearest unclipped opaque triangle with t < limit (a sphere at `limit` wins the tie); among equal
 // distances the smaller index.
 GRANRAY_HD_INLINE WallHit nearest_wall(const WallView& w, const Ray& ray, float limit) {
   WallHit best{limit, kNoHit};
   std::uint32_t best_index = kNoHit;
   for_each_candidate(
-      w, ray,
+      w.opaque, w.linear, ray,
       [&](std::uint32_t k) {
-        const WallTriangle& tri = w.triangles[k];
+        const WallTriangle& tri = w.opaque.triangles[k];
         const float t = wall_distance(w, ray, tri);
         if (t < best.t || (t == best.t && best.slot != kNoHit && tri.index < best_index)) {
           best = {t, k};
@@ -210,16 +225,17 @@ GRANRAY_HD_INLINE WallHit nearest_wall(const WallView& w, const Ray& ray, float 
 
 // The base colour of a wall's triangle.
 GRANRAY_HD_INLINE Vec3 wall_color(const WallView& w, const WallTriangle& tri) {
-  return w.colors[tri.wall & ~kBackFacesOnly];
+  return w.colors[wall_of(tri)];
 }
 
-// Whether an unclipped triangle meets the ray at 0 < t < length (shadow and occlusion rays).
+// Whether an unclipped opaque triangle meets the ray at 0 < t < length (shadow and occlusion
+// rays; see-through walls block none).
 GRANRAY_HD_INLINE bool wall_blocks(const WallView& w, const Ray& ray, float length) {
   bool blocked = false;
   for_each_candidate(
-      w, ray,
+      w.opaque, w.linear, ray,
       [&](std::uint32_t k) {
-        blocked = wall_distance(w, ray, w.triangles[k]) < length;
+        blocked = wall_distance(w, ray, w.opaque.triangles[k]) < length;
         return blocked;
       },
       [&] { return length; });

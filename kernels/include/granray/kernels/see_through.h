@@ -1,0 +1,78 @@
+// See-through walls (SPEC 2d): walls of opacity a < 1 block no ray; each primary sample
+// composites the nearest of them in front of what it shows, front to back, over that colour.
+#pragma once
+
+#include "granray/kernels/lighting.h"
+
+namespace granray {
+
+constexpr int kMaxSeeThroughLayers = 8;
+
+// The nearest see-through hits along a ray, sorted by (t, triangle index): slots into
+// WallView::see_through.
+struct SeeThroughLayers {
+  int count;
+  float t[kMaxSeeThroughLayers];
+  std::uint32_t slot[kMaxSeeThroughLayers];
+  std::uint32_t index[kMaxSeeThroughLayers];
+};
+
+// The see-through triangles the ray meets at 0 < t < limit (the visible opaque surface's
+// distance, +inf on a miss), nearest kMaxSeeThroughLayers first. Every path (tree and reference
+// loop) offers the same triangles to the same comparison, so they keep the same layers.
+GRANRAY_HD_INLINE SeeThroughLayers see_through_layers(const WallView& w, const Ray& ray,
+                                                      float limit) {
+  SeeThroughLayers layers;
+  layers.count = 0;
+  for_each_candidate(
+      w.see_through, w.linear, ray,
+      [&](std::uint32_t k) {
+        const WallTriangle& tri = w.see_through.triangles[k];
+        const float t = wall_distance(w, ray, tri);
+        if (!(t < limit)) return false;
+        int at = layers.count;
+        while (at > 0 && (t < layers.t[at - 1] ||
+                          (t == layers.t[at - 1] && tri.index < layers.index[at - 1]))) {
+          --at;
+        }
+        if (at >= kMaxSeeThroughLayers) return false;
+        const int last = layers.count < kMaxSeeThroughLayers ? layers.count : kMaxSeeThroughLayers - 1;
+        for (int m = last; m > at; --m) {
+          layers.t[m] = layers.t[m - 1];
+          layers.slot[m] = layers.slot[m - 1];
+          layers.index[m] = layers.index[m - 1];
+        }
+        layers.t[at] = t;
+        layers.slot[at] = k;
+        layers.index[at] = tri.index;
+        if (layers.count < kMaxSeeThroughLayers) ++layers.count;
+        return false;
+      },
+      [&] { return layers.count == kMaxSeeThroughLayers ? layers.t[kMaxSeeThroughLayers - 1] : limit; });
+  return layers;
+}
+
+// SPEC 2d: C = sum_k T_k a_k c_k + T_K behind, T_k the product of (1 - a_j) over the layers in
+// front of k; a layer's c_k is lit with S = A = 1, clamped and depth-cued. `behind` is the clamped
+// colour of what the sample shows at distance `behind_t` (the background's at +inf).
+GRANRAY_HD_INLINE Vec3 composite_see_through(const WallView& w, const Ray& ray, float behind_t,
+                                             Vec3 behind, const ShadingParams& shading,
+                                             const LightingParams& lighting) {
+  const SeeThroughLayers layers = see_through_layers(w, ray, behind_t);
+  Vec3 sum = {0.0f, 0.0f, 0.0f};
+  float transmitted = 1.0f;
+  for (int k = 0; k < layers.count; ++k) {
+    const WallTriangle& tri = w.see_through.triangles[layers.slot[k]];
+    const float a = w.opacity[wall_of(tri)];
+    const Vec3 point = ray.origin + ray.dir * layers.t[k];
+    const Vec3 c = depth_cued(
+        lit_color(wall_color(w, tri), facing_normal(tri, ray.dir), ray, shading, lighting, 1.0f,
+                  1.0f),
+        point, shading);
+    sum = sum + c * (transmitted * a);
+    transmitted *= 1.0f - a;
+  }
+  return sum + behind * transmitted;
+}
+
+}  // namespace granray
