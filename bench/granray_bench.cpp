@@ -79,6 +79,10 @@ int main(int argc, char** argv) {
   bool moving_walls = false;
   app.add_option("--cylinder-wall", wall_segments,
                  "a closed cylinder (back faces) around the grains, 4 x SEGMENTS - 4 triangles");
+  float see_through_box = 0.0f;
+  app.add_option("--see-through-box", see_through_box,
+                 "SPEC 2d: a box around the grains, all faces, of this opacity (0 < a < 1)")
+      ->check(CLI::Range(0.0f, 1.0f));
   app.add_flag("--moving-walls", moving_walls, "a new wall list every frame: the tree is rebuilt");
   app.add_flag("--shadows", lighting.shadows, "hard shadows");
   app.add_option("--ao", lighting.ao_samples, "ambient-occlusion rays per sample");
@@ -119,12 +123,18 @@ int main(int argc, char** argv) {
     for (const auto& grains : scenes) {
       // The drum around these grains: built once, the same for every image size.
       std::shared_ptr<granray::WallList> drum;
-      if (wall_segments > 0) {
-        granray::Vec3 lo{INFINITY, INFINITY, INFINITY}, hi{-INFINITY, -INFINITY, -INFINITY};
-        for (const granray::Vec4& g : grains) {
-          lo = {std::min(lo.x, g.x - g.w), std::min(lo.y, g.y - g.w), std::min(lo.z, g.z - g.w)};
-          hi = {std::max(hi.x, g.x + g.w), std::max(hi.y, g.y + g.w), std::max(hi.z, g.z + g.w)};
-        }
+      granray::Vec3 lo{INFINITY, INFINITY, INFINITY}, hi{-INFINITY, -INFINITY, -INFINITY};
+      for (const granray::Vec4& g : grains) {
+        lo = {std::min(lo.x, g.x - g.w), std::min(lo.y, g.y - g.w), std::min(lo.z, g.z - g.w)};
+        hi = {std::max(hi.x, g.x + g.w), std::max(hi.y, g.y + g.w), std::max(hi.z, g.z + g.w)};
+      }
+      if (see_through_box > 0.0f) {
+        drum = std::make_shared<granray::WallList>(1);
+        const granray::Vec3 pad = (hi - lo) * 0.02f;
+        (*drum)[0].triangles = granray::box_triangles(lo - pad, hi + pad);
+        (*drum)[0].faces = granray::WallFaces::all;
+        (*drum)[0].opacity = see_through_box;
+      } else if (wall_segments > 0) {
         drum = std::make_shared<granray::WallList>(1);
         const float radius =
             0.5f * std::sqrt((hi.x - lo.x) * (hi.x - lo.x) + (hi.y - lo.y) * (hi.y - lo.y));

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One run on the GPU machine for seeing inside a bed (SPEC 2d): build for sm_90, the GPU tests,
 # compute-sanitizer memcheck over the SPEC 2d tests, then 1 M dense grains at 1080p with and
-# without outlines, depth cue and categories (their cost against the same frame without them).
+# without outlines, depth cue and categories, and with a see-through box (their cost against the
+# same frame without them).
 # Logs go to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +15,7 @@ source scripts/gpu-build.sh
 grep -E "tests passed|tests failed|Failed|\*\*\*Failed" "$OUT/gpu-tests.log" | head -20
 
 compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/granray_gpu_tests" \
-  --gtest_filter='InsideTest.*' >"$OUT/memcheck-inside.log" 2>&1
+  --gtest_filter='InsideTest.*:SeeThroughTest.*:WallsTest.SeeThrough*' >"$OUT/memcheck-inside.log" 2>&1
 echo "memcheck: exit $?"; tail -2 "$OUT/memcheck-inside.log"
 
 bench="$BUILD/bench/granray-bench"
@@ -30,6 +31,11 @@ bench="$BUILD/bench/granray-bench"
       --samples 4 | grep -v '^backend'
     "$bench" --backend cuda -n 1000000 -r 1920x1080 --method grid --repeat 10 --shadows \
       --samples 4 --outline 0.15 --depth-cue 0.6 --categories 10 | grep -v '^backend'
+    echo "# see-through box (all faces, opacity 0.3): unlit, then lit"
+    "$bench" --backend cuda -n 1000000 -r 1920x1080 --method grid --repeat 20 \
+      --see-through-box 0.3 | grep -v '^backend'
+    "$bench" --backend cuda -n 1000000 -r 1920x1080 --method grid --repeat 10 --shadows \
+      --samples 4 --see-through-box 0.3 | grep -v '^backend'
   done
 } >"$OUT/bench-inside.txt" 2>&1
 cat "$OUT/bench-inside.txt"

@@ -119,9 +119,9 @@ TEST(Annotations, ColourBarShowsTheColormapAtTheRightEdge) {
   EXPECT_EQ(plain.rgb, plain_image(width, height, 0).rgb);
 }
 
-// Categories (SPEC 2d): one swatch per palette entry, top to bottom, in the entry's colour, with
-// its value written to its left.
-TEST(Annotations, CategoriesShowOneSwatchPerEntry) {
+// Categories (SPEC 2d): one swatch per category value the frame draws, top to bottom, in palette
+// entry value mod n, with the value written to its left.
+TEST(Annotations, CategoriesShowOneSwatchPerValueDrawn) {
   Rng rng(fresh_seed());
   const int width = std::uniform_int_distribution<int>(320, 1920)(rng);
   const int height = std::uniform_int_distribution<int>(240, 1080)(rng);
@@ -133,15 +133,21 @@ TEST(Annotations, CategoriesShowOneSwatchPerEntry) {
   v.palette.resize(std::uniform_int_distribution<std::size_t>(1, 12)(rng));
   for (Vec3& c : v.palette)
     c = {uniform(rng, 0.2f, 1), uniform(rng, 0.2f, 1), uniform(rng, 0.2f, 1)};
+  for (int value = 0; value < 30; ++value) {
+    if (rng() % 3 == 0) v.categories.push_back(value);
+  }
+  if (v.categories.empty()) v.categories.push_back(7);
   v.field = "type";
   v.background = {0.0f, 0.0f, 0.0f};
   const std::string why = io::draw_annotations(image, a, v);
   if (!why.empty()) GTEST_SKIP() << why;
-  // Down the column just inside the right margin, the distinct colours met in order.
+  // Down the column just inside the right margin, the swatches met in order (a gap between
+  // them ends one).
   const int px = std::max(10, height / 40);
   const int margin = std::max(2, px / 2);
   const int x = width - margin - 3;
   std::vector<Vec3> seen;
+  bool in_swatch = false;
   for (int y = 0; y < height; ++y) {
     const std::uint8_t* p = &image.rgb[3 * (std::size_t(y) * width + x)];
     const Vec3 c{p[0] / 255.0f, p[1] / 255.0f, p[2] / 255.0f};
@@ -149,22 +155,21 @@ TEST(Annotations, CategoriesShowOneSwatchPerEntry) {
       return std::abs(e.x - c.x) < 1.5f / 255 && std::abs(e.y - c.y) < 1.5f / 255 &&
              std::abs(e.z - c.z) < 1.5f / 255;
     });
-    if (!fill) continue;
-    if (seen.empty() || seen.back().x != c.x || seen.back().y != c.y || seen.back().z != c.z) {
-      seen.push_back(c);
-    }
+    if (fill && !in_swatch) seen.push_back(c);
+    in_swatch = fill;
   }
-  ASSERT_EQ(seen.size(), v.palette.size());
+  ASSERT_EQ(seen.size(), v.categories.size());
   for (std::size_t k = 0; k < seen.size(); ++k) {
-    EXPECT_NEAR(seen[k].x, v.palette[k].x, 1.5f / 255.0f) << "swatch " << k;
-    EXPECT_NEAR(seen[k].z, v.palette[k].z, 1.5f / 255.0f) << "swatch " << k;
+    const Vec3 e = v.palette[std::size_t(v.categories[k]) % v.palette.size()];
+    EXPECT_NEAR(seen[k].x, e.x, 1.5f / 255.0f) << "swatch " << k;
+    EXPECT_NEAR(seen[k].z, e.z, 1.5f / 255.0f) << "swatch " << k;
   }
   std::size_t light = 0;  // the values' text left of the swatches
   for (int y = 0; y < height; ++y) {
     for (int xx = width / 2; xx < x - px; ++xx)
       light += image.rgb[3 * (std::size_t(y) * width + xx)] > 128;
   }
-  EXPECT_GT(light, std::size_t(px) * v.palette.size()) << "labels";
+  EXPECT_GT(light, std::size_t(px) * v.categories.size()) << "labels";
 }
 
 // SPEC 2d's tripod: from one point in the chosen corner, world x, y and z each drawn in its own

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -90,9 +91,29 @@ TEST_F(InsideTest, CategoriesColourEachGrainByItsPaletteEntry) {
     }
     ParticleView view = view_of(spheres);
     view.scalar = type.data();
+    s.category_census = round % 2 == 0;
+    // Some grains clipped away: the census lists only the values drawn.
+    const SceneBounds box = [&] {
+      SceneBounds b{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0, 0, 0};
+      for (const Vec4& p : spheres) {
+        b.lo = {std::min(b.lo.x, p.x), std::min(b.lo.y, p.y), std::min(b.lo.z, p.z)};
+        b.hi = {std::max(b.hi.x, p.x), std::max(b.hi.y, p.y), std::max(b.hi.z, p.z)};
+      }
+      return b;
+    }();
+    s.clip = {{(box.lo + box.hi) * 0.5f, {1.0f, 0.3f, 0.1f}}};
     Image image;
     const FrameStats stats = renderer.render(view, s, image, {RenderMethod::automatic, true});
     EXPECT_TRUE(stats.colored);
+    std::array<std::uint64_t, kCategoryWords> drawn{};
+    for (std::size_t k = 0; k < spheres.size() && s.category_census; ++k) {
+      const Vec4 p = spheres[k];
+      const bool clipped = dot(Vec3{p.x, p.y, p.z} - s.clip[0].point, s.clip[0].normal) > 0.0f;
+      const double value = std::floor(double(type[k]) + 0.5);
+      if (clipped || !(value >= 0.0 && value < 64.0 * kCategoryWords)) continue;
+      drawn[std::size_t(value) / 64] |= std::uint64_t{1} << (int(value) % 64);
+    }
+    EXPECT_EQ(stats.categories, drawn) << "round " << round;
     const long long n = static_cast<long long>(s.color->palette.size());
     std::size_t shown = 0;
     for (std::size_t p = 0; p < image.hit_id.size(); ++p) {

@@ -97,10 +97,13 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
     all.count = n;
     all.scalar = speed.data();
     Image reference;
-    renderer.render(all, settings, reference, {RenderMethod::grid, true});
+    const FrameStats one = renderer.render(all, settings, reference, {RenderMethod::grid, true});
     const std::string what = "split " + std::to_string(int(split)) + " on " + std::to_string(size) +
                              " ranks, method " + std::to_string(int(method));
     EXPECT_EQ(stats.particles, n);
+    // Every rank's hidden grains and drawn categories, as one rank counts them.
+    if (settings.select || !settings.clip.empty()) EXPECT_EQ(stats.hidden, one.hidden) << what;
+    EXPECT_EQ(stats.categories, one.categories) << what;
     EXPECT_EQ(composited.rgb, reference.rgb) << what;
     EXPECT_EQ(composited.depth, reference.depth) << what;
     std::size_t differing = 0, first = 0;
@@ -141,6 +144,7 @@ TEST(MpiRender, AnySplitOnAnyRankCountMatchesOneRank) {
       RenderSettings s = random_settings(rng, rng() % 2 == 0);
       s.color = ColorMapping{static_cast<int>(rng() % 7), true, 0.0f, 1.0f};  // global auto range
       if (rng() % 3 == 0) s.color->palette = tableau10_palette();             // categories 0..5
+      s.category_census = rng() % 2 == 0;
       if (rng() % 2 == 0)
         s.select = SelectRange{uniform(rng, 0.0f, 2.0f), uniform(rng, 2.5f, 5.0f)};
       random_inside_shading(rng, s.shading);  // the cue's depths span every rank's grains

@@ -396,6 +396,8 @@ InsituConfig read_insitu(const toml::table& table) {
   if (const toml::table* select = t.subtable("select")) {
     read_select(TableReader(*select, "insitu.select"), config);
   }
+  config.render.category_census = config.annotations.color_bar && config.color &&
+                                  !config.color->mapping.palette.empty();
 
   std::ostringstream text;
   text << table;
@@ -417,6 +419,9 @@ io::AnnotationValues annotation_values(const InsituConfig& config, const FrameSt
   if (config.color) {
     v.colormap = config.color->mapping.colormap;
     v.palette = config.color->mapping.palette;
+    for (int k = 0; k < 64 * kCategoryWords; ++k) {
+      if ((stats.categories[std::size_t(k / 64)] >> (k % 64)) & 1u) v.categories.push_back(k);
+    }
     v.field = config.color->field;
   }
   v.background = config.render.shading.background;

@@ -218,8 +218,9 @@ void InsituRenderer::render_frame(std::int64_t step, double time,
   last_.stats = ranks_ ? ranks_->render(renderer_, view, settings, image_)
                        : renderer_.render(view, settings, image_, options);
   const FrameStats& s = last_.stats;
-  if (config_.select && !ranks_ && !warned_empty_selection_ && s.particles > s.skipped &&
-      s.hidden == s.particles - s.skipped) {
+  // Across ranks the counts are every rank's (render_distributed sums them); rank 0 says it.
+  if (config_.select && (!ranks_ || ranks_->rank() == 0) && !warned_empty_selection_ &&
+      s.particles > s.skipped && s.hidden == s.particles - s.skipped) {
     warned_empty_selection_ = true;  // once: a bed may stay outside the range for long
     log_("granray: warning: [insitu.select] " + config_.select->field + " in [" +
          std::to_string(config_.render.select->lo) + ", " +

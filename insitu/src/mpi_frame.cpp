@@ -644,18 +644,41 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
       stats = render_lit_distributed(renderer, comm, view, settings, options, image);
     }
   } else {
+    // SPEC 2d: where no rank shows a surface, a pixel is the see-through walls over the
+    // background, which every rank computes alike but the compositors fill with the bare
+    // background. Rank 0 renders its whole image and keeps its own colour there.
+    const bool see_through =
+        settings.walls && std::any_of(settings.walls->begin(), settings.walls->end(),
+                                      [](const Wall& w) { return w.opacity < 1.0f; });
+    const Composited composited = see_through ? Composited::rgb_depth_ids : result;
+    if (see_through) options.copy_drawn_only = false;
     agreed_step("rendering", comm,
                 [&] { stats = renderer.render(view, settings, image, options); });
     const auto composite_start = std::chrono::steady_clock::now();
+    std::vector<std::uint8_t> own_rgb;
+    if (see_through && rank == 0) own_rgb = image.rgb;
     if (compositor != nullptr) {
-      compositor->composite(image, settings.shading.background, comm, result, &stats.drawn);
+      compositor->composite(image, settings.shading.background, comm, composited, &stats.drawn);
     } else {
       Compositor(CompositeMethod::automatic)
-          .composite(image, settings.shading.background, comm, result, &stats.drawn);
+          .composite(image, settings.shading.background, comm, composited, &stats.drawn);
+    }
+    if (see_through && rank == 0) {
+      for (std::size_t p = 0; p < image.hit_id.size(); ++p) {
+        if (image.hit_id[p] == ~std::uint64_t{0}) std::memcpy(&image.rgb[3 * p], &own_rgb[3 * p], 3);
+      }
     }
     stats.composite_ms = ms_since(composite_start);
   }
 
+  if (settings.select || !settings.clip.empty()) {  // each rank counted the grains it hid
+    GRANRAY_MPI_CHECK(
+        MPI_Allreduce(MPI_IN_PLACE, &stats.hidden, 1, MPI_UINT64_T, MPI_SUM, comm));
+  }
+  if (settings.category_census) {  // each rank listed the categories it drew
+    GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, stats.categories.data(), kCategoryWords,
+                                    MPI_UINT64_T, MPI_BOR, comm));
+  }
   const RankStats share{view.count, stats.grid_ms, stats.render_ms, stats.composite_ms};
   static_assert(sizeof(RankStats) == 4 * sizeof(double), "shares travel as raw bytes");
   if (rank == 0) stats.ranks.resize(size);

@@ -126,23 +126,29 @@ static void draw_field_name(Image& image, const Font& font, const std::string& f
             top - px - margin - 4, ink, outline);
 }
 
-// Categories (SPEC 2d): a column of swatches at the right edge, one per palette entry k, each
-// labelled with its value k on the left, and the field's name above.
+// Categories (SPEC 2d): a column of swatches at the right edge, one per category value v the
+// frame draws, in palette entry v mod n and labelled v on the left, and the field's name above.
 static void draw_swatches(Image& image, const Font& font, int px, int margin, Rgb ink, Rgb outline,
                           const AnnotationValues& values) {
-  const int count = static_cast<int>(values.palette.size());
+  const int count = static_cast<int>(values.categories.size());
+  if (count == 0) {
+    draw_field_name(image, font, values.field, px, margin, image.width - margin, image.height / 2,
+                    ink, outline);
+    return;
+  }
   const int side = std::max(6, std::min(px, (image.height - 2 * margin) / (2 * count)));
   const int step = side + std::max(2, side / 2);
   const int x1 = image.width - margin, x0 = x1 - side;
   const int y_top = std::max(margin, (image.height - count * step) / 2);
   for (int k = 0; k < count; ++k) {
     const int y0 = y_top + k * step, y1 = y0 + side;
-    const Vec3 c = values.palette[std::size_t(k)];
+    const int value = values.categories[std::size_t(k)];
+    const Vec3 c = values.palette[std::size_t(value) % values.palette.size()];
     for (int y = y0; y < y1; ++y) {
       for (int x = x0; x < x1; ++x) blend(image, x, y, {c.x, c.y, c.z}, 255);
     }
     draw_frame(image, x0, y0, x1, y1, ink);
-    const std::string text = std::to_string(k);
+    const std::string text = std::to_string(value);
     draw_text(image, font, text, px, x0 - margin - font.width(text, px) - 2,
               (y0 + y1) / 2 - px / 2 - 2, ink, outline);
   }

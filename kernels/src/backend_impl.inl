@@ -164,6 +164,32 @@ struct MergeScalarRange {
   }
 };
 
+// SPEC 2d's census: which category values 0..255 the drawn grains take.
+struct CategorySet {
+  std::uint64_t words[kCategoryWords];
+};
+
+struct CategoryOf {
+  const Vec4* spheres;
+  const float* scalar;
+  GRANRAY_HD CategorySet operator()(std::uint32_t i) const {
+    CategorySet set{};
+    const float s = scalar[i];
+    if (!is_renderable(spheres[i]) || !(s > -1.0f && s < 64.0f * kCategoryWords)) return set;
+    const auto k = static_cast<int>(floor(static_cast<double>(s) + 0.5));
+    if (k >= 0 && k < 64 * kCategoryWords) set.words[k / 64] = std::uint64_t{1} << (k % 64);
+    return set;
+  }
+};
+
+struct JoinCategorySets {
+  GRANRAY_HD CategorySet operator()(const CategorySet& a, const CategorySet& b) const {
+    CategorySet set;
+    for (int w = 0; w < kCategoryWords; ++w) set.words[w] = a.words[w] | b.words[w];
+    return set;
+  }
+};
+
 // Host time for the frame's statistics.
 inline double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -389,6 +415,20 @@ class ThrustBackend final : public detail::Backend {
     return thrust::transform_reduce(exec.policy(), Index(0), Index(r.count),
                                     ScalarRangeOf{r.spheres, r.scalar},
                                     ScalarRange{INFINITY, -INFINITY}, MergeScalarRange{});
+  }
+
+  // SPEC 2d: the category values of the grains this frame draws (hidden ones are not renderable
+  // in `r`), when the settings ask for the census.
+  void take_category_census(const Executor& exec, const Resident& r,
+                            const RenderSettings& settings, FrameStats& stats) const {
+    if (!settings.category_census || !settings.color || settings.color->palette.empty() ||
+        r.scalar == nullptr || r.count == 0) {
+      return;
+    }
+    const CategorySet set =
+        thrust::transform_reduce(exec.policy(), Index(0), Index(r.count),
+                                 CategoryOf{r.spheres, r.scalar}, CategorySet{}, JoinCategorySets{});
+    std::copy(set.words, set.words + kCategoryWords, stats.categories.begin());
   }
 
   // The particles' base colours: uniform, or the colormap of their scalar over a fixed range or
@@ -774,6 +814,7 @@ class ThrustBackend final : public detail::Backend {
     stats.hidden = f.all_bounds.renderable - f.bounds.renderable;
     stats.camera = camera.resolved;
     record_walls(stats);
+    take_category_census(exec, r, settings, stats);
 
     const auto pixels = static_cast<std::uint32_t>(pixel_count);
     image.pending.reset();

@@ -135,10 +135,12 @@ FrameStats surfaces_stage(const ParticleView& view, const RenderSettings& settin
   FrameStats stats;
   stats.particles = f.r.count;
   stats.skipped = f.all_bounds.skipped;
+  stats.hidden = f.all_bounds.renderable - f.bounds.renderable;
   stats.camera = f.camera.resolved;
   record_walls(stats);
   const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
   const ColorSource color = color_source(exec, f.all, settings, options, stats);
+  take_category_census(exec, f.r, settings, stats);
   exec.mark(0);
   const LitStructures s = build_lit_structures(exec, f, options, lighting, true, false);
   exec.mark(1);

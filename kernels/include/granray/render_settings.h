@@ -65,6 +65,8 @@ struct ColorMapping {
 };
 
 constexpr std::size_t kMaxPaletteSize = 256;
+// The category values a frame's census lists: 0 .. 64 kCategoryWords - 1.
+constexpr int kCategoryWords = 4;
 
 // Tableau 10, the default palette of categorical colours.
 std::vector<Vec3> tableau10_palette();
@@ -88,6 +90,9 @@ struct RenderSettings {
   // SPEC 2d: the others are removed like clipped grains (the camera and census still count
   // them). Tests ParticleView::select_scalar, or its scalar where that is null.
   std::optional<SelectRange> select;
+  // SPEC 2d: list the category values the frame draws (FrameStats::categories), for the colour
+  // bar's swatches. Costs a pass over the grains, so it is asked for only where a bar shows them.
+  bool category_census = false;
 };
 
 }  // namespace granray

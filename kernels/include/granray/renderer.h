@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -91,6 +92,9 @@ struct FrameStats {
   bool colored = false;  // coloured by the scalar over [color_lo, color_hi]
   float color_lo = 0.0f;
   float color_hi = 0.0f;
+  // With RenderSettings::category_census: bit v (word v / 64) set when a drawn grain has the
+  // category value v = floor(s + 0.5) in 0..255 (SPEC 2d); every rank's, once composited.
+  std::array<std::uint64_t, kCategoryWords> categories{};
   // With RenderOptions::with_hits: where the pixels that show a particle lie.
   DrawnRegion drawn;
   double composite_ms = 0.0;     // sort-last compositing across ranks (0 on one rank)

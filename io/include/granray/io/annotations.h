@@ -32,6 +32,7 @@ struct AnnotationValues {
   int colormap = 0;
   float lo = 0.0f, hi = 0.0f;
   std::vector<Vec3> palette;  // categorical colours (SPEC 2d): swatches instead of a bar
+  std::vector<int> categories;  // the category values the frame draws, one swatch each
   std::string field;
   Vec3 background = {1.0f, 1.0f, 1.0f};  // the text's colours contrast with it
   // The camera's right and up directions in world space (the tripod's projection).
