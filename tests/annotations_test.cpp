@@ -185,7 +185,8 @@ TEST(Annotations, AxesPointAlongTheProjectedWorldAxes) {
   float dx[3], dy[3];
   for (bool apart = false; !apart;) {
     const Vec3 a = normalize({uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1)});
-    right = normalize(cross(a, normalize({uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1)})));
+    right = normalize(
+        cross(a, normalize({uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1)})));
     up = cross(a, right);
     const float e[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     apart = true;
@@ -197,8 +198,8 @@ TEST(Annotations, AxesPointAlongTheProjectedWorldAxes) {
     }
     for (int k = 0; k < 3 && apart; ++k) {
       for (int m = k + 1; m < 3; ++m) {
-        const float c = (dx[k] * dx[m] + dy[k] * dy[m]) /
-                        (std::hypot(dx[k], dy[k]) * std::hypot(dx[m], dy[m]));
+        const float c =
+            (dx[k] * dx[m] + dy[k] * dy[m]) / (std::hypot(dx[k], dy[k]) * std::hypot(dx[m], dy[m]));
         apart = apart && c < std::cos(40.0f * float(M_PI) / 180.0f);
       }
     }
@@ -225,8 +226,8 @@ TEST(Annotations, AxesPointAlongTheProjectedWorldAxes) {
       for (int yy = y - 1; yy <= y + 1; ++yy) {
         for (int xx = x - 1; xx <= x + 1; ++xx) {
           const std::uint8_t* p = &image.rgb[3 * (std::size_t(yy) * width + xx)];
-          best = std::max(best, int(p[channel]) - std::max(int(p[(channel + 1) % 3]),
-                                                           int(p[(channel + 2) % 3])));
+          best = std::max(best, int(p[channel]) -
+                                    std::max(int(p[(channel + 1) % 3]), int(p[(channel + 2) % 3])));
         }
       }
       return best;
@@ -234,8 +235,9 @@ TEST(Annotations, AxesPointAlongTheProjectedWorldAxes) {
     for (int k = 0; k < 3; ++k) {
       for (const float f : {0.5f, 0.7f, 0.9f}) {
         const int x = int(ox + f * dx[k] * length), y = int(oy + f * dy[k] * length);
-        EXPECT_GT(dominance(x, y, k), 90) << "axis " << k << " at " << f << " of its length, corner "
-                                          << int(corner) << ", " << width << "x" << height;
+        EXPECT_GT(dominance(x, y, k), 90)
+            << "axis " << k << " at " << f << " of its length, corner " << int(corner) << ", "
+            << width << "x" << height;
         for (int m = 0; m < 3; ++m) {
           if (m != k) EXPECT_LT(dominance(x, y, m), 60) << "axis " << m << " on axis " << k;
         }

@@ -163,8 +163,7 @@ TEST(Config, SeeThroughWallKeys) {
   EXPECT_FLOAT_EQ((*c.render.walls)[0].opacity, 0.3f);
   EXPECT_FLOAT_EQ((*c.render.walls)[1].opacity, 1.0f);  // opaque by default
   const std::string box = "[[insitu.walls]]\ntype = \"box\"\nmin = [0, 0, 0]\nmax = [1, 1, 1]\n";
-  expect_config_error(box + "opacity = 1.5\n",
-                      {"sim.toml:5", "insitu.walls[0].opacity", "[0, 1]"});
+  expect_config_error(box + "opacity = 1.5\n", {"sim.toml:5", "insitu.walls[0].opacity", "[0, 1]"});
   expect_config_error(box + "opacity = -0.1\n", {"sim.toml:5", "opacity", "[0, 1]"});
   expect_config_error(box + "opacity = \"half\"\n", {"sim.toml:5", "opacity"});
 }
@@ -177,8 +176,9 @@ TEST(Config, AxesKey) {
   EXPECT_EQ(parse_insitu_config("[insitu.annotations]\naxes = \"bottom-left\"\n", "sim.toml")
                 .annotations.axes,
             io::AxesCorner::bottom_left);
-  expect_config_error("[insitu.annotations]\naxes = \"middle\"\n",
-                      {"sim.toml:2", "insitu.annotations.axes", "bottom-left", "top-right", "none"});
+  expect_config_error(
+      "[insitu.annotations]\naxes = \"middle\"\n",
+      {"sim.toml:2", "insitu.annotations.axes", "bottom-left", "top-right", "none"});
 }
 
 TEST(Config, SelectionKeys) {

@@ -184,8 +184,8 @@ TEST(MpiRender, LitFramesOnAnyRankCountMatchOneRank) {
 }
 
 // SPEC 2b, 2c and 2d's see-through walls across ranks: every rank knows the walls and the clip
-// planes, each renders its own grains with them, and the composited frame is the one-rank frame byte for byte, unlit, lit
-// by gathering, and lit by the passes over ranks.
+// planes, each renders its own grains with them, and the composited frame is the one-rank frame
+// byte for byte, unlit, lit by gathering, and lit by the passes over ranks.
 TEST(MpiRender, WallsAndClipPlanesOnAnyRankCountMatchOneRank) {
   Rng rng(shared_seed());
   for (const Split split : {Split::random, Split::slabs}) {

@@ -53,7 +53,7 @@ TEST_F(SeeThroughTest, AWallOfOpacityZeroChangesNoPixel) {
     fix_camera(rng, b, s);
     s.walls = random_walls(rng, b, 100);
     random_inside_shading(rng, s.shading);
-    if (round >= 2) {            // shadows and occlusion would see a wall that blocks
+    if (round >= 2) {  // shadows and occlusion would see a wall that blocks
       s.shading.shadows = true;
       s.shading.ao_samples = 8;
       s.shading.samples = 4;
@@ -95,7 +95,8 @@ TEST_F(SeeThroughTest, OnlyTheNearestEightLayersShow) {
   WallList sheets;  // nearest first
   for (int k = 11; k >= 0; --k) {
     const float z = b.hi.z + dz * static_cast<float>(k + 1);
-    const Vec3 lo = {c.x - 10 * size, c.y - 10 * size, z}, hi = {c.x + 10 * size, c.y + 10 * size, z};
+    const Vec3 lo = {c.x - 10 * size, c.y - 10 * size, z},
+               hi = {c.x + 10 * size, c.y + 10 * size, z};
     Wall sheet;
     sheet.triangles = {{lo, {hi.x, lo.y, z}, hi}, {lo, hi, {lo.x, hi.y, z}}};
     sheet.color = {uniform(rng, 0.0f, 1.0f), uniform(rng, 0.0f, 1.0f), uniform(rng, 0.0f, 1.0f)};
@@ -140,12 +141,12 @@ TEST_F(SeeThroughTest, ReferenceFollowsTheCompositeModel) {
     const FrameStats stats =
         renderer_->render(view_of(spheres), s, image, {RenderMethod::brute_force, true});
     const DoubleCamera cam(stats.camera, s);
-    const D3 light = unit(cam.u * s.shading.light.x + cam.v * s.shading.light.y +
-                          cam.w * s.shading.light.z);
+    const D3 light =
+        unit(cam.u * s.shading.light.x + cam.v * s.shading.light.y + cam.w * s.shading.light.z);
     const auto lit = [&](D3 base, D3 n, D3 d) {
       const double lambert = std::max(0.0, dot(n, light));
-      const double spec =
-          s.shading.specular * std::pow(std::max(0.0, dot(n, unit(light - d))), s.shading.shininess);
+      const double spec = s.shading.specular *
+                          std::pow(std::max(0.0, dot(n, unit(light - d))), s.shading.shininess);
       const D3 c = base * (s.shading.ambient + s.shading.diffuse * lambert) + D3{spec, spec, spec};
       return D3{std::clamp(c.x, 0.0, 1.0), std::clamp(c.y, 0.0, 1.0), std::clamp(c.z, 0.0, 1.0)};
     };

@@ -104,7 +104,8 @@ TEST_F(WallsTest, SeeThroughWallsMatchBruteForceOnRandomScenes) {
       s.shading.samples = std::uniform_int_distribution<int>(0, 1)(rng) ? 4 : 1;
       s.shading.specular = uniform(rng, 0.0f, 0.5f);
     }
-    expect_methods_match_brute_force(spheres, s, dense ? "dense bed, see-through" : "gas, see-through");
+    expect_methods_match_brute_force(spheres, s,
+                                     dense ? "dense bed, see-through" : "gas, see-through");
   }
 }
 

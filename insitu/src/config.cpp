@@ -32,9 +32,9 @@ const std::vector<const char*> kShadingKeys = {
     "samples", "outline",    "outline_color", "depth_cue",  "depth_cue_color"};
 const std::vector<const char*> kColorKeys = {"field", "colormap", "range", "palette"};
 const std::vector<const char*> kAnnotationKeys = {"color_bar", "label", "font_size", "axes"};
-const std::vector<const char*> kWallKeys = {"type",   "name",   "file",     "color",  "faces",
-                                            "scale",  "translate", "min",   "max",    "base",
-                                            "axis",   "radius", "height",   "segments", "opacity"};
+const std::vector<const char*> kWallKeys = {"type",  "name",      "file",   "color",    "faces",
+                                            "scale", "translate", "min",    "max",      "base",
+                                            "axis",  "radius",    "height", "segments", "opacity"};
 const std::vector<const char*> kClipKeys = {"point", "normal"};
 const std::vector<const char*> kSelectKeys = {"field", "range"};
 
@@ -152,8 +152,8 @@ void read_annotations(const TableReader& t, io::AnnotationSettings& a) {
       t.fail("font_size", "must be in 0..1000 pixels (0 = height / 40)");
     a.font_size = static_cast<int>(*size);
   }
-  if (const auto axes = t.one_of("axes", {"none", "bottom-left", "bottom-right", "top-left",
-                                          "top-right"})) {
+  if (const auto axes =
+          t.one_of("axes", {"none", "bottom-left", "bottom-right", "top-left", "top-right"})) {
     a.axes = *axes == "bottom-left"    ? io::AxesCorner::bottom_left
              : *axes == "bottom-right" ? io::AxesCorner::bottom_right
              : *axes == "top-left"     ? io::AxesCorner::top_left
@@ -396,8 +396,8 @@ InsituConfig read_insitu(const toml::table& table) {
   if (const toml::table* select = t.subtable("select")) {
     read_select(TableReader(*select, "insitu.select"), config);
   }
-  config.render.category_census = config.annotations.color_bar && config.color &&
-                                  !config.color->mapping.palette.empty();
+  config.render.category_census =
+      config.annotations.color_bar && config.color && !config.color->mapping.palette.empty();
 
   std::ostringstream text;
   text << table;

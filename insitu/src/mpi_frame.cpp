@@ -665,15 +665,15 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
     }
     if (see_through && rank == 0) {
       for (std::size_t p = 0; p < image.hit_id.size(); ++p) {
-        if (image.hit_id[p] == ~std::uint64_t{0}) std::memcpy(&image.rgb[3 * p], &own_rgb[3 * p], 3);
+        if (image.hit_id[p] == ~std::uint64_t{0})
+          std::memcpy(&image.rgb[3 * p], &own_rgb[3 * p], 3);
       }
     }
     stats.composite_ms = ms_since(composite_start);
   }
 
   if (settings.select || !settings.clip.empty()) {  // each rank counted the grains it hid
-    GRANRAY_MPI_CHECK(
-        MPI_Allreduce(MPI_IN_PLACE, &stats.hidden, 1, MPI_UINT64_T, MPI_SUM, comm));
+    GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &stats.hidden, 1, MPI_UINT64_T, MPI_SUM, comm));
   }
   if (settings.category_census) {  // each rank listed the categories it drew
     GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, stats.categories.data(), kCategoryWords,

@@ -156,7 +156,8 @@ static void draw_swatches(Image& image, const Font& font, int px, int margin, Rg
 }
 
 Vec3 axis_color(int axis) {
-  static const Vec3 colors[3] = {{0.85f, 0.10f, 0.10f}, {0.10f, 0.60f, 0.10f}, {0.10f, 0.25f, 0.90f}};
+  static const Vec3 colors[3] = {
+      {0.85f, 0.10f, 0.10f}, {0.10f, 0.60f, 0.10f}, {0.10f, 0.25f, 0.90f}};
   return colors[axis];
 }
 
@@ -203,7 +204,8 @@ static void draw_axes(Image& image, const Font& font, int px, int margin, Rgb ou
   for (const int k : order) {
     const Vec3 axis = {k == 0 ? 1.0f : 0.0f, k == 1 ? 1.0f : 0.0f, k == 2 ? 1.0f : 0.0f};
     // Image rows grow downward.
-    const float dx = dot(axis, values.view_right) * length, dy = -dot(axis, values.view_up) * length;
+    const float dx = dot(axis, values.view_right) * length,
+                dy = -dot(axis, values.view_up) * length;
     const Vec3 c3 = axis_color(k);
     const Rgb c{c3.x, c3.y, c3.z};
     const float tx = ox + dx, ty = oy + dy;

@@ -419,15 +419,15 @@ class ThrustBackend final : public detail::Backend {
 
   // SPEC 2d: the category values of the grains this frame draws (hidden ones are not renderable
   // in `r`), when the settings ask for the census.
-  void take_category_census(const Executor& exec, const Resident& r,
-                            const RenderSettings& settings, FrameStats& stats) const {
+  void take_category_census(const Executor& exec, const Resident& r, const RenderSettings& settings,
+                            FrameStats& stats) const {
     if (!settings.category_census || !settings.color || settings.color->palette.empty() ||
         r.scalar == nullptr || r.count == 0) {
       return;
     }
-    const CategorySet set =
-        thrust::transform_reduce(exec.policy(), Index(0), Index(r.count),
-                                 CategoryOf{r.spheres, r.scalar}, CategorySet{}, JoinCategorySets{});
+    const CategorySet set = thrust::transform_reduce(exec.policy(), Index(0), Index(r.count),
+                                                     CategoryOf{r.spheres, r.scalar}, CategorySet{},
+                                                     JoinCategorySets{});
     std::copy(set.words, set.words + kCategoryWords, stats.categories.begin());
   }
 

@@ -115,9 +115,9 @@ CameraSetup resolve_camera(const RenderSettings& settings, const SceneBounds& bo
   f.column_step = static_cast<float>(2.0 * double(f.aspect) * f.half_height / settings.width);
   f.row_step = static_cast<float>(2.0 * double(f.half_height) / settings.height);
 
-  setup.resolved = {f3(eye),        f3(target), f3(up),
-                    cam.projection, cam.fov,    static_cast<float>(ortho_height),
-                    f.u,            f.v};
+  setup.resolved = {
+      f3(eye), f3(target), f3(up), cam.projection, cam.fov, static_cast<float>(ortho_height),
+      f.u,     f.v};
   return setup;
 }
 

@@ -288,7 +288,7 @@ class WallStructure {
   int plane_count() const { return plane_count_; }
 
   WallView view(bool linear) const {
-    return {opaque_.view(),  see_through_.view(), colors_.data(), opacity_.data(),
+    return {opaque_.view(), see_through_.view(), colors_.data(), opacity_.data(),
             planes_.data(), plane_count_,        linear};
   }
 

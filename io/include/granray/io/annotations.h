@@ -31,7 +31,7 @@ struct AnnotationValues {
   bool colored = false;  // the frame was coloured by its scalar: the bar has something to show
   int colormap = 0;
   float lo = 0.0f, hi = 0.0f;
-  std::vector<Vec3> palette;  // categorical colours (SPEC 2d): swatches instead of a bar
+  std::vector<Vec3> palette;    // categorical colours (SPEC 2d): swatches instead of a bar
   std::vector<int> categories;  // the category values the frame draws, one swatch each
   std::string field;
   Vec3 background = {1.0f, 1.0f, 1.0f};  // the text's colours contrast with it

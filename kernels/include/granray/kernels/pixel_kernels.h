@@ -108,8 +108,8 @@ struct RenderPixel {
       behind = normal_color(facing_normal(tri, ray.dir), wall_color(walls, tri),
                             ray.origin + ray.dir * t, target.shading);
     } else if (hit.index != kNoHit) {
-      behind = hit_color(ray, hit.t, target.spheres[hit.index], target.color(hit.index),
-                         target.shading);
+      behind =
+          hit_color(ray, hit.t, target.spheres[hit.index], target.color(hit.index), target.shading);
     }
     // Unlit: a layer is lit as a wall is here, without a highlight.
     target.rgb[pixel] =

@@ -36,7 +36,8 @@ GRANRAY_HD_INLINE SeeThroughLayers see_through_layers(const WallView& w, const R
           --at;
         }
         if (at >= kMaxSeeThroughLayers) return false;
-        const int last = layers.count < kMaxSeeThroughLayers ? layers.count : kMaxSeeThroughLayers - 1;
+        const int last =
+            layers.count < kMaxSeeThroughLayers ? layers.count : kMaxSeeThroughLayers - 1;
         for (int m = last; m > at; --m) {
           layers.t[m] = layers.t[m - 1];
           layers.slot[m] = layers.slot[m - 1];
@@ -48,7 +49,9 @@ GRANRAY_HD_INLINE SeeThroughLayers see_through_layers(const WallView& w, const R
         if (layers.count < kMaxSeeThroughLayers) ++layers.count;
         return false;
       },
-      [&] { return layers.count == kMaxSeeThroughLayers ? layers.t[kMaxSeeThroughLayers - 1] : limit; });
+      [&] {
+        return layers.count == kMaxSeeThroughLayers ? layers.t[kMaxSeeThroughLayers - 1] : limit;
+      });
   return layers;
 }
 
@@ -65,10 +68,9 @@ GRANRAY_HD_INLINE Vec3 composite_see_through(const WallView& w, const Ray& ray, 
     const WallTriangle& tri = w.see_through.triangles[layers.slot[k]];
     const float a = w.opacity[wall_of(tri)];
     const Vec3 point = ray.origin + ray.dir * layers.t[k];
-    const Vec3 c = depth_cued(
-        lit_color(wall_color(w, tri), facing_normal(tri, ray.dir), ray, shading, lighting, 1.0f,
-                  1.0f),
-        point, shading);
+    const Vec3 c = depth_cued(lit_color(wall_color(w, tri), facing_normal(tri, ray.dir), ray,
+                                        shading, lighting, 1.0f, 1.0f),
+                              point, shading);
     sum = sum + c * (transmitted * a);
     transmitted *= 1.0f - a;
   }

@@ -68,8 +68,8 @@ struct WallView {
   static constexpr bool present = true;
   WallTree opaque;
   WallTree see_through;
-  const Vec3* colors;     // per wall
-  const float* opacity;   // per wall
+  const Vec3* colors;    // per wall
+  const float* opacity;  // per wall
   const ClipPlane* planes;
   int plane_count;
   bool linear;  // the reference: test every triangle in turn instead of walking the tree
@@ -202,8 +202,8 @@ GRANRAY_HD_INLINE void for_each_candidate(const WallTree& w, bool linear, const 
   }
 }
 
-// The nearest unclipped opaque triangle with t < limit (a sphere at `limit` wins the tie); among equal
-// distances the smaller index.
+// The nearest unclipped opaque triangle with t < limit (a sphere at `limit` wins the tie); among
+// equal distances the smaller index.
 GRANRAY_HD_INLINE WallHit nearest_wall(const WallView& w, const Ray& ray, float limit) {
   WallHit best{limit, kNoHit};
   std::uint32_t best_index = kNoHit;
