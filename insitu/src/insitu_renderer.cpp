@@ -189,15 +189,15 @@ void InsituRenderer::render_frame(std::int64_t step, double time,
                                   const SimulationParticles& particles) {
   ParticleView view = particles.view;
   view.scalar = nullptr;
-  std::string problem;
-  if (config_.color) {
+  std::string problem = particles.unusable;
+  if (config_.color && problem.empty()) {
     view.scalar = particles.field(config_.color->field);
     // A rank with no particles may pass its (empty) field as a null pointer.
     if (!particles.has_field(config_.color->field) || (view.scalar == nullptr && view.count > 0)) {
       problem = "field \"" + config_.color->field + "\" was not passed with this frame";
     }
   }
-  if (config_.select) {
+  if (config_.select && problem.empty()) {
     view.select_scalar = particles.field(config_.select->field);
     if (!particles.has_field(config_.select->field) ||
         (view.select_scalar == nullptr && view.count > 0)) {

@@ -30,6 +30,10 @@ struct SimulationParticles {
   ParticleView view;
   std::vector<Field> fields;
   std::vector<WallMotion> walls;
+  // Why this rank's data cannot be drawn this frame, set by an adapter that could not make views
+  // of it (an array of the wrong shape, a NaN position): the frame is skipped on every rank with
+  // this reason, so that no rank is left waiting in a collective. Empty: usable.
+  std::string unusable;
 
   SimulationParticles& with_field(std::string name, const float* values) {
     fields.push_back({std::move(name), values});

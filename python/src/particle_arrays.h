@@ -1,0 +1,37 @@
+// Python arrays (NumPy, or CUDA device arrays through __cuda_array_interface__) as the views the
+// in-situ plugin takes. Host arrays already float32 (N, 4) and contiguous are used in place; any
+// other dtype or layout is packed into a host copy. Device arrays are only ever used in place.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "granray/insitu/simulation_particles.h"
+#include "granray/renderer.h"
+
+namespace granray::python {
+
+struct ParticleArrays {
+  SimulationParticles particles;  // views into the caller's arrays or the copies below
+  std::vector<Vec4> packed;       // host copy of (x, y, z, r) when the input was not packed
+  std::vector<std::uint64_t> id_copy;
+  std::vector<pybind11::object> keep_alive;  // the arrays viewed, while the frame renders
+};
+
+struct ArrayArguments {
+  pybind11::handle xyzr;
+  pybind11::handle radius;  // None, a number, or an (N,) array with (N, 3) positions
+  pybind11::handle fields;  // None or a mapping name -> (N,) array
+  pybind11::handle ids;     // None or an (N,) array of non-negative integers
+};
+
+// Reads the arrays for one frame, the fields in `needed` only (those the configuration uses).
+// Throws InputError saying what is wrong (shape, dtype, a non-finite position, a missing field),
+// with the same message as the C++ plugin where it has one.
+void read_particle_arrays(const ArrayArguments& args, const std::vector<std::string>& needed,
+                          BackendKind backend, ParticleArrays& out);
+
+}  // namespace granray::python
