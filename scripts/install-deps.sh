@@ -4,11 +4,18 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libpng-dev libgtest-dev libtomlplusplus-dev
           libcli11-dev libhdf5-dev hdf5-tools libopenmpi-dev openmpi-bin libstb-dev libfmt-dev
-          fonts-dejavu-core)
-# `--fuzz`: also clang with libFuzzer and its OpenMP (scripts/fuzz.sh, the fuzz preset).
-if [ "${1:-}" = "--fuzz" ]; then
-  packages+=(clang libclang-rt-dev libomp-dev)
-fi
+          fonts-dejavu-core
+          # the Python module granray (python/)
+          python3-dev python3-numpy pybind11-dev python3-mpi4py)
+for flag in "$@"; do
+  case "$flag" in
+    # clang with libFuzzer and its OpenMP (scripts/fuzz.sh, the fuzz preset)
+    --fuzz) packages+=(clang libclang-rt-dev libomp-dev) ;;
+    # LAMMPS with its Python package and its examples, for the LAMMPS tests and examples/lammps
+    --lammps) packages+=(lammps lammps-examples python3-lammps) ;;
+    *) echo "install-deps.sh: unknown option $flag (--fuzz, --lammps)" >&2; exit 2 ;;
+  esac
+done
 # Thrust for the CPU backend: CUDA's own copy when a toolkit is installed, else Debian's.
 if [ ! -d /usr/local/cuda/include/cccl/thrust ]; then
   packages+=(libthrust-dev libcub-dev)

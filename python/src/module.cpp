@@ -244,8 +244,7 @@ raising: the record's `error` says why.
       .def_property_readonly("backend", &PyRenderer::backend)
       .def_property_readonly("every", [](const PyRenderer& r) { return r.config().every; })
       .def_property_readonly("width", [](const PyRenderer& r) { return r.config().render.width; })
-      .def_property_readonly("height",
-                             [](const PyRenderer& r) { return r.config().render.height; })
+      .def_property_readonly("height", [](const PyRenderer& r) { return r.config().render.height; })
       .def_property_readonly("config_text",
                              [](const PyRenderer& r) { return r.config().table_text; });
 

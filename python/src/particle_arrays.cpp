@@ -69,11 +69,10 @@ void read_device_arrays(const DeviceArray& xyzr, const ArrayArguments& args,
     throw InputError(std::string("xyzr is a CUDA device array, but this renderer runs on the ") +
                      backend_name(backend) + " backend (set backend = \"cuda\")");
   }
-  if (xyzr.shape.size() != 2 || xyzr.shape[1] != 4 || xyzr.typestr != "<f4" ||
-      !xyzr.contiguous || xyzr.data % 16 != 0) {
-    throw InputError("xyzr: " + std::string(in_place_rule()) + "; got typestr '" +
-                     xyzr.typestr + "', shape " + shape_text(xyzr.shape) +
-                     (xyzr.contiguous ? "" : ", strided") +
+  if (xyzr.shape.size() != 2 || xyzr.shape[1] != 4 || xyzr.typestr != "<f4" || !xyzr.contiguous ||
+      xyzr.data % 16 != 0) {
+    throw InputError("xyzr: " + std::string(in_place_rule()) + "; got typestr '" + xyzr.typestr +
+                     "', shape " + shape_text(xyzr.shape) + (xyzr.contiguous ? "" : ", strided") +
                      (xyzr.data % 16 != 0 ? ", misaligned" : ""));
   }
   if (!args.radius.is_none()) {
@@ -95,9 +94,10 @@ void read_device_arrays(const DeviceArray& xyzr, const ArrayArguments& args,
     }
     if (field->shape != std::vector<py::ssize_t>{xyzr.shape[0]} || field->typestr != "<f4" ||
         !field->contiguous || field->data % 4 != 0) {
-      throw InputError("field \"" + name + "\": a device field is read in place, so it must be "
-                       "float32 ('<f4'), contiguous, of shape (" + std::to_string(count) +
-                       ",); got typestr '" + field->typestr + "', shape " +
+      throw InputError("field \"" + name +
+                       "\": a device field is read in place, so it must be "
+                       "float32 ('<f4'), contiguous, of shape (" +
+                       std::to_string(count) + ",); got typestr '" + field->typestr + "', shape " +
                        shape_text(field->shape));
     }
     p.with_field(name, reinterpret_cast<const float*>(field->data));
@@ -159,9 +159,10 @@ void read_host_positions(const ArrayArguments& args, ParticleArrays& out) {
   const py::array xyzr = numeric_array(args.xyzr, "xyzr");
   const bool has_radius = !args.radius.is_none();
   if (xyzr.ndim() != 2 || xyzr.shape(1) != (has_radius ? 3 : 4)) {
-    throw InputError("xyzr: expected shape (N, 4) (x, y, z, radius), or (N, 3) with radius=; "
-                     "got shape " + shape_text(shape_of(xyzr)) +
-                     (has_radius ? " with radius=" : ""));
+    throw InputError(
+        "xyzr: expected shape (N, 4) (x, y, z, radius), or (N, 3) with radius=; "
+        "got shape " +
+        shape_text(shape_of(xyzr)) + (has_radius ? " with radius=" : ""));
   }
   const auto count = static_cast<std::size_t>(xyzr.shape(0));
   out.keep_alive.push_back(xyzr);
@@ -189,9 +190,8 @@ void read_host_positions(const ArrayArguments& args, ParticleArrays& out) {
     } else if (r.ndim() == 1 && static_cast<std::size_t>(r.shape(0)) == count) {
       radii = py::array_t<double, py::array::forcecast>::ensure(r);
     } else {
-      throw InputError("radius: expected a number or shape (" + std::to_string(count) +
-                       ",) for " + std::to_string(count) + " positions; got shape " +
-                       shape_text(shape_of(r)));
+      throw InputError("radius: expected a number or shape (" + std::to_string(count) + ",) for " +
+                       std::to_string(count) + " positions; got shape " + shape_text(shape_of(r)));
     }
   }
   out.packed.resize(count);
@@ -237,8 +237,8 @@ void read_host_ids(const ArrayArguments& args, ParticleArrays& out) {
   const py::array given = numeric_array(args.ids, "ids");
   if (given.dtype().kind() == 'f' || given.ndim() != 1 ||
       static_cast<std::size_t>(given.shape(0)) != count) {
-    throw InputError("ids: expected " + std::to_string(count) +
-                     " integers, shape (" + std::to_string(count) + ",); got dtype " +
+    throw InputError("ids: expected " + std::to_string(count) + " integers, shape (" +
+                     std::to_string(count) + ",); got dtype " +
                      py::str(given.dtype()).cast<std::string>() + ", shape " +
                      shape_text(shape_of(given)));
   }
