@@ -6,7 +6,7 @@ extra=()
 data=()
 [ -d .data ] && data+=("-DGRANRAY_SHARED_DATA_DIR=$PWD/.data")
 if ! cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    "${extra[@]}" "${data[@]}" >"$BUILD.configure.log" 2>&1; then
+    "${extra[@]}" "${data[@]}" ${GRANRAY_CMAKE_ARGS:-} >"$BUILD.configure.log" 2>&1; then
   tail -40 "$BUILD.configure.log"; exit 1
 fi
 if ! cmake --build "$BUILD" -j "$(nproc)" >"$BUILD.build.log" 2>&1; then

@@ -1,60 +1,25 @@
 // GPU only: InsituRenderer::render on device-resident particles copies nothing but the image
 // (and a few reduction results of a few bytes) to the host, recorded with CUPTI's activity API,
-// which sees every memcpy the CUDA runtime and Thrust issue.
+// which sees every memcpy the CUDA runtime and Thrust issue (transfer_trace.h).
 #include <cuda_runtime.h>
-#include <cupti.h>
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <mutex>
 #include <vector>
 
 #include "granray/adapters/buffers.h"
 #include "granray/insitu/insitu_renderer.h"
 #include "test_support.h"
+#include "transfer_trace.h"
 
 namespace granray::test {
 namespace {
 
-struct Copy {
-  CUpti_ActivityMemcpyKind kind;
-  std::uint64_t bytes;
-};
-
-std::mutex copies_mutex;
-std::vector<Copy> copies;
-
-void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max) {
-  *size = std::size_t{1} << 20;
-  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, *size));
-  *max = 0;
-}
-
-void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t,
-                               std::size_t valid) {
-  CUpti_Activity* record = nullptr;
-  while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
-    if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
-      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-      std::lock_guard<std::mutex> lock(copies_mutex);
-      copies.push_back({static_cast<CUpti_ActivityMemcpyKind>(m->copyKind), m->bytes});
-    }
-  }
-  std::free(buffer);
-}
-
 // Every memcpy issued while `body` runs.
 template <class F>
 std::vector<Copy> record_copies(F&& body) {
-  copies.clear();
-  EXPECT_EQ(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), CUPTI_SUCCESS);
-  EXPECT_EQ(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY), CUPTI_SUCCESS);
+  start_recording_copies();
   body();
-  cudaDeviceSynchronize();
-  EXPECT_EQ(cuptiActivityFlushAll(1), CUPTI_SUCCESS);
-  EXPECT_EQ(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY), CUPTI_SUCCESS);
-  std::lock_guard<std::mutex> lock(copies_mutex);
-  return copies;
+  return stop_recording_copies();
 }
 
 TEST(ZeroCopy, RenderCopiesOnlyTheImageToTheHost) {
@@ -86,14 +51,14 @@ TEST(ZeroCopy, RenderCopiesOnlyTheImageToTheHost) {
   const auto seen = record_copies([&] { ASSERT_TRUE(vis.render(1, 0.1, particles).rendered); });
   std::uint64_t image_copies = 0, other_to_host = 0, to_device = 0;
   for (const Copy& c : seen) {
-    if (c.kind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH) {
+    if (c.kind == CopyKind::to_host) {
       if (c.bytes == image_bytes) {
         ++image_copies;
       } else {
         EXPECT_LE(c.bytes, 64u) << "a device-to-host copy larger than a reduction result";
         other_to_host += c.bytes;
       }
-    } else if (c.kind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD) {
+    } else if (c.kind == CopyKind::to_device) {
       to_device += c.bytes;
     }
   }
@@ -112,7 +77,7 @@ TEST(ZeroCopy, RenderCopiesOnlyTheImageToTheHost) {
       [&] { cudaMemcpy(back.data(), d_grains, n * sizeof(Vec4), cudaMemcpyDeviceToHost); });
   bool seen_control = false;
   for (const Copy& c : control) {
-    seen_control |= c.kind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH && c.bytes == n * sizeof(Vec4);
+    seen_control |= c.kind == CopyKind::to_host && c.bytes == n * sizeof(Vec4);
   }
   EXPECT_TRUE(seen_control);
   cudaFree(d_grains);
