@@ -1,5 +1,4 @@
 // granray._granray: the in-situ plugin for Python (the package granray re-exports it).
-#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -139,11 +138,14 @@ class PyRenderer {
   std::unique_ptr<InsituRenderer> plugin_;
 };
 
-py::array_t<std::uint8_t> png_pixels(const std::string& path) {
+// Through NumPy's Python API, not pybind11's numpy.h (see particle_arrays.cpp).
+py::object png_pixels(const std::string& path) {
   Image image = io::read_png(path);
-  py::array_t<std::uint8_t> pixels({image.height, image.width, 3});
-  std::copy(image.rgb.begin(), image.rgb.end(), pixels.mutable_data());
-  return pixels;
+  const py::bytes bytes(reinterpret_cast<const char*>(image.rgb.data()), image.rgb.size());
+  return py::module_::import("numpy")
+      .attr("frombuffer")(bytes, py::arg("dtype") = "uint8")
+      .attr("reshape")(image.height, image.width, 3)
+      .attr("copy")();
 }
 
 }  // namespace

@@ -1,7 +1,5 @@
 #include "particle_arrays.h"
 
-#include <pybind11/numpy.h>
-
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -116,26 +114,46 @@ void read_device_arrays(const DeviceArray& xyzr, const ArrayArguments& args,
 
 // ---- host arrays (NumPy or anything NumPy reads) -------------------------------------------
 
-py::array numeric_array(py::handle object, const char* what) {
-  py::array array;
+// NumPy through its Python API and the buffer protocol only: pybind11's numpy.h of Debian's
+// pybind11 (2.10) reads NumPy 1's C structures and crashes with NumPy 2.
+struct HostArray {
+  py::object array;  // a numpy.ndarray
+  char kind = 0;     // dtype.kind
+  std::string dtype;
+  std::vector<py::ssize_t> shape;
+};
+
+py::module_ numpy() { return py::module_::import("numpy"); }
+
+HostArray numeric_array(py::handle object, const std::string& what) {
+  HostArray a;
   try {
-    array = py::array::ensure(object);
+    a.array = numpy().attr("asarray")(object);
   } catch (const py::error_already_set&) {
   }
-  if (!array) {
-    throw InputError(std::string(what) + ": expected an array, got " +
+  if (!a.array) {
+    throw InputError(what + ": expected an array, got " +
                      py::repr(object).cast<std::string>().substr(0, 80));
   }
-  const char kind = array.dtype().kind();
-  if (kind != 'f' && kind != 'i' && kind != 'u') {
-    throw InputError(std::string(what) + ": expected real numbers, got dtype " +
-                     py::str(array.dtype()).cast<std::string>());
+  const py::object dtype = a.array.attr("dtype");
+  a.kind = dtype.attr("kind").cast<std::string>()[0];
+  a.dtype = py::str(dtype).cast<std::string>();
+  for (const py::handle n : a.array.attr("shape").cast<py::tuple>()) {
+    a.shape.push_back(n.cast<py::ssize_t>());
   }
-  return array;
+  if (a.kind != 'f' && a.kind != 'i' && a.kind != 'u') {
+    throw InputError(what + ": expected real numbers, got dtype " + a.dtype);
+  }
+  return a;
 }
 
-std::vector<py::ssize_t> shape_of(const py::array& array) {
-  return {array.shape(), array.shape() + array.ndim()};
+// A C-contiguous copy (or the array itself, when it already is one) of the given dtype, and
+// its data pointer.
+template <class T>
+const T* contiguous(const HostArray& a, const char* dtype, std::vector<py::object>& keep) {
+  py::object c = numpy().attr("ascontiguousarray")(a.array, py::arg("dtype") = dtype);
+  keep.push_back(c);
+  return static_cast<const T*>(py::buffer(c).request().ptr);
 }
 
 const char* const kColumn[] = {"x", "y", "z", "radius"};
@@ -156,49 +174,49 @@ void check_finite(const Vec4* xyzr, std::size_t count) {
 }
 
 void read_host_positions(const ArrayArguments& args, ParticleArrays& out) {
-  const py::array xyzr = numeric_array(args.xyzr, "xyzr");
+  const HostArray xyzr = numeric_array(args.xyzr, "xyzr");
   const bool has_radius = !args.radius.is_none();
-  if (xyzr.ndim() != 2 || xyzr.shape(1) != (has_radius ? 3 : 4)) {
-    throw InputError(
-        "xyzr: expected shape (N, 4) (x, y, z, radius), or (N, 3) with radius=; "
-        "got shape " +
-        shape_text(shape_of(xyzr)) + (has_radius ? " with radius=" : ""));
+  if (xyzr.shape.size() != 2 || xyzr.shape[1] != (has_radius ? 3 : 4)) {
+    throw InputError("xyzr: expected shape (N, 4) (x, y, z, radius), or (N, 3) with radius=; "
+                     "got shape " + shape_text(xyzr.shape) + (has_radius ? " with radius=" : ""));
   }
-  const auto count = static_cast<std::size_t>(xyzr.shape(0));
-  out.keep_alive.push_back(xyzr);
+  const auto count = static_cast<std::size_t>(xyzr.shape[0]);
+  out.keep_alive.push_back(xyzr.array);
   out.particles.view.count = count;
   out.particles.view.space = MemorySpace::host;
 
-  const bool packed_float4 = !has_radius && xyzr.dtype().is(py::dtype::of<float>()) &&
-                             (xyzr.flags() & py::array::c_style) &&
-                             reinterpret_cast<std::uintptr_t>(xyzr.data()) % 16 == 0;
-  if (packed_float4) {
-    out.particles.view.xyzr = static_cast<const Vec4*>(xyzr.data());
-    check_finite(out.particles.view.xyzr, count);
-    return;
+  if (!has_radius && xyzr.dtype == "float32" &&
+      xyzr.array.attr("flags")["C_CONTIGUOUS"].cast<bool>()) {
+    const auto* in_place = static_cast<const Vec4*>(py::buffer(xyzr.array).request().ptr);
+    if (reinterpret_cast<std::uintptr_t>(in_place) % alignof(Vec4) == 0) {
+      out.particles.view.xyzr = in_place;
+      check_finite(in_place, count);
+      return;
+    }
   }
   // Any other dtype or layout: read it as double (exact for every float up to float64) and
   // round once to float32, as a C++ code storing float4 would.
-  const auto positions = py::array_t<double, py::array::forcecast>::ensure(xyzr);
-  const auto p = positions.unchecked<2>();
-  std::optional<double> one_radius;
-  py::array_t<double, py::array::forcecast> radii;
+  const double* p = contiguous<double>(xyzr, "float64", out.keep_alive);
+  const std::size_t columns = has_radius ? 3 : 4;
+  const double* radii = nullptr;
+  double one_radius = 0.0;
   if (has_radius) {
-    const py::array r = numeric_array(args.radius, "radius");
-    if (r.ndim() == 0) {
-      one_radius = py::float_(r).cast<double>();
-    } else if (r.ndim() == 1 && static_cast<std::size_t>(r.shape(0)) == count) {
-      radii = py::array_t<double, py::array::forcecast>::ensure(r);
+    const HostArray r = numeric_array(args.radius, "radius");
+    if (r.shape.empty()) {
+      one_radius = py::float_(r.array).cast<double>();
+    } else if (r.shape.size() == 1 && static_cast<std::size_t>(r.shape[0]) == count) {
+      radii = contiguous<double>(r, "float64", out.keep_alive);
     } else {
-      throw InputError("radius: expected a number or shape (" + std::to_string(count) + ",) for " +
-                       std::to_string(count) + " positions; got shape " + shape_text(shape_of(r)));
+      throw InputError("radius: expected a number or shape (" + std::to_string(count) +
+                       ",) for " + std::to_string(count) + " positions; got shape " +
+                       shape_text(r.shape));
     }
   }
   out.packed.resize(count);
   for (std::size_t i = 0; i < count; ++i) {
-    const auto row = static_cast<py::ssize_t>(i);
-    const double r = has_radius ? (one_radius ? *one_radius : radii.at(row)) : p(row, 3);
-    const double v[4] = {p(row, 0), p(row, 1), p(row, 2), r};
+    const double* row = p + i * columns;
+    const double v[4] = {row[0], row[1], row[2],
+                         has_radius ? (radii ? radii[i] : one_radius) : row[3]};
     float f[4];
     for (int c = 0; c < 4; ++c) {
       f[c] = static_cast<float>(v[c]);
@@ -219,39 +237,33 @@ void read_host_fields(const ArrayArguments& args, const std::vector<std::string>
                        "\" is a CUDA device array, but the positions are in host memory: pass "
                        "both from the same memory");
     }
-    const py::array given = numeric_array(object, ("field \"" + name + "\"").c_str());
-    if (given.ndim() != 1 || static_cast<std::size_t>(given.shape(0)) != count) {
+    const HostArray given = numeric_array(object, "field \"" + name + "\"");
+    if (given.shape.size() != 1 || static_cast<std::size_t>(given.shape[0]) != count) {
       throw InputError("field \"" + name + "\": expected shape (" + std::to_string(count) +
-                       ",), one value per particle; got shape " + shape_text(shape_of(given)));
+                       ",), one value per particle; got shape " + shape_text(given.shape));
     }
-    const auto values =
-        py::array_t<float, py::array::forcecast | py::array::c_style>::ensure(given);
-    out.keep_alive.push_back(values);
-    out.particles.with_field(name, values.data());
+    out.particles.with_field(name, contiguous<float>(given, "float32", out.keep_alive));
   }
 }
 
 void read_host_ids(const ArrayArguments& args, ParticleArrays& out) {
   if (args.ids.is_none()) return;
   const std::size_t count = out.particles.view.count;
-  const py::array given = numeric_array(args.ids, "ids");
-  if (given.dtype().kind() == 'f' || given.ndim() != 1 ||
-      static_cast<std::size_t>(given.shape(0)) != count) {
+  const HostArray given = numeric_array(args.ids, "ids");
+  if (given.kind == 'f' || given.shape.size() != 1 ||
+      static_cast<std::size_t>(given.shape[0]) != count) {
     throw InputError("ids: expected " + std::to_string(count) + " integers, shape (" +
-                     std::to_string(count) + ",); got dtype " +
-                     py::str(given.dtype()).cast<std::string>() + ", shape " +
-                     shape_text(shape_of(given)));
+                     std::to_string(count) + ",); got dtype " + given.dtype + ", shape " +
+                     shape_text(given.shape));
   }
-  const auto wide = py::array_t<std::int64_t, py::array::forcecast>::ensure(given);
-  const auto id = wide.unchecked<1>();
+  const std::int64_t* id = contiguous<std::int64_t>(given, "int64", out.keep_alive);
   out.id_copy.resize(count);
   for (std::size_t i = 0; i < count; ++i) {
-    const std::int64_t v = id(static_cast<py::ssize_t>(i));
-    if (v < 0) {
-      throw InputError("ids: id " + std::to_string(v) + " at row " + std::to_string(i) +
+    if (id[i] < 0) {
+      throw InputError("ids: id " + std::to_string(id[i]) + " at row " + std::to_string(i) +
                        " is negative");
     }
-    out.id_copy[i] = static_cast<std::uint64_t>(v);
+    out.id_copy[i] = static_cast<std::uint64_t>(id[i]);
   }
   out.particles.with_ids(out.id_copy.data());
 }

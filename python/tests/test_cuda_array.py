@@ -96,6 +96,46 @@ class CudaArrayInterface(unittest.TestCase):
             images.append(granray.read_png(record.png_path))
         np.testing.assert_array_equal(images[0], images[1])
 
+    def test_cupy_numba_and_torch_arrays_render_as_numpy_does(self):
+        def to_device(name):
+            if name == "cupy":
+                import cupy
+                return cupy.asarray
+            if name == "numba":
+                from numba import cuda
+                return cuda.to_device
+            import torch
+            return lambda a: torch.from_numpy(a).cuda()
+
+        n = 20000
+        xyzr = np.c_[self.rng.uniform(-0.5, 0.5, (n, 3)),
+                     self.rng.uniform(0.004, 0.01, n)].astype(np.float32)
+        speed = self.rng.uniform(0.0, 2.0, n).astype(np.float32)
+        settings = {"every": 1, "width": 320, "height": 240, "backend": "cuda",
+                    "color": {"field": "speed", "range": [0.0, 2.0]},
+                    "png": os.path.join(self.dir.name, "numpy_*.png")}
+        with granray.Renderer(settings) as vis:
+            reference = granray.read_png(vis.render(0, 0.0, xyzr, fields={"speed": speed})
+                                         .png_path)
+        tried = []
+        for name in ("cupy", "numba", "torch"):
+            try:
+                make = to_device(name)
+                d_xyzr, d_speed = make(xyzr), make(speed)
+            except Exception as error:  # noqa: BLE001 - a library that is absent or broken
+                print(f"[ {name} ] not used: {type(error).__name__}: {error}", flush=True)
+                continue
+            settings["png"] = os.path.join(self.dir.name, name + "_*.png")
+            with granray.Renderer(settings) as vis:
+                record = vis.render(0, 0.0, d_xyzr, fields={"speed": d_speed})
+            self.assertTrue(record.rendered, f"{name}: {record.error}")
+            np.testing.assert_array_equal(granray.read_png(record.png_path), reference,
+                                          err_msg=name)
+            tried.append(name)
+        print(f"[ libraries ] rendered in place from: {', '.join(tried) or 'none'}", flush=True)
+        if not tried:
+            self.skipTest("no CUDA array library (CuPy, Numba, PyTorch) here")
+
     def test_a_device_array_that_cannot_be_used_in_place_is_refused(self):
         xyz = DeviceArray(self.lib, self.rng.uniform(0, 1, (100, 3)).astype(np.float32))
         wide = DeviceArray(self.lib, self.rng.uniform(0, 1, (100, 4)))
