@@ -238,7 +238,8 @@ raising: the record's `error` says why.
            "Skips a due frame with this reason (logged); collective under MPI, like render()")
       .def("finish", &PyRenderer::finish, "Waits until every frame handed over is written")
       .def("close", &PyRenderer::close, "Writes what is queued and closes the output")
-      .def("__enter__", [](PyRenderer& r) -> PyRenderer& { return r; })
+      // The object itself, not a copy (a PyRenderer& would be returned by value).
+      .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](PyRenderer& r, py::args) { r.close(); })
       .def_property_readonly("counters", &PyRenderer::counters)
       .def_property_readonly("fields_needed", &PyRenderer::needed,
