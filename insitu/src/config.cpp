@@ -464,6 +464,57 @@ InsituConfig parse_insitu_config(std::string_view toml_text, const std::string& 
   return read_insitu(insitu);
 }
 
+namespace {
+
+toml::table toml_table(const ConfigValue::Table& table);
+
+toml::array toml_array(const ConfigValue::Array& array);
+
+template <class Insert>
+void insert_value(const ConfigValue& v, Insert&& insert) {
+  std::visit(
+      [&](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, ConfigValue::Table>) {
+          insert(toml_table(x));
+        } else if constexpr (std::is_same_v<T, ConfigValue::Array>) {
+          insert(toml_array(x));
+        } else {
+          insert(toml::value<T>(x));
+        }
+      },
+      v.value);
+}
+
+toml::array toml_array(const ConfigValue::Array& array) {
+  toml::array out;
+  for (const ConfigValue& v : array) {
+    insert_value(v, [&](auto&& node) { out.push_back(std::move(node)); });
+  }
+  return out;
+}
+
+toml::table toml_table(const ConfigValue::Table& table) {
+  toml::table out;
+  for (const auto& [key, v] : table) {
+    insert_value(v, [&](auto&& node) { out.insert_or_assign(key, std::move(node)); });
+  }
+  return out;
+}
+
+}  // namespace
+
+InsituConfig insitu_config_from_table(const ConfigValue::Table& insitu,
+                                      const std::string& source_name,
+                                      const std::vector<std::string>& overrides) {
+  // Through TOML text, so that messages name lines of a document the user can be shown.
+  toml::table root;
+  root.insert("insitu", toml_table(insitu));
+  std::ostringstream text;
+  text << root;
+  return parse_insitu_config(text.str(), source_name, overrides);
+}
+
 InsituConfig load_insitu_config(const std::string& path,
                                 const std::vector<std::string>& overrides) {
   std::ifstream in(path, std::ios::binary);

@@ -25,8 +25,8 @@ namespace {
 
 InsituConfig config_from(const py::object& config, const std::vector<std::string>& overrides) {
   if (py::isinstance<py::dict>(config)) {
-    return parse_insitu_config(insitu_toml_from_dict(config.cast<py::dict>()),
-                               "granray.Renderer(config=dict)", overrides);
+    return insitu_config_from_table(insitu_table_from_dict(config.cast<py::dict>()),
+                                    "granray.Renderer(config=dict)", overrides);
   }
   if (py::isinstance<py::str>(config) || py::hasattr(config, "__fspath__")) {
     const std::string path = py::module_::import("os").attr("fspath")(config).cast<std::string>();

@@ -177,8 +177,10 @@ void read_host_positions(const ArrayArguments& args, ParticleArrays& out) {
   const HostArray xyzr = numeric_array(args.xyzr, "xyzr");
   const bool has_radius = !args.radius.is_none();
   if (xyzr.shape.size() != 2 || xyzr.shape[1] != (has_radius ? 3 : 4)) {
-    throw InputError("xyzr: expected shape (N, 4) (x, y, z, radius), or (N, 3) with radius=; "
-                     "got shape " + shape_text(xyzr.shape) + (has_radius ? " with radius=" : ""));
+    throw InputError(
+        "xyzr: expected shape (N, 4) (x, y, z, radius), or (N, 3) with radius=; "
+        "got shape " +
+        shape_text(xyzr.shape) + (has_radius ? " with radius=" : ""));
   }
   const auto count = static_cast<std::size_t>(xyzr.shape[0]);
   out.keep_alive.push_back(xyzr.array);
@@ -207,9 +209,8 @@ void read_host_positions(const ArrayArguments& args, ParticleArrays& out) {
     } else if (r.shape.size() == 1 && static_cast<std::size_t>(r.shape[0]) == count) {
       radii = contiguous<double>(r, "float64", out.keep_alive);
     } else {
-      throw InputError("radius: expected a number or shape (" + std::to_string(count) +
-                       ",) for " + std::to_string(count) + " positions; got shape " +
-                       shape_text(r.shape));
+      throw InputError("radius: expected a number or shape (" + std::to_string(count) + ",) for " +
+                       std::to_string(count) + " positions; got shape " + shape_text(r.shape));
     }
   }
   out.packed.resize(count);

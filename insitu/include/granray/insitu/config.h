@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "granray/io/annotations.h"
@@ -55,6 +57,20 @@ io::AnnotationValues annotation_values(const InsituConfig& config, const FrameSt
 // Every key the [insitu] reader knows, relative to [insitu] ("every", "camera.fov", ...): what
 // docs/configuration.md documents (a test checks both ways).
 std::vector<std::string> insitu_config_keys();
+
+// A table built in code (the Python module's dict): values are booleans, integers, reals,
+// strings, arrays and subtables, as in TOML.
+struct ConfigValue {
+  using Array = std::vector<ConfigValue>;
+  using Table = std::vector<std::pair<std::string, ConfigValue>>;
+  std::variant<bool, std::int64_t, double, std::string, Array, Table> value;
+};
+
+// The [insitu] configuration from such a table (the contents of [insitu]); source_name stands
+// for the file in messages.
+InsituConfig insitu_config_from_table(const ConfigValue::Table& insitu,
+                                      const std::string& source_name,
+                                      const std::vector<std::string>& overrides = {});
 
 // The same from TOML text; source_name stands for the file in messages.
 InsituConfig parse_insitu_config(std::string_view toml_text, const std::string& source_name,
