@@ -115,8 +115,8 @@ class CudaArrayInterface(unittest.TestCase):
                     "color": {"field": "speed", "range": [0.0, 2.0]},
                     "png": os.path.join(self.dir.name, "numpy_*.png")}
         with granray.Renderer(settings) as vis:
-            reference = granray.read_png(vis.render(0, 0.0, xyzr, fields={"speed": speed})
-                                         .png_path)
+            record = vis.render(0, 0.0, xyzr, fields={"speed": speed})
+        reference = granray.read_png(record.png_path)  # written once the renderer is closed
         tried = []
         for name in ("cupy", "numba", "torch"):
             try:
