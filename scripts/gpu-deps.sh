@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf .deps && mkdir -p .deps/include/stb .deps/fonts
-cp -r /usr/include/toml++ /usr/include/CLI /usr/include/fmt .deps/include/
+cp -r /usr/include/toml++ /usr/include/CLI /usr/include/fmt /usr/include/dlpack .deps/include/
 cp /usr/include/stb/stb_truetype.h .deps/include/stb/
 cp /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf .deps/fonts/
 # pybind11's headers for the Python module, from PyPI: the GPU machine's Python (3.12, NumPy 2)

@@ -6,7 +6,7 @@ packages=(cmake ninja-build g++ pkg-config libpng-dev libgtest-dev libtomlpluspl
           libcli11-dev libhdf5-dev hdf5-tools libopenmpi-dev openmpi-bin libstb-dev libfmt-dev
           fonts-dejavu-core
           # the Python module granray (python/)
-          python3-dev python3-numpy pybind11-dev python3-mpi4py)
+          python3-dev python3-numpy pybind11-dev python3-mpi4py libdlpack-dev)
 for flag in "$@"; do
   case "$flag" in
     # clang with libFuzzer and its OpenMP (scripts/fuzz.sh, the fuzz preset)

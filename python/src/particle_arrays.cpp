@@ -2,7 +2,14 @@
 
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <optional>
+#if __has_include(<dlpack/dlpack.h>)
+#include <dlpack/dlpack.h>
+#define GRANRAY_PYTHON_DLPACK 1
+#else
+#define GRANRAY_PYTHON_DLPACK 0
+#endif
 
 #include "granray/errors.h"
 
@@ -19,18 +26,31 @@ std::string shape_text(const std::vector<py::ssize_t>& shape) {
   return text + (shape.size() == 1 ? ",)" : ")");
 }
 
-// ---- CUDA device arrays: __cuda_array_interface__ (version 2 or 3), used in place ----------
+// ---- CUDA device arrays: __cuda_array_interface__ (version 2 or 3) or DLPack, in place -----
 
 struct DeviceArray {
   std::uintptr_t data = 0;
   std::vector<py::ssize_t> shape;
-  std::string typestr;
+  std::string typestr;  // as __cuda_array_interface__ writes it: '<f4', '<u8', ...
   bool contiguous = true;
-  void* stream = nullptr;  // the producer's stream, to order our work after its writes
+  void* stream = nullptr;        // the producer's stream, to order our work after its writes
+  std::shared_ptr<void> holder;  // a DLPack tensor, released (with the GIL held) when done
 };
 
-std::optional<DeviceArray> device_array(py::handle object) {
-  if (object.is_none() || !py::hasattr(object, "__cuda_array_interface__")) return std::nullopt;
+// Whether the strides (bytes for __cuda_array_interface__, elements for DLPack) are those of a
+// packed C-order array of `element`-sized items.
+template <class Strides>
+bool packed_strides(const std::vector<py::ssize_t>& shape, const Strides& stride_of,
+                    py::ssize_t element) {
+  py::ssize_t expected = element;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] > 1 && stride_of(i) != expected) return false;
+    expected *= shape[i];
+  }
+  return true;
+}
+
+std::optional<DeviceArray> cuda_array_interface(py::handle object) {
   const py::dict cai = object.attr("__cuda_array_interface__");
   DeviceArray array;
   for (const py::handle n : cai["shape"].cast<py::tuple>()) {
@@ -39,20 +59,64 @@ std::optional<DeviceArray> device_array(py::handle object) {
   array.typestr = cai["typestr"].cast<std::string>();
   array.data = cai["data"].cast<py::tuple>()[0].cast<std::uintptr_t>();
   if (cai.contains("strides") && !cai["strides"].is_none()) {
-    // Strides equal to the packed ones are contiguous too.
     const py::tuple strides = cai["strides"];
-    py::ssize_t expected = static_cast<py::ssize_t>(std::stoi(array.typestr.substr(2)));
-    for (std::size_t i = array.shape.size(); i-- > 0;) {
-      if (array.shape[i] > 1 && strides[i].cast<py::ssize_t>() != expected) {
-        array.contiguous = false;
-      }
-      expected *= array.shape[i];
-    }
+    array.contiguous = packed_strides(
+        array.shape, [&](std::size_t i) { return strides[i].cast<py::ssize_t>(); },
+        static_cast<py::ssize_t>(std::stoi(array.typestr.substr(2))));
   }
   if (cai.contains("stream") && !cai["stream"].is_none()) {
     array.stream = reinterpret_cast<void*>(cai["stream"].cast<std::uintptr_t>());
   }
   return array;
+}
+
+#if GRANRAY_PYTHON_DLPACK
+std::string dlpack_typestr(const DLDataType& t) {
+  const char kind = t.code == kDLFloat  ? 'f'
+                    : t.code == kDLInt  ? 'i'
+                    : t.code == kDLUInt ? 'u'
+                                        : '?';
+  return std::string("<") + kind + std::to_string(t.bits / 8 * t.lanes);
+}
+
+// A CUDA tensor through DLPack (JAX, and any producer of the array API standard).
+std::optional<DeviceArray> dlpack_array(py::handle object) {
+  const py::tuple device = object.attr("__dlpack_device__")();
+  if (device[0].cast<int>() != kDLCUDA) return std::nullopt;
+  py::object capsule;
+  try {
+    // Stream 1: the producer orders its work before the legacy default stream, ours.
+    capsule = object.attr("__dlpack__")(py::arg("stream") = 1);
+  } catch (const py::error_already_set&) {
+    capsule = object.attr("__dlpack__")();
+  }
+  auto* tensor = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
+  if (tensor == nullptr) throw py::error_already_set();
+  PyCapsule_SetName(capsule.ptr(), "used_dltensor");  // ours to release now
+  DeviceArray array;
+  array.holder = std::shared_ptr<void>(tensor, [](void* t) {
+    auto* managed = static_cast<DLManagedTensor*>(t);
+    if (managed->deleter != nullptr) managed->deleter(managed);
+  });
+  const DLTensor& dl = tensor->dl_tensor;
+  array.shape.assign(dl.shape, dl.shape + dl.ndim);
+  array.typestr = dlpack_typestr(dl.dtype);
+  array.data = reinterpret_cast<std::uintptr_t>(dl.data) + dl.byte_offset;
+  if (dl.strides != nullptr) {
+    array.contiguous = packed_strides(
+        array.shape, [&](std::size_t i) { return static_cast<py::ssize_t>(dl.strides[i]); }, 1);
+  }
+  return array;
+}
+#endif
+
+std::optional<DeviceArray> device_array(py::handle object) {
+  if (object.is_none()) return std::nullopt;
+  if (py::hasattr(object, "__cuda_array_interface__")) return cuda_array_interface(object);
+#if GRANRAY_PYTHON_DLPACK
+  if (py::hasattr(object, "__dlpack_device__")) return dlpack_array(object);
+#endif
+  return std::nullopt;
 }
 
 const char* in_place_rule() {
@@ -82,6 +146,7 @@ void read_device_arrays(const DeviceArray& xyzr, const ArrayArguments& args,
   p.view.count = count;
   p.view.space = MemorySpace::device;
   p.view.cuda_stream = xyzr.stream;
+  out.holders.push_back(xyzr.holder);
   for (const std::string& name : needed) {
     const py::dict fields = py::reinterpret_borrow<py::dict>(args.fields);
     const auto field = device_array(fields[py::str(name)]);
@@ -98,6 +163,7 @@ void read_device_arrays(const DeviceArray& xyzr, const ArrayArguments& args,
                        std::to_string(count) + ",); got typestr '" + field->typestr + "', shape " +
                        shape_text(field->shape));
     }
+    out.holders.push_back(field->holder);
     p.with_field(name, reinterpret_cast<const float*>(field->data));
   }
   if (!args.ids.is_none()) {
@@ -108,6 +174,7 @@ void read_device_arrays(const DeviceArray& xyzr, const ArrayArguments& args,
       throw InputError("ids: with device positions, ids must be a contiguous device array of " +
                        std::to_string(count) + " 64-bit integers ('<u8' or '<i8')");
     }
+    out.holders.push_back(ids->holder);
     p.with_ids(reinterpret_cast<const std::uint64_t*>(ids->data));
   }
 }

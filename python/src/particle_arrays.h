@@ -1,11 +1,13 @@
-// Python arrays (NumPy, or CUDA device arrays through __cuda_array_interface__) as the views the
-// in-situ plugin takes. Host arrays already float32 (N, 4) and contiguous are used in place; any
-// other dtype or layout is packed into a host copy. Device arrays are only ever used in place.
+// Python arrays (NumPy, or CUDA device arrays through __cuda_array_interface__ or DLPack) as the
+// views the in-situ plugin takes. Host arrays already float32 (N, 4) and contiguous are used in
+// place; any other dtype or layout is packed into a host copy. Device arrays are only ever used in
+// place.
 #pragma once
 
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,7 +20,8 @@ struct ParticleArrays {
   SimulationParticles particles;  // views into the caller's arrays or the copies below
   std::vector<Vec4> packed;       // host copy of (x, y, z, r) when the input was not packed
   std::vector<std::uint64_t> id_copy;
-  std::vector<pybind11::object> keep_alive;  // the arrays viewed, while the frame renders
+  std::vector<pybind11::object> keep_alive;    // the arrays viewed, while the frame renders
+  std::vector<std::shared_ptr<void>> holders;  // DLPack tensors viewed, released after it
 };
 
 struct ArrayArguments {

@@ -1,4 +1,5 @@
-"""GPU: a CUDA device array (__cuda_array_interface__) is rendered in place, with no host copy.
+"""GPU: a CUDA device array (__cuda_array_interface__ or DLPack) is rendered in place, with no
+host copy.
 
 The device memory comes from the test's own helper library (GRANRAY_TRANSFER_TRACE, loaded with
 ctypes): no CUDA array library (CuPy, Numba, PyTorch) is needed, and the protocol is the one
@@ -35,6 +36,19 @@ class DeviceArray:
 
     def free(self):
         self.lib.granray_test_device_free(ctypes.c_void_p(self.ptr))
+
+
+class DLPackOnly:
+    """An array offered through DLPack only, not __cuda_array_interface__."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def __dlpack__(self, stream=None):
+        return self.array.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
 
 
 def load_helper():
@@ -132,6 +146,16 @@ class CudaArrayInterface(unittest.TestCase):
             np.testing.assert_array_equal(granray.read_png(record.png_path), reference,
                                           err_msg=name)
             tried.append(name)
+            if not hasattr(d_xyzr, "__dlpack__"):
+                continue
+            # The same arrays seen through DLPack alone (as JAX offers them).
+            settings["png"] = os.path.join(self.dir.name, name + "_dlpack_*.png")
+            with granray.Renderer(settings) as vis:
+                record = vis.render(0, 0.0, DLPackOnly(d_xyzr), fields={"speed": DLPackOnly(d_speed)})
+            self.assertTrue(record.rendered, f"{name} through DLPack: {record.error}")
+            np.testing.assert_array_equal(granray.read_png(record.png_path), reference,
+                                          err_msg=name + " through DLPack")
+            tried.append(name + " (DLPack)")
         print(f"[ libraries ] rendered in place from: {', '.join(tried) or 'none'}", flush=True)
         if not tried:
             self.skipTest("no CUDA array library (CuPy, Numba, PyTorch) here")
