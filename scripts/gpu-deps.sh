@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fills .deps/ (ignored by git) with the header-only libraries and the font that the GPU machine
-# lacks and cannot install: toml++, CLI11, stb_truetype, fmt and DejaVu Sans from this
+# lacks and cannot install: toml++, CLI11, stb_truetype, fmt, DLPack and DejaVu Sans from this
 # machine's Debian packages (scripts/install-deps.sh installs them), pybind11 from PyPI. The GPU
 # scripts build with -DGRANRAY_EXTRA_INCLUDE_DIR=.deps/include when .deps is there; name .deps in the
 # device's carry.
