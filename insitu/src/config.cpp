@@ -496,8 +496,9 @@ toml::array toml_array(const ConfigValue::Array& array) {
 
 toml::table toml_table(const ConfigValue::Table& table) {
   toml::table out;
-  for (const auto& [key, v] : table) {
-    insert_value(v, [&](auto&& node) { out.insert_or_assign(key, std::move(node)); });
+  for (const auto& entry : table) {  // not a structured binding: C++17 lambdas cannot take one
+    const std::string& key = entry.first;
+    insert_value(entry.second, [&](auto&& node) { out.insert_or_assign(key, std::move(node)); });
   }
   return out;
 }
