@@ -258,5 +258,55 @@ TEST(Annotations, AxesPointAlongTheProjectedWorldAxes) {
   }
 }
 
+// A region (SPEC 3) or a poster's band gets exactly its window of the whole image's overlays:
+// the label, the bar or swatches and the tripod, laid out on the whole.
+TEST(Annotations, AWindowGetsItsPartOfTheWholeImagesOverlays) {
+  Rng rng(fresh_seed());
+  for (int round = 0; round < 6; ++round) {
+    const int width = std::uniform_int_distribution<int>(200, 900)(rng);
+    const int height = std::uniform_int_distribution<int>(150, 600)(rng);
+    Image whole = plain_image(width, height, 0);
+    for (std::uint8_t& c : whole.rgb) c = static_cast<std::uint8_t>(rng() % 256);
+    const Image base = whole;
+    io::AnnotationSettings a;
+    a.label = "step {step}, t = {time:.3f}";
+    a.color_bar = true;
+    a.axes = io::AxesCorner(1 + round % 4);
+    io::AnnotationValues v;
+    v.step = round;
+    v.time = 0.25 * round;
+    v.colored = true;
+    v.lo = -1.0f;
+    v.hi = 2.0f;
+    v.field = "speed";
+    if (round % 2 == 1) {
+      v.palette = tableau10_palette();
+      v.categories = {0, 2, 3, 7};
+    }
+    v.view_right = normalize(Vec3{1.0f, 0.3f, 0.1f});
+    v.view_up = normalize(cross(Vec3{0.2f, -0.4f, 1.0f}, v.view_right) * -1.0f);
+    const std::string why = io::draw_annotations(whole, a, v);
+    if (!why.empty()) GTEST_SKIP() << why;
+    for (int k = 0; k < 4; ++k) {
+      const int x0 = std::uniform_int_distribution<int>(0, width - 1)(rng);
+      const int y0 = std::uniform_int_distribution<int>(0, height - 1)(rng);
+      const int x1 = std::uniform_int_distribution<int>(x0 + 1, width)(rng);
+      const int y1 = std::uniform_int_distribution<int>(y0 + 1, height)(rng);
+      Image part = plain_image(x1 - x0, y1 - y0, 0);
+      Image expected = part;
+      for (int y = y0; y < y1; ++y) {
+        const std::size_t from = 3 * (std::size_t(y) * width + x0);
+        const std::size_t to = 3 * std::size_t(y - y0) * (x1 - x0);
+        std::copy_n(base.rgb.begin() + from, 3 * (x1 - x0), part.rgb.begin() + to);
+        std::copy_n(whole.rgb.begin() + from, 3 * (x1 - x0), expected.rgb.begin() + to);
+      }
+      io::draw_annotations(part, a, v, {x0, y0, x1, y1}, width, height);
+      EXPECT_EQ(part.rgb, expected.rgb) << "round " << round << ", window [" << x0 << ", " << y0
+                                        << ", " << x1 << ", " << y1 << ")";
+    }
+    EXPECT_NE(whole.rgb, base.rgb) << "nothing was drawn";
+  }
+}
+
 }  // namespace
 }  // namespace granray::test

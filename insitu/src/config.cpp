@@ -21,9 +21,9 @@ using detail::where;
 
 // The keys of each table; insitu_config_keys() lists them for the configuration reference.
 const std::vector<const char*> kInsituKeys = {
-    "every",   "every_time",  "width", "height",      "output", "png",
-    "backend", "queue",       "drop",  "compression", "camera", "shading",
-    "color",   "annotations", "walls", "clip",        "select"};
+    "every", "every_time", "width",       "height", "output",     "png",   "backend",
+    "queue", "drop",       "compression", "camera", "shading",    "color", "annotations",
+    "walls", "clip",       "select",      "region", "tile_memory"};
 const std::vector<const char*> kCameraKeys = {"projection",   "position", "target", "up",  "fov",
                                               "ortho_height", "theta",    "phi",    "zoom"};
 const std::vector<const char*> kShadingKeys = {
@@ -349,6 +349,29 @@ InsituConfig read_insitu(const toml::table& table) {
   if (const auto h = t.integer("height")) {
     if (*h < 1 || *h > kMaxSide) t.fail("height", "must be in 1..65536");
     config.render.height = static_cast<int>(*h);
+  }
+  if (const auto region = t.numbers("region", 4)) {
+    const auto& r = *region;
+    const bool whole_numbers = std::all_of(r.begin(), r.end(), [](double v) {
+      return v >= 0.0 && v <= double(kMaxSide) && v == std::floor(v);
+    });
+    const std::string size =
+        std::to_string(config.render.width) + " x " + std::to_string(config.render.height);
+    if (!whole_numbers) t.fail("region", "must be [x, y, w, h] of whole numbers >= 0");
+    if (r[2] > 0.0 || r[3] > 0.0) {  // [x, y, 0, 0]: the whole image
+      if (!(r[2] > 0.0 && r[3] > 0.0)) {
+        t.fail("region", "must have w and h both > 0, or both 0 for the whole image");
+      }
+      if (r[0] + r[2] > config.render.width || r[1] + r[3] > config.render.height) {
+        t.fail("region", "[x, y, w, h] must lie within the " + size + " image");
+      }
+      const auto at = [&](int k) { return static_cast<int>(r[std::size_t(k)]); };
+      config.render.region = {at(0), at(1), at(0) + at(2), at(1) + at(3)};
+    }
+  }
+  if (const auto budget = t.integer("tile_memory")) {
+    if (*budget < 0) t.fail("tile_memory", "must be >= 0 (MiB; 0 = automatic)");
+    config.tile_memory = static_cast<std::size_t>(*budget) << 20;
   }
   if (const auto output = t.string("output")) config.output = *output;
   if (const auto png = t.string("png")) config.png = *png;

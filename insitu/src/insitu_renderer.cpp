@@ -9,6 +9,7 @@
 
 #include "granray/errors.h"
 #include "granray/io/frame_pattern.h"
+#include "granray/tiled_render.h"
 
 namespace granray {
 namespace {
@@ -51,8 +52,9 @@ std::unique_ptr<io::FrameWriter> make_writer(const InsituConfig& config,
   if (config.output.empty() && config.png.empty()) return nullptr;
   io::WriterOptions options;
   options.hdf5_path = config.output;
-  options.width = config.render.width;
-  options.height = config.render.height;
+  const PixelRect window = render_window(config.render);
+  options.width = window.x1 - window.x0;
+  options.height = window.y1 - window.y0;
   options.config_text = config.table_text;
   options.hdf5.compression = static_cast<int>(config.compression);
   options.png_compression = static_cast<int>(config.compression);
@@ -185,6 +187,93 @@ static RenderSettings settings_with_moved_walls(
   return settings;
 }
 
+// Rows per band of this frame: the whole window when its buffers fit the tile budget. Across
+// ranks every rank must cast the same bands, so they agree on the largest power-of-two share of
+// the window that fits every rank's budget.
+int InsituRenderer::agreed_band_rows(const RenderSettings& settings) {
+  const PixelRect window = render_window(settings);
+  const int height = window.y1 - window.y0;
+  const int rows = band_rows(settings, tile_budget(renderer_, config_.tile_memory));
+  if (!ranks_) return rows;
+  int agreed = height;
+  while (!ranks_->all(rows >= agreed)) agreed = (agreed + 1) / 2;
+  return agreed;
+}
+
+FrameStats InsituRenderer::render_image(const ParticleView& view, const RenderSettings& settings) {
+  const PixelRect window = render_window(settings);
+  const int height = window.y1 - window.y0;
+  int rows = agreed_band_rows(settings);
+  if (rows >= height) {
+    try {
+      // The writer settles the image on its own thread: the GPU's copy of the pixels then runs
+      // beside the simulation's next steps instead of inside this call.
+      RenderOptions options;
+      options.defer_pixels = writer_ != nullptr;
+      return ranks_ ? ranks_->render(renderer_, view, settings, image_)
+                    : renderer_.render(view, settings, image_, options);
+    } catch (const OutOfMemoryError&) {
+      // The estimate missed (another process took the memory): on one rank, bands instead of a
+      // skipped frame. Across ranks every rank has thrown; the frame is skipped.
+      if (ranks_ || height < 2) throw;
+      rows = (height + 1) / 2;
+    }
+  }
+  for (;;) {
+    try {
+      return render_bands(view, settings, rows);
+    } catch (const OutOfMemoryError&) {
+      if (ranks_ || rows < 2) throw;
+      rows = (rows + 1) / 2;
+    }
+  }
+}
+
+// A frame larger than the memory it may use (a poster): band after band of rows, each a window
+// of the same frame, put together in the host image. Bands render without deferred copies.
+FrameStats InsituRenderer::render_bands(const ParticleView& view, const RenderSettings& settings,
+                                        int rows) {
+  const PixelRect window = render_window(settings);
+  const int width = window.x1 - window.x0;
+  const bool writes = !ranks_ || ranks_->rank() == 0;
+  settle(image_);
+  image_.width = width;
+  image_.height = window.y1 - window.y0;
+  if (writes) image_.rgb.resize(std::size_t(width) * image_.height * 3);
+  image_.depth.clear();
+  image_.hit_id.clear();
+  RenderSettings band_settings = settings;
+  FrameStats total;
+  bool first = true;
+  for (const PixelRect& band : frame_bands(settings, rows)) {
+    band_settings.region = band;
+    const FrameStats stats = ranks_ ? ranks_->render(renderer_, view, band_settings, band_image_)
+                                    : renderer_.render(view, band_settings, band_image_);
+    if (writes) {
+      settle(band_image_);
+      std::copy(band_image_.rgb.begin(), band_image_.rgb.end(),
+                image_.rgb.begin() + std::ptrdiff_t(band.y0 - window.y0) * width * 3);
+    }
+    if (first) {
+      total = stats;
+    } else {
+      total.grid_ms += stats.grid_ms;
+      total.render_ms += stats.render_ms;
+      total.primary_ms += stats.primary_ms;
+      total.secondary_ms += stats.secondary_ms;
+      total.secondary_rays += stats.secondary_rays;
+      total.composite_ms += stats.composite_ms;
+      total.total_ms += stats.total_ms;
+      for (std::size_t k = 0; k < total.categories.size(); ++k) {
+        total.categories[k] |= stats.categories[k];
+      }
+    }
+    first = false;
+  }
+  ++counters_.banded;
+  return total;
+}
+
 void InsituRenderer::render_frame(std::int64_t step, double time,
                                   const SimulationParticles& particles) {
   ParticleView view = particles.view;
@@ -213,10 +302,7 @@ void InsituRenderer::render_frame(std::int64_t step, double time,
   if (writer_ && image_.rgb.empty()) image_ = writer_->recycled_image();
   // The writer settles the image on its own thread: the GPU's copy of the pixels then runs
   // beside the simulation's next steps instead of inside this call.
-  RenderOptions options;
-  options.defer_pixels = writer_ != nullptr;
-  last_.stats = ranks_ ? ranks_->render(renderer_, view, settings, image_)
-                       : renderer_.render(view, settings, image_, options);
+  last_.stats = render_image(view, settings);
   const FrameStats& s = last_.stats;
   // Across ranks the counts are every rank's (render_distributed sums them); rank 0 says it.
   if (config_.select && (!ranks_ || ranks_->rank() == 0) && !warned_empty_selection_ &&
@@ -233,6 +319,9 @@ void InsituRenderer::render_frame(std::int64_t step, double time,
   io::FrameJob job;
   job.meta = io::frame_metadata(last_.stats, step, time);
   job.annotations = config_.annotations;
+  job.window = render_window(settings);
+  job.full_width = settings.width;
+  job.full_height = settings.height;
   job.annotation_values = annotation_values(config_, last_.stats, step, time);
   if (!config_.png.empty()) {
     last_.png_path = io::expand_frame_pattern(config_.png, step, kStepDigits);

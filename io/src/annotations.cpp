@@ -29,9 +29,20 @@ void text_colors(Vec3 background, Rgb& ink, Rgb& outline) {
   outline = luminance > 0.5f ? light : dark;
 }
 
-void blend(Image& image, int x, int y, Rgb c, int coverage) {
-  if (x < 0 || y < 0 || x >= image.width || y >= image.height || coverage <= 0) return;
-  std::uint8_t* p = &image.rgb[3 * (static_cast<std::size_t>(y) * image.width + x)];
+// The whole image the overlays are laid out on (width x height), of which `pixels` holds the
+// window from (x0, y0): a poster's band, or a region, gets exactly its part of them.
+struct Canvas {
+  Image& pixels;
+  int x0, y0;
+  int width, height;
+};
+
+void blend(const Canvas& image, int x, int y, Rgb c, int coverage) {
+  x -= image.x0;
+  y -= image.y0;
+  Image& out = image.pixels;
+  if (x < 0 || y < 0 || x >= out.width || y >= out.height || coverage <= 0) return;
+  std::uint8_t* p = &out.rgb[3 * (static_cast<std::size_t>(y) * out.width + x)];
   const float rgb[3] = {c.r, c.g, c.b};
   if (coverage >= 255) {
     for (int k = 0; k < 3; ++k) p[k] = static_cast<std::uint8_t>(255.0f * rgb[k] + 0.5f);
@@ -73,8 +84,8 @@ std::vector<std::uint8_t> dilate(const TextMask& m, int radius) {
 }
 
 // Text with its outline, the mask's top left corner at (x, y).
-void draw_text(Image& image, const Font& font, const std::string& text, int pixels, int x, int y,
-               Rgb ink, Rgb outline) {
+void draw_text(const Canvas& image, const Font& font, const std::string& text, int pixels, int x,
+               int y, Rgb ink, Rgb outline) {
   const int radius = std::max(1, pixels / 14);
   const TextMask mask = font.render(text, pixels, radius + 1);
   const std::vector<std::uint8_t> halo = dilate(mask, radius);
@@ -87,7 +98,7 @@ void draw_text(Image& image, const Font& font, const std::string& text, int pixe
   }
 }
 
-int font_pixels(const AnnotationSettings& s, const Image& image) {
+int font_pixels(const AnnotationSettings& s, const Canvas& image) {
   return s.font_size > 0 ? s.font_size : std::max(10, image.height / 40);
 }
 
@@ -106,7 +117,7 @@ std::string format_label(const std::string& pattern, const AnnotationValues& v) 
 }
 
 // A one-pixel frame in the ink's colour around the box [x0, x1) x [y0, y1).
-static void draw_frame(Image& image, int x0, int y0, int x1, int y1, Rgb ink) {
+static void draw_frame(const Canvas& image, int x0, int y0, int x1, int y1, Rgb ink) {
   for (int x = x0 - 1; x <= x1; ++x) {
     blend(image, x, y0 - 1, ink, 255);
     blend(image, x, y1, ink, 255);
@@ -118,7 +129,7 @@ static void draw_frame(Image& image, int x0, int y0, int x1, int y1, Rgb ink) {
 }
 
 // The field's name above a bar or swatches whose right edge is x1 and top is `top`.
-static void draw_field_name(Image& image, const Font& font, const std::string& field, int px,
+static void draw_field_name(const Canvas& image, const Font& font, const std::string& field, int px,
                             int margin, int x1, int top, Rgb ink, Rgb outline) {
   if (field.empty()) return;
   const int w = font.width(field, px);
@@ -128,8 +139,8 @@ static void draw_field_name(Image& image, const Font& font, const std::string& f
 
 // Categories (SPEC 2d): a column of swatches at the right edge, one per category value v the
 // frame draws, in palette entry v mod n and labelled v on the left, and the field's name above.
-static void draw_swatches(Image& image, const Font& font, int px, int margin, Rgb ink, Rgb outline,
-                          const AnnotationValues& values) {
+static void draw_swatches(const Canvas& image, const Font& font, int px, int margin, Rgb ink,
+                          Rgb outline, const AnnotationValues& values) {
   const int count = static_cast<int>(values.categories.size());
   if (count == 0) {
     draw_field_name(image, font, values.field, px, margin, image.width - margin, image.height / 2,
@@ -163,7 +174,8 @@ Vec3 axis_color(int axis) {
 
 // An antialiased segment from a to b, `half` pixels either side of its line: each pixel is
 // covered by how far its centre lies inside that band, within half a pixel.
-static void draw_segment(Image& image, float ax, float ay, float bx, float by, float half, Rgb c) {
+static void draw_segment(const Canvas& image, float ax, float ay, float bx, float by, float half,
+                         Rgb c) {
   const float dx = bx - ax, dy = by - ay, length2 = dx * dx + dy * dy;
   const int x0 = static_cast<int>(std::floor(std::min(ax, bx) - half - 1.0f));
   const int x1 = static_cast<int>(std::ceil(std::max(ax, bx) + half + 1.0f));
@@ -184,7 +196,7 @@ static void draw_segment(Image& image, float ax, float ay, float bx, float by, f
 // SPEC 2d: three arrows from one point in the corner, world axis k drawn as its projection onto
 // the camera's right and up directions times min(W, H) / 12, labelled at the tip; the axes that
 // point into the picture first, so the nearer ones cross over them.
-static void draw_axes(Image& image, const Font& font, int px, int margin, Rgb outline,
+static void draw_axes(const Canvas& image, const Font& font, int px, int margin, Rgb outline,
                       AxesCorner corner, const AnnotationValues& values) {
   const float length = static_cast<float>(std::min(image.width, image.height)) / 12.0f;
   const float reach = length + static_cast<float>(px);  // an arrow and its label
@@ -232,7 +244,16 @@ static void draw_axes(Image& image, const Font& font, int px, int margin, Rgb ou
 
 std::string draw_annotations(Image& image, const AnnotationSettings& settings,
                              const AnnotationValues& values) {
-  if (!any_annotation(settings) || image.width <= 0 || image.height <= 0) return "";
+  return draw_annotations(image, settings, values, {0, 0, image.width, image.height}, image.width,
+                          image.height);
+}
+
+std::string draw_annotations(Image& pixels, const AnnotationSettings& settings,
+                             const AnnotationValues& values, const PixelRect& window,
+                             int full_width, int full_height) {
+  if (!any_annotation(settings) || full_width <= 0 || full_height <= 0) return "";
+  if (pixels.width <= 0 || pixels.height <= 0) return "";
+  const Canvas image{pixels, window.x0, window.y0, full_width, full_height};
   std::string why;
   const std::shared_ptr<const Font> font = Font::standard(why);
   if (!font) return why;

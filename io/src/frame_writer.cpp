@@ -127,7 +127,10 @@ void FrameWriter::write(FrameJob& job) {
   }
   if (ok && any_annotation(job.annotations)) {
     try {
-      const std::string why = draw_annotations(job.image, job.annotations, job.annotation_values);
+      const std::string why =
+          job.full_width > 0 ? draw_annotations(job.image, job.annotations, job.annotation_values,
+                                                job.window, job.full_width, job.full_height)
+                             : draw_annotations(job.image, job.annotations, job.annotation_values);
       if (!why.empty() && !warned_about_annotations_) {
         warned_about_annotations_ = true;
         std::fprintf(stderr, "granray: frames are written without annotations: %s\n", why.c_str());

@@ -30,6 +30,7 @@ class Backend {
   virtual HostGrid build_grid(const ParticleView& particles) = 0;
   virtual FrameExtent measure(const ParticleView& particles) = 0;
   virtual void set_memory_limit(std::size_t bytes) = 0;
+  virtual std::size_t memory_available() = 0;
   virtual double time_hash_sort(const ParticleView& particles) = 0;
 };
 

@@ -8,6 +8,7 @@
 //                      wait_for_deferred_reads(): before the pixels are overwritten;
 //                      static constexpr MemorySpace native_space; static constexpr name; };
 //   std::size_t default_memory_limit();
+//   std::size_t system_free_memory(); // what the backend's memory could still give now
 // Every type below lives in that backend's namespace, so the two builds never share a symbol.
 
 #include <thrust/binary_search.h>
@@ -247,6 +248,12 @@ class ThrustBackend final : public detail::Backend {
         packed_ids_(account_, "drawn hit ids") {}
 
   void set_memory_limit(std::size_t bytes) override { account_.set_limit(bytes); }
+  // The buffers held are reused by the next frame, so they count as available.
+  std::size_t memory_available() override {
+    const std::size_t budget_left =
+        account_.limit() > account_.in_use() ? account_.limit() - account_.in_use() : 0;
+    return account_.in_use() + std::min(budget_left, system_free_memory());
+  }
 
   FrameStats render(const ParticleView& particles, const RenderSettings& settings,
                     const RenderOptions& options, Image& image) override {
@@ -735,8 +742,9 @@ class ThrustBackend final : public detail::Backend {
                           const RenderSettings& settings, const RenderOptions& options) {
     const std::uint64_t pixel_count = image_pixels(settings);
     if (pixel_count > std::numeric_limits<std::uint32_t>::max()) {
-      throw ConfigError("granray: image " + std::to_string(settings.width) + " x " +
-                        std::to_string(settings.height) + " exceeds 2^32 - 1 pixels");
+      throw ConfigError("granray: image " + std::to_string(window_width(settings)) + " x " +
+                        std::to_string(window_height(settings)) +
+                        " exceeds 2^32 - 1 pixels (render it in tiles: granray/tiled_render.h)");
     }
     walls_.prepare(exec, settings);
     const Resident all = make_resident(exec, view);
@@ -779,9 +787,18 @@ class ThrustBackend final : public detail::Backend {
     }
   }
 
+  // The frame's image: its region (SPEC 3) or the whole.
+  static int window_width(const RenderSettings& settings) {
+    const PixelRect w = render_window(settings);
+    return w.x1 > w.x0 ? w.x1 - w.x0 : 0;
+  }
+  static int window_height(const RenderSettings& settings) {
+    const PixelRect w = render_window(settings);
+    return w.y1 > w.y0 ? w.y1 - w.y0 : 0;
+  }
   static std::uint64_t image_pixels(const RenderSettings& settings) {
-    return static_cast<std::uint64_t>(settings.width > 0 ? settings.width : 0) *
-           static_cast<std::uint64_t>(settings.height > 0 ? settings.height : 0);
+    return static_cast<std::uint64_t>(window_width(settings)) *
+           static_cast<std::uint64_t>(window_height(settings));
   }
 
   // The method a frame uses for its primary rays, before the tiles may fall back to the grid.
@@ -861,7 +878,7 @@ class ThrustBackend final : public detail::Backend {
         stats.grid_references = lists->entries;
         with_walls(options, [&](auto walls) {
           exec.for_each_pixel(
-              settings.width, settings.height,
+              window_width(settings), window_height(settings),
               RenderPixel<TileTracer, decltype(walls)>{{lists->view, id_of}, target, walls});
         });
       } else {
@@ -875,13 +892,13 @@ class ThrustBackend final : public detail::Backend {
       stats.grid_references = layout.references;
       with_walls(options, [&](auto walls) {
         exec.for_each_pixel(
-            settings.width, settings.height,
+            window_width(settings), window_height(settings),
             RenderPixel<GridTracer, decltype(walls)>{{grid_view(layout), id_of}, target, walls});
       });
     } else if (method == RenderMethod::brute_force) {
       exec.mark(1);
       with_walls(options, [&](auto walls) {
-        exec.for_each_pixel(settings.width, settings.height,
+        exec.for_each_pixel(window_width(settings), window_height(settings),
                             RenderPixel<BruteForceTracer, decltype(walls)>{
                                 {r.spheres, r.count, id_of}, target, walls});
       });
@@ -903,17 +920,17 @@ class ThrustBackend final : public detail::Backend {
   void deliver_pixels(const Executor& exec, const RenderSettings& settings,
                       const RenderOptions& options, FrameStats& stats, Image& image) {
     const auto pixels = static_cast<std::uint32_t>(image_pixels(settings));
-    image.width = settings.width;
-    image.height = settings.height;
+    image.width = window_width(settings);
+    image.height = window_height(settings);
     image.rgb.resize(static_cast<std::size_t>(pixels) * 3);
     static_assert(sizeof(Rgb8) == 3, "pixels are copied as packed bytes");
     auto* rgb = reinterpret_cast<Rgb8*>(image.rgb.data());
     if (options.with_hits) {
-      stats.drawn = drawn_region(exec, settings.width, settings.height);
+      stats.drawn = drawn_region(exec, window_width(settings), window_height(settings));
       image.depth.resize(pixels);
       image.hit_id.resize(pixels);
       if (options.copy_drawn_only) {
-        copy_drawn(exec, stats.drawn, settings.width, image);
+        copy_drawn(exec, stats.drawn, window_width(settings), image);
       } else {
         exec.download(pixels_.data(), rgb, pixels);
         exec.download(depth_.data(), image.depth.data(), pixels);

@@ -61,6 +61,15 @@ CameraSetup resolve_camera(const RenderSettings& settings, const SceneBounds& bo
     throw ConfigError("image size must be positive, got " + std::to_string(settings.width) + " x " +
                       std::to_string(settings.height));
   }
+  const PixelRect& region = settings.region;
+  if (!region.empty() && (region.x0 < 0 || region.y0 < 0 || region.x1 > settings.width ||
+                          region.y1 > settings.height)) {
+    throw ConfigError("region [" + std::to_string(region.x0) + ", " + std::to_string(region.y0) +
+                      ", " + std::to_string(region.x1 - region.x0) + ", " +
+                      std::to_string(region.y1 - region.y0) + "] must lie within the " +
+                      std::to_string(settings.width) + " x " + std::to_string(settings.height) +
+                      " image");
+  }
   const double aspect = static_cast<double>(settings.width) / settings.height;
   const bool ortho = cam.projection == Projection::orthographic;
 
@@ -109,8 +118,13 @@ CameraSetup resolve_camera(const RenderSettings& settings, const SceneBounds& bo
   f.w = f3(w);
   f.half_height = static_cast<float>(ortho ? ortho_height / 2.0 : std::tan(fov / 2.0));
   f.aspect = static_cast<float>(aspect);
-  f.width = settings.width;
-  f.height = settings.height;
+  const PixelRect window = render_window(settings);
+  f.width = window.x1 - window.x0;
+  f.height = window.y1 - window.y0;
+  f.x0 = window.x0;
+  f.y0 = window.y0;
+  f.full_width = settings.width;
+  f.full_height = settings.height;
   f.orthographic = ortho;
   f.column_step = static_cast<float>(2.0 * double(f.aspect) * f.half_height / settings.width);
   f.row_step = static_cast<float>(2.0 * double(f.half_height) / settings.height);

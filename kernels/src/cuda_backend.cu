@@ -174,6 +174,13 @@ struct Scratch {
 // cudaMalloc refuses what the device cannot hold by itself; no extra cap by default.
 inline std::size_t default_memory_limit() { return ~std::size_t{0}; }
 
+// What the device could still give this process now.
+inline std::size_t system_free_memory() {
+  std::size_t free = 0, total = 0;
+  GRANRAY_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  return free;
+}
+
 class Executor {
  public:
   static constexpr MemorySpace native_space = MemorySpace::device;

@@ -164,6 +164,8 @@ void Renderer::copy_to_host(const ParticleView& particles, HostParticles& out) {
 
 void Renderer::set_memory_limit(std::size_t bytes) { impl_->set_memory_limit(bytes); }
 
+std::size_t Renderer::memory_available() { return impl_->memory_available(); }
+
 double Renderer::time_hash_sort(const ParticleView& particles) {
   return impl_->time_hash_sort(particles);
 }

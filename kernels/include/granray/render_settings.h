@@ -6,6 +6,7 @@
 
 #include "granray/kernels/vec.h"
 #include "granray/kernels/walls.h"
+#include "granray/pixel_rect.h"
 #include "granray/walls.h"
 
 namespace granray {
@@ -80,6 +81,10 @@ struct SelectRange {
 struct RenderSettings {
   int width = 1280;
   int height = 720;
+  // SPEC 3 region: render only these pixels of the width x height image, exactly as they are in
+  // the whole (the camera, auto-fit and lighting see the whole image); empty: all of it. The
+  // frame's image is the window's size. Posters render in windows too (granray/tiled_render.h).
+  PixelRect region;
   CameraSettings camera;
   ShadingSettings shading;
   std::optional<ColorMapping> color;
@@ -94,5 +99,10 @@ struct RenderSettings {
   // bar's swatches. Costs a pass over the grains, so it is asked for only where a bar shows them.
   bool category_census = false;
 };
+
+// The pixels a frame renders: its region, or the whole image.
+inline PixelRect render_window(const RenderSettings& s) {
+  return s.region.empty() ? PixelRect{0, 0, s.width, s.height} : s.region;
+}
 
 }  // namespace granray

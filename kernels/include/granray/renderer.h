@@ -185,6 +185,9 @@ class Renderer {
   // Caps the memory this renderer's buffers may hold (host or device, by backend); a frame that
   // needs more fails with OutOfMemoryError. The CPU default is the machine's physical memory.
   void set_memory_limit(std::size_t bytes);
+  // Bytes this renderer's frames could use now: its buffers and what its backend's memory (the
+  // GPU's, or the host's) still has free, within the limit. Posters size their bands by it.
+  std::size_t memory_available();
 
   // Benchmark baseline: milliseconds for a bare cell hash of every particle's centre plus
   // Thrust's sort_by_key of the 32-bit keys and ids, on this backend (GPU.md's ceiling).

@@ -37,6 +37,9 @@ struct InsituConfig {
   bool drop = false;             // writer behind: drop frames instead of making the simulation wait
   std::int64_t compression = 1;  // deflate level of /frames/rgb and the PNGs (0 = none)
   BackendKind backend = BackendKind::automatic;
+  // Bytes a frame's buffers may take before it renders in bands of rows (a poster); 0: automatic
+  // (granray/tiled_render.h: the backend's free memory, at most kDefaultTileMemory on the host).
+  std::size_t tile_memory = 0;
   RenderSettings render;
   std::optional<ColorSettings> color;
   std::optional<SelectSettings> select;

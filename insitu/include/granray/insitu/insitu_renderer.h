@@ -39,6 +39,7 @@ struct FrameRecord {
 struct InsituCounters {
   std::uint64_t rendered = 0;
   std::uint64_t failed = 0;   // frames skipped because rendering failed
+  std::uint64_t banded = 0;   // frames too large for the tile budget, rendered in bands of rows
   std::uint64_t written = 0;  // frames durable on disk (HDF5 and/or PNG)
   std::uint64_t dropped = 0;  // frames dropped because the writer was behind (drop = true)
   std::uint64_t lost = 0;     // frames whose writing failed (full disk, ...)
@@ -91,6 +92,9 @@ class InsituRenderer {
 
  private:
   void render_frame(std::int64_t step, double time, const SimulationParticles& particles);
+  FrameStats render_image(const ParticleView& view, const RenderSettings& settings);
+  int agreed_band_rows(const RenderSettings& settings);
+  FrameStats render_bands(const ParticleView& view, const RenderSettings& settings, int rows);
 
   InsituConfig config_;
   std::shared_ptr<RankGroup> ranks_;
@@ -98,6 +102,7 @@ class InsituRenderer {
   std::function<void(const std::string&)> log_;
   std::unique_ptr<io::FrameWriter> writer_;  // after log_: its thread logs through it
   Image image_;
+  Image band_image_;  // one band of a frame rendered in bands
   FrameRecord last_;
   InsituCounters counters_;
   double next_time_mark_ = 0.0;

@@ -11,6 +11,7 @@
 
 #include "granray/image.h"
 #include "granray/kernels/vec.h"
+#include "granray/pixel_rect.h"
 
 namespace granray::io {
 
@@ -55,5 +56,11 @@ std::string format_label(const std::string& pattern, const AnnotationValues& val
 // font could be read); the image is then untouched.
 std::string draw_annotations(Image& image, const AnnotationSettings& settings,
                              const AnnotationValues& values);
+// The same overlays laid out on a full_width x full_height image, of which `image` is the window
+// whose top left corner is (window.x0, window.y0): a region (SPEC 3) or a poster's band gets
+// exactly the pixels the whole image would have there.
+std::string draw_annotations(Image& image, const AnnotationSettings& settings,
+                             const AnnotationValues& values, const PixelRect& window,
+                             int full_width, int full_height);
 
 }  // namespace granray::io

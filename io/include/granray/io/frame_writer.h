@@ -40,6 +40,11 @@ struct FrameJob {
   // Drawn on the settled image before it is written (colour bar, label).
   AnnotationSettings annotations;
   AnnotationValues annotation_values;
+  // The whole image the annotations are laid out on, of which `image` shows `window` (SPEC 3
+  // region); full_width 0: the image is the whole.
+  PixelRect window;
+  int full_width = 0;
+  int full_height = 0;
 };
 
 struct WriterCounters {

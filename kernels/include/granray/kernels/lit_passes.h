@@ -82,7 +82,10 @@ struct FindBlockers {
           occluded(Ray{p.origin, shading.light}, INFINITY, surface.id)) {
         set_mask_bit(words, 0);
       }
-      if (lighting.ao_samples > 0) occluded.ambient(p, i, j, s, lighting, surface.id, words);
+      // The whole image's pixel seeds the directions: a window casts what the whole would.
+      if (lighting.ao_samples > 0) {
+        occluded.ambient(p, i + camera.x0, j + camera.y0, s, lighting, surface.id, words);
+      }
     }
   }
 };

@@ -129,11 +129,13 @@ GRANRAY_HD_INLINE Footprint sphere_footprint(const CameraFrame& cam, Vec4 s) {
   }
   // primary_ray's pixel centres: su = (2 (i + 0.5) / W - 1) half_w, sv = (1 - 2 (j + 0.5) / H)
   // half_h.
-  const double W = cam.width, H = cam.height;
-  const int i0 = padded_pixel_below((su.lo / half_w + 1.0) * 0.5 * W - 0.5, cam.width);
-  const int i1 = padded_pixel_above((su.hi / half_w + 1.0) * 0.5 * W - 0.5, cam.width);
-  const int j0 = padded_pixel_below((1.0 - sv.hi / half_h) * 0.5 * H - 0.5, cam.height);
-  const int j1 = padded_pixel_above((1.0 - sv.lo / half_h) * 0.5 * H - 0.5, cam.height);
+  // The whole image's pixel coordinates, then the window's (CameraFrame::x0, y0).
+  const double W = cam.full_width, H = cam.full_height;
+  const double x0 = cam.x0 + 0.5, y0 = cam.y0 + 0.5;
+  const int i0 = padded_pixel_below((su.lo / half_w + 1.0) * 0.5 * W - x0, cam.width);
+  const int i1 = padded_pixel_above((su.hi / half_w + 1.0) * 0.5 * W - x0, cam.width);
+  const int j0 = padded_pixel_below((1.0 - sv.hi / half_h) * 0.5 * H - y0, cam.height);
+  const int j1 = padded_pixel_above((1.0 - sv.lo / half_h) * 0.5 * H - y0, cam.height);
   if (i1 < 0 || j1 < 0 || i0 >= cam.width || j0 >= cam.height) return no_footprint();
   return {i0 < 0 ? 0 : i0, j0 < 0 ? 0 : j0, i1 >= cam.width ? cam.width - 1 : i1,
           j1 >= cam.height ? cam.height - 1 : j1, static_cast<float>(near)};

@@ -1,0 +1,43 @@
+// Posters (SPEC 5: an image of any size in bounded memory): a frame rendered as bands of whole
+// rows, each a window (RenderSettings::region) of the same frame. The camera, auto-fit, lighting
+// and colour range see the whole image, so the bands put together are exactly the whole, and each
+// band can be written out (PNG rows, HDF5 chunks) before the next is rendered.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "granray/renderer.h"
+
+namespace granray {
+
+// An upper estimate of the bytes a frame's buffers take per pixel of its window, the backend's
+// and the host's together: the pixels, the screen tiles' lists, and a lit frame's samples.
+std::size_t frame_bytes_per_pixel(const RenderSettings& settings);
+
+// A frame's buffers on the host (the CPU backend) take at most this much by default.
+constexpr std::size_t kDefaultHostTileMemory = std::size_t{1} << 30;
+
+// The budget a frame's bands are sized by: `configured` when not 0 (InsituConfig::tile_memory),
+// else half of what the renderer's memory has available now (Renderer::memory_available), and
+// on the CPU backend at most kDefaultHostTileMemory.
+std::size_t tile_budget(Renderer& renderer, std::size_t configured);
+
+// Rows per band so that a band's buffers fit `budget_bytes`: at least 1, at most the window's
+// height (the whole window in one band when it fits).
+int band_rows(const RenderSettings& settings, std::size_t budget_bytes);
+
+// The bands of the window `settings` renders (its region, or the whole image), top first, each
+// as wide as the window and `rows` high (the last one may be lower).
+std::vector<PixelRect> frame_bands(const RenderSettings& settings, int rows);
+
+// Renders the frame band after band on one renderer, handing each band's image (the band's
+// size, rows top first) and stats to `take` before the next band renders.
+using TakeBand =
+    std::function<void(const PixelRect& band, const Image& image, const FrameStats& stats)>;
+void render_in_bands(Renderer& renderer, const ParticleView& particles,
+                     const RenderSettings& settings, const RenderOptions& options,
+                     std::size_t budget_bytes, const TakeBand& take);
+
+}  // namespace granray

@@ -1,0 +1,61 @@
+#include "granray/tiled_render.h"
+
+#include <algorithm>
+
+#include "granray/kernels/lighting.h"
+
+namespace granray {
+
+std::size_t frame_bytes_per_pixel(const RenderSettings& settings) {
+  // Pixels on the backend and the host (3 + 3), depth and ids for compositing (12 + 12), and
+  // one screen-tile entry a pixel with its key, sorted copies and sphere (about 40).
+  std::size_t bytes = 3 + 3 + 24 + 40;
+  if (lighting_on(settings.shading)) {
+    const std::size_t samples = static_cast<std::size_t>(std::max(1, settings.shading.samples));
+    const std::size_t mask =
+        4 * static_cast<std::size_t>(blocked_mask_words(std::max(0, settings.shading.ao_samples)));
+    // Surfaces and blocked bits, on the backend and (across ranks) on the host.
+    bytes += 2 * samples * (sizeof(SurfaceSample) + mask);
+  }
+  return bytes;
+}
+
+std::size_t tile_budget(Renderer& renderer, std::size_t configured) {
+  if (configured > 0) return configured;
+  const std::size_t half = renderer.memory_available() / 2;
+  return renderer.backend() == BackendKind::cpu ? std::min(half, kDefaultHostTileMemory) : half;
+}
+
+int band_rows(const RenderSettings& settings, std::size_t budget_bytes) {
+  const PixelRect window = render_window(settings);
+  const int height = std::max(1, window.y1 - window.y0);
+  const std::size_t row_bytes = static_cast<std::size_t>(std::max(1, window.x1 - window.x0)) *
+                                frame_bytes_per_pixel(settings);
+  const std::size_t rows = budget_bytes / row_bytes;
+  return static_cast<int>(std::clamp<std::size_t>(rows, 1, static_cast<std::size_t>(height)));
+}
+
+std::vector<PixelRect> frame_bands(const RenderSettings& settings, int rows) {
+  const PixelRect window = render_window(settings);
+  std::vector<PixelRect> bands;
+  rows = std::max(1, rows);
+  for (int y = window.y0; y < window.y1; y += rows) {
+    bands.push_back({window.x0, y, window.x1, std::min(window.y1, y + rows)});
+  }
+  return bands;
+}
+
+void render_in_bands(Renderer& renderer, const ParticleView& particles,
+                     const RenderSettings& settings, const RenderOptions& options,
+                     std::size_t budget_bytes, const TakeBand& take) {
+  RenderSettings band_settings = settings;
+  Image image;
+  for (const PixelRect& band : frame_bands(settings, band_rows(settings, budget_bytes))) {
+    band_settings.region = band;
+    const FrameStats stats = renderer.render(particles, band_settings, image, options);
+    settle(image);
+    take(band, image, stats);
+  }
+}
+
+}  // namespace granray
