@@ -5,7 +5,9 @@
 #include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
+#include <zlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -99,7 +101,14 @@ struct Hdf5FrameFile::Impl {
   Handle transfer, access;  // every write's and every dataset's property lists (set_up_lists)
   std::vector<std::pair<Series, Handle>> series;
   hsize_t frames = 0;
-  bool broken = false;  // an append failed: reopen from what is on disk before the next one
+  bool broken = false;
+  // Rows of /frames/rgb per chunk: the whole frame, or for posters (frames over kMaxChunkBytes)
+  // bands of rows, written chunk by chunk as a frame's rows arrive (begin_frame .. end_frame).
+  hsize_t chunk_rows = 0;
+  std::vector<std::uint8_t> band;  // rows of the frame being written not yet in whole chunks
+  hsize_t rows_done = 0;           // of that frame, rows already in the file
+  bool in_frame = false;
+  double rows_write_ms = 0.0;  // an append failed: reopen from what is on disk before the next one
 
   [[noreturn]] void fail(const std::string& what) const {
     throw OutputError(path + ": " + what + ": " + hdf5_reason());
@@ -166,7 +175,7 @@ struct Hdf5FrameFile::Impl {
   }
 
   Handle create_dataset(hid_t group, const char* name, hid_t type, const std::vector<hsize_t>& row,
-                        hsize_t chunk_frames, int deflate) {
+                        hsize_t chunk_frames, int deflate, hsize_t chunk_first = 0) {
     std::vector<hsize_t> dims{0}, max{H5S_UNLIMITED}, chunk{chunk_frames};
     for (const hsize_t d : row) {
       const bool per_rank = d == kPerRank;
@@ -174,6 +183,7 @@ struct Hdf5FrameFile::Impl {
       max.push_back(per_rank ? H5S_UNLIMITED : d);
       chunk.push_back(per_rank ? 16 : d);
     }
+    if (chunk_first > 0) chunk[1] = chunk_first;
     Handle space(check(H5Screate_simple(int(dims.size()), dims.data(), max.data()), "H5Screate"),
                  H5Sclose);
     Handle dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate"), H5Pclose);
@@ -227,8 +237,9 @@ struct Hdf5FrameFile::Impl {
     Handle group(check(H5Gcreate2(file.get(), "frames", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                        "creating /frames"),
                  H5Gclose);
+    chunk_rows = rows_per_chunk(width, height);
     rgb = create_dataset(group.get(), "rgb", H5T_NATIVE_UINT8, {hsize_t(height), hsize_t(width), 3},
-                         1, options.compression);
+                         1, options.compression, chunk_rows);
     write_string_attribute(rgb.get(), "CLASS", "IMAGE");
     write_string_attribute(rgb.get(), "IMAGE_VERSION", "1.2");
     write_string_attribute(rgb.get(), "IMAGE_SUBCLASS", "IMAGE_TRUECOLOR");
@@ -274,6 +285,17 @@ struct Hdf5FrameFile::Impl {
                         " x 3 frames); refusing to append to or overwrite it");
     }
     frames = dims[0];
+    {
+      Handle dcpl(check(H5Dget_create_plist(rgb.get()), "H5Dget_create_plist"), H5Pclose);
+      hsize_t chunk[4] = {};
+      if (H5Pget_chunk(dcpl.get(), 4, chunk) != 4 || chunk[1] == 0) {
+        H5Eclear2(H5E_DEFAULT);
+        throw OutputError(path +
+                          ": /frames/rgb is not chunked by frame and rows; refusing to "
+                          "append to a file of another layout");
+      }
+      chunk_rows = chunk[1];
+    }
     for (const Series& s : layout()) {
       Handle d(H5Dopen2(file.get(), (std::string("/frames/") + s.name).c_str(), access.get()),
                H5Dclose);
@@ -288,6 +310,49 @@ struct Hdf5FrameFile::Impl {
     // A frame whose append was cut short is not one that was reported: trim to the frames that
     // every dataset holds.
     resize_all(frames);
+  }
+
+  // Whole frames up to max_chunk_bytes are one chunk (as before posters); larger ones are cut
+  // into bands of whole rows, compressed on every core.
+  hsize_t rows_per_chunk(int width, int height) const {
+    const std::size_t row = std::size_t(width) * 3;
+    if (row * std::size_t(height) <= options.max_chunk_bytes) return hsize_t(height);
+    return hsize_t(
+        std::clamp<std::size_t>(options.poster_chunk_bytes / row, 1, std::size_t(height)));
+  }
+
+  // Chunks [first, first + count) of the frame being written, from `rows` (count x chunk_rows
+  // rows, the last chunk padded to its full size), deflated in parallel as HDF5's deflate filter
+  // would (a zlib stream) and written directly.
+  void write_chunks(const std::uint8_t* rows, hsize_t first, hsize_t count) {
+    const std::size_t chunk_bytes = std::size_t(chunk_rows) * width * 3;
+    std::vector<std::vector<std::uint8_t>> packed(count);
+    std::vector<int> status(count, Z_OK);
+    const int level = options.compression;
+    // Not in the restart's rehearsal: a child forked from a process whose OpenMP threads ran
+    // would wait for them forever (libgomp does not survive fork).
+    const bool parallel = !dry_run && count > 1;
+#pragma omp parallel for schedule(dynamic) if (parallel)
+    for (long long k = 0; k < static_cast<long long>(count); ++k) {
+      const std::uint8_t* in = rows + std::size_t(k) * chunk_bytes;
+      std::vector<std::uint8_t>& out = packed[std::size_t(k)];
+      if (level <= 0) {
+        out.assign(in, in + chunk_bytes);
+        continue;
+      }
+      uLongf size = compressBound(static_cast<uLong>(chunk_bytes));
+      out.resize(size);
+      status[std::size_t(k)] =
+          compress2(out.data(), &size, in, static_cast<uLong>(chunk_bytes), level);
+      out.resize(size);
+    }
+    for (hsize_t k = 0; k < count; ++k) {
+      if (status[k] != Z_OK) throw OutputError(path + ": zlib could not compress a chunk");
+      const hsize_t offset[4] = {frames, (first + k) * chunk_rows, 0, 0};
+      check(
+          H5Dwrite_chunk(rgb.get(), transfer.get(), 0, offset, packed[k].size(), packed[k].data()),
+          "writing a chunk of /frames/rgb");
+    }
   }
 
   void reopen() {
@@ -446,26 +511,127 @@ void Hdf5FrameFile::append(const Image& image, const FrameMetadata& m) {
                       std::to_string(image.height) + " does not fit the file's " +
                       std::to_string(f.width) + " x " + std::to_string(f.height));
   }
-  silence_hdf5();
-  if (f.broken) f.reopen();
-  f.check_space(image.rgb.size());
+  begin_frame();
+  write_rows(image.rgb.data(), image.height);
+  end_frame(m);
+}
+
+// A failed write or flush (disk full, say) leaves HDF5's in-memory state unreliable: the next
+// frame starts from what the last successful flush put on disk.
+template <class Step>
+static void or_broken(Hdf5FrameFile::Impl& f, Step&& step) {
   try {
-    append_frame(image, m);
+    step();
   } catch (...) {
-    // A failed write or flush (disk full, say) leaves HDF5's in-memory state unreliable: the next
-    // frame starts from what the last successful flush put on disk.
     f.broken = true;
+    f.in_frame = false;
+    f.band.clear();
     throw;
   }
+}
+
+void Hdf5FrameFile::begin_frame() {
+  Impl& f = *impl_;
+  silence_hdf5();
+  if (f.in_frame) throw OutputError(f.path + ": a frame was begun before the last one ended");
+  if (f.broken) f.reopen();
+  f.check_space(std::uint64_t(f.width) * f.height * 3);
+  or_broken(f, [&] {
+    f.resize_all(f.frames + 1);
+    f.in_frame = true;
+    f.rows_done = 0;
+    f.rows_write_ms = 0.0;
+    f.band.clear();
+  });
+}
+
+int Hdf5FrameFile::chunk_rows() const { return static_cast<int>(impl_->chunk_rows); }
+
+void Hdf5FrameFile::write_rows(const std::uint8_t* rgb, int rows) {
+  Impl& f = *impl_;
+  if (!f.in_frame) throw OutputError(f.path + ": rows written outside a frame");
+  const std::size_t row_bytes = std::size_t(f.width) * 3;
+  const hsize_t held = f.band.size() / row_bytes;
+  if (rows < 0 || f.rows_done + held + hsize_t(rows) > hsize_t(f.height)) {
+    throw OutputError(f.path + ": a frame of " + std::to_string(f.height) + " rows given " +
+                      std::to_string(f.rows_done + held + hsize_t(rows)));
+  }
+  silence_hdf5();
+  or_broken(f, [&] {
+    const auto start = std::chrono::steady_clock::now();
+    f.band.insert(f.band.end(), rgb, rgb + std::size_t(rows) * row_bytes);
+    const std::size_t chunk_bytes = std::size_t(f.chunk_rows) * row_bytes;
+    // Whole chunks go out in groups of about kMaxChunkBytes, one chunk per core at a time.
+    const std::size_t group = std::max<std::size_t>(1, f.options.max_chunk_bytes / chunk_bytes);
+    while (f.band.size() >= group * chunk_bytes) flush_chunks(group);
+    f.rows_write_ms +=
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  });
+}
+
+// The first `count` chunks' rows of the band into the file.
+void Hdf5FrameFile::flush_chunks(std::size_t count) {
+  Impl& f = *impl_;
+  const std::size_t chunk_bytes = std::size_t(f.chunk_rows) * f.width * 3;
+  if (f.chunk_rows == hsize_t(f.height)) {
+    // One chunk per frame: HDF5's own filter, as every frame before posters.
+    f.write_row(f.rgb.get(), H5T_NATIVE_UINT8, f.band.data(), "rgb");
+  } else {
+    f.write_chunks(f.band.data(), f.rows_done / f.chunk_rows, count);
+  }
+  f.band.erase(f.band.begin(), f.band.begin() + std::ptrdiff_t(count * chunk_bytes));
+  f.rows_done += count * f.chunk_rows;
+}
+
+void Hdf5FrameFile::end_frame(const FrameMetadata& m) {
+  Impl& f = *impl_;
+  if (!f.in_frame) throw OutputError(f.path + ": a frame ended that was never begun");
+  const std::size_t row_bytes = std::size_t(f.width) * 3;
+  if (f.rows_done + f.band.size() / row_bytes != hsize_t(f.height)) {
+    const std::string given = std::to_string(f.rows_done + f.band.size() / row_bytes);
+    or_broken(f, [&] {
+      // The frame is dropped: its rows and extents go, so that no later close keeps them.
+      f.in_frame = false;
+      f.band.clear();
+      f.resize_all(f.frames);
+      throw OutputError(f.path + ": frame ended after " + given + " of its " +
+                        std::to_string(f.height) + " rows; the frame is not kept");
+    });
+  }
+  silence_hdf5();
+  or_broken(f, [&] {
+    const auto start = std::chrono::steady_clock::now();
+    if (!f.band.empty()) {
+      // The last chunk, padded to its whole size (HDF5 keeps edge chunks whole).
+      const std::size_t chunk_bytes = std::size_t(f.chunk_rows) * row_bytes;
+      const std::size_t count = (f.band.size() + chunk_bytes - 1) / chunk_bytes;
+      f.band.resize(count * chunk_bytes, 0);
+      flush_chunks(count);
+    }
+    f.rows_write_ms +=
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    f.in_frame = false;
+    write_metadata(m, f.rows_write_ms);
+  });
 }
 
 void Hdf5FrameFile::append_frame(const Image& image, const FrameMetadata& m) {
   Impl& f = *impl_;
   const auto start = std::chrono::steady_clock::now();
   f.resize_all(f.frames + 1);
-  f.write_row(f.rgb.get(), H5T_NATIVE_UINT8, image.rgb.data(), "rgb");
+  f.rows_done = 0;
+  f.band.assign(image.rgb.begin(), image.rgb.end());
+  const std::size_t chunk_bytes = std::size_t(f.chunk_rows) * f.width * 3;
+  const std::size_t count = (f.band.size() + chunk_bytes - 1) / chunk_bytes;
+  f.band.resize(count * chunk_bytes, 0);
+  flush_chunks(count);
   const double write_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  write_metadata(m, write_ms);
+}
+
+void Hdf5FrameFile::write_metadata(const FrameMetadata& m, double write_ms) {
+  Impl& f = *impl_;
   const float nan = std::nanf("");
   const bool ortho = m.camera.projection == Projection::orthographic;
   const float eye[3] = {m.camera.eye.x, m.camera.eye.y, m.camera.eye.z};

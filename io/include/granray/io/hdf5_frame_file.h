@@ -38,6 +38,10 @@ FrameMetadata frame_metadata(const FrameStats& stats, std::int64_t step, double 
 struct Hdf5Options {
   int compression = 1;  // deflate level, 0 = none
   bool durable = true;  // fsync after every frame before it counts as written
+  // A new file's frames up to max_chunk_bytes are one chunk each; larger frames (posters) are
+  // chunked in bands of whole rows of about poster_chunk_bytes, deflated on every core.
+  std::size_t max_chunk_bytes = std::size_t{64} << 20;
+  std::size_t poster_chunk_bytes = std::size_t{4} << 20;
 };
 
 class Hdf5FrameFile {
@@ -58,10 +62,25 @@ class Hdf5FrameFile {
   // frame survives a kill of the process; on error it throws OutputError.
   void append(const Image& image, const FrameMetadata& meta);
 
+  // The same, a band of rows at a time (posters, SPEC 5): begin_frame, the frame's rows top first
+  // in any number of write_rows calls, then end_frame. Rows go to the file as whole chunks fill
+  // (chunk_rows() rows each), so a frame of any size takes one group of chunks of memory. The
+  // frame counts, and survives a kill, once end_frame returns; any error leaves the file as the
+  // last whole frame left it.
+  void begin_frame();
+  void write_rows(const std::uint8_t* rgb, int rows);
+  void end_frame(const FrameMetadata& meta);
+  // Rows per chunk of /frames/rgb: the frame's height, or for frames over 64 MiB a band of about
+  // 4 MiB.
+  int chunk_rows() const;
+
+  struct Impl;
+
  private:
   void append_frame(const Image& image, const FrameMetadata& meta);
+  void flush_chunks(std::size_t count);
+  void write_metadata(const FrameMetadata& meta, double write_ms);
   void rehearse_restart();
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
