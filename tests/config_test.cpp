@@ -113,6 +113,25 @@ TEST(Config, OverridesUseTomlValues) {
 }
 
 // SPEC 2d keys: outlines, the depth cue and categorical colours.
+TEST(Config, RegionAndTileMemory) {
+  const InsituConfig c = parse_insitu_config(
+      "[insitu]\nwidth = 400\nheight = 300\nregion = [10, 20, 100, 50]\ntile_memory = 3\n",
+      "sim.toml");
+  EXPECT_EQ(c.render.region.x0, 10);
+  EXPECT_EQ(c.render.region.y0, 20);
+  EXPECT_EQ(c.render.region.x1, 110);
+  EXPECT_EQ(c.render.region.y1, 70);
+  EXPECT_EQ(c.tile_memory, std::size_t{3} << 20);
+  EXPECT_TRUE(
+      parse_insitu_config("[insitu]\nregion = [0, 0, 0, 0]\n", "sim.toml").render.region.empty());
+  expect_config_error("[insitu]\nwidth = 400\nheight = 300\nregion = [350, 0, 51, 10]\n",
+                      {"sim.toml:4", "region", "400 x 300"});
+  expect_config_error("[insitu]\nregion = [0, 0, 10, 0]\n", {"sim.toml:2", "region", "both"});
+  expect_config_error("[insitu]\nregion = [0.5, 0, 10, 10]\n", {"region", "whole numbers"});
+  expect_config_error("[insitu]\nregion = [0, 0, 10]\n", {"region", "4 numbers"});
+  expect_config_error("[insitu]\ntile_memory = -1\n", {"sim.toml:2", "tile_memory", "MiB"});
+}
+
 TEST(Config, SeeingInsideKeys) {
   const InsituConfig c = parse_insitu_config(
       "[insitu.shading]\noutline = 0.2\noutline_color = [0.1, 0.2, 0.3]\ndepth_cue = 0.7\n"

@@ -228,10 +228,11 @@ TEST_F(InsituTest, FailuresSkipTheFrameAndTheNextOneRenders) {
   EXPECT_NO_THROW(vis.render(1, 0.1, particles()));
   EXPECT_TRUE(vis.last_frame().rendered);
   vis.finish();
-  // A frame too large to render at all.
+  // A frame too large to render at all, even in bands: one row needs more than the memory.
   InsituRenderer big(
       config_of("[insitu]\nevery = 1\nwidth = 65536\nheight = 65536\nbackend = \"cpu\"\n"), {});
   big.set_logger([&](const std::string& line) { log.push_back(line); });
+  big.set_memory_limit(std::size_t{64} << 10);
   EXPECT_NO_THROW(big.render(0, 0.0, particles()));
   EXPECT_FALSE(big.last_frame().rendered);
 
@@ -355,20 +356,45 @@ TEST_F(InsituTest, AFullDiskLosesFramesUntilSpaceReturns) {
   EXPECT_EQ(io::Hdf5FrameFile(dir + "/f.h5", 24, 16, "", options).frames(), 6u);
 }
 
-TEST_F(InsituTest, AFrameLargerThanTheMemoryLimitIsSkippedAndTheNextRenders) {
-  InsituRenderer vis(config_of("[insitu]\nevery = 1\nwidth = 400\nheight = 300\n"
-                               "backend = \"cpu\"\n"),
-                     {});
+// A frame larger than the memory the renderer may use renders in bands of rows (the same PNG as
+// without the limit); one whose single row does not fit is skipped, and the next renders.
+TEST_F(InsituTest, AFrameLargerThanTheMemoryLimitRendersInBands) {
+  const std::string dir = temp_path("banded-" + std::to_string(fresh_seed()));
+  const auto config = [&](const std::string& name) {
+    return config_of(
+        "[insitu]\nevery = 1\nwidth = 400\nheight = 300\nbackend = \"cpu\"\n"
+        "png = \"" +
+        dir + "/" + name +
+        "_*.png\"\n"
+        "[insitu.shading]\nshadows = true\nao_samples = 4\nsamples = 4\n"
+        "[insitu.annotations]\nlabel = \"step {step}\"\naxes = \"top-right\"\n"
+        "[insitu.color]\nfield = \"speed\"\nrange = \"auto\"\n");
+  };
+  {
+    InsituRenderer whole(config("whole"), {"speed"});
+    EXPECT_TRUE(whole.render(0, 0.0, particles()).rendered);
+    EXPECT_EQ(whole.counters().banded, 0u);
+  }
+  InsituRenderer vis(config("banded"), {"speed"});
   std::vector<std::string> log;
   vis.set_logger([&](const std::string& line) { log.push_back(line); });
-  vis.set_memory_limit(std::size_t{64} << 10);
-  EXPECT_FALSE(vis.render(0, 0.0, particles()).rendered);
+  vis.set_memory_limit(std::size_t{1} << 20);
+  EXPECT_TRUE(vis.render(0, 0.0, particles()).rendered) << vis.last_frame().error;
+  EXPECT_EQ(vis.counters().banded, 1u);
+  vis.set_memory_limit(std::size_t{16} << 10);
+  EXPECT_FALSE(vis.render(1, 0.1, particles()).rendered);
   EXPECT_NE(vis.last_frame().error.find("memory"), std::string::npos) << vis.last_frame().error;
   vis.set_memory_limit(std::size_t{1} << 30);
-  EXPECT_TRUE(vis.render(1, 0.1, particles()).rendered);
+  EXPECT_TRUE(vis.render(2, 0.2, particles()).rendered);
+  vis.finish();
   EXPECT_EQ(vis.counters().failed, 1u);
   ASSERT_EQ(log.size(), 1u);
-  EXPECT_NE(log[0].find("step 0 skipped"), std::string::npos) << log[0];
+  EXPECT_NE(log[0].find("step 1 skipped"), std::string::npos) << log[0];
+  const Image a = io::read_png(dir + "/whole_00000000.png");
+  const Image b = io::read_png(dir + "/banded_00000000.png");
+  EXPECT_EQ(a.width, b.width);
+  EXPECT_TRUE(a.rgb == b.rgb) << "the frame rendered in bands differs from the whole";
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(InsituTest, HostileParticleDataIsCountedNeverACrash) {

@@ -5,10 +5,16 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
+#include <exception>
 #include <iostream>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "granray/errors.h"
@@ -18,9 +24,12 @@
 #include "granray/io/frame_pattern.h"
 #include "granray/io/hdf5_frame_file.h"
 #include "granray/io/image_file.h"
+#include "granray/io/image_stream.h"
 #include "granray/io/particle_file.h"
 #include "granray/io/stl_file.h"
 #include "granray/renderer.h"
+#include "granray/tiled_render.h"
+#include "serial_worker.h"
 
 #if defined(GRANRAY_RENDER_HAVE_MPI)
 #include "granray/insitu/mpi_frame.h"
@@ -100,6 +109,87 @@ granray::ParticleView share_of(const granray::io::ParticleFrame& frame, int rank
   return view;
 }
 
+// Reads the inputs on a thread of its own, snapshot after snapshot, a few ahead of the renderer:
+// the next snapshot is parsed while the current one renders. A reading error reaches the
+// renderer's thread at the snapshot where it happened.
+class FrameSource {
+ public:
+  FrameSource(const std::vector<std::string>& inputs, granray::io::ParticleFormat format,
+              std::string scalar, std::string select)
+      : thread_([this, inputs, format, scalar, select] { read(inputs, format, scalar, select); }) {}
+  ~FrameSource() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+  }
+
+  // The next snapshot, or nothing after the last; rethrows a reading error. `in_file` is how many
+  // snapshots the snapshot's file holds.
+  std::optional<NamedFrame> next(std::size_t* in_file = nullptr) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return !queue_.empty() || done_ || failure_; });
+    if (queue_.empty()) {
+      if (failure_) std::rethrow_exception(failure_);
+      return std::nullopt;
+    }
+    Item item = std::move(queue_.front());
+    queue_.pop_front();
+    changed_.notify_all();
+    if (in_file) *in_file = item.in_file;
+    return std::move(item.frame);
+  }
+
+ private:
+  struct Item {
+    NamedFrame frame;
+    std::size_t in_file;
+  };
+  static constexpr std::size_t kAhead = 2;
+
+  void read(const std::vector<std::string>& inputs, granray::io::ParticleFormat format,
+            const std::string& scalar, const std::string& select) {
+    std::int64_t index = 0;
+    try {
+      for (const std::string& input : inputs) {
+        auto frames = granray::io::read_particle_file(input, format, scalar, select);
+        const std::size_t count = frames.size();
+        for (auto& frame : frames) {
+          const std::int64_t number = frame.step.value_or(index++);
+          std::unique_lock<std::mutex> lock(mutex_);
+          changed_.wait(lock, [&] { return queue_.size() < kAhead || stopping_; });
+          if (stopping_) return;
+          queue_.push_back({{std::move(frame), input, number}, count});
+          changed_.notify_all();
+        }
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      failure_ = std::current_exception();
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    done_ = true;
+    changed_.notify_all();
+  }
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Item> queue_;
+  bool done_ = false, stopping_ = false;
+  std::exception_ptr failure_;
+  std::thread thread_;
+};
+
+// What the writer thread needs of a frame being written band by band.
+struct FrameOutput {
+  std::string path;
+  std::unique_ptr<granray::io::ImageStream> image;
+  granray::FrameStats stats;  // the first band's, with the times of all bands summed
+  double render_ms = 0.0;
+};
+
 // `ranks` is null for a one-rank run.
 int run(const Options& options, granray::RankGroup* ranks) {
   using namespace granray;
@@ -108,21 +198,13 @@ int run(const Options& options, granray::RankGroup* ranks) {
                                   ? parse_insitu_config("", "<defaults>", options.overrides)
                                   : load_insitu_config(options.config, options.overrides);
   const io::ParticleFormat format = io::parse_particle_format(options.format);
-
-  std::vector<NamedFrame> frames;
-  for (const std::string& input : options.inputs) {
-    for (auto& frame :
-         io::read_particle_file(input, format, config.color ? config.color->field : "",
-                                config.select ? config.select->field : "")) {
-      const auto index = static_cast<std::int64_t>(frames.size());
-      const std::int64_t number = frame.step.value_or(index);
-      frames.push_back({std::move(frame), input, number});
-    }
+  const bool numbered = io::has_frame_placeholder(options.out);
+  if (options.inputs.size() > 1 && !numbered) {
+    throw ConfigError("--out " + options.out + ": " + std::to_string(options.inputs.size()) +
+                      " inputs to write but no '*' in the name for the step");
   }
-  if (frames.size() > 1 && !io::has_frame_placeholder(options.out)) {
-    throw ConfigError("--out " + options.out + ": " + std::to_string(frames.size()) +
-                      " frames to write but no '*' in the name for the step");
-  }
+  FrameSource source(options.inputs, format, config.color ? config.color->field : "",
+                     config.select ? config.select->field : "");
 
   // Rank 0 writes; every rank must learn when it cannot, or the others would wait for it.
   std::string failure;
@@ -131,11 +213,15 @@ int run(const Options& options, granray::RankGroup* ranks) {
     if (!fine && failure.empty()) failure = "rank 0 could not write (its error says why)";
     return fine;
   };
+  const PixelRect window = render_window(config.render);
+  const int width = window.x1 - window.x0, height = window.y1 - window.y0;
   std::unique_ptr<io::Hdf5FrameFile> h5;
   if (rank == 0 && !config.output.empty()) {
     try {
-      h5 = std::make_unique<io::Hdf5FrameFile>(config.output, config.render.width,
-                                               config.render.height, config.table_text);
+      io::Hdf5Options h5_options;
+      h5_options.compression = static_cast<int>(config.compression);
+      h5 = std::make_unique<io::Hdf5FrameFile>(config.output, width, height, config.table_text,
+                                               h5_options);
     } catch (const Error& e) {
       failure = std::string("key 'insitu.output': ") + e.what();
     }
@@ -143,56 +229,116 @@ int run(const Options& options, granray::RankGroup* ranks) {
   if (!everyone_fine()) throw OutputError(failure);
 
   Renderer renderer(config.backend);
-  Image image;
   MeshWalls meshes(options.meshes);
   // On a terminal, one line that updates (frames done, rate, time left) instead of a line per
   // frame; a redirected standard output still gets the per-frame lines.
   const bool progress = rank == 0 && isatty(STDERR_FILENO) != 0;
   const bool frame_lines = !progress || isatty(STDOUT_FILENO) == 0;
   const auto started = std::chrono::steady_clock::now();
-  std::size_t done = 0;
+  std::size_t done = 0, total = options.inputs.size();
   bool warned = false;  // about overlays that cannot be drawn: once
-  for (const NamedFrame& f : frames) {
-    const ParticleView view = share_of(f.frame, rank, size);
-    const RenderSettings& settings = meshes.settings_for(config.render, f.number);
-    const FrameStats stats = ranks ? ranks->render(renderer, view, settings, image)
-                                   : renderer.render(view, settings, image);
-    if (rank != 0) {
-      if (!everyone_fine()) return 1;
-      continue;
-    }
-    const std::string path = io::expand_frame_pattern(options.out, f.number);
+  // Rank 0 writes on this thread while the next band or frame renders; two bands wait at most.
+  std::optional<tools::SerialWorker> writer;
+  if (rank == 0) writer.emplace(2);
+  const auto check_writer = [&] {
+    if (!writer) return;
     try {
-      if (io::any_annotation(config.annotations)) {
-        const std::string why = io::draw_annotations(
-            image, config.annotations, annotation_values(config, stats, f.number, f.frame.time));
-        if (!why.empty() && !warned) {
-          warned = true;
-          std::fprintf(stderr, "granray-render: frames are written without annotations: %s\n",
-                       why.c_str());
-        }
-      }
-      io::write_image(path, image);
-      if (h5) h5->append(image, io::frame_metadata(stats, f.number, f.frame.time));
+      writer->check();
     } catch (const Error& e) {
-      failure = e.what();
+      if (failure.empty()) failure = e.what();
     }
+  };
+  std::size_t in_file = 0;
+  bool first = true;
+  while (std::optional<NamedFrame> next = source.next(&in_file)) {
+    auto f = std::make_shared<NamedFrame>(std::move(*next));
+    if (first && in_file > 1 && !numbered) {
+      throw ConfigError("--out " + options.out + ": " + std::to_string(in_file) +
+                        " frames to write but no '*' in the name for the step");
+    }
+    if (first) total += in_file - 1;
+    first = false;
+    const ParticleView view = share_of(f->frame, rank, size);
+    const RenderSettings& settings = meshes.settings_for(config.render, f->number);
+    // A frame larger than the tile budget (a poster) renders band by band; each band is written
+    // (PNG rows, HDF5 chunks) on the writer thread while the next one renders.
+    const int own_rows = band_rows(settings, tile_budget(renderer, config.tile_memory));
+    const int rows = ranks ? agree_on_band_rows(*ranks, own_rows, height) : own_rows;
+    auto out = std::make_shared<FrameOutput>();
+    out->path = io::expand_frame_pattern(options.out, f->number);
+    if (writer) {
+      writer->post([out, width, height, &config, &h5] {
+        out->image =
+            io::open_image_stream(out->path, width, height, static_cast<int>(config.compression));
+        if (h5) h5->begin_frame();
+      });
+    }
+    RenderSettings band_settings = settings;
+    for (const PixelRect& band : frame_bands(settings, rows)) {
+      band_settings.region = band;
+      auto image = std::make_shared<Image>();
+      const FrameStats stats = ranks ? ranks->render(renderer, view, band_settings, *image)
+                                     : renderer.render(view, band_settings, *image);
+      if (band.y0 == window.y0) {
+        out->stats = stats;
+      } else {
+        out->stats.grid_ms += stats.grid_ms;
+        out->stats.render_ms += stats.render_ms;
+        out->stats.composite_ms += stats.composite_ms;
+        out->stats.total_ms += stats.total_ms;
+      }
+      if (!writer) continue;
+      writer->post([&, image, band, f, out] {
+        settle(*image);
+        if (io::any_annotation(config.annotations)) {
+          const std::string why =
+              io::draw_annotations(*image, config.annotations,
+                                   annotation_values(config, out->stats, f->number, f->frame.time),
+                                   band, settings.width, settings.height);
+          if (!why.empty() && !warned) {
+            warned = true;
+            std::fprintf(stderr, "granray-render: frames are written without annotations: %s\n",
+                         why.c_str());
+          }
+        }
+        out->image->write_rows(image->rgb.data(), image->height);
+        if (h5) h5->write_rows(image->rgb.data(), image->height);
+      });
+    }
+    if (writer) {
+      writer->post([&, f, out] {
+        out->image->finish();
+        if (h5) h5->end_frame(io::frame_metadata(out->stats, f->number, f->frame.time));
+        ++done;
+        if (progress) print_progress(done, total, started);
+        if (!frame_lines) return;
+        const FrameStats& stats = out->stats;
+        std::printf(
+            "%s: step %lld, %llu particles (%llu skipped), %s backend, %s %.1f ms, "
+            "render %.1f ms",
+            f->source.c_str(), static_cast<long long>(f->number),
+            static_cast<unsigned long long>(stats.particles),
+            static_cast<unsigned long long>(stats.skipped), backend_name(renderer.backend()),
+            render_method_name(stats.method), stats.grid_ms, stats.render_ms);
+        if (size > 1) std::printf(", %d ranks, composite %.1f ms", size, stats.composite_ms);
+        std::printf(", frame %.1f ms", stats.total_ms);
+        if (height > rows) std::printf(", %d bands", (height + rows - 1) / rows);
+        std::printf(" -> %s%s%s\n", out->path.c_str(), h5 ? " and " : "",
+                    h5 ? h5->path().c_str() : "");
+        std::fflush(stdout);
+      });
+    }
+    check_writer();
     if (!everyone_fine()) throw OutputError(failure);
-    ++done;
-    if (progress) print_progress(done, frames.size(), started);
-    if (!frame_lines) continue;
-    std::printf(
-        "%s: step %lld, %llu particles (%llu skipped), %s backend, %s %.1f ms, "
-        "render %.1f ms",
-        f.source.c_str(), static_cast<long long>(f.number),
-        static_cast<unsigned long long>(stats.particles),
-        static_cast<unsigned long long>(stats.skipped), backend_name(renderer.backend()),
-        render_method_name(stats.method), stats.grid_ms, stats.render_ms);
-    if (size > 1) std::printf(", %d ranks, composite %.1f ms", size, stats.composite_ms);
-    std::printf(", frame %.1f ms", stats.total_ms);
-    std::printf(" -> %s%s%s\n", path.c_str(), h5 ? " and " : "", h5 ? h5->path().c_str() : "");
-    std::fflush(stdout);
   }
+  if (writer) {
+    try {
+      writer->drain();
+    } catch (const Error& e) {
+      if (failure.empty()) failure = e.what();
+    }
+  }
+  if (!everyone_fine()) throw OutputError(failure);
   if (progress) std::fprintf(stderr, "\n");
   return 0;
 }

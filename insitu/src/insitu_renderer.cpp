@@ -194,16 +194,14 @@ int InsituRenderer::agreed_band_rows(const RenderSettings& settings) {
   const PixelRect window = render_window(settings);
   const int height = window.y1 - window.y0;
   const int rows = band_rows(settings, tile_budget(renderer_, config_.tile_memory));
-  if (!ranks_) return rows;
-  int agreed = height;
-  while (!ranks_->all(rows >= agreed)) agreed = (agreed + 1) / 2;
-  return agreed;
+  return ranks_ ? agree_on_band_rows(*ranks_, rows, height) : rows;
 }
 
 FrameStats InsituRenderer::render_image(const ParticleView& view, const RenderSettings& settings) {
   const PixelRect window = render_window(settings);
   const int height = window.y1 - window.y0;
   int rows = agreed_band_rows(settings);
+  if (rows < height) check_bands_fit(settings);
   if (rows >= height) {
     try {
       // The writer settles the image on its own thread: the GPU's copy of the pixels then runs
@@ -226,6 +224,28 @@ FrameStats InsituRenderer::render_image(const ParticleView& view, const RenderSe
       if (ranks_ || rows < 2) throw;
       rows = (rows + 1) / 2;
     }
+  }
+}
+
+// Bands need a row to fit the tile budget and the whole image to fit the host, where the writer
+// takes it; otherwise the frame is skipped.
+void InsituRenderer::check_bands_fit(const RenderSettings& settings) {
+  const PixelRect window = render_window(settings);
+  const std::size_t width = std::size_t(window.x1 - window.x0);
+  const std::size_t image = width * std::size_t(window.y1 - window.y0) * 3;
+  const std::size_t budget = tile_budget(renderer_, config_.tile_memory);
+  const std::size_t row = width * frame_bytes_per_pixel(settings);
+  const auto mib = [](std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; };
+  if (row > budget) {
+    throw OutOfMemoryError("granray: out of memory: a row of the image needs " +
+                           std::to_string(row >> 10) + " KiB of rendering buffers, more than the " +
+                           std::to_string(budget >> 10) + " KiB tile budget");
+  }
+  const std::size_t host = host_memory_available();
+  if (image > host / 2) {
+    throw OutOfMemoryError("granray: out of memory: the " + std::to_string(width) + " x " +
+                           std::to_string(window.y1 - window.y0) + " image needs " + mib(image) +
+                           " on the host, and only " + mib(host) + " are free");
   }
 }
 

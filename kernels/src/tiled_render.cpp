@@ -1,5 +1,7 @@
 #include "granray/tiled_render.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "granray/kernels/lighting.h"
@@ -18,6 +20,13 @@ std::size_t frame_bytes_per_pixel(const RenderSettings& settings) {
     bytes += 2 * samples * (sizeof(SurfaceSample) + mask);
   }
   return bytes;
+}
+
+std::size_t host_memory_available() {
+  const long pages = sysconf(_SC_AVPHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return ~std::size_t{0};
+  return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_size);
 }
 
 std::size_t tile_budget(Renderer& renderer, std::size_t configured) {

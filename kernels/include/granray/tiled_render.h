@@ -16,6 +16,9 @@ namespace granray {
 // and the host's together: the pixels, the screen tiles' lists, and a lit frame's samples.
 std::size_t frame_bytes_per_pixel(const RenderSettings& settings);
 
+// The host memory free now (the kernel's free pages).
+std::size_t host_memory_available();
+
 // A frame's buffers on the host (the CPU backend) take at most this much by default.
 constexpr std::size_t kDefaultHostTileMemory = std::size_t{1} << 30;
 

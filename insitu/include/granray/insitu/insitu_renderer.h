@@ -94,6 +94,7 @@ class InsituRenderer {
   void render_frame(std::int64_t step, double time, const SimulationParticles& particles);
   FrameStats render_image(const ParticleView& view, const RenderSettings& settings);
   int agreed_band_rows(const RenderSettings& settings);
+  void check_bands_fit(const RenderSettings& settings);
   FrameStats render_bands(const ParticleView& view, const RenderSettings& settings, int rows);
 
   InsituConfig config_;

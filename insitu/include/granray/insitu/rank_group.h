@@ -24,4 +24,13 @@ class RankGroup {
   virtual bool all(bool ok) = 0;
 };
 
+// Collective: rows per band of a frame `height` rows high that every rank can take (each rank
+// can take `rows`, its own tile budget's): the whole height when all can, else the largest of
+// height / 2^k that fits every rank, so that all ranks cast the same bands.
+inline int agree_on_band_rows(RankGroup& ranks, int rows, int height) {
+  int agreed = height;
+  while (!ranks.all(rows >= agreed)) agreed = (agreed + 1) / 2;
+  return agreed;
+}
+
 }  // namespace granray
