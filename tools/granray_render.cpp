@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -262,7 +263,12 @@ int run(const Options& options, granray::RankGroup* ranks) {
     const RenderSettings& settings = meshes.settings_for(config.render, f->number);
     // A frame larger than the tile budget (a poster) renders band by band; each band is written
     // (PNG rows, HDF5 chunks) on the writer thread while the next one renders.
-    const int own_rows = band_rows(settings, tile_budget(renderer, config.tile_memory));
+    // The host holds a few bands at once (one rendering, two waiting, one being written): each
+    // at most kHostBandBytes of pixels, whatever the GPU could take.
+    constexpr std::size_t kHostBandBytes = std::size_t{256} << 20;
+    const int own_rows = std::min(
+        band_rows(settings, tile_budget(renderer, config.tile_memory)),
+        static_cast<int>(std::max<std::size_t>(1, kHostBandBytes / (3 * std::size_t(width)))));
     const int rows = ranks ? agree_on_band_rows(*ranks, own_rows, height) : own_rows;
     auto out = std::make_shared<FrameOutput>();
     out->path = io::expand_frame_pattern(options.out, f->number);
