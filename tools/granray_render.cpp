@@ -288,10 +288,7 @@ int run(const Options& options, granray::RankGroup* ranks) {
       if (band.y0 == window.y0) {
         out->stats = stats;
       } else {
-        out->stats.grid_ms += stats.grid_ms;
-        out->stats.render_ms += stats.render_ms;
-        out->stats.composite_ms += stats.composite_ms;
-        out->stats.total_ms += stats.total_ms;
+        add_band_stats(out->stats, stats);
       }
       if (!writer) continue;
       writer->post([&, image, band, f, out] {

@@ -277,16 +277,7 @@ FrameStats InsituRenderer::render_bands(const ParticleView& view, const RenderSe
     if (first) {
       total = stats;
     } else {
-      total.grid_ms += stats.grid_ms;
-      total.render_ms += stats.render_ms;
-      total.primary_ms += stats.primary_ms;
-      total.secondary_ms += stats.secondary_ms;
-      total.secondary_rays += stats.secondary_rays;
-      total.composite_ms += stats.composite_ms;
-      total.total_ms += stats.total_ms;
-      for (std::size_t k = 0; k < total.categories.size(); ++k) {
-        total.categories[k] |= stats.categories[k];
-      }
+      add_band_stats(total, stats);
     }
     first = false;
   }

@@ -9,18 +9,12 @@
 #include <memory>
 
 #include "granray/errors.h"
+#include "path_ending.h"
 
 namespace granray::io {
 namespace {
 
-bool ends_with(const std::string& s, const char* suffix) {
-  const std::size_t n = std::strlen(suffix);
-  if (s.size() < n) return false;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (std::tolower(static_cast<unsigned char>(s[s.size() - n + i])) != suffix[i]) return false;
-  }
-  return true;
-}
+using detail::ends_with;
 
 void check_image(const std::string& path, const Image& image) {
   if (image.width <= 0 || image.height <= 0 ||

@@ -10,18 +10,12 @@
 #include <vector>
 
 #include "granray/errors.h"
+#include "path_ending.h"
 
 namespace granray::io {
 namespace {
 
-bool ends_with(const std::string& s, const char* suffix) {
-  const std::size_t n = std::strlen(suffix);
-  if (s.size() < n) return false;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (std::tolower(static_cast<unsigned char>(s[s.size() - n + i])) != suffix[i]) return false;
-  }
-  return true;
-}
+using detail::ends_with;
 
 // The file being written, beside its final name; removed unless finished.
 class PartialFile {

@@ -54,6 +54,18 @@ std::vector<PixelRect> frame_bands(const RenderSettings& settings, int rows) {
   return bands;
 }
 
+void add_band_stats(FrameStats& frame, const FrameStats& band) {
+  frame.grid_ms += band.grid_ms;
+  frame.render_ms += band.render_ms;
+  frame.primary_ms += band.primary_ms;
+  frame.secondary_ms += band.secondary_ms;
+  frame.secondary_rays += band.secondary_rays;
+  frame.composite_ms += band.composite_ms;
+  frame.total_ms += band.total_ms;
+  for (std::size_t k = 0; k < frame.categories.size(); ++k)
+    frame.categories[k] |= band.categories[k];
+}
+
 void render_in_bands(Renderer& renderer, const ParticleView& particles,
                      const RenderSettings& settings, const RenderOptions& options,
                      std::size_t budget_bytes, const TakeBand& take) {

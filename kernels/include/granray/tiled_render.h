@@ -35,6 +35,9 @@ int band_rows(const RenderSettings& settings, std::size_t budget_bytes);
 // as wide as the window and `rows` high (the last one may be lower).
 std::vector<PixelRect> frame_bands(const RenderSettings& settings, int rows);
 
+// Adds a later band's times and categories to the frame's stats (the first band's).
+void add_band_stats(FrameStats& frame, const FrameStats& band);
+
 // Renders the frame band after band on one renderer, handing each band's image (the band's
 // size, rows top first) and stats to `take` before the next band renders.
 using TakeBand =
