@@ -291,13 +291,15 @@ int run(const Options& options, granray::RankGroup* ranks) {
         add_band_stats(out->stats, stats);
       }
       if (!writer) continue;
-      writer->post([&, image, band, f, out] {
+      // Values, not references, of anything scoped to this frame: the writer runs later.
+      writer->post([&, image, band, f, out, full_width = settings.width,
+                    full_height = settings.height] {
         settle(*image);
         if (io::any_annotation(config.annotations)) {
           const std::string why =
               io::draw_annotations(*image, config.annotations,
                                    annotation_values(config, out->stats, f->number, f->frame.time),
-                                   band, settings.width, settings.height);
+                                   band, full_width, full_height);
           if (!why.empty() && !warned) {
             warned = true;
             std::fprintf(stderr, "granray-render: frames are written without annotations: %s\n",
@@ -309,7 +311,7 @@ int run(const Options& options, granray::RankGroup* ranks) {
       });
     }
     if (writer) {
-      writer->post([&, f, out] {
+      writer->post([&, f, out, rows] {
         out->image->finish();
         if (h5) h5->end_frame(io::frame_metadata(out->stats, f->number, f->frame.time));
         ++done;
