@@ -4,10 +4,14 @@
 
 #include <sstream>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <thread>
+
+#include <sys/stat.h>
 
 #include "granray/errors.h"
 #include "granray/io/particle_file.h"
@@ -160,6 +164,84 @@ TEST(Lammps, ASecondValueForTheSelection) {
   expect_input_error(
       [&] { io::read_particle_file(path, io::ParticleFormat::automatic, "speed", "species"); },
       {"two-values.dump:", "'species'"});
+}
+
+// The readers take the file in blocks of 1 MiB: rows, numbers and a 2.5 MiB line straddle the
+// blocks' ends; padding, tabs and CRLF endings vary; the last line has no '\n'; a FIFO (no size to
+// reserve by) reads the same; an error deep in the file names its line.
+TEST(Lammps, LargeDumpsReadInBlocksLikeSmallOnes) {
+  Rng rng(fresh_seed());
+  std::vector<std::vector<Vec4>> expected(3);
+  std::vector<std::vector<float>> speeds(3);
+  std::string text;
+  std::size_t bad_line = 0, lines = 0;
+  for (int snapshot = 0; snapshot < 3; ++snapshot) {
+    const int n = 20000 + static_cast<int>(rng() % 5000);
+    std::vector<std::string> rows;
+    for (int i = 0; i < n; ++i) {
+      const Vec4 s{uniform(rng, -9, 9), uniform(rng, -9, 9), uniform(rng, -9, 9),
+                   uniform(rng, 0.01f, 1)};
+      const float v = uniform(rng, 0, 5);
+      expected[snapshot].push_back(s);
+      speeds[snapshot].push_back(v);
+      const char* gaps[] = {" ", "  ", "\t", " \t "};
+      const char* gap = gaps[rng() % 4];
+      char row[256];
+      std::snprintf(row, sizeof row, "%s%d%s%.9g%s%.9g%s%.9g%s%.9g%s%.9g%s", rng() % 3 ? "" : " ",
+                    i + 1, gap, s.x, gap, s.y, gap, s.z, gap, s.w, gap, v, rng() % 2 ? "\r" : "");
+      rows.emplace_back(row);
+    }
+    std::string snap = lammps_snapshot(snapshot, "id x y z radius speed", rows);
+    if (snapshot == 1) {
+      // An item the renderer skips, whose one line of data is longer than a block.
+      snap = "ITEM: UNITS\n" + std::string(5 << 19, 'u') + "\n" + snap;
+    }
+    text += snap;
+  }
+  text.pop_back();  // no '\n' after the last row
+  for (const char c : text) lines += c == '\n';
+  ASSERT_GT(text.size(), std::size_t{3} << 20);
+
+  const auto check = [&](const std::vector<io::ParticleFrame>& frames) {
+    ASSERT_EQ(frames.size(), expected.size());
+    for (std::size_t f = 0; f < frames.size(); ++f) {
+      ASSERT_EQ(frames[f].xyzr.size(), expected[f].size());
+      EXPECT_EQ(*frames[f].step, static_cast<std::int64_t>(f));
+      for (std::size_t i = 0; i < expected[f].size(); ++i) {
+        const Vec4 a = frames[f].xyzr[i], b = expected[f][i];
+        ASSERT_TRUE(a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w) << f << " " << i;
+        ASSERT_EQ(frames[f].scalar[i], speeds[f][i]);
+        ASSERT_EQ(frames[f].ids[i], i + 1);
+      }
+    }
+  };
+  const std::string path = write_text("blocks.dump", text);
+  check(io::read_lammps_dump(path, "speed"));
+
+  const std::string fifo = temp_path("blocks.fifo");
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << text; });
+  std::vector<io::ParticleFrame> piped;
+  try {
+    piped = io::read_lammps_dump(fifo, "speed");
+  } catch (...) {
+    writer.join();
+    throw;
+  }
+  writer.join();
+  check(piped);
+
+  // A damaged number on a line in the file's last megabyte.
+  std::string damaged = text;
+  const std::size_t at = damaged.rfind('\n', damaged.size() - 1000 - rng() % 100000);
+  const std::size_t row_end = damaged.find('\n', at + 1);
+  bad_line =
+      static_cast<std::size_t>(std::count(damaged.begin(), damaged.begin() + at + 1, '\n')) + 1;
+  damaged.replace(damaged.find_last_of("0123456789", row_end), 1, "q");
+  expect_input_error([&] { io::read_lammps_dump(write_text("damaged.dump", damaged), "speed"); },
+                     {"damaged.dump:" + std::to_string(bad_line) + ":", "q"});
+  EXPECT_GT(lines, bad_line);
 }
 
 TEST(Lammps, RealLiggghtsPacking) {

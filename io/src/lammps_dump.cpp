@@ -2,57 +2,25 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <fstream>
 #include <optional>
 
 #include "granray/errors.h"
 #include "granray/io/particle_file.h"
+#include "line_reader.h"
 #include "text_fields.h"
 
 namespace granray::io {
 namespace {
 
 using detail::fail_at;
+using detail::LineReader;
 using detail::parse_integer;
 using detail::parse_real;
 using detail::split_fields;
 
-class LineReader {
- public:
-  explicit LineReader(const std::string& path) : path_(path), in_(path) {
-    if (!in_) throw InputError(path + ": cannot open for reading");
-    in_.seekg(0, std::ios::end);
-    size_ = in_.tellg();
-    in_.seekg(0, std::ios::beg);
-  }
-  bool next(std::string& line) {
-    if (!std::getline(in_, line)) return false;
-    ++number_;
-    return true;
-  }
-  // The next line, or an error saying what the file ended before.
-  std::string require(const std::string& expected) {
-    std::string line;
-    if (!next(line)) fail_at(path_, number_ + 1, "file ends where " + expected + " was expected");
-    return line;
-  }
-  std::size_t number() const { return number_; }
-  const std::string& path() const { return path_; }
-  // Bytes not yet read; 0 where the stream cannot tell (a pipe), which only stops reserving ahead.
-  std::uint64_t bytes_left() {
-    const auto here = in_.tellg();
-    if (here < 0 || size_ < 0 || here > size_) return 0;
-    return static_cast<std::uint64_t>(size_ - here);
-  }
-
- private:
-  std::string path_;
-  std::ifstream in_;
-  std::streamoff size_ = -1;
-  std::size_t number_ = 0;
-};
-
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
 
 struct Box {
   double lo[3], hi[3];
@@ -60,12 +28,12 @@ struct Box {
   bool triclinic = false;
 };
 
-Box read_box(LineReader& reader, const std::string& header) {
+Box read_box(LineReader& reader, std::string_view header) {
   Box box;
   box.triclinic = header.find("xy") != std::string::npos;
   double bound_lo[3], bound_hi[3];
   for (int a = 0; a < 3; ++a) {
-    const std::string line = reader.require("a box bounds line");
+    const std::string_view line = reader.require("a box bounds line");
     const auto f = split_fields(line);
     if (f.size() != (box.triclinic ? 3u : 2u)) {
       fail_at(reader.path(), reader.number(),
@@ -152,32 +120,29 @@ Columns find_columns(const std::vector<std::string_view>& names, const std::stri
 std::vector<ParticleFrame> read_lammps_dump(const std::string& path, const std::string& scalar) {
   LineReader reader(path);
   std::vector<ParticleFrame> frames;
-  std::string line;
+  std::string_view line;  // valid until the next line is read
+  std::vector<std::string_view> f;
   std::optional<std::int64_t> step;
   std::optional<std::int64_t> atoms;
   std::optional<Box> box;
   double time = 0.0;
   while (reader.next(line)) {
-    if (split_fields(line).empty()) continue;
+    split_fields(line, f);
+    if (f.empty()) continue;
     if (!starts_with(line, "ITEM:")) {
-      fail_at(path, reader.number(), "expected an 'ITEM:' line, got '" + line.substr(0, 40) + "'");
+      fail_at(path, reader.number(),
+              "expected an 'ITEM:' line, got '" + std::string(line.substr(0, 40)) + "'");
     }
     if (starts_with(line, "ITEM: TIMESTEP")) {
-      // Named: the fields are views into it, and must not outlive a temporary.
-      const std::string text = reader.require("the timestep");
-      const auto f = split_fields(text);
+      split_fields(reader.require("the timestep"), f);
       if (f.size() != 1) fail_at(path, reader.number(), "expected one timestep number");
       step = parse_integer(f[0], path, reader.number(), "the timestep");
     } else if (starts_with(line, "ITEM: TIME")) {
-      // Named: the fields are views into it, and must not outlive a temporary.
-      const std::string text = reader.require("the time");
-      const auto f = split_fields(text);
+      split_fields(reader.require("the time"), f);
       if (f.size() != 1) fail_at(path, reader.number(), "expected one time value");
       time = parse_real(f[0], path, reader.number(), "the time");
     } else if (starts_with(line, "ITEM: NUMBER OF ATOMS")) {
-      // Named: the fields are views into it, and must not outlive a temporary.
-      const std::string text = reader.require("the number of atoms");
-      const auto f = split_fields(text);
+      split_fields(reader.require("the number of atoms"), f);
       if (f.size() != 1) fail_at(path, reader.number(), "expected one atom count");
       atoms = parse_integer(f[0], path, reader.number(), "the number of atoms");
       if (*atoms < 0) fail_at(path, reader.number(), "negative number of atoms");
@@ -188,8 +153,8 @@ std::vector<ParticleFrame> read_lammps_dump(const std::string& path, const std::
         fail_at(path, reader.number(),
                 "ITEM: ATOMS before the TIMESTEP, NUMBER OF ATOMS and BOX BOUNDS items");
       }
-      const auto names = split_fields(std::string_view(line).substr(11));
-      const Columns col = find_columns(names, scalar, reader);
+      // The columns are found before the rows are read: the names are views into `line`.
+      const Columns col = find_columns(split_fields(line.substr(11)), scalar, reader);
       ParticleFrame frame;
       frame.step = step;
       frame.time = time;
@@ -202,13 +167,13 @@ std::vector<ParticleFrame> read_lammps_dump(const std::string& path, const std::
       frame.xyzr.reserve(reserved);
       if (col.id >= 0) frame.ids.reserve(reserved);
       for (std::int64_t k = 0; k < *atoms; ++k) {
-        std::string row;
+        std::string_view row;
         if (!reader.next(row)) {
           fail_at(
               path, reader.number() + 1,
               "file ends after " + std::to_string(k) + " of " + std::to_string(*atoms) + " atoms");
         }
-        const auto f = split_fields(row);
+        split_fields(row, f);
         if (f.size() != col.count) {
           fail_at(path, reader.number(),
                   "expected " + std::to_string(col.count) + " columns, got " +
@@ -255,7 +220,7 @@ std::vector<ParticleFrame> read_lammps_dump(const std::string& path, const std::
       time = 0.0;
     } else {
       // Other items (UNITS, ...) carry one line of data that rendering does not need.
-      reader.require("the data of " + line);
+      reader.require("the data of " + std::string(line));
     }
   }
   if (frames.empty()) {

@@ -1,21 +1,35 @@
 #include "text_fields.h"
 
-#include <cctype>
 #include <charconv>
 
 #include "granray/errors.h"
 
 namespace granray::io::detail {
 
+namespace {
+
+// isspace in the "C" locale, inline: the readers call it for every character of a dump.
+constexpr bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+}  // namespace
+
+void split_fields(std::string_view line, std::vector<std::string_view>& fields) {
+  fields.clear();
+  const char* p = line.data();
+  const char* const end = p + line.size();
+  while (p < end) {
+    while (p < end && is_space(*p)) ++p;
+    const char* start = p;
+    while (p < end && !is_space(*p)) ++p;
+    if (p > start) fields.emplace_back(start, static_cast<std::size_t>(p - start));
+  }
+}
+
 std::vector<std::string_view> split_fields(std::string_view line) {
   std::vector<std::string_view> fields;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    const std::size_t start = i;
-    while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    if (i > start) fields.push_back(line.substr(start, i - start));
-  }
+  split_fields(line, fields);
   return fields;
 }
 

@@ -1,22 +1,21 @@
 // Plain text: "x y z r [scalar]" per line, '#' starts a comment. One frame per file.
-#include <fstream>
-
 #include "granray/errors.h"
 #include "granray/io/particle_file.h"
+#include "line_reader.h"
 #include "text_fields.h"
 
 namespace granray::io {
 
 std::vector<ParticleFrame> read_xyzr_file(const std::string& path, const std::string& scalar) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open for reading");
+  detail::LineReader reader(path);
   ParticleFrame frame;
   std::size_t columns = 0;  // set by the first particle line, then required of every line
-  std::string line;
-  for (std::size_t number = 1; std::getline(in, line); ++number) {
-    const std::size_t comment = line.find('#');
-    if (comment != std::string::npos) line.resize(comment);
-    const auto fields = detail::split_fields(line);
+  std::string_view line;
+  std::vector<std::string_view> fields;
+  while (reader.next(line)) {
+    const std::size_t number = reader.number();
+    line = line.substr(0, line.find('#'));
+    detail::split_fields(line, fields);
     if (fields.empty()) continue;
     if (columns == 0) {
       if (fields.size() != 4 && fields.size() != 5) {
@@ -38,7 +37,6 @@ std::vector<ParticleFrame> read_xyzr_file(const std::string& path, const std::st
     frame.xyzr.push_back({v[0], v[1], v[2], v[3]});
     if (columns == 5) frame.scalar.push_back(v[4]);
   }
-  if (in.bad()) throw InputError(path + ": read error");
   if (!scalar.empty() && columns != 5) {
     throw InputError(path + ": no fifth column to colour by ('" + scalar + "' requested)");
   }
