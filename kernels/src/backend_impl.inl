@@ -52,6 +52,7 @@
 #include "granray/kernels/pixel_kernels.h"
 #include "granray/pixel_rect.h"
 #include "grid_layout.h"
+#include "see_through_binning.h"
 
 namespace granray::GRANRAY_BACKEND_NAMESPACE {
 

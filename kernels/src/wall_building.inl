@@ -200,7 +200,9 @@ class WallStructure {
         see_through_(account),
         colors_(account, "wall colours"),
         opacity_(account, "wall opacities"),
-        planes_(account, "clip planes") {}
+        planes_(account, "clip planes"),
+        bin_offsets_(account, "see-through tile offsets"),
+        bin_slots_(account, "see-through tile lists") {}
 
   // The walls and clip planes of this frame; a wall list seen in the previous frame is not read
   // again unless it reads triangles in place (they may have moved). The tree waits for the
@@ -246,27 +248,12 @@ class WallStructure {
   // rather than met and rejected by every ray that crosses it). Built again when the walls or,
   // for back-faces-only walls, the camera change.
   void build_for(const Executor& exec, const CameraFrame& camera) {
-    if (total_ == 0) return;
-    const Vec3 view_dir = camera.w * -1.0f;
-    const bool same_view = camera.eye.x == eye_.x && camera.eye.y == eye_.y &&
-                           camera.eye.z == eye_.z && view_dir.x == view_dir_.x &&
-                           view_dir.y == view_dir_.y && view_dir.z == view_dir_.z &&
-                           camera.orthographic == orthographic_;
-    if (tree_built_ && (same_view || !any_back_only_)) return;
-    const auto start = std::chrono::steady_clock::now();
-    eye_ = camera.eye;
-    view_dir_ = view_dir;
-    orthographic_ = camera.orthographic;
-    shown_.resize(total_);
-    WallTriangle* end = thrust::copy_if(exec.policy(), unsorted_.data(), unsorted_.data() + total_,
-                                        shown_.data(), ShownFrom{eye_, view_dir_, orthographic_});
-    // Opaque triangles first, the see-through ones (SPEC 2d) after: a tree each.
-    WallTriangle* middle = thrust::stable_partition(exec.policy(), shown_.data(), end, IsOpaque{});
-    opaque_.build(exec, shown_.data(), static_cast<std::uint32_t>(middle - shown_.data()));
-    see_through_.build(exec, middle, static_cast<std::uint32_t>(end - middle));
-    exec.synchronize();
-    tree_built_ = true;
-    build_ms_ += ms_since(start);
+    if (total_ == 0) {
+      bins_valid_ = false;
+      return;
+    }
+    build_trees_for(exec, camera);
+    bin_see_through_for(exec, camera);
   }
 
   // The triangles this frame shows, opaque or see-through.
@@ -288,11 +275,81 @@ class WallStructure {
   int plane_count() const { return plane_count_; }
 
   WallView view(bool linear) const {
+    const SeeThroughTiles tiles =
+        bins_valid_ ? SeeThroughTiles{bins_tiles_, bin_offsets_.data(), bin_slots_.data()}
+                    : SeeThroughTiles{{0, 0}, nullptr, nullptr};
     return {opaque_.view(), see_through_.view(), colors_.data(), opacity_.data(),
-            planes_.data(), plane_count_,        linear};
+            planes_.data(), plane_count_,        linear,         tiles};
   }
 
  private:
+  // Sets of at most this many see-through triangles are binned into screen tiles (a box is 12,
+  // a cylinder of 64 segments 252); larger ones, and lists of more than kSeeThroughEntriesPerTile
+  // slots a tile on average, keep the tree walk.
+  static constexpr std::uint32_t kMaxBinnedSeeThrough = 1024;
+  static constexpr std::uint64_t kSeeThroughEntriesPerTile = 16;
+
+  void build_trees_for(const Executor& exec, const CameraFrame& camera) {
+    const Vec3 view_dir = camera.w * -1.0f;
+    const bool same_view = camera.eye.x == eye_.x && camera.eye.y == eye_.y &&
+                           camera.eye.z == eye_.z && view_dir.x == view_dir_.x &&
+                           view_dir.y == view_dir_.y && view_dir.z == view_dir_.z &&
+                           camera.orthographic == orthographic_;
+    if (tree_built_ && (same_view || !any_back_only_)) return;
+    const auto start = std::chrono::steady_clock::now();
+    eye_ = camera.eye;
+    view_dir_ = view_dir;
+    orthographic_ = camera.orthographic;
+    shown_.resize(total_);
+    WallTriangle* end = thrust::copy_if(exec.policy(), unsorted_.data(), unsorted_.data() + total_,
+                                        shown_.data(), ShownFrom{eye_, view_dir_, orthographic_});
+    // Opaque triangles first, the see-through ones (SPEC 2d) after: a tree each.
+    WallTriangle* middle = thrust::stable_partition(exec.policy(), shown_.data(), end, IsOpaque{});
+    opaque_.build(exec, shown_.data(), static_cast<std::uint32_t>(middle - shown_.data()));
+    see_through_.build(exec, middle, static_cast<std::uint32_t>(end - middle));
+    exec.synchronize();
+    tree_built_ = true;
+    ++tree_version_;
+    build_ms_ += ms_since(start);
+  }
+
+  // Lists of the see-through tree's triangles per screen tile of this camera's window, built on
+  // the host from a copy of the tree's triangles, again when the tree or the camera changes.
+  void bin_see_through_for(const Executor& exec, const CameraFrame& camera) {
+    const std::uint32_t n = see_through_.count();
+    if (n == 0 || n > kMaxBinnedSeeThrough) {
+      bins_valid_ = false;
+      return;
+    }
+    if (bins_built_ && binned_tree_ == tree_version_ && same_camera(binned_camera_, camera)) {
+      return;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    bins_built_ = true;
+    binned_tree_ = tree_version_;
+    binned_camera_ = camera;
+    std::vector<WallTriangle> host(n);
+    exec.download(see_through_.view().triangles, host.data(), n);
+    const std::uint64_t most = kSeeThroughEntriesPerTile * screen_tile_count(camera) + n;
+    bins_valid_ = detail::bin_see_through(camera, host.data(), n, most, bins_);
+    if (bins_valid_) {
+      bins_tiles_ = screen_tiles_of(camera);
+      exec.upload(bin_offsets_, bins_.offsets.data(), bins_.offsets.size());
+      exec.upload(bin_slots_, bins_.slots.data(), bins_.slots.size());
+      exec.synchronize();
+    }
+    build_ms_ += ms_since(start);
+  }
+
+  static bool same_camera(const CameraFrame& a, const CameraFrame& b) {
+    const auto same = [](Vec3 p, Vec3 q) { return p.x == q.x && p.y == q.y && p.z == q.z; };
+    return same(a.eye, b.eye) && same(a.u, b.u) && same(a.v, b.v) && same(a.w, b.w) &&
+           a.half_height == b.half_height && a.aspect == b.aspect && a.width == b.width &&
+           a.height == b.height && a.orthographic == b.orthographic &&
+           a.column_step == b.column_step && a.row_step == b.row_step && a.x0 == b.x0 &&
+           a.y0 == b.y0 && a.full_width == b.full_width && a.full_height == b.full_height;
+  }
+
   // Every wall's triangles, in order, into unsorted_: uploaded from host memory, or converted
   // where they lie.
   void assemble(const Executor& exec, const WallList& walls) {
@@ -363,6 +420,15 @@ class WallStructure {
   Vec3 view_dir_{0.0f, 0.0f, 0.0f};
   bool orthographic_ = false;
   WallBox box_ = empty_wall_box();
+  std::uint64_t tree_version_ = 0;  // bumped by each build of the trees
+  // The see-through lists (bin_see_through_for) and what they were built for.
+  detail::SeeThroughBins bins_;
+  Array<std::uint32_t> bin_offsets_;
+  Array<std::uint32_t> bin_slots_;
+  ScreenTiles bins_tiles_{0, 0};
+  bool bins_valid_ = false, bins_built_ = false;
+  std::uint64_t binned_tree_ = 0;
+  CameraFrame binned_camera_{};
   int plane_count_ = 0;
   double build_ms_ = 0.0;
 };

@@ -29,7 +29,7 @@ struct CameraFrame {
 
 // Ray through the point (i + dx, j + dy) of pixel (i, j)'s square, dx and dy in [0, 1); row 0 is
 // the top of the image. Antialiasing samples several such points (SPEC 2a).
-GRANRAY_HD_INLINE Ray sample_ray(const CameraFrame& cam, int i, int j, float dx, float dy) {
+GRANRAY_HD_PIXEL_INLINE Ray sample_ray(const CameraFrame& cam, int i, int j, float dx, float dy) {
   const float su =
       (static_cast<float>(i + cam.x0) + dx) * cam.column_step - cam.aspect * cam.half_height;
   const float sv = cam.half_height - (static_cast<float>(j + cam.y0) + dy) * cam.row_step;
@@ -40,7 +40,7 @@ GRANRAY_HD_INLINE Ray sample_ray(const CameraFrame& cam, int i, int j, float dx,
 }
 
 // Ray through the centre of pixel (i, j).
-GRANRAY_HD_INLINE Ray primary_ray(const CameraFrame& cam, int i, int j) {
+GRANRAY_HD_PIXEL_INLINE Ray primary_ray(const CameraFrame& cam, int i, int j) {
   return sample_ray(cam, i, j, 0.5f, 0.5f);
 }
 

@@ -121,7 +121,7 @@ struct ShadeSurfaces {
         }
         if constexpr (Walls::present) {
           if (see_through()) {
-            color = composite_see_through(walls, ray, surface.t, color, shading, lighting);
+            color = composite_see_through(walls, ray, i, j, surface.t, color, shading, lighting);
           }
         }
       }

@@ -72,7 +72,7 @@ struct RenderPixel {
       if constexpr (Walls::present) {
         const WallHit wall = nearest_wall(walls, ray, hit.t);
         if (walls.see_through.count > 0) {
-          see_through_pixel(ray, hit, wall, pixel);
+          see_through_pixel(ray, hit, wall, i, j, pixel);
           return;
         }
         if (wall.slot != kNoHit) {
@@ -96,8 +96,8 @@ struct RenderPixel {
 
   // SPEC 2d: the opaque surface's colour under the see-through walls in front of it. Depth and
   // id stay the opaque surface's: see-through walls hide nothing, so ranks composite as before.
-  GRANRAY_HD void see_through_pixel(const Ray& ray, const Hit& hit, const WallHit& wall,
-                                    std::uint32_t pixel) const {
+  GRANRAY_HD void see_through_pixel(const Ray& ray, const Hit& hit, const WallHit& wall, int i,
+                                    int j, std::uint32_t pixel) const {
     Vec3 behind = target.shading.background;
     float t = hit.t;
     std::uint64_t id = hit.id;
@@ -112,8 +112,8 @@ struct RenderPixel {
           hit_color(ray, hit.t, target.spheres[hit.index], target.color(hit.index), target.shading);
     }
     // Unlit: a layer is lit as a wall is here, without a highlight.
-    target.rgb[pixel] =
-        to_rgb8(composite_see_through(walls, ray, t, behind, target.shading, LightingParams{}));
+    target.rgb[pixel] = to_rgb8(
+        composite_see_through(walls, ray, i, j, t, behind, target.shading, LightingParams{}));
     if (target.depth != nullptr) target.depth[pixel] = t;
     if (target.hit_id != nullptr) target.hit_id[pixel] = id;
   }

@@ -188,8 +188,8 @@ GRANRAY_HD_INLINE std::uint32_t tile_of_pixel(const ScreenTiles& tiles, int i, i
 // Nearest hit among the spheres of pixel (i, j)'s tile. Those after the best hit's distance
 // cannot come before it; a sphere at the same distance can still win on its id, so the walk
 // stops only when the next bound lies strictly beyond the best hit.
-GRANRAY_HD_INLINE Hit trace_tile(const TileListsView& lists, const IdMap& id_of, const Ray& ray,
-                                 int i, int j) {
+GRANRAY_HD_PIXEL_INLINE Hit trace_tile(const TileListsView& lists, const IdMap& id_of,
+                                       const Ray& ray, int i, int j) {
   const std::uint32_t tile = tile_of_pixel(lists.tiles, i, j);
   const auto x = static_cast<std::uint32_t>(i & (kTileSize - 1));
   const auto y = static_cast<std::uint32_t>(j & (kTileSize - 1));

@@ -18,50 +18,58 @@ struct SeeThroughLayers {
 };
 
 // The see-through triangles the ray meets at 0 < t < limit (the visible opaque surface's
-// distance, +inf on a miss), nearest kMaxSeeThroughLayers first. Every path (tree and reference
-// loop) offers the same triangles to the same comparison, so they keep the same layers.
+// distance, +inf on a miss), nearest kMaxSeeThroughLayers first. Every path (tile list, tree and
+// reference loop) offers a superset of the triangles the ray meets to the same comparison, which
+// keeps the same layers in any order of offering. (i, j) is the primary ray's pixel in the
+// frame's window: its screen tile's list, when the frame has lists, holds every see-through
+// triangle that any ray through that pixel can meet.
 GRANRAY_HD_INLINE SeeThroughLayers see_through_layers(const WallView& w, const Ray& ray,
-                                                      float limit) {
+                                                      float limit, int i, int j) {
   SeeThroughLayers layers;
   layers.count = 0;
-  for_each_candidate(
-      w.see_through, w.linear, ray,
-      [&](std::uint32_t k) {
-        const WallTriangle& tri = w.see_through.triangles[k];
-        const float t = wall_distance(w, ray, tri);
-        if (!(t < limit)) return false;
-        int at = layers.count;
-        while (at > 0 && (t < layers.t[at - 1] ||
-                          (t == layers.t[at - 1] && tri.index < layers.index[at - 1]))) {
-          --at;
-        }
-        if (at >= kMaxSeeThroughLayers) return false;
-        const int last =
-            layers.count < kMaxSeeThroughLayers ? layers.count : kMaxSeeThroughLayers - 1;
-        for (int m = last; m > at; --m) {
-          layers.t[m] = layers.t[m - 1];
-          layers.slot[m] = layers.slot[m - 1];
-          layers.index[m] = layers.index[m - 1];
-        }
-        layers.t[at] = t;
-        layers.slot[at] = k;
-        layers.index[at] = tri.index;
-        if (layers.count < kMaxSeeThroughLayers) ++layers.count;
-        return false;
-      },
-      [&] {
-        return layers.count == kMaxSeeThroughLayers ? layers.t[kMaxSeeThroughLayers - 1] : limit;
-      });
+  const auto visit = [&](std::uint32_t k) {
+    const WallTriangle& tri = w.see_through.triangles[k];
+    const float t = wall_distance(w, ray, tri);
+    if (!(t < limit)) return false;
+    int at = layers.count;
+    while (at > 0 &&
+           (t < layers.t[at - 1] || (t == layers.t[at - 1] && tri.index < layers.index[at - 1]))) {
+      --at;
+    }
+    if (at >= kMaxSeeThroughLayers) return false;
+    const int last = layers.count < kMaxSeeThroughLayers ? layers.count : kMaxSeeThroughLayers - 1;
+    for (int m = last; m > at; --m) {
+      layers.t[m] = layers.t[m - 1];
+      layers.slot[m] = layers.slot[m - 1];
+      layers.index[m] = layers.index[m - 1];
+    }
+    layers.t[at] = t;
+    layers.slot[at] = k;
+    layers.index[at] = tri.index;
+    if (layers.count < kMaxSeeThroughLayers) ++layers.count;
+    return false;
+  };
+  const SeeThroughTiles& bins = w.see_through_tiles;
+  if (!w.linear && bins.offsets != nullptr) {
+    const std::uint32_t tile = tile_of_pixel(bins.tiles, i, j);
+    const std::uint32_t end = bins.offsets[tile + 1];
+    for (std::uint32_t e = bins.offsets[tile]; e < end; ++e) visit(bins.slots[e]);
+    return layers;
+  }
+  for_each_candidate(w.see_through, w.linear, ray, visit, [&] {
+    return layers.count == kMaxSeeThroughLayers ? layers.t[kMaxSeeThroughLayers - 1] : limit;
+  });
   return layers;
 }
 
 // SPEC 2d: C = sum_k T_k a_k c_k + T_K behind, T_k the product of (1 - a_j) over the layers in
 // front of k; a layer's c_k is lit with S = A = 1, clamped and depth-cued. `behind` is the clamped
 // colour of what the sample shows at distance `behind_t` (the background's at +inf).
-GRANRAY_HD_INLINE Vec3 composite_see_through(const WallView& w, const Ray& ray, float behind_t,
-                                             Vec3 behind, const ShadingParams& shading,
+GRANRAY_HD_INLINE Vec3 composite_see_through(const WallView& w, const Ray& ray, int i, int j,
+                                             float behind_t, Vec3 behind,
+                                             const ShadingParams& shading,
                                              const LightingParams& lighting) {
-  const SeeThroughLayers layers = see_through_layers(w, ray, behind_t);
+  const SeeThroughLayers layers = see_through_layers(w, ray, behind_t, i, j);
   Vec3 sum = {0.0f, 0.0f, 0.0f};
   float transmitted = 1.0f;
   for (int k = 0; k < layers.count; ++k) {

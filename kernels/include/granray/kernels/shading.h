@@ -40,7 +40,7 @@ GRANRAY_HD_INLINE std::uint8_t to_byte(float c) {
       nearest_of_255(nan_ignoring_min(nan_ignoring_max(c, 0.0f), 1.0f)));
 }
 
-GRANRAY_HD_INLINE Rgb8 to_rgb8(Vec3 c) { return {to_byte(c.x), to_byte(c.y), to_byte(c.z)}; }
+GRANRAY_HD_PIXEL_INLINE Rgb8 to_rgb8(Vec3 c) { return {to_byte(c.x), to_byte(c.y), to_byte(c.z)}; }
 
 // SPEC 2d: the palette entry of a categorical value, floor(s + 0.5) mod n (non-negative); in
 // double, so that s + 0.5 is exact. A value that is not finite takes entry 0.
@@ -95,8 +95,8 @@ GRANRAY_HD_INLINE Vec3 depth_cued(Vec3 clamped, Vec3 point, const ShadingParams&
 
 // Seed 001, eq. 9: base * (ambient + diffuse * max(0, n . l)), clamped, for a sphere or a wall
 // whose surface is at `point`; then depth-cued.
-GRANRAY_HD_INLINE Vec3 normal_color(Vec3 normal, Vec3 base, Vec3 point,
-                                    const ShadingParams& params) {
+GRANRAY_HD_PIXEL_INLINE Vec3 normal_color(Vec3 normal, Vec3 base, Vec3 point,
+                                          const ShadingParams& params) {
   const float lambert = nan_ignoring_max(0.0f, dot(normal, params.light));
   return depth_cued(clamp01(base * (params.ambient + params.diffuse * lambert)), point, params);
 }
@@ -107,8 +107,8 @@ GRANRAY_HD_INLINE Rgb8 shade_normal(Vec3 normal, Vec3 base, Vec3 point,
 }
 
 // The clamped, cued colour of a sphere's hit at distance t: its outline's or its shaded surface's.
-GRANRAY_HD_INLINE Vec3 hit_color(const Ray& ray, float t, Vec4 sphere, Vec3 base,
-                                 const ShadingParams& params) {
+GRANRAY_HD_PIXEL_INLINE Vec3 hit_color(const Ray& ray, float t, Vec4 sphere, Vec3 base,
+                                       const ShadingParams& params) {
   const Vec3 hit = ray.origin + ray.dir * t;
   if (on_outline(ray, sphere, params)) return depth_cued(params.outline_color, hit, params);
   return normal_color((hit - center_of(sphere)) * (1.0f / sphere.w), base, hit, params);

@@ -7,6 +7,7 @@
 
 #include "granray/kernels/camera_frame.h"
 #include "granray/kernels/ray.h"
+#include "granray/kernels/screen_tiles.h"
 
 namespace granray {
 
@@ -61,6 +62,15 @@ struct WallTree {
   std::uint32_t count;
 };
 
+// The see-through triangles (slots into WallView::see_through) that may show in each screen tile
+// of the frame's window, in slot order: a primary ray tests its tile's few instead of walking
+// the tree (kernels/src/see_through_binning.h). `offsets` null: no lists, rays walk the tree.
+struct SeeThroughTiles {
+  ScreenTiles tiles;
+  const std::uint32_t* offsets;  // tile t's slots are [offsets[t], offsets[t + 1])
+  const std::uint32_t* slots;
+};
+
 // The walls of one frame: the opaque ones, which hide what lies behind them and block secondary
 // rays, and the see-through ones (SPEC 2d, opacity < 1), which block nothing and are composited
 // over what each primary ray shows.
@@ -73,6 +83,7 @@ struct WallView {
   const ClipPlane* planes;
   int plane_count;
   bool linear;  // the reference: test every triangle in turn instead of walking the tree
+  SeeThroughTiles see_through_tiles;
 };
 
 // No walls: the kernels compile the wall tests away.

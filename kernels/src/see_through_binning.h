@@ -1,0 +1,27 @@
+// Host: the screen tiles of a camera's window in which each see-through triangle may show
+// (kernels/walls.h SeeThroughTiles). A see-through box adds two layers to most pixels; walking
+// the wall tree for them cost the CPU twice a frame's casting, and its box tests were most of it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "granray/kernels/walls.h"
+
+namespace granray::detail {
+
+struct SeeThroughBins {
+  std::vector<std::uint32_t> offsets;  // screen_tile_count + 1
+  std::vector<std::uint32_t> slots;
+};
+
+// Bins triangles[0, n) (slots of the see-through tree) into `camera`'s screen tiles: a tile lists
+// every triangle whose projection, widened by a pixel and by a margin for float rounding, meets
+// the tile's pixel squares, so that it lists every triangle any ray through its pixels (pixel
+// centres and antialiasing samples) can meet. A triangle reaching to or behind the eye's plane
+// goes into every tile. Returns false, with `bins` undefined, when the lists would hold more than
+// `max_entries` slots.
+bool bin_see_through(const CameraFrame& camera, const WallTriangle* triangles, std::uint32_t n,
+                     std::uint64_t max_entries, SeeThroughBins& bins);
+
+}  // namespace granray::detail
