@@ -35,7 +35,7 @@ void cast_surfaces(const Executor& exec, const FrameSetup& f, const LitStructure
                    const RenderOptions& options, const ColorSource& color,
                    const LightingParams& lighting) {
   const CameraFrame& cam = f.camera.frame;
-  with_walls(options, [&](auto walls) {
+  with_opaque_walls(options, [&](auto walls) {
     if (s.method == RenderMethod::tiles) {
       lit_.find_surfaces(exec, TileTracer{s.lists->view, f.id_of}, walls, cam, color, f.r.spheres,
                          lighting);
@@ -54,7 +54,7 @@ template <class Occluder>
 void find_blockers_with_walls(const Executor& exec, const FrameSetup& f,
                               const RenderOptions& options, const Occluder& spheres,
                               const ShadingParams& shading, const LightingParams& lighting) {
-  with_walls(options, [&](auto walls) {
+  with_opaque_walls(options, [&](auto walls) {
     if constexpr (decltype(walls)::present) {
       lit_.find_blockers(exec, WithWalls<Occluder>{spheres, walls}, f.camera.frame, shading,
                          lighting);
@@ -102,7 +102,7 @@ void render_lit(const Executor& exec, const FrameSetup& f, const FrameTarget& ta
   exec.mark(2);
   if (has_secondary_rays(lighting)) cast_blockers(exec, f, s, options, target.shading, lighting);
   exec.mark(3);
-  with_walls(options, [&](auto walls) {
+  with_see_through_walls(options, [&](auto walls) {
     lit_.shade(exec, f.camera.frame, target.shading, lighting, has_secondary_rays(lighting), walls,
                target.rgb);
   });
@@ -204,7 +204,7 @@ void shading_stage(const RenderSettings& settings, const RenderOptions& options,
   pixels_.resize(pixels);
   // The see-through walls are composited here, over every rank's surfaces.
   walls_.build_for(exec, camera.frame);
-  with_walls(options, [&](auto walls) {
+  with_see_through_walls(options, [&](auto walls) {
     lit_.shade(exec, camera.frame, make_shading_params(settings.shading, camera.frame, scene),
                lighting, true, walls, pixels_.data());
   });

@@ -258,6 +258,8 @@ class WallStructure {
 
   // The triangles this frame shows, opaque or see-through.
   std::uint32_t count() const { return opaque_.count() + see_through_.count(); }
+  std::uint32_t opaque_count() const { return opaque_.count(); }
+  std::uint32_t see_through_count() const { return see_through_.count(); }
   std::uint32_t total() const { return total_; }
   double build_ms() const { return build_ms_; }  // this frame's work on the walls (0: kept)
 
