@@ -327,19 +327,24 @@ class WallStructure {
       return;
     }
     const auto start = std::chrono::steady_clock::now();
-    bins_built_ = true;
-    binned_tree_ = tree_version_;
-    binned_camera_ = camera;
+    // Marked built only once the lists are whole on the device: a frame whose upload fails (out
+    // of memory) is skipped, and the next one bins again.
+    bins_valid_ = false;
+    bins_built_ = false;
     std::vector<WallTriangle> host(n);
     exec.download(see_through_.view().triangles, host.data(), n);
     const std::uint64_t most = kSeeThroughEntriesPerTile * screen_tile_count(camera) + n;
-    bins_valid_ = detail::bin_see_through(camera, host.data(), n, most, bins_);
-    if (bins_valid_) {
+    const bool binned = detail::bin_see_through(camera, host.data(), n, most, bins_);
+    if (binned) {
       bins_tiles_ = screen_tiles_of(camera);
       exec.upload(bin_offsets_, bins_.offsets.data(), bins_.offsets.size());
       exec.upload(bin_slots_, bins_.slots.data(), bins_.slots.size());
       exec.synchronize();
     }
+    bins_valid_ = binned;
+    bins_built_ = true;
+    binned_tree_ = tree_version_;
+    binned_camera_ = camera;
     build_ms_ += ms_since(start);
   }
 
