@@ -16,17 +16,6 @@
 namespace granray::test {
 namespace {
 
-CameraFrame random_camera(Rng& rng, bool orthographic) {
-  RenderSettings s = random_settings(rng, orthographic);
-  s.width = std::uniform_int_distribution<int>(40, 160)(rng);
-  s.height = std::uniform_int_distribution<int>(30, 120)(rng);
-  s.camera.position = Vec3{uniform(rng, -5, 5), uniform(rng, -5, 5), uniform(rng, -5, 5)};
-  s.camera.target = Vec3{uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1)};
-  s.camera.ortho_height = uniform(rng, 1.0f, 8.0f);
-  const SceneBounds box{{-1, -1, -1}, {1, 1, 1}, 1, 0, 1.0, 0.5f};
-  return resolve_camera(s, box).frame;
-}
-
 // Spheres around the camera's view: centres from the eye out past the target, some of them
 // around the eye itself or behind it.
 Vec4 random_sphere(Rng& rng, const CameraFrame& cam) {
@@ -42,7 +31,7 @@ TEST(ScreenTiles, FootprintHoldsEveryHitPixelAndBoundsItsDistance) {
   Rng rng(fresh_seed());
   std::size_t hit_pixels = 0, unbounded = 0, culled_with_hits = 0, off_screen = 0;
   for (int round = 0; round < 60; ++round) {
-    const CameraFrame cam = random_camera(rng, round % 3 == 0);
+    const CameraFrame cam = random_camera_frame(rng, round % 3 == 0);
     for (int k = 0; k < 40; ++k) {
       const Vec4 s = random_sphere(rng, cam);
       const Footprint f = sphere_footprint(cam, s);
@@ -80,7 +69,7 @@ TEST(ScreenTiles, FootprintOfASphereInViewIsTheBoxOfItsPixels) {
   Rng rng(fresh_seed());
   int checked = 0;
   for (int round = 0; round < 60; ++round) {
-    const CameraFrame cam = random_camera(rng, round % 2 == 0);
+    const CameraFrame cam = random_camera_frame(rng, round % 2 == 0);
     const Vec3 c = cam.eye - cam.w * uniform(rng, 4.0f, 10.0f);
     const Vec4 s{c.x, c.y, c.z, uniform(rng, 0.05f, 0.4f)};
     const Footprint f = sphere_footprint(cam, s);

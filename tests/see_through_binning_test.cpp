@@ -17,23 +17,6 @@
 namespace granray::test {
 namespace {
 
-CameraFrame random_window_camera(Rng& rng, bool orthographic) {
-  RenderSettings s = random_settings(rng, orthographic);
-  s.width = std::uniform_int_distribution<int>(40, 200)(rng);
-  s.height = std::uniform_int_distribution<int>(30, 150)(rng);
-  if (rng() % 2 == 0) {  // a window of the image, as SPEC 3's region and a poster's bands are
-    const int x0 = std::uniform_int_distribution<int>(0, s.width - 2)(rng);
-    const int y0 = std::uniform_int_distribution<int>(0, s.height - 2)(rng);
-    s.region = {x0, y0, std::uniform_int_distribution<int>(x0 + 1, s.width)(rng),
-                std::uniform_int_distribution<int>(y0 + 1, s.height)(rng)};
-  }
-  s.camera.position = Vec3{uniform(rng, -5, 5), uniform(rng, -5, 5), uniform(rng, -5, 5)};
-  s.camera.target = Vec3{uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1)};
-  s.camera.ortho_height = uniform(rng, 1.0f, 8.0f);
-  const SceneBounds box{{-1, -1, -1}, {1, 1, 1}, 1, 0, 1.0, 0.5f};
-  return resolve_camera(s, box).frame;
-}
-
 // A point around the camera's view: from behind the eye out past the target.
 Vec3 random_point(Rng& rng, const CameraFrame& cam, float spread) {
   return cam.eye - cam.w * uniform(rng, -3.0f, 12.0f) + cam.u * uniform(rng, -spread, spread) +
@@ -65,7 +48,7 @@ TEST(SeeThroughBinning, ATilesListHoldsEveryTriangleARayThroughItsPixelsMeets) {
   Rng rng(fresh_seed());
   std::size_t hits = 0, pairs = 0, listed = 0, everywhere_rounds = 0;
   for (int round = 0; round < 40; ++round) {
-    const CameraFrame cam = random_window_camera(rng, round % 3 == 0);
+    const CameraFrame cam = random_camera_frame(rng, round % 3 == 0, true);
     const auto n = std::uniform_int_distribution<std::uint32_t>(1, 60)(rng);
     std::vector<WallTriangle> triangles;
     for (std::uint32_t k = 0; k < n; ++k) triangles.push_back(random_triangle(rng, cam, k));
@@ -109,7 +92,7 @@ TEST(SeeThroughBinning, ATilesListHoldsEveryTriangleARayThroughItsPixelsMeets) {
 
 TEST(SeeThroughBinning, ListsLargerThanTheLimitAreRefused) {
   Rng rng(fresh_seed());
-  const CameraFrame cam = random_window_camera(rng, false);
+  const CameraFrame cam = random_camera_frame(rng, false, true);
   std::vector<WallTriangle> triangles;
   // A triangle across the eye's plane goes into every tile.
   WallTriangle across{};

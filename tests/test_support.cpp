@@ -1,5 +1,7 @@
 #include "test_support.h"
 
+#include "granray/camera.h"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,6 +71,23 @@ RenderSettings random_settings(Rng& rng, bool orthographic) {
   s.shading.particle_color = {uniform(rng, 0.2f, 1.0f), uniform(rng, 0.2f, 1.0f),
                               uniform(rng, 0.2f, 1.0f)};
   return s;
+}
+
+CameraFrame random_camera_frame(Rng& rng, bool orthographic, bool window) {
+  RenderSettings s = random_settings(rng, orthographic);
+  s.width = std::uniform_int_distribution<int>(40, 160)(rng);
+  s.height = std::uniform_int_distribution<int>(30, 120)(rng);
+  if (window && rng() % 2 == 0) {
+    const int x0 = std::uniform_int_distribution<int>(0, s.width - 2)(rng);
+    const int y0 = std::uniform_int_distribution<int>(0, s.height - 2)(rng);
+    s.region = {x0, y0, std::uniform_int_distribution<int>(x0 + 1, s.width)(rng),
+                std::uniform_int_distribution<int>(y0 + 1, s.height)(rng)};
+  }
+  s.camera.position = Vec3{uniform(rng, -5, 5), uniform(rng, -5, 5), uniform(rng, -5, 5)};
+  s.camera.target = Vec3{uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1)};
+  s.camera.ortho_height = uniform(rng, 1.0f, 8.0f);
+  const SceneBounds box{{-1, -1, -1}, {1, 1, 1}, 1, 0, 1.0, 0.5f};
+  return resolve_camera(s, box).frame;
 }
 
 void random_inside_shading(Rng& rng, ShadingSettings& s) {

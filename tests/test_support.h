@@ -44,6 +44,9 @@ std::vector<Vec4> dense_bed(Rng& rng, std::size_t n, float r_min, float r_max);
 std::vector<Vec4> dilute_gas(Rng& rng, std::size_t n, float r_min, float r_max, float box);
 
 RenderSettings random_settings(Rng& rng, bool orthographic);
+// A resolved camera of random settings, size (40..160 x 30..120 pixels), eye and target around a
+// unit box; with `window`, half the time a random window of the image (SPEC 3 region).
+CameraFrame random_camera_frame(Rng& rng, bool orthographic, bool window = false);
 // SPEC 2d outlines and depth cue, each on half the time with random widths and colours.
 void random_inside_shading(Rng& rng, ShadingSettings& s);
 

@@ -190,18 +190,19 @@ static RenderSettings settings_with_moved_walls(
 // Rows per band of this frame: the whole window when its buffers fit the tile budget. Across
 // ranks every rank must cast the same bands, so they agree on the largest power-of-two share of
 // the window that fits every rank's budget.
-int InsituRenderer::agreed_band_rows(const RenderSettings& settings) {
+int InsituRenderer::agreed_band_rows(const RenderSettings& settings, std::size_t budget) {
   const PixelRect window = render_window(settings);
   const int height = window.y1 - window.y0;
-  const int rows = band_rows(settings, tile_budget(renderer_, config_.tile_memory));
+  const int rows = band_rows(settings, budget);
   return ranks_ ? agree_on_band_rows(*ranks_, rows, height) : rows;
 }
 
 FrameStats InsituRenderer::render_image(const ParticleView& view, const RenderSettings& settings) {
   const PixelRect window = render_window(settings);
   const int height = window.y1 - window.y0;
-  int rows = agreed_band_rows(settings);
-  if (rows < height) check_bands_fit(settings);
+  const std::size_t budget = tile_budget(renderer_, config_.tile_memory);
+  int rows = agreed_band_rows(settings, budget);
+  if (rows < height) check_bands_fit(settings, budget);
   if (rows >= height) {
     try {
       // The writer settles the image on its own thread: the GPU's copy of the pixels then runs
@@ -229,11 +230,10 @@ FrameStats InsituRenderer::render_image(const ParticleView& view, const RenderSe
 
 // Bands need a row to fit the tile budget and the whole image to fit the host, where the writer
 // takes it; otherwise the frame is skipped.
-void InsituRenderer::check_bands_fit(const RenderSettings& settings) {
+void InsituRenderer::check_bands_fit(const RenderSettings& settings, std::size_t budget) {
   const PixelRect window = render_window(settings);
   const std::size_t width = std::size_t(window.x1 - window.x0);
   const std::size_t image = width * std::size_t(window.y1 - window.y0) * 3;
-  const std::size_t budget = tile_budget(renderer_, config_.tile_memory);
   const std::size_t row = width * frame_bytes_per_pixel(settings);
   const auto mib = [](std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; };
   if (row > budget) {
@@ -311,8 +311,6 @@ void InsituRenderer::render_frame(std::int64_t step, double time,
   if (!problem.empty()) throw Error(problem);
   const RenderSettings settings = settings_with_moved_walls(config_.render, particles.walls);
   if (writer_ && image_.rgb.empty()) image_ = writer_->recycled_image();
-  // The writer settles the image on its own thread: the GPU's copy of the pixels then runs
-  // beside the simulation's next steps instead of inside this call.
   last_.stats = render_image(view, settings);
   const FrameStats& s = last_.stats;
   // Across ranks the counts are every rank's (render_distributed sums them); rank 0 says it.

@@ -101,14 +101,14 @@ struct Hdf5FrameFile::Impl {
   Handle transfer, access;  // every write's and every dataset's property lists (set_up_lists)
   std::vector<std::pair<Series, Handle>> series;
   hsize_t frames = 0;
-  bool broken = false;
+  bool broken = false;  // an append failed: reopen from what is on disk before the next one
   // Rows of /frames/rgb per chunk: the whole frame, or for posters (frames over kMaxChunkBytes)
   // bands of rows, written chunk by chunk as a frame's rows arrive (begin_frame .. end_frame).
   hsize_t chunk_rows = 0;
   std::vector<std::uint8_t> band;  // rows of the frame being written not yet in whole chunks
   hsize_t rows_done = 0;           // of that frame, rows already in the file
   bool in_frame = false;
-  double rows_write_ms = 0.0;  // an append failed: reopen from what is on disk before the next one
+  double rows_write_ms = 0.0;  // the frame's time in write_rows and end_frame
 
   [[noreturn]] void fail(const std::string& what) const {
     throw OutputError(path + ": " + what + ": " + hdf5_reason());
@@ -559,27 +559,55 @@ void Hdf5FrameFile::write_rows(const std::uint8_t* rgb, int rows) {
   silence_hdf5();
   or_broken(f, [&] {
     const auto start = std::chrono::steady_clock::now();
-    f.band.insert(f.band.end(), rgb, rgb + std::size_t(rows) * row_bytes);
-    const std::size_t chunk_bytes = std::size_t(f.chunk_rows) * row_bytes;
-    // Whole chunks go out in groups of about kMaxChunkBytes, one chunk per core at a time.
-    const std::size_t group = std::max<std::size_t>(1, f.options.max_chunk_bytes / chunk_bytes);
-    while (f.band.size() >= group * chunk_bytes) flush_chunks(group);
+    put_rows(rgb, std::size_t(rows));
     f.rows_write_ms +=
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   });
 }
 
-// The first `count` chunks' rows of the band into the file.
-void Hdf5FrameFile::flush_chunks(std::size_t count) {
+// Rows into the frame being written: whole chunks straight from `rgb` while nothing is held (an
+// in-situ frame is one chunk: no copy), the rest through the band until its chunks are whole.
+void Hdf5FrameFile::put_rows(const std::uint8_t* rgb, std::size_t rows) {
   Impl& f = *impl_;
   const std::size_t chunk_bytes = std::size_t(f.chunk_rows) * f.width * 3;
+  // Whole chunks go out in groups of about max_chunk_bytes, one chunk per core at a time.
+  const std::size_t group = std::max<std::size_t>(1, f.options.max_chunk_bytes / chunk_bytes);
+  std::size_t bytes = rows * std::size_t(f.width) * 3;
+  if (f.band.empty()) {
+    const std::size_t whole = bytes / chunk_bytes;
+    for (std::size_t done = 0; done < whole; done += group) {
+      write_whole_chunks(rgb + done * chunk_bytes, std::min(group, whole - done));
+    }
+    rgb += whole * chunk_bytes;
+    bytes -= whole * chunk_bytes;
+  }
+  f.band.insert(f.band.end(), rgb, rgb + bytes);
+  while (f.band.size() >= group * chunk_bytes) {
+    write_whole_chunks(f.band.data(), group);
+    f.band.erase(f.band.begin(), f.band.begin() + std::ptrdiff_t(group * chunk_bytes));
+  }
+}
+
+// The band's last rows, padded to whole chunks (HDF5 keeps edge chunks whole), into the file.
+void Hdf5FrameFile::put_last_chunks() {
+  Impl& f = *impl_;
+  if (f.band.empty()) return;
+  const std::size_t chunk_bytes = std::size_t(f.chunk_rows) * f.width * 3;
+  const std::size_t count = (f.band.size() + chunk_bytes - 1) / chunk_bytes;
+  f.band.resize(count * chunk_bytes, 0);
+  write_whole_chunks(f.band.data(), count);
+  f.band.clear();
+}
+
+// `count` chunks' rows, from the frame's next chunk on, into the file.
+void Hdf5FrameFile::write_whole_chunks(const std::uint8_t* rows, std::size_t count) {
+  Impl& f = *impl_;
   if (f.chunk_rows == hsize_t(f.height)) {
     // One chunk per frame: HDF5's own filter, as every frame before posters.
-    f.write_row(f.rgb.get(), H5T_NATIVE_UINT8, f.band.data(), "rgb");
+    f.write_row(f.rgb.get(), H5T_NATIVE_UINT8, rows, "rgb");
   } else {
-    f.write_chunks(f.band.data(), f.rows_done / f.chunk_rows, count);
+    f.write_chunks(rows, f.rows_done / f.chunk_rows, count);
   }
-  f.band.erase(f.band.begin(), f.band.begin() + std::ptrdiff_t(count * chunk_bytes));
   f.rows_done += count * f.chunk_rows;
 }
 
@@ -601,13 +629,7 @@ void Hdf5FrameFile::end_frame(const FrameMetadata& m) {
   silence_hdf5();
   or_broken(f, [&] {
     const auto start = std::chrono::steady_clock::now();
-    if (!f.band.empty()) {
-      // The last chunk, padded to its whole size (HDF5 keeps edge chunks whole).
-      const std::size_t chunk_bytes = std::size_t(f.chunk_rows) * row_bytes;
-      const std::size_t count = (f.band.size() + chunk_bytes - 1) / chunk_bytes;
-      f.band.resize(count * chunk_bytes, 0);
-      flush_chunks(count);
-    }
+    put_last_chunks();
     f.rows_write_ms +=
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     f.in_frame = false;
@@ -620,11 +642,9 @@ void Hdf5FrameFile::append_frame(const Image& image, const FrameMetadata& m) {
   const auto start = std::chrono::steady_clock::now();
   f.resize_all(f.frames + 1);
   f.rows_done = 0;
-  f.band.assign(image.rgb.begin(), image.rgb.end());
-  const std::size_t chunk_bytes = std::size_t(f.chunk_rows) * f.width * 3;
-  const std::size_t count = (f.band.size() + chunk_bytes - 1) / chunk_bytes;
-  f.band.resize(count * chunk_bytes, 0);
-  flush_chunks(count);
+  f.band.clear();
+  put_rows(image.rgb.data(), std::size_t(image.height));
+  put_last_chunks();
   const double write_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   write_metadata(m, write_ms);

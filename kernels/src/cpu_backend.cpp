@@ -18,6 +18,7 @@
 #include "granray/particles.h"
 #include "granray/pixel_rect.h"
 #include "granray/renderer.h"
+#include "granray/tiled_render.h"
 
 namespace granray::cpu_backend {
 
@@ -42,12 +43,7 @@ inline std::size_t default_memory_limit() {
 }
 
 // Pages the kernel has free now (page cache aside: a conservative figure).
-inline std::size_t system_free_memory() {
-  const long pages = sysconf(_SC_AVPHYS_PAGES);
-  const long page_size = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page_size <= 0) return ~std::size_t{0};
-  return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_size);
-}
+inline std::size_t system_free_memory() { return host_memory_available(); }
 
 // What a backend keeps between frames for its executor: here the stage time marks.
 struct Scratch {

@@ -60,21 +60,17 @@ void spans_of(const Point (&p)[3], double pad, const ScreenTiles& tiles,
 // the eye's plane (the projection is unbounded) or is not finite.
 bool project(const CameraFrame& cam, const WallTriangle& tri, Point (&p)[3]) {
   const Vec3 corners[3] = {tri.a, tri.b, tri.c};
-  const double half_w = double(cam.aspect) * cam.half_height, half_h = cam.half_height;
   for (int k = 0; k < 3; ++k) {
     const double dx = double(corners[k].x) - cam.eye.x, dy = double(corners[k].y) - cam.eye.y,
                  dz = double(corners[k].z) - cam.eye.z;
-    double su = dx * cam.u.x + dy * cam.u.y + dz * cam.u.z;
-    double sv = dx * cam.v.x + dy * cam.v.y + dz * cam.v.z;
+    const CameraPoint c = camera_point(cam, dx, dy, dz);
+    double su = c.x, sv = c.y;
     if (!cam.orthographic) {
-      const double z = -(dx * cam.w.x + dy * cam.w.y + dz * cam.w.z);
-      if (!(z > 1e-6 * std::sqrt(dx * dx + dy * dy + dz * dz))) return false;
-      su /= z;
-      sv /= z;
+      if (!(c.z > 1e-6 * std::sqrt(dx * dx + dy * dy + dz * dz))) return false;
+      su /= c.z;
+      sv /= c.z;
     }
-    // As sphere_footprint maps sample_ray's screen-plane coordinates to pixel centres.
-    p[k].x = (su / half_w + 1.0) * 0.5 * cam.full_width - (cam.x0 + 0.5);
-    p[k].y = (1.0 - sv / half_h) * 0.5 * cam.full_height - (cam.y0 + 0.5);
+    p[k] = {window_column(cam, su), window_row(cam, sv)};
     if (!std::isfinite(p[k].x) || !std::isfinite(p[k].y)) return false;
   }
   return true;

@@ -93,8 +93,8 @@ class InsituRenderer {
  private:
   void render_frame(std::int64_t step, double time, const SimulationParticles& particles);
   FrameStats render_image(const ParticleView& view, const RenderSettings& settings);
-  int agreed_band_rows(const RenderSettings& settings);
-  void check_bands_fit(const RenderSettings& settings);
+  int agreed_band_rows(const RenderSettings& settings, std::size_t budget);
+  void check_bands_fit(const RenderSettings& settings, std::size_t budget);
   FrameStats render_bands(const ParticleView& view, const RenderSettings& settings, int rows);
 
   InsituConfig config_;

@@ -78,7 +78,9 @@ class Hdf5FrameFile {
 
  private:
   void append_frame(const Image& image, const FrameMetadata& meta);
-  void flush_chunks(std::size_t count);
+  void put_rows(const std::uint8_t* rgb, std::size_t rows);
+  void put_last_chunks();
+  void write_whole_chunks(const std::uint8_t* rows, std::size_t count);
   void write_metadata(const FrameMetadata& meta, double write_ms);
   void rehearse_restart();
   std::unique_ptr<Impl> impl_;

@@ -94,14 +94,37 @@ GRANRAY_HD_INLINE SlopeRange tangent_slopes(double a, double z, double r) {
   return s1 < s2 ? SlopeRange{s1, s2} : SlopeRange{s2, s1};
 }
 
+// A point's offset (dx, dy, dz) from the eye in camera space, in double: x along u, y along v,
+// z its depth in front of the eye (along -w).
+struct CameraPoint {
+  double x, y, z;
+};
+GRANRAY_HD_INLINE CameraPoint camera_point(const CameraFrame& cam, double dx, double dy,
+                                           double dz) {
+  return {dx * cam.u.x + dy * cam.u.y + dz * cam.u.z, dx * cam.v.x + dy * cam.v.y + dz * cam.v.z,
+          -(dx * cam.w.x + dy * cam.w.y + dz * cam.w.z)};
+}
+
+// Where image-plane coordinates su, sv fall in the window's pixel-centre coordinates (pixel
+// (i, j)'s centre at (i, j)), as sample_ray maps the whole image's pixels onto the plane:
+// su = (2 (x + 0.5) / W - 1) half_w, sv = (1 - 2 (y + 0.5) / H) half_h, then less the window's
+// corner (CameraFrame::x0, y0).
+GRANRAY_HD_INLINE double window_column(const CameraFrame& cam, double su) {
+  const double half_w = double(cam.aspect) * cam.half_height;
+  return (su / half_w + 1.0) * 0.5 * double(cam.full_width) - (cam.x0 + 0.5);
+}
+GRANRAY_HD_INLINE double window_row(const CameraFrame& cam, double sv) {
+  const double half_h = cam.half_height;
+  return (1.0 - sv / half_h) * 0.5 * double(cam.full_height) - (cam.y0 + 0.5);
+}
+
 // Everything in double: the bounds are computed once per sphere, and a pixel of padding then
 // covers the float rounding of the rays themselves.
 GRANRAY_HD_INLINE Footprint sphere_footprint(const CameraFrame& cam, Vec4 s) {
   const double dx = double(s.x) - cam.eye.x, dy = double(s.y) - cam.eye.y,
                dz = double(s.z) - cam.eye.z;
-  const double x = dx * cam.u.x + dy * cam.u.y + dz * cam.u.z;
-  const double y = dx * cam.v.x + dy * cam.v.y + dz * cam.v.z;
-  const double z = -(dx * cam.w.x + dy * cam.w.y + dz * cam.w.z);
+  const CameraPoint c = camera_point(cam, dx, dy, dz);
+  const double x = c.x, y = c.y, z = c.z;
   const double r = s.w;
   // Every primary ray moves away from the eye's plane, so a sphere behind it shows nowhere.
   if (z + r <= 0.0) return no_footprint();
@@ -115,7 +138,6 @@ GRANRAY_HD_INLINE Footprint sphere_footprint(const CameraFrame& cam, Vec4 s) {
   double near = (cam.orthographic ? z : distance) - r - 1e-5 * (distance + r + magnitudes);
   if (!(near > 0.0)) near = 0.0;
 
-  const double half_w = double(cam.aspect) * cam.half_height, half_h = cam.half_height;
   SlopeRange su, sv;
   if (cam.orthographic) {
     su = {x - r, x + r};
@@ -127,15 +149,10 @@ GRANRAY_HD_INLINE Footprint sphere_footprint(const CameraFrame& cam, Vec4 s) {
     // Around the eye or across its plane: the footprint is unbounded.
     return {0, 0, cam.width - 1, cam.height - 1, static_cast<float>(near)};
   }
-  // primary_ray's pixel centres: su = (2 (i + 0.5) / W - 1) half_w, sv = (1 - 2 (j + 0.5) / H)
-  // half_h.
-  // The whole image's pixel coordinates, then the window's (CameraFrame::x0, y0).
-  const double W = cam.full_width, H = cam.full_height;
-  const double x0 = cam.x0 + 0.5, y0 = cam.y0 + 0.5;
-  const int i0 = padded_pixel_below((su.lo / half_w + 1.0) * 0.5 * W - x0, cam.width);
-  const int i1 = padded_pixel_above((su.hi / half_w + 1.0) * 0.5 * W - x0, cam.width);
-  const int j0 = padded_pixel_below((1.0 - sv.hi / half_h) * 0.5 * H - y0, cam.height);
-  const int j1 = padded_pixel_above((1.0 - sv.lo / half_h) * 0.5 * H - y0, cam.height);
+  const int i0 = padded_pixel_below(window_column(cam, su.lo), cam.width);
+  const int i1 = padded_pixel_above(window_column(cam, su.hi), cam.width);
+  const int j0 = padded_pixel_below(window_row(cam, sv.hi), cam.height);
+  const int j1 = padded_pixel_above(window_row(cam, sv.lo), cam.height);
   if (i1 < 0 || j1 < 0 || i0 >= cam.width || j0 >= cam.height) return no_footprint();
   return {i0 < 0 ? 0 : i0, j0 < 0 ? 0 : j0, i1 >= cam.width ? cam.width - 1 : i1,
           j1 >= cam.height ? cam.height - 1 : j1, static_cast<float>(near)};
