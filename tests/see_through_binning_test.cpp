@@ -71,8 +71,12 @@ TEST(SeeThroughBinning, ATilesListHoldsEveryTriangleARayThroughItsPixelsMeets) {
                                  : sample_ray(cam, i, j, uniform(rng, 0.0f, 0.9999f),
                                               uniform(rng, 0.0f, 0.9999f));
           for (std::uint32_t k = 0; k < n; ++k) {
+            // The kernels' layer test, and Möller-Trumbore's as a second judge.
             const WallTriangle& t = triangles[k];
-            if (!(triangle_distance(ray, t.a, t.b, t.c) < INFINITY)) continue;
+            if (!(facet_distance(see_through_facet(t), ray, INFINITY) < INFINITY) &&
+                !(triangle_distance(ray, t.a, t.b, t.c) < INFINITY)) {
+              continue;
+            }
             ++hits;
             ASSERT_TRUE(std::binary_search(first, last, k))
                 << "the ray through (" << i << " + dx, " << j << " + dy), sample " << s

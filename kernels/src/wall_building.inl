@@ -138,6 +138,12 @@ struct ShownFrom {
   }
 };
 
+struct FacetOf {
+  GRANRAY_HD SeeThroughFacet operator()(const WallTriangle& t) const {
+    return see_through_facet(t);
+  }
+};
+
 struct IsOpaque {
   GRANRAY_HD bool operator()(const WallTriangle& t) const { return (t.wall & kSeeThrough) == 0u; }
 };
@@ -198,6 +204,7 @@ class WallStructure {
         shown_(account, "wall triangles shown"),
         opaque_(account),
         see_through_(account),
+        facets_(account, "see-through facets"),
         colors_(account, "wall colours"),
         opacity_(account, "wall opacities"),
         planes_(account, "clip planes"),
@@ -280,7 +287,7 @@ class WallStructure {
     const SeeThroughTiles tiles =
         bins_valid_ ? SeeThroughTiles{bins_tiles_, bin_offsets_.data(), bin_slots_.data()}
                     : SeeThroughTiles{{0, 0}, nullptr, nullptr};
-    return {opaque_.view(), see_through_.view(), colors_.data(), opacity_.data(),
+    return {opaque_.view(), see_through_.view(), facets_.data(), colors_.data(), opacity_.data(),
             planes_.data(), plane_count_,        linear,         tiles};
   }
 
@@ -309,6 +316,10 @@ class WallStructure {
     WallTriangle* middle = thrust::stable_partition(exec.policy(), shown_.data(), end, IsOpaque{});
     opaque_.build(exec, shown_.data(), static_cast<std::uint32_t>(middle - shown_.data()));
     see_through_.build(exec, middle, static_cast<std::uint32_t>(end - middle));
+    const WallTree glass = see_through_.view();
+    facets_.resize(glass.count);
+    thrust::transform(exec.policy(), glass.triangles, glass.triangles + glass.count, facets_.data(),
+                      FacetOf{});
     exec.synchronize();
     tree_built_ = true;
     ++tree_version_;
@@ -415,6 +426,7 @@ class WallStructure {
   Array<WallTriangle> shown_;     // those this camera shows
   WallTreeArrays opaque_;
   WallTreeArrays see_through_;
+  Array<SeeThroughFacet> facets_;  // per slot of see_through_
   Array<Vec3> colors_;
   Array<float> opacity_;
   Array<ClipPlane> planes_;

@@ -66,12 +66,14 @@ struct RenderPixel {
         static_cast<std::uint32_t>(i);
     Hit hit = no_hit();
     const bool may_hit = trace.may_hit(i, j);
-    if (may_hit || Walls::present) {
+    bool see_through = false;
+    if constexpr (Walls::present) see_through = see_through_may_show(walls, i, j);
+    if (may_hit || see_through || has_opaque_walls()) {
       const Ray ray = primary_ray(target.camera, i, j);
       if (may_hit) hit = trace(ray, i, j);
       if constexpr (Walls::present) {
         const WallHit wall = nearest_wall(walls, ray, hit.t);
-        if (walls.see_through.count > 0) {
+        if (see_through) {
           see_through_pixel(ray, hit, wall, i, j, pixel);
           return;
         }
@@ -92,6 +94,15 @@ struct RenderPixel {
     if (hit.index == kNoHit) target.rgb[pixel] = to_rgb8(target.shading.background);
     if (target.depth != nullptr) target.depth[pixel] = hit.t;
     if (target.hit_id != nullptr) target.hit_id[pixel] = hit.id;
+  }
+
+  // Opaque walls may show in any pixel: their tree is not binned into screen tiles.
+  GRANRAY_HD bool has_opaque_walls() const {
+    if constexpr (Walls::present) {
+      return walls.opaque.count > 0;
+    } else {
+      return false;
+    }
   }
 
   // SPEC 2d: the opaque surface's colour under the see-through walls in front of it. Depth and

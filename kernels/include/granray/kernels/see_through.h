@@ -23,17 +23,20 @@ struct SeeThroughLayers {
 // keeps the same layers in any order of offering. (i, j) is the primary ray's pixel in the
 // frame's window: its screen tile's list, when the frame has lists, holds every see-through
 // triangle that any ray through that pixel can meet.
-GRANRAY_HD_INLINE SeeThroughLayers see_through_layers(const WallView& w, const Ray& ray,
-                                                      float limit, int i, int j) {
+GRANRAY_HD_PIXEL_INLINE SeeThroughLayers see_through_layers(const WallView& w, const Ray& ray,
+                                                            float limit, int i, int j) {
   SeeThroughLayers layers;
   layers.count = 0;
   const auto visit = [&](std::uint32_t k) {
-    const WallTriangle& tri = w.see_through.triangles[k];
-    const float t = wall_distance(w, ray, tri);
-    if (!(t < limit)) return false;
+    const SeeThroughFacet& facet = w.facets[k];
+    const float t = facet_distance(facet, ray, limit);
+    if (!(t < INFINITY)) return false;
+    if (w.plane_count > 0 && clipped_by(w.planes, w.plane_count, ray.origin + ray.dir * t)) {
+      return false;
+    }
     int at = layers.count;
-    while (at > 0 &&
-           (t < layers.t[at - 1] || (t == layers.t[at - 1] && tri.index < layers.index[at - 1]))) {
+    while (at > 0 && (t < layers.t[at - 1] ||
+                      (t == layers.t[at - 1] && facet.index < layers.index[at - 1]))) {
       --at;
     }
     if (at >= kMaxSeeThroughLayers) return false;
@@ -45,7 +48,7 @@ GRANRAY_HD_INLINE SeeThroughLayers see_through_layers(const WallView& w, const R
     }
     layers.t[at] = t;
     layers.slot[at] = k;
-    layers.index[at] = tri.index;
+    layers.index[at] = facet.index;
     if (layers.count < kMaxSeeThroughLayers) ++layers.count;
     return false;
   };
@@ -62,23 +65,35 @@ GRANRAY_HD_INLINE SeeThroughLayers see_through_layers(const WallView& w, const R
   return layers;
 }
 
+// Whether a see-through triangle may show in pixel (i, j): its tile's list is not empty, or the
+// frame has no lists. Where none may, the composite would return what it is given, bit for bit,
+// so the pixel skips it (and the ray, where nothing else shows there).
+GRANRAY_HD_INLINE bool see_through_may_show(const WallView& w, int i, int j) {
+  if (w.see_through.count == 0) return false;
+  const SeeThroughTiles& bins = w.see_through_tiles;
+  if (w.linear || bins.offsets == nullptr) return true;
+  const std::uint32_t tile = tile_of_pixel(bins.tiles, i, j);
+  return bins.offsets[tile] != bins.offsets[tile + 1];
+}
+
 // SPEC 2d: C = sum_k T_k a_k c_k + T_K behind, T_k the product of (1 - a_j) over the layers in
 // front of k; a layer's c_k is lit with S = A = 1, clamped and depth-cued. `behind` is the clamped
 // colour of what the sample shows at distance `behind_t` (the background's at +inf).
-GRANRAY_HD_INLINE Vec3 composite_see_through(const WallView& w, const Ray& ray, int i, int j,
-                                             float behind_t, Vec3 behind,
-                                             const ShadingParams& shading,
-                                             const LightingParams& lighting) {
+GRANRAY_HD_PIXEL_INLINE Vec3 composite_see_through(const WallView& w, const Ray& ray, int i, int j,
+                                                   float behind_t, Vec3 behind,
+                                                   const ShadingParams& shading,
+                                                   const LightingParams& lighting) {
   const SeeThroughLayers layers = see_through_layers(w, ray, behind_t, i, j);
   Vec3 sum = {0.0f, 0.0f, 0.0f};
   float transmitted = 1.0f;
   for (int k = 0; k < layers.count; ++k) {
-    const WallTriangle& tri = w.see_through.triangles[layers.slot[k]];
-    const float a = w.opacity[wall_of(tri)];
+    const SeeThroughFacet& facet = w.facets[layers.slot[k]];
+    const float a = w.opacity[facet.wall];
     const Vec3 point = ray.origin + ray.dir * layers.t[k];
-    const Vec3 c = depth_cued(lit_color(wall_color(w, tri), facing_normal(tri, ray.dir), ray,
-                                        shading, lighting, 1.0f, 1.0f),
-                              point, shading);
+    const Vec3 normal = dot(facet.normal, ray.dir) > 0.0f ? facet.normal * -1.0f : facet.normal;
+    const Vec3 c =
+        depth_cued(lit_color(w.colors[facet.wall], normal, ray, shading, lighting, 1.0f, 1.0f),
+                   point, shading);
     sum = sum + c * (transmitted * a);
     transmitted *= 1.0f - a;
   }

@@ -62,6 +62,40 @@ struct WallTree {
   std::uint32_t count;
 };
 
+// A see-through triangle (SPEC 2d) as the layer test reads it, made once per build of the
+// see-through tree: corner a, the unit normal by winding, and the two axes whose dot products
+// with x - a are the barycentric coordinates (u, v) of a point x of the triangle's plane. Every
+// path (tile list, tree, reference loop) reads the same facets, so they agree bit for bit.
+struct SeeThroughFacet {
+  Vec3 a;
+  Vec3 normal;
+  Vec3 u_axis, v_axis;
+  std::uint32_t index;  // the triangle's WallTriangle::index
+  std::uint32_t wall;   // its wall, without the flags
+};
+
+GRANRAY_HD_INLINE SeeThroughFacet see_through_facet(const WallTriangle& tri) {
+  const Vec3 e1 = tri.b - tri.a, e2 = tri.c - tri.a;
+  const Vec3 n = cross(e1, e2);
+  const float inv_area2 = 1.0f / dot(n, n);  // a degenerate triangle's NaN axes meet no ray
+  return {tri.a,     normalize(n), cross(e2, n) * inv_area2, cross(n, e1) * inv_area2,
+          tri.index, wall_of(tri)};
+}
+
+// The distance t, 0 < t < limit, at which the ray meets the facet (either side), or +inf: the
+// plane's distance first, which rejects the layers behind what the ray shows before the
+// barycentric test.
+GRANRAY_HD_INLINE float facet_distance(const SeeThroughFacet& f, const Ray& ray, float limit) {
+  const float facing = dot(f.normal, ray.dir);
+  if (!(facing != 0.0f)) return INFINITY;  // parallel to the plane, or NaN
+  const Vec3 from_a = ray.origin - f.a;
+  const float t = -dot(f.normal, from_a) / facing;
+  if (!(t > 0.0f && t < limit)) return INFINITY;
+  const Vec3 p = from_a + ray.dir * t;
+  const float u = dot(f.u_axis, p), v = dot(f.v_axis, p);
+  return u >= 0.0f && v >= 0.0f && u + v <= 1.0f ? t : INFINITY;
+}
+
 // The see-through triangles (slots into WallView::see_through) that may show in each screen tile
 // of the frame's window, in slot order: a primary ray tests its tile's few instead of walking
 // the tree (kernels/src/see_through_binning.h). `offsets` null: no lists, rays walk the tree.
@@ -78,8 +112,9 @@ struct WallView {
   static constexpr bool present = true;
   WallTree opaque;
   WallTree see_through;
-  const Vec3* colors;    // per wall
-  const float* opacity;  // per wall
+  const SeeThroughFacet* facets;  // per slot of see_through
+  const Vec3* colors;             // per wall
+  const float* opacity;           // per wall
   const ClipPlane* planes;
   int plane_count;
   bool linear;  // the reference: test every triangle in turn instead of walking the tree
