@@ -82,18 +82,23 @@ GRANRAY_HD_INLINE SeeThroughFacet see_through_facet(const WallTriangle& tri) {
           tri.index, wall_of(tri)};
 }
 
-// The distance t, 0 < t < limit, at which the ray meets the facet (either side), or +inf: the
-// plane's distance first, which rejects the layers behind what the ray shows before the
-// barycentric test.
+// The distance t, 0 < t < limit, at which the ray meets the facet (either side), or +inf. The
+// plane's distance t = num / facing and the barycentrics are tested scaled by `facing`, so that
+// the rays that miss, and the layers behind what a ray shows, cost no division.
 GRANRAY_HD_INLINE float facet_distance(const SeeThroughFacet& f, const Ray& ray, float limit) {
-  const float facing = dot(f.normal, ray.dir);
-  if (!(facing != 0.0f)) return INFINITY;  // parallel to the plane, or NaN
+  float facing = dot(f.normal, ray.dir);
   const Vec3 from_a = ray.origin - f.a;
-  const float t = -dot(f.normal, from_a) / facing;
-  if (!(t > 0.0f && t < limit)) return INFINITY;
-  const Vec3 p = from_a + ray.dir * t;
+  float num = -dot(f.normal, from_a);
+  if (facing < 0.0f) {
+    facing = -facing;
+    num = -num;
+  }
+  if (!(facing > 0.0f && num > 0.0f && num < limit * facing)) return INFINITY;
+  const Vec3 p = from_a * facing + ray.dir * num;  // (x - a) facing at the plane's point x
   const float u = dot(f.u_axis, p), v = dot(f.v_axis, p);
-  return u >= 0.0f && v >= 0.0f && u + v <= 1.0f ? t : INFINITY;
+  if (!(u >= 0.0f && v >= 0.0f && u + v <= facing)) return INFINITY;
+  const float t = num / facing;
+  return t > 0.0f && t < limit ? t : INFINITY;
 }
 
 // The see-through triangles (slots into WallView::see_through) that may show in each screen tile
