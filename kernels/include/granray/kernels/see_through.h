@@ -17,51 +17,60 @@ struct SeeThroughLayers {
   std::uint32_t index[kMaxSeeThroughLayers];
 };
 
+// Offers slot k's facet to the ray's layers: kept when the ray meets it at 0 < t < limit, at a
+// point no clip plane removes, and among the nearest kMaxSeeThroughLayers by (t, index).
+GRANRAY_HD_PIXEL_INLINE void offer_layer(const WallView& w, const Ray& ray, float limit,
+                                         std::uint32_t k, SeeThroughLayers& layers) {
+  const SeeThroughFacet& facet = w.facets[k];
+  const float t = facet_distance(facet, ray, limit);
+  if (!(t < INFINITY)) return;
+  if (w.plane_count > 0 && clipped_by(w.planes, w.plane_count, ray.origin + ray.dir * t)) return;
+  int at = layers.count;
+  while (at > 0 &&
+         (t < layers.t[at - 1] || (t == layers.t[at - 1] && facet.index < layers.index[at - 1]))) {
+    --at;
+  }
+  if (at >= kMaxSeeThroughLayers) return;
+  const int last = layers.count < kMaxSeeThroughLayers ? layers.count : kMaxSeeThroughLayers - 1;
+  for (int m = last; m > at; --m) {
+    layers.t[m] = layers.t[m - 1];
+    layers.slot[m] = layers.slot[m - 1];
+    layers.index[m] = layers.index[m - 1];
+  }
+  layers.t[at] = t;
+  layers.slot[at] = k;
+  layers.index[at] = facet.index;
+  if (layers.count < kMaxSeeThroughLayers) ++layers.count;
+}
+
 // The see-through triangles the ray meets at 0 < t < limit (the visible opaque surface's
 // distance, +inf on a miss), nearest kMaxSeeThroughLayers first. Every path (tile list, tree and
-// reference loop) offers a superset of the triangles the ray meets to the same comparison, which
-// keeps the same layers in any order of offering. (i, j) is the primary ray's pixel in the
-// frame's window: its screen tile's list, when the frame has lists, holds every see-through
-// triangle that any ray through that pixel can meet.
+// reference loop) offers a superset of the triangles the ray meets to offer_layer, which keeps
+// the same layers in any order of offering. (i, j) is the primary ray's pixel in the frame's
+// window: its screen tile's list, when the frame has lists, holds every see-through triangle
+// that any ray through that pixel can meet.
 GRANRAY_HD_PIXEL_INLINE SeeThroughLayers see_through_layers(const WallView& w, const Ray& ray,
                                                             float limit, int i, int j) {
   SeeThroughLayers layers;
   layers.count = 0;
-  const auto visit = [&](std::uint32_t k) {
-    const SeeThroughFacet& facet = w.facets[k];
-    const float t = facet_distance(facet, ray, limit);
-    if (!(t < INFINITY)) return false;
-    if (w.plane_count > 0 && clipped_by(w.planes, w.plane_count, ray.origin + ray.dir * t)) {
-      return false;
-    }
-    int at = layers.count;
-    while (at > 0 && (t < layers.t[at - 1] ||
-                      (t == layers.t[at - 1] && facet.index < layers.index[at - 1]))) {
-      --at;
-    }
-    if (at >= kMaxSeeThroughLayers) return false;
-    const int last = layers.count < kMaxSeeThroughLayers ? layers.count : kMaxSeeThroughLayers - 1;
-    for (int m = last; m > at; --m) {
-      layers.t[m] = layers.t[m - 1];
-      layers.slot[m] = layers.slot[m - 1];
-      layers.index[m] = layers.index[m - 1];
-    }
-    layers.t[at] = t;
-    layers.slot[at] = k;
-    layers.index[at] = facet.index;
-    if (layers.count < kMaxSeeThroughLayers) ++layers.count;
-    return false;
-  };
   const SeeThroughTiles& bins = w.see_through_tiles;
   if (!w.linear && bins.offsets != nullptr) {
     const std::uint32_t tile = tile_of_pixel(bins.tiles, i, j);
     const std::uint32_t end = bins.offsets[tile + 1];
-    for (std::uint32_t e = bins.offsets[tile]; e < end; ++e) visit(bins.slots[e]);
+    for (std::uint32_t e = bins.offsets[tile]; e < end; ++e) {
+      offer_layer(w, ray, limit, bins.slots[e], layers);
+    }
     return layers;
   }
-  for_each_candidate(w.see_through, w.linear, ray, visit, [&] {
-    return layers.count == kMaxSeeThroughLayers ? layers.t[kMaxSeeThroughLayers - 1] : limit;
-  });
+  for_each_candidate(
+      w.see_through, w.linear, ray,
+      [&](std::uint32_t k) {
+        offer_layer(w, ray, limit, k, layers);
+        return false;
+      },
+      [&] {
+        return layers.count == kMaxSeeThroughLayers ? layers.t[kMaxSeeThroughLayers - 1] : limit;
+      });
   return layers;
 }
 
