@@ -46,7 +46,7 @@ WallTriangle random_triangle(Rng& rng, const CameraFrame& cam, std::uint32_t ind
 
 TEST(SeeThroughBinning, ATilesListHoldsEveryTriangleARayThroughItsPixelsMeets) {
   Rng rng(fresh_seed());
-  std::size_t hits = 0, pairs = 0, listed = 0, everywhere_rounds = 0;
+  std::size_t hits = 0, pairs = 0, listed = 0, everywhere_rounds = 0, covered = 0;
   for (int round = 0; round < 40; ++round) {
     const CameraFrame cam = random_camera_frame(rng, round % 3 == 0, true);
     const auto n = std::uniform_int_distribution<std::uint32_t>(1, 60)(rng);
@@ -60,23 +60,38 @@ TEST(SeeThroughBinning, ATilesListHoldsEveryTriangleARayThroughItsPixelsMeets) {
     pairs += screen_tile_count(cam) * n;
     listed += bins.slots.size();
     everywhere_rounds += bins.slots.size() >= screen_tile_count(cam);
+    std::vector<SeeThroughFacet> facets;
+    for (const WallTriangle& t : triangles) facets.push_back(see_through_facet(t));
+    // The lists without their kCoversTile bits.
+    std::vector<std::uint32_t> slots;
+    for (const std::uint32_t entry : bins.slots) {
+      slots.push_back(entry & ~kCoversTile);
+      covered += (entry & kCoversTile) != 0u;
+    }
     for (int j = 0; j < cam.height; ++j) {
       for (int i = 0; i < cam.width; ++i) {
         const std::uint32_t tile = tile_of_pixel(tiles, i, j);
-        const auto first = bins.slots.begin() + bins.offsets[tile];
-        const auto last = bins.slots.begin() + bins.offsets[tile + 1];
+        const auto first = slots.begin() + bins.offsets[tile];
+        const auto last = slots.begin() + bins.offsets[tile + 1];
         ASSERT_TRUE(std::is_sorted(first, last));
         for (int s = 0; s < 5; ++s) {
           const Ray ray = s == 0 ? primary_ray(cam, i, j)
                                  : sample_ray(cam, i, j, uniform(rng, 0.0f, 0.9999f),
                                               uniform(rng, 0.0f, 0.9999f));
+          // A triangle that covers the tile meets this ray inside, at the same distance.
+          for (std::uint32_t e = bins.offsets[tile]; e < bins.offsets[tile + 1]; ++e) {
+            if (!(bins.slots[e] & kCoversTile)) continue;
+            const SeeThroughFacet& f = facets[slots[e]];
+            const float t = facet_distance(f, ray, INFINITY);
+            ASSERT_TRUE(t < INFINITY)
+                << "triangle " << slots[e] << " is marked as covering tile " << tile
+                << " but the ray through (" << i << " + dx, " << j << " + dy), sample " << s
+                << ", misses it" << (cam.orthographic ? ", ortho" : ", perspective");
+            ASSERT_EQ(t, facet_distance(f, ray, INFINITY, true));
+          }
           for (std::uint32_t k = 0; k < n; ++k) {
-            // The kernels' layer test, and Möller-Trumbore's as a second judge.
-            const WallTriangle& t = triangles[k];
-            if (!(facet_distance(see_through_facet(t), ray, INFINITY) < INFINITY) &&
-                !(triangle_distance(ray, t.a, t.b, t.c) < INFINITY)) {
-              continue;
-            }
+            // The kernels' layer test.
+            if (!(facet_distance(facets[k], ray, INFINITY) < INFINITY)) continue;
             ++hits;
             ASSERT_TRUE(std::binary_search(first, last, k))
                 << "the ray through (" << i << " + dx, " << j << " + dy), sample " << s
@@ -91,6 +106,7 @@ TEST(SeeThroughBinning, ATilesListHoldsEveryTriangleARayThroughItsPixelsMeets) {
   // Every case was reached, and the lists leave most (tile, triangle) pairs out.
   EXPECT_GT(hits, 20000u);
   EXPECT_GT(everywhere_rounds, 0u);
+  EXPECT_GT(covered, 20u) << "few tiles are marked as covered by a triangle";
   EXPECT_LT(listed, pairs / 2) << "the lists hold nearly every triangle in every tile";
 }
 

@@ -56,14 +56,39 @@ void spans_of(const Point (&p)[3], double pad, const ScreenTiles& tiles,
   }
 }
 
+// Whether tile (column, row)'s pixel squares, widened by pad, lie inside the projected triangle:
+// each corner of that rectangle strictly inside all three edges (the triangle is convex).
+bool covers_tile(const Point (&p)[3], double pad, int column, int row) {
+  const double x0 = column * double(kTileSize) - 0.5 - pad, x1 = x0 + kTileSize + 2.0 * pad;
+  const double y0 = row * double(kTileSize) - 0.5 - pad, y1 = y0 + kTileSize + 2.0 * pad;
+  const double area = (p[1].x - p[0].x) * (p[2].y - p[0].y) - (p[1].y - p[0].y) * (p[2].x - p[0].x);
+  if (!(std::fabs(area) > 0.0)) return false;
+  const double side = area > 0.0 ? 1.0 : -1.0;
+  for (int e = 0; e < 3; ++e) {
+    const Point a = p[e], b = p[(e + 1) % 3];
+    for (const Point q : {Point{x0, y0}, Point{x1, y0}, Point{x0, y1}, Point{x1, y1}}) {
+      if (!(side * ((b.x - a.x) * (q.y - a.y) - (b.y - a.y) * (q.x - a.x)) > 0.0)) return false;
+    }
+  }
+  return true;
+}
+
 // The triangle in the window's pixel-centre coordinates; false when a corner lies at or behind
-// the eye's plane (the projection is unbounded) or is not finite.
-bool project(const CameraFrame& cam, const WallTriangle& tri, Point (&p)[3]) {
+// the eye's plane (the projection is unbounded) or is not finite. `in_front`: every corner lies
+// before the rays' origins by far more than their rounding, so every ray through the
+// projection's inside meets the triangle at t > 0 (an orthographic ray starts on the eye's
+// plane, and misses a triangle behind it).
+bool project(const CameraFrame& cam, const WallTriangle& tri, Point (&p)[3], bool& in_front) {
   const Vec3 corners[3] = {tri.a, tri.b, tri.c};
+  const double scale = std::sqrt(double(cam.eye.x) * cam.eye.x + double(cam.eye.y) * cam.eye.y +
+                                 double(cam.eye.z) * cam.eye.z) +
+                       double(cam.half_height) * (1.0 + cam.aspect);
+  in_front = true;
   for (int k = 0; k < 3; ++k) {
     const double dx = double(corners[k].x) - cam.eye.x, dy = double(corners[k].y) - cam.eye.y,
                  dz = double(corners[k].z) - cam.eye.z;
     const CameraPoint c = camera_point(cam, dx, dy, dz);
+    in_front = in_front && c.z > 1e-4 * (std::sqrt(dx * dx + dy * dy + dz * dz) + scale);
     double su = c.x, sv = c.y;
     if (!cam.orthographic) {
       if (!(c.z > 1e-6 * std::sqrt(dx * dx + dy * dy + dz * dz))) return false;
@@ -82,17 +107,27 @@ bool bin_see_through(const CameraFrame& camera, const WallTriangle* triangles, s
                      std::uint64_t max_entries, SeeThroughBins& bins) {
   const ScreenTiles tiles = screen_tiles_of(camera);
   const auto tile_total = static_cast<std::size_t>(screen_tile_count(camera));
-  // Each triangle's spans per row, kept for the second pass that fills the lists.
+  // Each triangle's spans per row and projection, kept for the second pass that fills the lists.
   std::vector<std::vector<TileSpan>> spans(n);
+  struct Projection {
+    Point p[3];
+    double pad;  // 0: covers no tile
+  };
+  std::vector<Projection> projected(n);
   std::vector<std::uint32_t> counts(tile_total, 0);
   std::uint64_t entries = 0;
   for (std::uint32_t k = 0; k < n; ++k) {
-    Point p[3];
-    if (project(camera, triangles[k], p)) {
+    Projection& pr = projected[k];
+    pr.pad = 0.0;
+    bool in_front = false;
+    if (project(camera, triangles[k], pr.p, in_front)) {
       // A pixel, and far more than the float rounding of the rays and of the triangle test.
       double magnitude = camera.full_width + camera.full_height;
-      for (const Point& q : p) magnitude = std::max({magnitude, std::fabs(q.x), std::fabs(q.y)});
-      spans_of(p, 1.0 + 1e-5 * magnitude, tiles, spans[k]);
+      for (const Point& q : pr.p) {
+        magnitude = std::max({magnitude, std::fabs(q.x), std::fabs(q.y)});
+      }
+      spans_of(pr.p, 1.0 + 1e-5 * magnitude, tiles, spans[k]);
+      if (in_front) pr.pad = 1.0 + 1e-5 * magnitude;
     } else {
       spans[k].assign(static_cast<std::size_t>(tiles.rows), TileSpan{0, tiles.columns - 1});
     }
@@ -113,7 +148,10 @@ bool bin_see_through(const CameraFrame& camera, const WallTriangle* triangles, s
     for (int row = 0; row < tiles.rows; ++row) {
       const TileSpan s = spans[k][static_cast<std::size_t>(row)];
       for (int c = s.first; c <= s.last; ++c) {
-        bins.slots[cursor[static_cast<std::size_t>(row) * tiles.columns + c]++] = k;
+        const Projection& pr = projected[k];
+        const bool covers = pr.pad > 0.0 && covers_tile(pr.p, pr.pad, c, row);
+        bins.slots[cursor[static_cast<std::size_t>(row) * tiles.columns + c]++] =
+            k | (covers ? kCoversTile : 0u);
       }
     }
   }

@@ -19,8 +19,9 @@ struct SeeThroughBins {
 // every triangle whose projection, widened by a pixel and by a margin for float rounding, meets
 // the tile's pixel squares, so that it lists every triangle any ray through its pixels (pixel
 // centres and antialiasing samples) can meet. A triangle reaching to or behind the eye's plane
-// goes into every tile. Returns false, with `bins` undefined, when the lists would hold more than
-// `max_entries` slots.
+// goes into every tile. An entry carries kCoversTile when the triangle's projection, narrowed by
+// the same margin, holds every pixel square of the tile. Returns false, with `bins` undefined, when
+// the lists would hold more than `max_entries` slots.
 bool bin_see_through(const CameraFrame& camera, const WallTriangle* triangles, std::uint32_t n,
                      std::uint64_t max_entries, SeeThroughBins& bins);
 

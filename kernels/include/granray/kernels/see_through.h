@@ -20,9 +20,10 @@ struct SeeThroughLayers {
 // Offers slot k's facet to the ray's layers: kept when the ray meets it at 0 < t < limit, at a
 // point no clip plane removes, and among the nearest kMaxSeeThroughLayers by (t, index).
 GRANRAY_HD_PIXEL_INLINE void offer_layer(const WallView& w, const Ray& ray, float limit,
-                                         std::uint32_t k, SeeThroughLayers& layers) {
+                                         std::uint32_t k, SeeThroughLayers& layers,
+                                         bool meets_plane_inside = false) {
   const SeeThroughFacet& facet = w.facets[k];
-  const float t = facet_distance(facet, ray, limit);
+  const float t = facet_distance(facet, ray, limit, meets_plane_inside);
   if (!(t < INFINITY)) return;
   if (w.plane_count > 0 && clipped_by(w.planes, w.plane_count, ray.origin + ray.dir * t)) return;
   int at = layers.count;
@@ -58,7 +59,8 @@ GRANRAY_HD_PIXEL_INLINE SeeThroughLayers see_through_layers(const WallView& w, c
     const std::uint32_t tile = tile_of_pixel(bins.tiles, i, j);
     const std::uint32_t end = bins.offsets[tile + 1];
     for (std::uint32_t e = bins.offsets[tile]; e < end; ++e) {
-      offer_layer(w, ray, limit, bins.slots[e], layers);
+      const std::uint32_t entry = bins.slots[e];
+      offer_layer(w, ray, limit, entry & ~kCoversTile, layers, (entry & kCoversTile) != 0u);
     }
     return layers;
   }
