@@ -15,6 +15,16 @@ struct TileSpan {
   int first, last;
 };
 
+// Tile t's pixel squares along one axis, widened by pad on each side: a pixel (i, j) has its
+// centre at (i, j), so tile t covers [16 t - 0.5, 16 t + 15.5] before the widening.
+struct TileExtent {
+  double lo, hi;
+};
+TileExtent tile_extent(int t, double pad) {
+  const double lo = t * double(kTileSize) - 0.5 - pad;
+  return {lo, lo + kTileSize + 2.0 * pad};
+}
+
 // The tiles of each row that a projected triangle, widened by `pad` pixels, meets: in each row's
 // band of pixel centres (widened by pad), the x-range of the triangle's part in it, widened by
 // pad. The Minkowski sum of the triangle and a square of half-side pad lies inside that.
@@ -26,13 +36,11 @@ void spans_of(const Point (&p)[3], double pad, const ScreenTiles& tiles,
     y_lo = std::min(y_lo, q.y);
     y_hi = std::max(y_hi, q.y);
   }
-  // A pixel (i, j) has its centre at (i, j); tile t covers centres [16 t - 0.5, 16 t + 15.5].
   const auto tile_of = [](double c) { return static_cast<int>(std::floor((c + 0.5) / kTileSize)); };
   const int row_first = std::max(0, tile_of(y_lo - pad));
   const int row_last = std::min(tiles.rows - 1, tile_of(y_hi + pad));
   for (int row = row_first; row <= row_last; ++row) {
-    const double band_lo = row * double(kTileSize) - 0.5 - pad;
-    const double band_hi = band_lo + kTileSize + 2.0 * pad;
+    const auto [band_lo, band_hi] = tile_extent(row, pad);
     double x_lo = INFINITY, x_hi = -INFINITY;
     for (int e = 0; e < 3; ++e) {
       const Point a = p[e], b = p[(e + 1) % 3];
@@ -59,8 +67,8 @@ void spans_of(const Point (&p)[3], double pad, const ScreenTiles& tiles,
 // Whether tile (column, row)'s pixel squares, widened by pad, lie inside the projected triangle:
 // each corner of that rectangle strictly inside all three edges (the triangle is convex).
 bool covers_tile(const Point (&p)[3], double pad, int column, int row) {
-  const double x0 = column * double(kTileSize) - 0.5 - pad, x1 = x0 + kTileSize + 2.0 * pad;
-  const double y0 = row * double(kTileSize) - 0.5 - pad, y1 = y0 + kTileSize + 2.0 * pad;
+  const auto [x0, x1] = tile_extent(column, pad);
+  const auto [y0, y1] = tile_extent(row, pad);
   const double area = (p[1].x - p[0].x) * (p[2].y - p[0].y) - (p[1].y - p[0].y) * (p[2].x - p[0].x);
   if (!(std::fabs(area) > 0.0)) return false;
   const double side = area > 0.0 ? 1.0 : -1.0;
@@ -88,10 +96,11 @@ bool project(const CameraFrame& cam, const WallTriangle& tri, Point (&p)[3], boo
     const double dx = double(corners[k].x) - cam.eye.x, dy = double(corners[k].y) - cam.eye.y,
                  dz = double(corners[k].z) - cam.eye.z;
     const CameraPoint c = camera_point(cam, dx, dy, dz);
-    in_front = in_front && c.z > 1e-4 * (std::sqrt(dx * dx + dy * dy + dz * dz) + scale);
+    const double distance = std::sqrt(dx * dx + dy * dy + dz * dz);
+    in_front = in_front && c.z > 1e-4 * (distance + scale);
     double su = c.x, sv = c.y;
     if (!cam.orthographic) {
-      if (!(c.z > 1e-6 * std::sqrt(dx * dx + dy * dy + dz * dz))) return false;
+      if (!(c.z > 1e-6 * distance)) return false;
       su /= c.z;
       sv /= c.z;
     }
@@ -126,8 +135,9 @@ bool bin_see_through(const CameraFrame& camera, const WallTriangle* triangles, s
       for (const Point& q : pr.p) {
         magnitude = std::max({magnitude, std::fabs(q.x), std::fabs(q.y)});
       }
-      spans_of(pr.p, 1.0 + 1e-5 * magnitude, tiles, spans[k]);
-      if (in_front) pr.pad = 1.0 + 1e-5 * magnitude;
+      const double pad = 1.0 + 1e-5 * magnitude;
+      spans_of(pr.p, pad, tiles, spans[k]);
+      if (in_front) pr.pad = pad;
     } else {
       spans[k].assign(static_cast<std::size_t>(tiles.rows), TileSpan{0, tiles.columns - 1});
     }

@@ -106,11 +106,12 @@ struct ShadeSurfaces {
     const int samples = lighting.side * lighting.side;
     const std::size_t first = first_sample_of(camera, i, j, samples);
     Vec3 sum = {0.0f, 0.0f, 0.0f};
-    const bool glass = see_through(i, j);
+    SeeThroughCandidates glass{0u, 0u, false};
+    if constexpr (Walls::present) glass = see_through_candidates(walls, i, j);
     for (int s = 0; s < samples; ++s) {
       const SurfaceSample& surface = surfaces[first + s];
       Vec3 color = shading.background;
-      if (surface.t < INFINITY || glass) {
+      if (surface.t < INFINITY || glass.any()) {
         const Ray ray = pixel_sample_ray(camera, i, j, s, lighting.side);
         if (surface.t < INFINITY) {
           // No blocked bits (a frame without secondary rays): nothing is blocked.
@@ -121,8 +122,8 @@ struct ShadeSurfaces {
           color = sample_color(surface, words, ray, shading, lighting);
         }
         if constexpr (Walls::present) {
-          if (glass) {
-            color = composite_see_through(walls, ray, i, j, surface.t, color, shading, lighting);
+          if (glass.any()) {
+            color = composite_see_through(walls, ray, glass, surface.t, color, shading, lighting);
           }
         }
       }
@@ -130,14 +131,6 @@ struct ShadeSurfaces {
     }
     rgb[static_cast<std::size_t>(j) * static_cast<std::size_t>(camera.width) +
         static_cast<std::size_t>(i)] = to_rgb8(sum * (1.0f / static_cast<float>(samples)));
-  }
-
-  GRANRAY_HD bool see_through(int i, int j) const {
-    if constexpr (Walls::present) {
-      return see_through_may_show(walls, i, j);
-    } else {
-      return false;
-    }
   }
 };
 

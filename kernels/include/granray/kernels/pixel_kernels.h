@@ -66,15 +66,15 @@ struct RenderPixel {
         static_cast<std::uint32_t>(i);
     Hit hit = no_hit();
     const bool may_hit = trace.may_hit(i, j);
-    bool see_through = false;
-    if constexpr (Walls::present) see_through = see_through_may_show(walls, i, j);
-    if (may_hit || see_through || has_opaque_walls()) {
+    SeeThroughCandidates glass{0u, 0u, false};
+    if constexpr (Walls::present) glass = see_through_candidates(walls, i, j);
+    if (may_hit || glass.any() || has_opaque_walls()) {
       const Ray ray = primary_ray(target.camera, i, j);
       if (may_hit) hit = trace(ray, i, j);
       if constexpr (Walls::present) {
         const WallHit wall = nearest_wall(walls, ray, hit.t);
-        if (see_through) {
-          see_through_pixel(ray, hit, wall, i, j, pixel);
+        if (glass.any()) {
+          see_through_pixel(ray, hit, wall, glass, pixel);
           return;
         }
         if (wall.slot != kNoHit) {
@@ -107,8 +107,8 @@ struct RenderPixel {
 
   // SPEC 2d: the opaque surface's colour under the see-through walls in front of it. Depth and
   // id stay the opaque surface's: see-through walls hide nothing, so ranks composite as before.
-  GRANRAY_HD void see_through_pixel(const Ray& ray, const Hit& hit, const WallHit& wall, int i,
-                                    int j, std::uint32_t pixel) const {
+  GRANRAY_HD void see_through_pixel(const Ray& ray, const Hit& hit, const WallHit& wall,
+                                    SeeThroughCandidates glass, std::uint32_t pixel) const {
     Vec3 behind = target.shading.background;
     float t = hit.t;
     std::uint64_t id = hit.id;
@@ -124,7 +124,7 @@ struct RenderPixel {
     }
     // Unlit: a layer is lit as a wall is here, without a highlight.
     target.rgb[pixel] = to_rgb8(
-        composite_see_through(walls, ray, i, j, t, behind, target.shading, LightingParams{}));
+        composite_see_through(walls, ray, glass, t, behind, target.shading, LightingParams{}));
     if (target.depth != nullptr) target.depth[pixel] = t;
     if (target.hit_id != nullptr) target.hit_id[pixel] = id;
   }

@@ -44,21 +44,38 @@ GRANRAY_HD_PIXEL_INLINE void offer_layer(const WallView& w, const Ray& ray, floa
   if (layers.count < kMaxSeeThroughLayers) ++layers.count;
 }
 
+// The see-through triangles a pixel's rays are offered: entries [first, end) of its screen
+// tile's list, which holds every see-through triangle any ray through the pixel can meet; or,
+// with `walk` (no lists, or the reference), every triangle through the tree or the loop. Looked
+// up once per pixel, for all its samples.
+struct SeeThroughCandidates {
+  std::uint32_t first, end;
+  bool walk;
+  // None: the composite would return what it is given, bit for bit, so the pixel skips it (and
+  // the ray, where nothing else shows there).
+  GRANRAY_HD bool any() const { return walk || first != end; }
+};
+
+GRANRAY_HD_INLINE SeeThroughCandidates see_through_candidates(const WallView& w, int i, int j) {
+  if (w.see_through.count == 0) return {0u, 0u, false};
+  const SeeThroughTiles& bins = w.see_through_tiles;
+  if (w.linear || bins.offsets == nullptr) return {0u, 0u, true};
+  const std::uint32_t tile = tile_of_pixel(bins.tiles, i, j);
+  return {bins.offsets[tile], bins.offsets[tile + 1], false};
+}
+
 // The see-through triangles the ray meets at 0 < t < limit (the visible opaque surface's
 // distance, +inf on a miss), nearest kMaxSeeThroughLayers first. Every path (tile list, tree and
 // reference loop) offers a superset of the triangles the ray meets to offer_layer, which keeps
-// the same layers in any order of offering. (i, j) is the primary ray's pixel in the frame's
-// window: its screen tile's list, when the frame has lists, holds every see-through triangle
-// that any ray through that pixel can meet.
+// the same layers in any order of offering.
 GRANRAY_HD_PIXEL_INLINE SeeThroughLayers see_through_layers(const WallView& w, const Ray& ray,
-                                                            float limit, int i, int j) {
+                                                            float limit,
+                                                            SeeThroughCandidates candidates) {
   SeeThroughLayers layers;
   layers.count = 0;
-  const SeeThroughTiles& bins = w.see_through_tiles;
-  if (!w.linear && bins.offsets != nullptr) {
-    const std::uint32_t tile = tile_of_pixel(bins.tiles, i, j);
-    const std::uint32_t end = bins.offsets[tile + 1];
-    for (std::uint32_t e = bins.offsets[tile]; e < end; ++e) {
+  if (!candidates.walk) {
+    const SeeThroughTiles& bins = w.see_through_tiles;
+    for (std::uint32_t e = candidates.first; e < candidates.end; ++e) {
       const std::uint32_t entry = bins.slots[e];
       offer_layer(w, ray, limit, entry & ~kCoversTile, layers, (entry & kCoversTile) != 0u);
     }
@@ -76,35 +93,23 @@ GRANRAY_HD_PIXEL_INLINE SeeThroughLayers see_through_layers(const WallView& w, c
   return layers;
 }
 
-// Whether a see-through triangle may show in pixel (i, j): its tile's list is not empty, or the
-// frame has no lists. Where none may, the composite would return what it is given, bit for bit,
-// so the pixel skips it (and the ray, where nothing else shows there).
-GRANRAY_HD_INLINE bool see_through_may_show(const WallView& w, int i, int j) {
-  if (w.see_through.count == 0) return false;
-  const SeeThroughTiles& bins = w.see_through_tiles;
-  if (w.linear || bins.offsets == nullptr) return true;
-  const std::uint32_t tile = tile_of_pixel(bins.tiles, i, j);
-  return bins.offsets[tile] != bins.offsets[tile + 1];
-}
-
 // SPEC 2d: C = sum_k T_k a_k c_k + T_K behind, T_k the product of (1 - a_j) over the layers in
 // front of k; a layer's c_k is lit with S = A = 1, clamped and depth-cued. `behind` is the clamped
 // colour of what the sample shows at distance `behind_t` (the background's at +inf).
-GRANRAY_HD_PIXEL_INLINE Vec3 composite_see_through(const WallView& w, const Ray& ray, int i, int j,
-                                                   float behind_t, Vec3 behind,
-                                                   const ShadingParams& shading,
+GRANRAY_HD_PIXEL_INLINE Vec3 composite_see_through(const WallView& w, const Ray& ray,
+                                                   SeeThroughCandidates candidates, float behind_t,
+                                                   Vec3 behind, const ShadingParams& shading,
                                                    const LightingParams& lighting) {
-  const SeeThroughLayers layers = see_through_layers(w, ray, behind_t, i, j);
+  const SeeThroughLayers layers = see_through_layers(w, ray, behind_t, candidates);
   Vec3 sum = {0.0f, 0.0f, 0.0f};
   float transmitted = 1.0f;
   for (int k = 0; k < layers.count; ++k) {
     const SeeThroughFacet& facet = w.facets[layers.slot[k]];
     const float a = w.opacity[facet.wall];
     const Vec3 point = ray.origin + ray.dir * layers.t[k];
-    const Vec3 normal = dot(facet.normal, ray.dir) > 0.0f ? facet.normal * -1.0f : facet.normal;
-    const Vec3 c =
-        depth_cued(lit_color(w.colors[facet.wall], normal, ray, shading, lighting, 1.0f, 1.0f),
-                   point, shading);
+    const Vec3 c = depth_cued(lit_color(w.colors[facet.wall], turned_to_face(facet.normal, ray.dir),
+                                        ray, shading, lighting, 1.0f, 1.0f),
+                              point, shading);
     sum = sum + c * (transmitted * a);
     transmitted *= 1.0f - a;
   }

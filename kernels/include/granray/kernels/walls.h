@@ -62,6 +62,11 @@ struct WallTree {
   std::uint32_t count;
 };
 
+// A unit normal turned to face a ray of direction dir.
+GRANRAY_HD_INLINE Vec3 turned_to_face(Vec3 n, Vec3 dir) {
+  return dot(n, dir) > 0.0f ? n * -1.0f : n;
+}
+
 // A see-through triangle (SPEC 2d) as the layer test reads it, made once per build of the
 // see-through tree: corner a, the unit normal by winding, and the two axes whose dot products
 // with x - a are the barycentric coordinates (u, v) of a point x of the triangle's plane. Every
@@ -160,8 +165,7 @@ GRANRAY_HD_INLINE float triangle_distance(const Ray& ray, Vec3 a, Vec3 b, Vec3 c
 
 // The triangle's unit normal by its winding (right-hand rule), turned to face the ray.
 GRANRAY_HD_INLINE Vec3 facing_normal(const WallTriangle& tri, Vec3 dir) {
-  const Vec3 n = normalize(cross(tri.b - tri.a, tri.c - tri.a));
-  return dot(n, dir) > 0.0f ? n * -1.0f : n;
+  return turned_to_face(normalize(cross(tri.b - tri.a, tri.c - tri.a)), dir);
 }
 
 // Whether the frame shows this triangle at all: a back-faces-only wall drops the triangles whose
