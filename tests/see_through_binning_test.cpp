@@ -54,12 +54,12 @@ TEST(SeeThroughBinning, ATilesListHoldsEveryTriangleARayThroughItsPixelsMeets) {
     for (std::uint32_t k = 0; k < n; ++k) triangles.push_back(random_triangle(rng, cam, k));
     detail::SeeThroughBins bins;
     ASSERT_TRUE(detail::bin_see_through(cam, triangles.data(), n, ~std::uint64_t{0}, bins));
-    const ScreenTiles tiles = screen_tiles_of(cam);
-    ASSERT_EQ(bins.offsets.size(), screen_tile_count(cam) + 1);
+    const ScreenTiles tiles = see_through_tiles_of(cam);
+    ASSERT_EQ(bins.offsets.size(), see_through_tile_count(cam) + 1);
     ASSERT_EQ(bins.offsets.back(), bins.slots.size());
-    pairs += screen_tile_count(cam) * n;
+    pairs += see_through_tile_count(cam) * n;
     listed += bins.slots.size();
-    everywhere_rounds += bins.slots.size() >= screen_tile_count(cam);
+    everywhere_rounds += bins.slots.size() >= see_through_tile_count(cam);
     std::vector<SeeThroughFacet> facets;
     for (const WallTriangle& t : triangles) facets.push_back(see_through_facet(t));
     // The lists without their kCoversTile bits.
@@ -70,7 +70,7 @@ TEST(SeeThroughBinning, ATilesListHoldsEveryTriangleARayThroughItsPixelsMeets) {
     }
     for (int j = 0; j < cam.height; ++j) {
       for (int i = 0; i < cam.width; ++i) {
-        const std::uint32_t tile = tile_of_pixel(tiles, i, j);
+        const std::uint32_t tile = see_through_tile_of_pixel(tiles, i, j);
         const auto first = slots.begin() + bins.offsets[tile];
         const auto last = slots.begin() + bins.offsets[tile + 1];
         ASSERT_TRUE(std::is_sorted(first, last));
@@ -121,7 +121,7 @@ TEST(SeeThroughBinning, ListsLargerThanTheLimitAreRefused) {
   across.c = cam.eye - cam.w * 5.0f + cam.v * 2.0f;
   triangles.push_back(across);
   detail::SeeThroughBins bins;
-  const std::uint64_t tiles = screen_tile_count(cam);
+  const std::uint64_t tiles = see_through_tile_count(cam);
   EXPECT_TRUE(detail::bin_see_through(cam, triangles.data(), 1, tiles, bins));
   EXPECT_EQ(bins.slots.size(), tiles);
   EXPECT_FALSE(detail::bin_see_through(cam, triangles.data(), 1, tiles - 1, bins));

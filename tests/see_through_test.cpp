@@ -116,6 +116,46 @@ TEST_F(SeeThroughTest, OnlyTheNearestEightLayersShow) {
   }
 }
 
+// A layer's colour is worked out once per facet and side for the frame's light: frames that keep
+// the walls but move the camera (the light turns with it) or change the light, ambient or diffuse
+// term look the same from a renderer that drew the frames before as from a fresh one.
+TEST_F(SeeThroughTest, LayerColoursFollowTheLightFromFrameToFrame) {
+  Rng rng(fresh_seed());
+  const auto spheres = dense_bed(rng, 300, 0.3f, 0.5f);
+  const SceneBounds b = box_of(spheres);
+  RenderSettings s = random_settings(rng, false);
+  s.width = 64;
+  s.height = 48;
+  auto walls = std::make_shared<WallList>(2);
+  const Vec3 pad = (b.hi - b.lo) * 0.1f;
+  (*walls)[0].triangles = box_triangles(b.lo - pad, b.hi + pad);
+  (*walls)[1].triangles = triangle_soup(rng, b, 20);
+  for (Wall& w : *walls) {
+    w.opacity = uniform(rng, 0.2f, 0.8f);
+    w.color = {uniform(rng, 0.1f, 1.0f), uniform(rng, 0.1f, 1.0f), uniform(rng, 0.1f, 1.0f)};
+  }
+  s.walls = walls;  // the same list in every frame: its trees are kept
+  for (int frame = 0; frame < 8; ++frame) {
+    fix_camera(rng, b, s);
+    if (frame % 2 == 1) {
+      s.shading.light = {uniform(rng, -1.0f, 1.0f), uniform(rng, -1.0f, 1.0f), 1.0f};
+      s.shading.ambient = uniform(rng, 0.0f, 0.5f);
+      s.shading.diffuse = uniform(rng, 0.3f, 1.0f);
+    }
+    // Unlit, lit without a highlight, lit with one.
+    s.shading.samples = frame >= 4 ? 4 : 1;
+    s.shading.specular = frame >= 6 ? uniform(rng, 0.1f, 0.6f) : 0.0f;
+    for (const RenderMethod method : {RenderMethod::brute_force, RenderMethod::tiles}) {
+      Renderer fresh(test_backend());
+      Image kept, alone;
+      renderer_->render(view_of(spheres), s, kept, {method, true});
+      fresh.render(view_of(spheres), s, alone, {method, true});
+      EXPECT_EQ(kept.rgb, alone.rgb) << "frame " << frame << ", " << render_method_name(method);
+      EXPECT_EQ(kept.depth, alone.depth) << "frame " << frame;
+    }
+  }
+}
+
 // The composite of SPEC 2d in double: the nearest eight see-through triangles in front of the
 // visible grain (or all of them over the background), each lit with S = A = 1, front to back.
 TEST_F(SeeThroughTest, ReferenceFollowsTheCompositeModel) {

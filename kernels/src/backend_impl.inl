@@ -772,7 +772,8 @@ class ThrustBackend final : public detail::Backend {
       bounds.skipped = all_bounds.skipped;
     }
     const CameraSetup camera = resolve_camera(settings, scene);
-    walls_.build_for(exec, camera.frame);
+    walls_.build_for(exec, camera.frame,
+                     make_shading_params(settings.shading, camera.frame, scene));
     return {all, all_bounds, r, bounds, scene, camera, IdMap{r.ids, view.id_offset}};
   }
 

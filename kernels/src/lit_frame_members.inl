@@ -203,10 +203,10 @@ void shading_stage(const RenderSettings& settings, const RenderOptions& options,
   const std::size_t pixels = static_cast<std::size_t>(image_pixels(settings));
   pixels_.resize(pixels);
   // The see-through walls are composited here, over every rank's surfaces.
-  walls_.build_for(exec, camera.frame);
+  const ShadingParams shading = make_shading_params(settings.shading, camera.frame, scene);
+  walls_.build_for(exec, camera.frame, shading);
   with_see_through_walls(options, [&](auto walls) {
-    lit_.shade(exec, camera.frame, make_shading_params(settings.shading, camera.frame, scene),
-               lighting, true, walls, pixels_.data());
+    lit_.shade(exec, camera.frame, shading, lighting, true, walls, pixels_.data());
   });
   // With hits: each pixel's first sample, as one rank's lit frame gives them.
   RenderOptions delivery;

@@ -16,13 +16,13 @@ struct TileSpan {
 };
 
 // Tile t's pixel squares along one axis, widened by pad on each side: a pixel (i, j) has its
-// centre at (i, j), so tile t covers [16 t - 0.5, 16 t + 15.5] before the widening.
+// centre at (i, j), so tile t covers [8 t - 0.5, 8 t + 7.5] before the widening.
 struct TileExtent {
   double lo, hi;
 };
 TileExtent tile_extent(int t, double pad) {
-  const double lo = t * double(kTileSize) - 0.5 - pad;
-  return {lo, lo + kTileSize + 2.0 * pad};
+  const double lo = t * double(kSeeThroughTileSize) - 0.5 - pad;
+  return {lo, lo + kSeeThroughTileSize + 2.0 * pad};
 }
 
 // The tiles of each row that a projected triangle, widened by `pad` pixels, meets: in each row's
@@ -36,7 +36,9 @@ void spans_of(const Point (&p)[3], double pad, const ScreenTiles& tiles,
     y_lo = std::min(y_lo, q.y);
     y_hi = std::max(y_hi, q.y);
   }
-  const auto tile_of = [](double c) { return static_cast<int>(std::floor((c + 0.5) / kTileSize)); };
+  const auto tile_of = [](double c) {
+    return static_cast<int>(std::floor((c + 0.5) / kSeeThroughTileSize));
+  };
   const int row_first = std::max(0, tile_of(y_lo - pad));
   const int row_last = std::min(tiles.rows - 1, tile_of(y_hi + pad));
   for (int row = row_first; row <= row_last; ++row) {
@@ -114,8 +116,8 @@ bool project(const CameraFrame& cam, const WallTriangle& tri, Point (&p)[3], boo
 
 bool bin_see_through(const CameraFrame& camera, const WallTriangle* triangles, std::uint32_t n,
                      std::uint64_t max_entries, SeeThroughBins& bins) {
-  const ScreenTiles tiles = screen_tiles_of(camera);
-  const auto tile_total = static_cast<std::size_t>(screen_tile_count(camera));
+  const ScreenTiles tiles = see_through_tiles_of(camera);
+  const auto tile_total = static_cast<std::size_t>(see_through_tile_count(camera));
   // Each triangle's spans per row and projection, kept for the second pass that fills the lists.
   std::vector<std::vector<TileSpan>> spans(n);
   struct Projection {

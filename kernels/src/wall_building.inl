@@ -144,6 +144,15 @@ struct FacetOf {
   }
 };
 
+struct ShadeOfFacet {
+  const Vec3* colors;
+  const float* opacity;
+  ShadingParams shading;
+  GRANRAY_HD FacetShade operator()(const SeeThroughFacet& f) const {
+    return facet_shade(f, colors[f.wall], opacity[f.wall], shading);
+  }
+};
+
 struct IsOpaque {
   GRANRAY_HD bool operator()(const WallTriangle& t) const { return (t.wall & kSeeThrough) == 0u; }
 };
@@ -205,6 +214,7 @@ class WallStructure {
         opaque_(account),
         see_through_(account),
         facets_(account, "see-through facets"),
+        shades_(account, "see-through facet shades"),
         colors_(account, "wall colours"),
         opacity_(account, "wall opacities"),
         planes_(account, "clip planes"),
@@ -254,12 +264,13 @@ class WallStructure {
   // alone (a container's near side is not there for any ray, so it is left out of the tree
   // rather than met and rejected by every ray that crosses it). Built again when the walls or,
   // for back-faces-only walls, the camera change.
-  void build_for(const Executor& exec, const CameraFrame& camera) {
+  void build_for(const Executor& exec, const CameraFrame& camera, const ShadingParams& shading) {
     if (total_ == 0) {
       bins_valid_ = false;
       return;
     }
     build_trees_for(exec, camera);
+    shade_facets_for(exec, shading);
     bin_see_through_for(exec, camera);
   }
 
@@ -284,11 +295,13 @@ class WallStructure {
   int plane_count() const { return plane_count_; }
 
   WallView view(bool linear) const {
+    // The reference walks every triangle: no lists.
     const SeeThroughTiles tiles =
-        bins_valid_ ? SeeThroughTiles{bins_tiles_, bin_offsets_.data(), bin_slots_.data()}
-                    : SeeThroughTiles{{0, 0}, nullptr, nullptr};
+        bins_valid_ && !linear
+            ? SeeThroughTiles{bins_tiles_, bin_offsets_.data(), bin_slots_.data()}
+            : SeeThroughTiles{{0, 0}, nullptr, nullptr};
     return {opaque_.view(), see_through_.view(), facets_.data(), colors_.data(), opacity_.data(),
-            planes_.data(), plane_count_,        linear,         tiles};
+            shades_.data(), planes_.data(),      plane_count_,   linear,         tiles};
   }
 
  private:
@@ -326,6 +339,25 @@ class WallStructure {
     build_ms_ += ms_since(start);
   }
 
+  // The colours of the see-through facets' sides under this frame's light (FacetShade), worked
+  // out again when the tree or the light changes (the light turns with the camera).
+  void shade_facets_for(const Executor& exec, const ShadingParams& shading) {
+    const std::uint32_t n = see_through_.count();
+    if (n == 0) return;
+    if (shaded_tree_ == tree_version_ && same_point(shading.light, shaded_light_) &&
+        shading.ambient == shaded_ambient_ && shading.diffuse == shaded_diffuse_) {
+      return;
+    }
+    shaded_tree_ = 0;  // until the shades are whole
+    shades_.resize(n);
+    thrust::transform(exec.policy(), facets_.data(), facets_.data() + n, shades_.data(),
+                      ShadeOfFacet{colors_.data(), opacity_.data(), shading});
+    shaded_tree_ = tree_version_;
+    shaded_light_ = shading.light;
+    shaded_ambient_ = shading.ambient;
+    shaded_diffuse_ = shading.diffuse;
+  }
+
   // Lists of the see-through tree's triangles per screen tile of this camera's window, built on
   // the host from a copy of the tree's triangles, again when the tree or the camera changes.
   void bin_see_through_for(const Executor& exec, const CameraFrame& camera) {
@@ -344,10 +376,10 @@ class WallStructure {
     bins_built_ = false;
     std::vector<WallTriangle> host(n);
     exec.download(see_through_.view().triangles, host.data(), n);
-    const std::uint64_t most = kSeeThroughEntriesPerTile * screen_tile_count(camera) + n;
+    const std::uint64_t most = kSeeThroughEntriesPerTile * see_through_tile_count(camera) + n;
     const bool binned = detail::bin_see_through(camera, host.data(), n, most, bins_);
     if (binned) {
-      bins_tiles_ = screen_tiles_of(camera);
+      bins_tiles_ = see_through_tiles_of(camera);
       exec.upload(bin_offsets_, bins_.offsets.data(), bins_.offsets.size());
       exec.upload(bin_slots_, bins_.slots.data(), bins_.slots.size());
       exec.synchronize();
@@ -359,8 +391,10 @@ class WallStructure {
     build_ms_ += ms_since(start);
   }
 
+  static bool same_point(Vec3 p, Vec3 q) { return p.x == q.x && p.y == q.y && p.z == q.z; }
+
   static bool same_camera(const CameraFrame& a, const CameraFrame& b) {
-    const auto same = [](Vec3 p, Vec3 q) { return p.x == q.x && p.y == q.y && p.z == q.z; };
+    const auto same = same_point;
     return same(a.eye, b.eye) && same(a.u, b.u) && same(a.v, b.v) && same(a.w, b.w) &&
            a.half_height == b.half_height && a.aspect == b.aspect && a.width == b.width &&
            a.height == b.height && a.orthographic == b.orthographic &&
@@ -427,6 +461,7 @@ class WallStructure {
   WallTreeArrays opaque_;
   WallTreeArrays see_through_;
   Array<SeeThroughFacet> facets_;  // per slot of see_through_
+  Array<FacetShade> shades_;       // per slot of see_through_
   Array<Vec3> colors_;
   Array<float> opacity_;
   Array<ClipPlane> planes_;
@@ -439,7 +474,11 @@ class WallStructure {
   Vec3 view_dir_{0.0f, 0.0f, 0.0f};
   bool orthographic_ = false;
   WallBox box_ = empty_wall_box();
-  std::uint64_t tree_version_ = 0;  // bumped by each build of the trees
+  std::uint64_t tree_version_ = 0;  // bumped by each build of the trees (the first is 1)
+  // What shades_ was worked out for (shade_facets_for); tree 0: nothing yet.
+  std::uint64_t shaded_tree_ = 0;
+  Vec3 shaded_light_{0.0f, 0.0f, 0.0f};
+  float shaded_ambient_ = 0.0f, shaded_diffuse_ = 0.0f;
   // The see-through lists (bin_see_through_for) and what they were built for.
   detail::SeeThroughBins bins_;
   Array<std::uint32_t> bin_offsets_;

@@ -57,11 +57,12 @@ struct SeeThroughCandidates {
 };
 
 GRANRAY_HD_INLINE SeeThroughCandidates see_through_candidates(const WallView& w, int i, int j) {
-  if (w.see_through.count == 0) return {0u, 0u, false};
   const SeeThroughTiles& bins = w.see_through_tiles;
-  if (w.linear || bins.offsets == nullptr) return {0u, 0u, true};
-  const std::uint32_t tile = tile_of_pixel(bins.tiles, i, j);
-  return {bins.offsets[tile], bins.offsets[tile + 1], false};
+  if (bins.offsets != nullptr) {
+    const std::uint32_t tile = see_through_tile_of_pixel(bins.tiles, i, j);
+    return {bins.offsets[tile], bins.offsets[tile + 1], false};
+  }
+  return {0u, 0u, w.see_through.count > 0};
 }
 
 // The see-through triangles the ray meets at 0 < t < limit (the visible opaque surface's
@@ -93,6 +94,21 @@ GRANRAY_HD_PIXEL_INLINE SeeThroughLayers see_through_layers(const WallView& w, c
   return layers;
 }
 
+// A layer's colour c_k before the depth cue: lit with S = A = 1, clamped.
+GRANRAY_HD_INLINE Vec3 layer_color(Vec3 base, Vec3 normal, const Ray& ray,
+                                   const ShadingParams& shading, const LightingParams& lighting) {
+  return lit_color(base, normal, ray, shading, lighting, 1.0f, 1.0f);
+}
+
+// The facet's unlit colours, one per side (no highlight: no ray is read).
+GRANRAY_HD_INLINE FacetShade facet_shade(const SeeThroughFacet& facet, Vec3 base, float opacity,
+                                         const ShadingParams& shading) {
+  const Ray none = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
+  const LightingParams unlit{};
+  return {layer_color(base, facet.normal, none, shading, unlit),
+          layer_color(base, facet.normal * -1.0f, none, shading, unlit), opacity};
+}
+
 // SPEC 2d: C = sum_k T_k a_k c_k + T_K behind, T_k the product of (1 - a_j) over the layers in
 // front of k; a layer's c_k is lit with S = A = 1, clamped and depth-cued. `behind` is the clamped
 // colour of what the sample shows at distance `behind_t` (the background's at +inf).
@@ -101,15 +117,25 @@ GRANRAY_HD_PIXEL_INLINE Vec3 composite_see_through(const WallView& w, const Ray&
                                                    Vec3 behind, const ShadingParams& shading,
                                                    const LightingParams& lighting) {
   const SeeThroughLayers layers = see_through_layers(w, ray, behind_t, candidates);
+  // The frame's shades hold every layer colour but one with a highlight.
+  const FacetShade* shades = lighting.specular > 0.0f ? nullptr : w.shades;
   Vec3 sum = {0.0f, 0.0f, 0.0f};
   float transmitted = 1.0f;
   for (int k = 0; k < layers.count; ++k) {
-    const SeeThroughFacet& facet = w.facets[layers.slot[k]];
-    const float a = w.opacity[facet.wall];
-    const Vec3 point = ray.origin + ray.dir * layers.t[k];
-    const Vec3 c = depth_cued(lit_color(w.colors[facet.wall], turned_to_face(facet.normal, ray.dir),
-                                        ray, shading, lighting, 1.0f, 1.0f),
-                              point, shading);
+    const std::uint32_t slot = layers.slot[k];
+    const SeeThroughFacet& facet = w.facets[slot];
+    const bool back = meets_back(facet.normal, ray.dir);
+    Vec3 lit;
+    float a;
+    if (shades != nullptr) {
+      lit = back ? shades[slot].back : shades[slot].front;
+      a = shades[slot].opacity;
+    } else {
+      lit = layer_color(w.colors[facet.wall], back ? facet.normal * -1.0f : facet.normal, ray,
+                        shading, lighting);
+      a = w.opacity[facet.wall];
+    }
+    const Vec3 c = depth_cued(lit, ray.origin + ray.dir * layers.t[k], shading);
     sum = sum + c * (transmitted * a);
     transmitted *= 1.0f - a;
   }

@@ -62,9 +62,12 @@ struct WallTree {
   std::uint32_t count;
 };
 
+// Whether a ray of direction dir meets the side of a surface that its normal n points away from.
+GRANRAY_HD_INLINE bool meets_back(Vec3 n, Vec3 dir) { return dot(n, dir) > 0.0f; }
+
 // A unit normal turned to face a ray of direction dir.
 GRANRAY_HD_INLINE Vec3 turned_to_face(Vec3 n, Vec3 dir) {
-  return dot(n, dir) > 0.0f ? n * -1.0f : n;
+  return meets_back(n, dir) ? n * -1.0f : n;
 }
 
 // A see-through triangle (SPEC 2d) as the layer test reads it, made once per build of the
@@ -77,6 +80,15 @@ struct SeeThroughFacet {
   Vec3 u_axis, v_axis;
   std::uint32_t index;  // the triangle's WallTriangle::index
   std::uint32_t wall;   // its wall, without the flags
+};
+
+// A see-through facet's colour from each side, lit as a wall is without a highlight (SPEC 2d:
+// S = A = 1) and clamped, and its wall's opacity. Without a highlight a layer's colour is its
+// facet's and side's alone, so each frame works these out once and every layer looks them up.
+// front: seen from where the normal points; back: from the other side.
+struct FacetShade {
+  Vec3 front, back;
+  float opacity;
 };
 
 GRANRAY_HD_INLINE SeeThroughFacet see_through_facet(const WallTriangle& tri) {
@@ -92,8 +104,8 @@ GRANRAY_HD_INLINE SeeThroughFacet see_through_facet(const WallTriangle& tri) {
 // the rays that miss, and the layers behind what a ray shows, cost no division.
 // meets_plane_inside: the caller knows that the barycentric test passes for this ray (its screen
 // tile lies inside the facet's projection with a margin), which leaves the same t.
-GRANRAY_HD_INLINE float facet_distance(const SeeThroughFacet& f, const Ray& ray, float limit,
-                                       bool meets_plane_inside = false) {
+GRANRAY_HD_PIXEL_INLINE float facet_distance(const SeeThroughFacet& f, const Ray& ray, float limit,
+                                             bool meets_plane_inside = false) {
   float facing = dot(f.normal, ray.dir);
   const Vec3 from_a = ray.origin - f.a;
   float num = -dot(f.normal, from_a);
@@ -111,9 +123,32 @@ GRANRAY_HD_INLINE float facet_distance(const SeeThroughFacet& f, const Ray& ray,
   return t > 0.0f && t < limit ? t : INFINITY;
 }
 
-// The see-through triangles (slots into WallView::see_through) that may show in each screen tile
-// of the frame's window, in slot order: a primary ray tests its tile's few instead of walking
-// the tree (kernels/src/see_through_binning.h). `offsets` null: no lists, rays walk the tree.
+// See-through lists are kept per tile of 8 x 8 pixels, finer than the grains' 16 x 16: a box's
+// edges and diagonals then leave fewer rays testing a triangle they miss, and more tiles lie
+// wholly inside a triangle (kCoversTile).
+constexpr int kSeeThroughTileShift = 3;
+constexpr int kSeeThroughTileSize = 1 << kSeeThroughTileShift;
+
+GRANRAY_HD_INLINE ScreenTiles see_through_tiles_of(const CameraFrame& cam) {
+  return {(cam.width + kSeeThroughTileSize - 1) / kSeeThroughTileSize,
+          (cam.height + kSeeThroughTileSize - 1) / kSeeThroughTileSize};
+}
+
+GRANRAY_HD_INLINE std::uint64_t see_through_tile_count(const CameraFrame& cam) {
+  const ScreenTiles t = see_through_tiles_of(cam);
+  return static_cast<std::uint64_t>(t.columns) * static_cast<std::uint64_t>(t.rows);
+}
+
+GRANRAY_HD_INLINE std::uint32_t see_through_tile_of_pixel(const ScreenTiles& tiles, int i, int j) {
+  return static_cast<std::uint32_t>(j >> kSeeThroughTileShift) *
+             static_cast<std::uint32_t>(tiles.columns) +
+         static_cast<std::uint32_t>(i >> kSeeThroughTileShift);
+}
+
+// The see-through triangles (slots into WallView::see_through) that may show in each see-through
+// tile of the frame's window, in slot order: a primary ray tests its tile's few instead of
+// walking the tree (kernels/src/see_through_binning.h). `offsets` null: no lists, rays walk the
+// tree.
 struct SeeThroughTiles {
   ScreenTiles tiles;
   const std::uint32_t* offsets;  // tile t's slots are [offsets[t], offsets[t + 1])
@@ -134,6 +169,7 @@ struct WallView {
   const SeeThroughFacet* facets;  // per slot of see_through
   const Vec3* colors;             // per wall
   const float* opacity;           // per wall
+  const FacetShade* shades;       // per slot of see_through, for this frame's light
   const ClipPlane* planes;
   int plane_count;
   bool linear;  // the reference: test every triangle in turn instead of walking the tree
@@ -269,6 +305,7 @@ GRANRAY_HD_INLINE void for_each_candidate(const WallTree& w, bool linear, const 
 // The nearest unclipped opaque triangle with t < limit (a sphere at `limit` wins the tie); among
 // equal distances the smaller index.
 GRANRAY_HD_INLINE WallHit nearest_wall(const WallView& w, const Ray& ray, float limit) {
+  if (w.opaque.count == 0) return {INFINITY, kNoHit};  // see-through walls alone
   WallHit best{limit, kNoHit};
   std::uint32_t best_index = kNoHit;
   for_each_candidate(
