@@ -14,7 +14,6 @@ struct SeeThroughLayers {
   int count;
   float t[kMaxSeeThroughLayers];
   std::uint32_t slot[kMaxSeeThroughLayers];
-  std::uint32_t index[kMaxSeeThroughLayers];
 };
 
 // Offers slot k's facet to the ray's layers: kept when the ray meets it at 0 < t < limit, at a
@@ -27,8 +26,8 @@ GRANRAY_HD_PIXEL_INLINE void offer_layer(const WallView& w, const Ray& ray, floa
   if (!(t < INFINITY)) return;
   if (w.plane_count > 0 && clipped_by(w.planes, w.plane_count, ray.origin + ray.dir * t)) return;
   int at = layers.count;
-  while (at > 0 &&
-         (t < layers.t[at - 1] || (t == layers.t[at - 1] && facet.index < layers.index[at - 1]))) {
+  while (at > 0 && (t < layers.t[at - 1] ||
+                    (t == layers.t[at - 1] && facet.index < w.facets[layers.slot[at - 1]].index))) {
     --at;
   }
   if (at >= kMaxSeeThroughLayers) return;
@@ -36,11 +35,9 @@ GRANRAY_HD_PIXEL_INLINE void offer_layer(const WallView& w, const Ray& ray, floa
   for (int m = last; m > at; --m) {
     layers.t[m] = layers.t[m - 1];
     layers.slot[m] = layers.slot[m - 1];
-    layers.index[m] = layers.index[m - 1];
   }
   layers.t[at] = t;
   layers.slot[at] = k;
-  layers.index[at] = facet.index;
   if (layers.count < kMaxSeeThroughLayers) ++layers.count;
 }
 
@@ -117,27 +114,28 @@ GRANRAY_HD_PIXEL_INLINE Vec3 composite_see_through(const WallView& w, const Ray&
                                                    Vec3 behind, const ShadingParams& shading,
                                                    const LightingParams& lighting) {
   const SeeThroughLayers layers = see_through_layers(w, ray, behind_t, candidates);
-  // The frame's shades hold every layer colour but one with a highlight.
-  const FacetShade* shades = lighting.specular > 0.0f ? nullptr : w.shades;
   Vec3 sum = {0.0f, 0.0f, 0.0f};
   float transmitted = 1.0f;
-  for (int k = 0; k < layers.count; ++k) {
-    const std::uint32_t slot = layers.slot[k];
-    const SeeThroughFacet& facet = w.facets[slot];
-    const bool back = meets_back(facet.normal, ray.dir);
-    Vec3 lit;
-    float a;
-    if (shades != nullptr) {
-      lit = back ? shades[slot].back : shades[slot].front;
-      a = shades[slot].opacity;
-    } else {
-      lit = layer_color(w.colors[facet.wall], back ? facet.normal * -1.0f : facet.normal, ray,
-                        shading, lighting);
-      a = w.opacity[facet.wall];
-    }
-    const Vec3 c = depth_cued(lit, ray.origin + ray.dir * layers.t[k], shading);
-    sum = sum + c * (transmitted * a);
+  const auto add = [&](int k, Vec3 lit, float a) {
+    sum = sum + depth_cued(lit, ray.origin + ray.dir * layers.t[k], shading) * (transmitted * a);
     transmitted *= 1.0f - a;
+  };
+  // The frame's shades hold every layer colour but one with a highlight: one loop each, so that
+  // the lookup's loop does not work out the other's colours as well.
+  if (w.shades != nullptr && !(lighting.specular > 0.0f)) {
+    for (int k = 0; k < layers.count; ++k) {
+      const std::uint32_t slot = layers.slot[k];
+      const FacetShade& shade = w.shades[slot];
+      add(k, meets_back(w.facets[slot].normal, ray.dir) ? shade.back : shade.front, shade.opacity);
+    }
+  } else {
+    for (int k = 0; k < layers.count; ++k) {
+      const SeeThroughFacet& facet = w.facets[layers.slot[k]];
+      add(k,
+          layer_color(w.colors[facet.wall], turned_to_face(facet.normal, ray.dir), ray, shading,
+                      lighting),
+          w.opacity[facet.wall]);
+    }
   }
   return sum + behind * transmitted;
 }
