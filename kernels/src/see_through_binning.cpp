@@ -157,11 +157,23 @@ bool bin_see_through(const CameraFrame& camera, const WallTriangle* triangles, s
   bins.slots.resize(static_cast<std::size_t>(entries));
   std::vector<std::uint32_t> cursor(bins.offsets.begin(), bins.offsets.end() - 1);
   for (std::uint32_t k = 0; k < n; ++k) {
+    const Projection& pr = projected[k];
     for (int row = 0; row < tiles.rows; ++row) {
       const TileSpan s = spans[k][static_cast<std::size_t>(row)];
+      // The tiles of a row that the triangle covers are a run: the rectangles between two
+      // covered ones lie in their convex hull, so inside the triangle. Found from both ends.
+      TileSpan covered{s.first, s.first - 1};
+      if (pr.pad > 0.0) {
+        while (covered.first <= s.last && !covers_tile(pr.p, pr.pad, covered.first, row)) {
+          ++covered.first;
+        }
+        covered.last = s.last;
+        while (covered.last >= covered.first && !covers_tile(pr.p, pr.pad, covered.last, row)) {
+          --covered.last;
+        }
+      }
       for (int c = s.first; c <= s.last; ++c) {
-        const Projection& pr = projected[k];
-        const bool covers = pr.pad > 0.0 && covers_tile(pr.p, pr.pad, c, row);
+        const bool covers = c >= covered.first && c <= covered.last;
         bins.slots[cursor[static_cast<std::size_t>(row) * tiles.columns + c]++] =
             k | (covers ? kCoversTile : 0u);
       }

@@ -106,6 +106,13 @@ GRANRAY_HD_INLINE FacetShade facet_shade(const SeeThroughFacet& facet, Vec3 base
           layer_color(base, facet.normal * -1.0f, none, shading, unlit), opacity};
 }
 
+// Adds a layer of colour c (clamped, depth-cued) and opacity a behind the layers added before:
+// sum gains T a c, and the transmitted fraction T becomes T (1 - a).
+GRANRAY_HD_PIXEL_INLINE void add_layer(Vec3 c, float a, Vec3& sum, float& transmitted) {
+  sum = sum + c * (transmitted * a);
+  transmitted *= 1.0f - a;
+}
+
 // SPEC 2d: C = sum_k T_k a_k c_k + T_K behind, T_k the product of (1 - a_j) over the layers in
 // front of k; a layer's c_k is lit with S = A = 1, clamped and depth-cued. `behind` is the clamped
 // colour of what the sample shows at distance `behind_t` (the background's at +inf).
@@ -116,25 +123,23 @@ GRANRAY_HD_PIXEL_INLINE Vec3 composite_see_through(const WallView& w, const Ray&
   const SeeThroughLayers layers = see_through_layers(w, ray, behind_t, candidates);
   Vec3 sum = {0.0f, 0.0f, 0.0f};
   float transmitted = 1.0f;
-  const auto add = [&](int k, Vec3 lit, float a) {
-    sum = sum + depth_cued(lit, ray.origin + ray.dir * layers.t[k], shading) * (transmitted * a);
-    transmitted *= 1.0f - a;
-  };
   // The frame's shades hold every layer colour but one with a highlight: one loop each, so that
   // the lookup's loop does not work out the other's colours as well.
   if (w.shades != nullptr && !(lighting.specular > 0.0f)) {
     for (int k = 0; k < layers.count; ++k) {
       const std::uint32_t slot = layers.slot[k];
       const FacetShade& shade = w.shades[slot];
-      add(k, meets_back(w.facets[slot].normal, ray.dir) ? shade.back : shade.front, shade.opacity);
+      const Vec3 lit = meets_back(w.facets[slot].normal, ray.dir) ? shade.back : shade.front;
+      add_layer(depth_cued(lit, ray.origin + ray.dir * layers.t[k], shading), shade.opacity, sum,
+                transmitted);
     }
   } else {
     for (int k = 0; k < layers.count; ++k) {
       const SeeThroughFacet& facet = w.facets[layers.slot[k]];
-      add(k,
-          layer_color(w.colors[facet.wall], turned_to_face(facet.normal, ray.dir), ray, shading,
-                      lighting),
-          w.opacity[facet.wall]);
+      const Vec3 lit = layer_color(w.colors[facet.wall], turned_to_face(facet.normal, ray.dir), ray,
+                                   shading, lighting);
+      add_layer(depth_cued(lit, ray.origin + ray.dir * layers.t[k], shading), w.opacity[facet.wall],
+                sum, transmitted);
     }
   }
   return sum + behind * transmitted;
