@@ -46,7 +46,7 @@ WallTriangle random_triangle(Rng& rng, const CameraFrame& cam, std::uint32_t ind
 
 TEST(SeeThroughBinning, ATilesListHoldsEveryTriangleARayThroughItsPixelsMeets) {
   Rng rng(fresh_seed());
-  std::size_t hits = 0, pairs = 0, listed = 0, everywhere_rounds = 0, covered = 0;
+  std::size_t hits = 0, pairs = 0, listed = 0, everywhere_rounds = 0, covered = 0, bounded = 0;
   for (int round = 0; round < 40; ++round) {
     const CameraFrame cam = random_camera_frame(rng, round % 3 == 0, true);
     const auto n = std::uniform_int_distribution<std::uint32_t>(1, 60)(rng);
@@ -54,6 +54,9 @@ TEST(SeeThroughBinning, ATilesListHoldsEveryTriangleARayThroughItsPixelsMeets) {
     for (std::uint32_t k = 0; k < n; ++k) triangles.push_back(random_triangle(rng, cam, k));
     detail::SeeThroughBins bins;
     ASSERT_TRUE(detail::bin_see_through(cam, triangles.data(), n, ~std::uint64_t{0}, bins));
+    ASSERT_TRUE(std::all_of(bins.nearest.begin(), bins.nearest.end(),
+                            [](float bound) { return bound == 0.0f; }));
+    detail::bound_see_through(cam, triangles.data(), n, bins);
     const ScreenTiles tiles = see_through_tiles_of(cam);
     ASSERT_EQ(bins.offsets.size(), see_through_tile_count(cam) + 1);
     ASSERT_EQ(bins.offsets.back(), bins.slots.size());
@@ -68,6 +71,8 @@ TEST(SeeThroughBinning, ATilesListHoldsEveryTriangleARayThroughItsPixelsMeets) {
       slots.push_back(entry & ~kCoversTile);
       covered += (entry & kCoversTile) != 0u;
     }
+    ASSERT_EQ(bins.nearest.size(), bins.slots.size());
+    for (const float bound : bins.nearest) bounded += bound > 0.0f;
     for (int j = 0; j < cam.height; ++j) {
       for (int i = 0; i < cam.width; ++i) {
         const std::uint32_t tile = see_through_tile_of_pixel(tiles, i, j);
@@ -78,10 +83,18 @@ TEST(SeeThroughBinning, ATilesListHoldsEveryTriangleARayThroughItsPixelsMeets) {
           const Ray ray = s == 0 ? primary_ray(cam, i, j)
                                  : sample_ray(cam, i, j, uniform(rng, 0.0f, 0.9999f),
                                               uniform(rng, 0.0f, 0.9999f));
-          // A triangle that covers the tile meets this ray inside, at the same distance.
           for (std::uint32_t e = bins.offsets[tile]; e < bins.offsets[tile + 1]; ++e) {
-            if (!(bins.slots[e] & kCoversTile)) continue;
             const SeeThroughFacet& f = facets[slots[e]];
+            // No ray through the tile meets the triangle's plane nearer than the entry's bound.
+            const float t_plane = facet_distance(f, ray, INFINITY, true);
+            if (t_plane < INFINITY) {
+              ASSERT_GE(t_plane, bins.nearest[e])
+                  << "triangle " << slots[e] << " in tile " << tile << ", ray through (" << i
+                  << " + dx, " << j << " + dy), sample " << s
+                  << (cam.orthographic ? ", ortho" : ", perspective");
+            }
+            // A triangle that covers the tile meets this ray inside, at the same distance.
+            if (!(bins.slots[e] & kCoversTile)) continue;
             const float t = facet_distance(f, ray, INFINITY);
             ASSERT_TRUE(t < INFINITY)
                 << "triangle " << slots[e] << " is marked as covering tile " << tile
@@ -107,6 +120,7 @@ TEST(SeeThroughBinning, ATilesListHoldsEveryTriangleARayThroughItsPixelsMeets) {
   EXPECT_GT(hits, 20000u);
   EXPECT_GT(everywhere_rounds, 0u);
   EXPECT_GT(covered, 20u) << "few tiles are marked as covered by a triangle";
+  EXPECT_GT(bounded, 1000u) << "few entries bound their triangle's distance";
   EXPECT_LT(listed, pairs / 2) << "the lists hold nearly every triangle in every tile";
 }
 

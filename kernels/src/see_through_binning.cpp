@@ -112,6 +112,73 @@ bool project(const CameraFrame& cam, const WallTriangle& tri, Point (&p)[3], boo
   return true;
 }
 
+// What the nearest-distance bound needs of a triangle's plane, in double: its unit normal, the
+// signed distance h = n . (a - eye), and the size of the coordinates (for the rounding margin).
+struct Plane {
+  double nx, ny, nz, h, scale;
+  bool valid;
+};
+
+Plane plane_of(const CameraFrame& cam, const WallTriangle& tri) {
+  const double ax = tri.a.x, ay = tri.a.y, az = tri.a.z;
+  const double e1x = tri.b.x - ax, e1y = tri.b.y - ay, e1z = tri.b.z - az;
+  const double e2x = tri.c.x - ax, e2y = tri.c.y - ay, e2z = tri.c.z - az;
+  double nx = e1y * e2z - e1z * e2y, ny = e1z * e2x - e1x * e2z, nz = e1x * e2y - e1y * e2x;
+  const double length = std::sqrt(nx * nx + ny * ny + nz * nz);
+  if (!(length > 0.0) || !std::isfinite(length)) return {0, 0, 0, 0, 0, false};
+  nx /= length;
+  ny /= length;
+  nz /= length;
+  const double h = nx * (ax - cam.eye.x) + ny * (ay - cam.eye.y) + nz * (az - cam.eye.z);
+  const auto norm = [](Vec3 q) {
+    return std::sqrt(double(q.x) * q.x + double(q.y) * q.y + double(q.z) * q.z);
+  };
+  const double scale = norm(cam.eye) + std::max({norm(tri.a), norm(tri.b), norm(tri.c)});
+  return {nx, ny, nz, h, scale, std::isfinite(h) && std::isfinite(scale)};
+}
+
+// A lower bound on the distance t at which any ray through a tile meets the plane, less a margin
+// far above the float rounding of the kernels' facet test; 0 where no useful bound holds (a plane
+// seen nearly edge-on, through the eye, or behind). The tile is the image-plane rectangle of
+// centre (su, sv) and half sides (half_u, half_v) that its widened pixel squares map to.
+// Perspective: t = |h| / (m . d) for a unit direction d and m the normal turned toward the plane;
+// over the tile m . d lies within cos(theta +- alpha), theta the angle between m and the centre's
+// direction and alpha the tile's angular radius (sin alpha <= |half sides|, the image plane
+// lying at distance 1). Orthographic: t is linear across the tile, least at a corner.
+float nearest_bound(const CameraFrame& cam, const Plane& plane, double su, double sv, double half_u,
+                    double half_v) {
+  if (!plane.valid) return 0.0f;
+  const auto dot_n = [&](Vec3 q) { return plane.nx * q.x + plane.ny * q.y + plane.nz * q.z; };
+  double t_min, facing_min;
+  if (cam.orthographic) {
+    const double facing = -dot_n(cam.w);  // n . dir, dir = -w
+    facing_min = std::fabs(facing);
+    if (!(facing_min > 0.02)) return 0.0f;
+    const double t_centre = (plane.h - su * dot_n(cam.u) - sv * dot_n(cam.v)) / facing;
+    t_min = t_centre -
+            (std::fabs(dot_n(cam.u)) * half_u + std::fabs(dot_n(cam.v)) * half_v) / facing_min;
+  } else {
+    const double sin_alpha = std::sqrt(half_u * half_u + half_v * half_v);
+    if (!(sin_alpha < 0.5)) return 0.0f;
+    const double cos_alpha = std::sqrt(1.0 - sin_alpha * sin_alpha);
+    const double dx = cam.u.x * su + cam.v.x * sv - cam.w.x,
+                 dy = cam.u.y * su + cam.v.y * sv - cam.w.y,
+                 dz = cam.u.z * su + cam.v.z * sv - cam.w.z;
+    const double length = std::sqrt(dx * dx + dy * dy + dz * dz);
+    const double toward = plane.h < 0.0 ? -1.0 : 1.0;  // m = toward n
+    const double c = toward * (plane.nx * dx + plane.ny * dy + plane.nz * dz) / length;
+    const double s = std::sqrt(std::max(0.0, 1.0 - c * c));
+    facing_min = c * cos_alpha - s * sin_alpha;  // cos(theta + alpha)
+    if (!(facing_min > 0.02)) return 0.0f;
+    const double facing_max = c >= cos_alpha ? 1.0 : c * cos_alpha + s * sin_alpha;
+    t_min = std::fabs(plane.h) / facing_max;
+  }
+  const double bound = t_min - 1e-4 * (plane.scale + std::fabs(t_min)) / facing_min;
+  if (!(bound > 0.0) || !std::isfinite(bound)) return 0.0f;
+  const auto rounded = static_cast<float>(bound);
+  return double(rounded) <= bound ? rounded : std::nextafter(rounded, 0.0f);
+}
+
 }  // namespace
 
 bool bin_see_through(const CameraFrame& camera, const WallTriangle* triangles, std::uint32_t n,
@@ -155,6 +222,7 @@ bool bin_see_through(const CameraFrame& camera, const WallTriangle* triangles, s
   bins.offsets.assign(tile_total + 1, 0);
   for (std::size_t t = 0; t < tile_total; ++t) bins.offsets[t + 1] = bins.offsets[t] + counts[t];
   bins.slots.resize(static_cast<std::size_t>(entries));
+  bins.nearest.assign(static_cast<std::size_t>(entries), 0.0f);
   std::vector<std::uint32_t> cursor(bins.offsets.begin(), bins.offsets.end() - 1);
   for (std::uint32_t k = 0; k < n; ++k) {
     const Projection& pr = projected[k];
@@ -180,6 +248,39 @@ bool bin_see_through(const CameraFrame& camera, const WallTriangle* triangles, s
     }
   }
   return true;
+}
+
+void bound_see_through(const CameraFrame& camera, const WallTriangle* triangles, std::uint32_t n,
+                       SeeThroughBins& bins) {
+  const ScreenTiles tiles = see_through_tiles_of(camera);
+  std::vector<Plane> planes(n);
+  for (std::uint32_t k = 0; k < n; ++k) {
+    Point p[3];
+    bool in_front = false;
+    // A triangle reaching to or behind the eye's plane keeps no bound.
+    planes[k] = project(camera, triangles[k], p, in_front) && in_front
+                    ? plane_of(camera, triangles[k])
+                    : Plane{0, 0, 0, 0, 0, false};
+  }
+  // Tile (column, row)'s pixel squares, widened by 2 pixels, on the image plane: su = (x + x0 +
+  // 0.5) step - half_w for the window's pixel-centre coordinate x, likewise sv downward.
+  const double half_w = double(camera.aspect) * camera.half_height;
+  const double step_u = 2.0 * half_w / camera.full_width;
+  const double step_v = 2.0 * double(camera.half_height) / camera.full_height;
+  const double half_u = (0.5 * kSeeThroughTileSize + 2.0) * step_u;
+  const double half_v = (0.5 * kSeeThroughTileSize + 2.0) * step_v;
+  for (int row = 0; row < tiles.rows; ++row) {
+    const double sv =
+        double(camera.half_height) - ((row + 0.5) * kSeeThroughTileSize + camera.y0) * step_v;
+    for (int column = 0; column < tiles.columns; ++column) {
+      const double su = ((column + 0.5) * kSeeThroughTileSize + camera.x0) * step_u - half_w;
+      const std::size_t tile = static_cast<std::size_t>(row) * tiles.columns + column;
+      for (std::uint32_t e = bins.offsets[tile]; e < bins.offsets[tile + 1]; ++e) {
+        const std::uint32_t k = bins.slots[e] & ~kCoversTile;
+        bins.nearest[e] = nearest_bound(camera, planes[k], su, sv, half_u, half_v);
+      }
+    }
+  }
 }
 
 }  // namespace granray::detail

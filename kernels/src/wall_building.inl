@@ -219,7 +219,8 @@ class WallStructure {
         opacity_(account, "wall opacities"),
         planes_(account, "clip planes"),
         bin_offsets_(account, "see-through tile offsets"),
-        bin_slots_(account, "see-through tile lists") {}
+        bin_slots_(account, "see-through tile lists"),
+        bin_nearest_(account, "see-through tile distances") {}
 
   // The walls and clip planes of this frame; a wall list seen in the previous frame is not read
   // again unless it reads triangles in place (they may have moved). The tree waits for the
@@ -296,10 +297,10 @@ class WallStructure {
 
   WallView view(bool linear) const {
     // The reference walks every triangle: no lists.
-    const SeeThroughTiles tiles =
-        bins_valid_ && !linear
-            ? SeeThroughTiles{bins_tiles_, bin_offsets_.data(), bin_slots_.data()}
-            : SeeThroughTiles{{0, 0}, nullptr, nullptr};
+    const SeeThroughTiles tiles = bins_valid_ && !linear
+                                      ? SeeThroughTiles{bins_tiles_, bin_offsets_.data(),
+                                                        bin_slots_.data(), bin_nearest_.data()}
+                                      : SeeThroughTiles{{0, 0}, nullptr, nullptr, nullptr};
     return {opaque_.view(), see_through_.view(), facets_.data(), colors_.data(), opacity_.data(),
             shades_.data(), planes_.data(),      plane_count_,   linear,         tiles};
   }
@@ -367,6 +368,7 @@ class WallStructure {
       return;
     }
     if (bins_built_ && binned_tree_ == tree_version_ && same_camera(binned_camera_, camera)) {
+      if (bins_valid_ && !bounded_) bound_see_through_for(exec, camera);
       return;
     }
     const auto start = std::chrono::steady_clock::now();
@@ -374,20 +376,39 @@ class WallStructure {
     // of memory) is skipped, and the next one bins again.
     bins_valid_ = false;
     bins_built_ = false;
-    std::vector<WallTriangle> host(n);
-    exec.download(see_through_.view().triangles, host.data(), n);
+    bounded_ = false;
+    binned_triangles_.resize(n);
+    exec.download(see_through_.view().triangles, binned_triangles_.data(), n);
     const std::uint64_t most = kSeeThroughEntriesPerTile * see_through_tile_count(camera) + n;
-    const bool binned = detail::bin_see_through(camera, host.data(), n, most, bins_);
+    const bool binned = detail::bin_see_through(camera, binned_triangles_.data(), n, most, bins_);
     if (binned) {
       bins_tiles_ = see_through_tiles_of(camera);
       exec.upload(bin_offsets_, bins_.offsets.data(), bins_.offsets.size());
       exec.upload(bin_slots_, bins_.slots.data(), bins_.slots.size());
+      exec.upload(bin_nearest_, bins_.nearest.data(), bins_.nearest.size());
       exec.synchronize();
     }
     bins_valid_ = binned;
     bins_built_ = true;
     binned_tree_ = tree_version_;
     binned_camera_ = camera;
+    build_ms_ += ms_since(start);
+  }
+
+  // The lists' distance bounds (detail::bound_see_through), worked out on the second frame that
+  // uses the lists: a camera or walls that move every frame never pay for them.
+  void bound_see_through_for(const Executor& exec, const CameraFrame& camera) {
+    const auto start = std::chrono::steady_clock::now();
+    // Until the bounds are whole on the device; a failed upload bins again next frame.
+    bins_valid_ = false;
+    bins_built_ = false;
+    detail::bound_see_through(camera, binned_triangles_.data(),
+                              static_cast<std::uint32_t>(binned_triangles_.size()), bins_);
+    exec.upload(bin_nearest_, bins_.nearest.data(), bins_.nearest.size());
+    exec.synchronize();
+    bins_valid_ = true;
+    bins_built_ = true;
+    bounded_ = true;
     build_ms_ += ms_since(start);
   }
 
@@ -483,8 +504,11 @@ class WallStructure {
   detail::SeeThroughBins bins_;
   Array<std::uint32_t> bin_offsets_;
   Array<std::uint32_t> bin_slots_;
+  Array<float> bin_nearest_;
   ScreenTiles bins_tiles_{0, 0};
   bool bins_valid_ = false, bins_built_ = false;
+  bool bounded_ = false;                        // bins_.nearest holds the bounds
+  std::vector<WallTriangle> binned_triangles_;  // what bins_ was made of, for the bounds
   std::uint64_t binned_tree_ = 0;
   CameraFrame binned_camera_{};
   int plane_count_ = 0;

@@ -74,6 +74,8 @@ GRANRAY_HD_PIXEL_INLINE SeeThroughLayers see_through_layers(const WallView& w, c
   if (!candidates.walk) {
     const SeeThroughTiles& bins = w.see_through_tiles;
     for (std::uint32_t e = candidates.first; e < candidates.end; ++e) {
+      // Behind what the ray shows (the far side of a box behind the grains): no test.
+      if (!(bins.nearest[e] < limit)) continue;
       const std::uint32_t entry = bins.slots[e];
       offer_layer(w, ray, limit, entry & ~kCoversTile, layers, (entry & kCoversTile) != 0u);
     }

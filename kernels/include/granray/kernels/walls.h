@@ -153,6 +153,7 @@ struct SeeThroughTiles {
   ScreenTiles tiles;
   const std::uint32_t* offsets;  // tile t's slots are [offsets[t], offsets[t + 1])
   const std::uint32_t* slots;    // with kCoversTile where the triangle covers the whole tile
+  const float* nearest;  // per entry: every ray through the tile meets its plane at t >= this
 };
 
 // A tile's entry whose triangle's projection holds the whole tile with a margin wider than a
