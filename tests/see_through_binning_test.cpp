@@ -57,12 +57,12 @@ TEST(SeeThroughBinning, ATilesListHoldsEveryTriangleARayThroughItsPixelsMeets) {
     ASSERT_TRUE(std::all_of(bins.nearest.begin(), bins.nearest.end(),
                             [](float bound) { return bound == 0.0f; }));
     detail::bound_see_through(cam, triangles.data(), n, bins);
-    const ScreenTiles tiles = see_through_tiles_of(cam);
-    ASSERT_EQ(bins.offsets.size(), see_through_tile_count(cam) + 1);
+    const ScreenTiles tiles = screen_tiles_of(cam, kSeeThroughTileShift);
+    ASSERT_EQ(bins.offsets.size(), screen_tile_count(cam, kSeeThroughTileShift) + 1);
     ASSERT_EQ(bins.offsets.back(), bins.slots.size());
-    pairs += see_through_tile_count(cam) * n;
+    pairs += screen_tile_count(cam, kSeeThroughTileShift) * n;
     listed += bins.slots.size();
-    everywhere_rounds += bins.slots.size() >= see_through_tile_count(cam);
+    everywhere_rounds += bins.slots.size() >= screen_tile_count(cam, kSeeThroughTileShift);
     std::vector<SeeThroughFacet> facets;
     for (const WallTriangle& t : triangles) facets.push_back(see_through_facet(t));
     // The lists without their kCoversTile bits.
@@ -75,7 +75,7 @@ TEST(SeeThroughBinning, ATilesListHoldsEveryTriangleARayThroughItsPixelsMeets) {
     for (const float bound : bins.nearest) bounded += bound > 0.0f;
     for (int j = 0; j < cam.height; ++j) {
       for (int i = 0; i < cam.width; ++i) {
-        const std::uint32_t tile = see_through_tile_of_pixel(tiles, i, j);
+        const std::uint32_t tile = tile_of_pixel(tiles, i, j, kSeeThroughTileShift);
         const auto first = slots.begin() + bins.offsets[tile];
         const auto last = slots.begin() + bins.offsets[tile + 1];
         ASSERT_TRUE(std::is_sorted(first, last));
@@ -135,7 +135,7 @@ TEST(SeeThroughBinning, ListsLargerThanTheLimitAreRefused) {
   across.c = cam.eye - cam.w * 5.0f + cam.v * 2.0f;
   triangles.push_back(across);
   detail::SeeThroughBins bins;
-  const std::uint64_t tiles = see_through_tile_count(cam);
+  const std::uint64_t tiles = screen_tile_count(cam, kSeeThroughTileShift);
   EXPECT_TRUE(detail::bin_see_through(cam, triangles.data(), 1, tiles, bins));
   EXPECT_EQ(bins.slots.size(), tiles);
   EXPECT_FALSE(detail::bin_see_through(cam, triangles.data(), 1, tiles - 1, bins));

@@ -32,6 +32,20 @@ class SeeThroughTest : public ::testing::Test {
   }
 };
 
+// Two see-through walls of random opacity and colour: a box around the grains (both sides, so
+// two layers) and a soup of `soup` triangles among them.
+std::shared_ptr<WallList> glass_box_and_soup(Rng& rng, const SceneBounds& b, int soup) {
+  auto walls = std::make_shared<WallList>(2);
+  const Vec3 pad = (b.hi - b.lo) * uniform(rng, 0.02f, 0.2f);
+  (*walls)[0].triangles = box_triangles(b.lo - pad, b.hi + pad);
+  (*walls)[1].triangles = triangle_soup(rng, b, soup);
+  for (Wall& w : *walls) {
+    w.opacity = uniform(rng, 0.1f, 0.9f);
+    w.color = {uniform(rng, 0.1f, 1.0f), uniform(rng, 0.1f, 1.0f), uniform(rng, 0.1f, 1.0f)};
+  }
+  return walls;
+}
+
 // A fixed camera, so that walls taken away do not move it.
 void fix_camera(Rng& rng, const SceneBounds& b, RenderSettings& s) {
   const Vec3 c = (b.lo + b.hi) * 0.5f;
@@ -126,15 +140,7 @@ TEST_F(SeeThroughTest, LayerColoursFollowTheLightFromFrameToFrame) {
   RenderSettings s = random_settings(rng, false);
   s.width = 64;
   s.height = 48;
-  auto walls = std::make_shared<WallList>(2);
-  const Vec3 pad = (b.hi - b.lo) * 0.1f;
-  (*walls)[0].triangles = box_triangles(b.lo - pad, b.hi + pad);
-  (*walls)[1].triangles = triangle_soup(rng, b, 20);
-  for (Wall& w : *walls) {
-    w.opacity = uniform(rng, 0.2f, 0.8f);
-    w.color = {uniform(rng, 0.1f, 1.0f), uniform(rng, 0.1f, 1.0f), uniform(rng, 0.1f, 1.0f)};
-  }
-  s.walls = walls;  // the same list in every frame: its trees are kept
+  s.walls = glass_box_and_soup(rng, b, 20);  // the same list in every frame: its trees are kept
   for (int frame = 0; frame < 8; ++frame) {
     fix_camera(rng, b, s);
     if (frame % 2 == 1) {
@@ -167,15 +173,7 @@ TEST_F(SeeThroughTest, ListsKeptForLaterFramesChangeNoPixel) {
     s.width = 96;
     s.height = 72;
     s.shading.samples = round >= 2 ? 4 : 1;  // unlit, then lit with antialiasing
-    auto walls = std::make_shared<WallList>(2);
-    const Vec3 pad = (b.hi - b.lo) * uniform(rng, 0.02f, 0.2f);
-    (*walls)[0].triangles = box_triangles(b.lo - pad, b.hi + pad);
-    (*walls)[1].triangles = triangle_soup(rng, b, 20);
-    for (Wall& w : *walls) {
-      w.opacity = uniform(rng, 0.1f, 0.9f);
-      w.color = {uniform(rng, 0.1f, 1.0f), uniform(rng, 0.1f, 1.0f), uniform(rng, 0.1f, 1.0f)};
-    }
-    s.walls = walls;
+    s.walls = glass_box_and_soup(rng, b, 20);
     const Image reference = render(spheres, s, RenderMethod::brute_force);
     Renderer fresh(test_backend());  // its lists are this scene's alone
     for (int frame = 0; frame < 3; ++frame) {
@@ -200,15 +198,7 @@ TEST_F(SeeThroughTest, ReferenceFollowsTheCompositeModel) {
     s.width = 80;
     s.height = 60;
     s.shading.specular = round >= 2 ? uniform(rng, 0.1f, 0.6f) : 0.0f;
-    auto walls = std::make_shared<WallList>(2);
-    const Vec3 pad = (b.hi - b.lo) * uniform(rng, 0.02f, 0.2f);
-    (*walls)[0].triangles = box_triangles(b.lo - pad, b.hi + pad);  // both sides: two layers
-    (*walls)[1].triangles = triangle_soup(rng, b, 30);
-    for (Wall& w : *walls) {
-      w.opacity = uniform(rng, 0.1f, 0.9f);
-      w.color = {uniform(rng, 0.1f, 1.0f), uniform(rng, 0.1f, 1.0f), uniform(rng, 0.1f, 1.0f)};
-    }
-    s.walls = walls;
+    s.walls = glass_box_and_soup(rng, b, 30);
     Image image;
     const FrameStats stats =
         renderer_->render(view_of(spheres), s, image, {RenderMethod::brute_force, true});
@@ -251,7 +241,7 @@ TEST_F(SeeThroughTest, ReferenceFollowsTheCompositeModel) {
           double a;
         };
         std::vector<Layer> layers;
-        for (const Wall& w : *walls) {
+        for (const Wall& w : *s.walls) {
           for (const Triangle& tri : w.triangles) {
             const double t = ref_triangle(tri, o, d, ambiguous);
             if (!(t < INFINITY)) continue;

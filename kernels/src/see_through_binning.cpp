@@ -137,16 +137,23 @@ Plane plane_of(const CameraFrame& cam, const WallTriangle& tri) {
   return {nx, ny, nz, h, scale, std::isfinite(h) && std::isfinite(scale)};
 }
 
+// A tile's rays: the image-plane rectangle of centre (su, sv) and half sides (half_u, half_v)
+// that its widened pixel squares map to and, for a perspective camera, the unit direction of the
+// ray through its centre and the sine and cosine of the tile's angular radius alpha about it
+// (sin alpha <= |half sides|, the image plane lying at distance 1).
+struct TileRays {
+  double su, sv, half_u, half_v;
+  double centre[3];
+  double sin_alpha, cos_alpha;
+};
+
 // A lower bound on the distance t at which any ray through a tile meets the plane, less a margin
 // far above the float rounding of the kernels' facet test; 0 where no useful bound holds (a plane
-// seen nearly edge-on, through the eye, or behind). The tile is the image-plane rectangle of
-// centre (su, sv) and half sides (half_u, half_v) that its widened pixel squares map to.
+// seen nearly edge-on, through the eye, or behind).
 // Perspective: t = |h| / (m . d) for a unit direction d and m the normal turned toward the plane;
 // over the tile m . d lies within cos(theta +- alpha), theta the angle between m and the centre's
-// direction and alpha the tile's angular radius (sin alpha <= |half sides|, the image plane
-// lying at distance 1). Orthographic: t is linear across the tile, least at a corner.
-float nearest_bound(const CameraFrame& cam, const Plane& plane, double su, double sv, double half_u,
-                    double half_v) {
+// direction. Orthographic: t is linear across the tile, least at a corner.
+float nearest_bound(const CameraFrame& cam, const Plane& plane, const TileRays& tile) {
   if (!plane.valid) return 0.0f;
   const auto dot_n = [&](Vec3 q) { return plane.nx * q.x + plane.ny * q.y + plane.nz * q.z; };
   double t_min, facing_min;
@@ -154,19 +161,16 @@ float nearest_bound(const CameraFrame& cam, const Plane& plane, double su, doubl
     const double facing = -dot_n(cam.w);  // n . dir, dir = -w
     facing_min = std::fabs(facing);
     if (!(facing_min > 0.02)) return 0.0f;
-    const double t_centre = (plane.h - su * dot_n(cam.u) - sv * dot_n(cam.v)) / facing;
-    t_min = t_centre -
-            (std::fabs(dot_n(cam.u)) * half_u + std::fabs(dot_n(cam.v)) * half_v) / facing_min;
+    const double t_centre = (plane.h - tile.su * dot_n(cam.u) - tile.sv * dot_n(cam.v)) / facing;
+    t_min =
+        t_centre - (std::fabs(dot_n(cam.u)) * tile.half_u + std::fabs(dot_n(cam.v)) * tile.half_v) /
+                       facing_min;
   } else {
-    const double sin_alpha = std::sqrt(half_u * half_u + half_v * half_v);
-    if (!(sin_alpha < 0.5)) return 0.0f;
-    const double cos_alpha = std::sqrt(1.0 - sin_alpha * sin_alpha);
-    const double dx = cam.u.x * su + cam.v.x * sv - cam.w.x,
-                 dy = cam.u.y * su + cam.v.y * sv - cam.w.y,
-                 dz = cam.u.z * su + cam.v.z * sv - cam.w.z;
-    const double length = std::sqrt(dx * dx + dy * dy + dz * dz);
+    if (!(tile.sin_alpha < 0.5)) return 0.0f;
+    const double sin_alpha = tile.sin_alpha, cos_alpha = tile.cos_alpha;
     const double toward = plane.h < 0.0 ? -1.0 : 1.0;  // m = toward n
-    const double c = toward * (plane.nx * dx + plane.ny * dy + plane.nz * dz) / length;
+    const double c = toward * (plane.nx * tile.centre[0] + plane.ny * tile.centre[1] +
+                               plane.nz * tile.centre[2]);
     const double s = std::sqrt(std::max(0.0, 1.0 - c * c));
     facing_min = c * cos_alpha - s * sin_alpha;  // cos(theta + alpha)
     if (!(facing_min > 0.02)) return 0.0f;
@@ -183,8 +187,8 @@ float nearest_bound(const CameraFrame& cam, const Plane& plane, double su, doubl
 
 bool bin_see_through(const CameraFrame& camera, const WallTriangle* triangles, std::uint32_t n,
                      std::uint64_t max_entries, SeeThroughBins& bins) {
-  const ScreenTiles tiles = see_through_tiles_of(camera);
-  const auto tile_total = static_cast<std::size_t>(see_through_tile_count(camera));
+  const ScreenTiles tiles = screen_tiles_of(camera, kSeeThroughTileShift);
+  const auto tile_total = static_cast<std::size_t>(screen_tile_count(camera, kSeeThroughTileShift));
   // Each triangle's spans per row and projection, kept for the second pass that fills the lists.
   std::vector<std::vector<TileSpan>> spans(n);
   struct Projection {
@@ -252,7 +256,7 @@ bool bin_see_through(const CameraFrame& camera, const WallTriangle* triangles, s
 
 void bound_see_through(const CameraFrame& camera, const WallTriangle* triangles, std::uint32_t n,
                        SeeThroughBins& bins) {
-  const ScreenTiles tiles = see_through_tiles_of(camera);
+  const ScreenTiles tiles = screen_tiles_of(camera, kSeeThroughTileShift);
   std::vector<Plane> planes(n);
   for (std::uint32_t k = 0; k < n; ++k) {
     Point p[3];
@@ -267,17 +271,27 @@ void bound_see_through(const CameraFrame& camera, const WallTriangle* triangles,
   const double half_w = double(camera.aspect) * camera.half_height;
   const double step_u = 2.0 * half_w / camera.full_width;
   const double step_v = 2.0 * double(camera.half_height) / camera.full_height;
-  const double half_u = (0.5 * kSeeThroughTileSize + 2.0) * step_u;
-  const double half_v = (0.5 * kSeeThroughTileSize + 2.0) * step_v;
+  TileRays tile;
+  tile.half_u = (0.5 * kSeeThroughTileSize + 2.0) * step_u;
+  tile.half_v = (0.5 * kSeeThroughTileSize + 2.0) * step_v;
+  tile.sin_alpha = std::sqrt(tile.half_u * tile.half_u + tile.half_v * tile.half_v);
+  tile.cos_alpha = std::sqrt(std::max(0.0, 1.0 - tile.sin_alpha * tile.sin_alpha));
   for (int row = 0; row < tiles.rows; ++row) {
-    const double sv =
-        double(camera.half_height) - ((row + 0.5) * kSeeThroughTileSize + camera.y0) * step_v;
+    tile.sv = double(camera.half_height) - ((row + 0.5) * kSeeThroughTileSize + camera.y0) * step_v;
     for (int column = 0; column < tiles.columns; ++column) {
-      const double su = ((column + 0.5) * kSeeThroughTileSize + camera.x0) * step_u - half_w;
-      const std::size_t tile = static_cast<std::size_t>(row) * tiles.columns + column;
-      for (std::uint32_t e = bins.offsets[tile]; e < bins.offsets[tile + 1]; ++e) {
-        const std::uint32_t k = bins.slots[e] & ~kCoversTile;
-        bins.nearest[e] = nearest_bound(camera, planes[k], su, sv, half_u, half_v);
+      const std::size_t t = static_cast<std::size_t>(row) * tiles.columns + column;
+      if (bins.offsets[t] == bins.offsets[t + 1]) continue;
+      tile.su = ((column + 0.5) * kSeeThroughTileSize + camera.x0) * step_u - half_w;
+      // The centre's direction, once for all the tile's entries.
+      const double dx = camera.u.x * tile.su + camera.v.x * tile.sv - camera.w.x,
+                   dy = camera.u.y * tile.su + camera.v.y * tile.sv - camera.w.y,
+                   dz = camera.u.z * tile.su + camera.v.z * tile.sv - camera.w.z;
+      const double length = std::sqrt(dx * dx + dy * dy + dz * dz);
+      tile.centre[0] = dx / length;
+      tile.centre[1] = dy / length;
+      tile.centre[2] = dz / length;
+      for (std::uint32_t e = bins.offsets[t]; e < bins.offsets[t + 1]; ++e) {
+        bins.nearest[e] = nearest_bound(camera, planes[bins.slots[e] & ~kCoversTile], tile);
       }
     }
   }

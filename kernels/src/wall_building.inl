@@ -379,10 +379,11 @@ class WallStructure {
     bounded_ = false;
     binned_triangles_.resize(n);
     exec.download(see_through_.view().triangles, binned_triangles_.data(), n);
-    const std::uint64_t most = kSeeThroughEntriesPerTile * see_through_tile_count(camera) + n;
+    const std::uint64_t most =
+        kSeeThroughEntriesPerTile * screen_tile_count(camera, kSeeThroughTileShift) + n;
     const bool binned = detail::bin_see_through(camera, binned_triangles_.data(), n, most, bins_);
     if (binned) {
-      bins_tiles_ = see_through_tiles_of(camera);
+      bins_tiles_ = screen_tiles_of(camera, kSeeThroughTileShift);
       exec.upload(bin_offsets_, bins_.offsets.data(), bins_.offsets.size());
       exec.upload(bin_slots_, bins_.slots.data(), bins_.slots.size());
       exec.upload(bin_nearest_, bins_.nearest.data(), bins_.nearest.size());
@@ -415,10 +416,9 @@ class WallStructure {
   static bool same_point(Vec3 p, Vec3 q) { return p.x == q.x && p.y == q.y && p.z == q.z; }
 
   static bool same_camera(const CameraFrame& a, const CameraFrame& b) {
-    const auto same = same_point;
-    return same(a.eye, b.eye) && same(a.u, b.u) && same(a.v, b.v) && same(a.w, b.w) &&
-           a.half_height == b.half_height && a.aspect == b.aspect && a.width == b.width &&
-           a.height == b.height && a.orthographic == b.orthographic &&
+    return same_point(a.eye, b.eye) && same_point(a.u, b.u) && same_point(a.v, b.v) &&
+           same_point(a.w, b.w) && a.half_height == b.half_height && a.aspect == b.aspect &&
+           a.width == b.width && a.height == b.height && a.orthographic == b.orthographic &&
            a.column_step == b.column_step && a.row_step == b.row_step && a.x0 == b.x0 &&
            a.y0 == b.y0 && a.full_width == b.full_width && a.full_height == b.full_height;
   }

@@ -24,12 +24,15 @@ constexpr int kTileSize = 1 << kTileShift;
 // An entry's key packs its tile, its bound and its rectangle in the tile into 64 bits.
 constexpr std::uint64_t kMaxScreenTiles = std::uint64_t{1} << 24;
 
-GRANRAY_HD_INLINE ScreenTiles screen_tiles_of(const CameraFrame& cam) {
-  return {(cam.width + kTileSize - 1) / kTileSize, (cam.height + kTileSize - 1) / kTileSize};
+// The window's tiles of (1 << shift) pixels on a side: the grains' by default; the see-through
+// lists have their own size (kernels/walls.h).
+GRANRAY_HD_INLINE ScreenTiles screen_tiles_of(const CameraFrame& cam, int shift = kTileShift) {
+  const int size = 1 << shift;
+  return {(cam.width + size - 1) / size, (cam.height + size - 1) / size};
 }
 
-GRANRAY_HD_INLINE std::uint64_t screen_tile_count(const CameraFrame& cam) {
-  const ScreenTiles t = screen_tiles_of(cam);
+GRANRAY_HD_INLINE std::uint64_t screen_tile_count(const CameraFrame& cam, int shift = kTileShift) {
+  const ScreenTiles t = screen_tiles_of(cam, shift);
   return static_cast<std::uint64_t>(t.columns) * static_cast<std::uint64_t>(t.rows);
 }
 
@@ -197,9 +200,10 @@ struct TileListsView {
   const std::uint32_t* index;  // per entry: the particle
 };
 
-GRANRAY_HD_INLINE std::uint32_t tile_of_pixel(const ScreenTiles& tiles, int i, int j) {
-  return static_cast<std::uint32_t>(j >> kTileShift) * static_cast<std::uint32_t>(tiles.columns) +
-         static_cast<std::uint32_t>(i >> kTileShift);
+GRANRAY_HD_INLINE std::uint32_t tile_of_pixel(const ScreenTiles& tiles, int i, int j,
+                                              int shift = kTileShift) {
+  return static_cast<std::uint32_t>(j >> shift) * static_cast<std::uint32_t>(tiles.columns) +
+         static_cast<std::uint32_t>(i >> shift);
 }
 
 // Nearest hit among the spheres of pixel (i, j)'s tile. Those after the best hit's distance

@@ -56,7 +56,7 @@ struct SeeThroughCandidates {
 GRANRAY_HD_INLINE SeeThroughCandidates see_through_candidates(const WallView& w, int i, int j) {
   const SeeThroughTiles& bins = w.see_through_tiles;
   if (bins.offsets != nullptr) {
-    const std::uint32_t tile = see_through_tile_of_pixel(bins.tiles, i, j);
+    const std::uint32_t tile = tile_of_pixel(bins.tiles, i, j, kSeeThroughTileShift);
     return {bins.offsets[tile], bins.offsets[tile + 1], false};
   }
   return {0u, 0u, w.see_through.count > 0};

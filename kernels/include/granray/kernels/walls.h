@@ -129,22 +129,6 @@ GRANRAY_HD_PIXEL_INLINE float facet_distance(const SeeThroughFacet& f, const Ray
 constexpr int kSeeThroughTileShift = 3;
 constexpr int kSeeThroughTileSize = 1 << kSeeThroughTileShift;
 
-GRANRAY_HD_INLINE ScreenTiles see_through_tiles_of(const CameraFrame& cam) {
-  return {(cam.width + kSeeThroughTileSize - 1) / kSeeThroughTileSize,
-          (cam.height + kSeeThroughTileSize - 1) / kSeeThroughTileSize};
-}
-
-GRANRAY_HD_INLINE std::uint64_t see_through_tile_count(const CameraFrame& cam) {
-  const ScreenTiles t = see_through_tiles_of(cam);
-  return static_cast<std::uint64_t>(t.columns) * static_cast<std::uint64_t>(t.rows);
-}
-
-GRANRAY_HD_INLINE std::uint32_t see_through_tile_of_pixel(const ScreenTiles& tiles, int i, int j) {
-  return static_cast<std::uint32_t>(j >> kSeeThroughTileShift) *
-             static_cast<std::uint32_t>(tiles.columns) +
-         static_cast<std::uint32_t>(i >> kSeeThroughTileShift);
-}
-
 // The see-through triangles (slots into WallView::see_through) that may show in each see-through
 // tile of the frame's window, in slot order: a primary ray tests its tile's few instead of
 // walking the tree (kernels/src/see_through_binning.h). `offsets` null: no lists, rays walk the
