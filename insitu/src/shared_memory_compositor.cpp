@@ -19,8 +19,6 @@ namespace granray::mpi::detail {
 
 namespace {
 
-#define GRANRAY_MPI_CHECK(call) check((call), #call)
-
 std::string reason(int error) { return std::strerror(error); }
 
 // Where each plane of an image lies in a segment: each row's drawn span first, then depths, ids

@@ -54,7 +54,8 @@ class Executor {
  public:
   static constexpr MemorySpace native_space = MemorySpace::host;
   static constexpr const char* name = "cpu";
-  // How the grid's cells and the screen tiles get their lists (backend_impl.inl).
+  // How the grid's cells and the screen tiles get their lists (backend/particle_grid.inl,
+  // backend/screen_tile_lists.inl).
   static constexpr bool lists_by_sorting = false;
   // Ambient occlusion: a gather of the spheres near a shading point, then a short loop per
   // occlusion ray, casts ambient occlusion faster here than a walk per ray (docs/benchmarks.md).
@@ -106,7 +107,7 @@ class Executor {
 }  // namespace granray::cpu_backend
 
 #define GRANRAY_BACKEND_NAMESPACE cpu_backend
-#include "backend_impl.inl"
+#include "backend/thrust_backend.inl"
 #undef GRANRAY_BACKEND_NAMESPACE
 
 namespace granray::detail {

@@ -185,7 +185,8 @@ class Executor {
  public:
   static constexpr MemorySpace native_space = MemorySpace::device;
   static constexpr const char* name = "cuda";
-  // How the grid's cells and the screen tiles get their lists (backend_impl.inl).
+  // How the grid's cells and the screen tiles get their lists (backend/particle_grid.inl,
+  // backend/screen_tile_lists.inl).
   static constexpr bool lists_by_sorting = true;
   // 1 M dense grains at 1080p: grid 0.25 ms, tiles 0.46 ms with their binning (docs/benchmarks.md,
   // "Screen tiles").
@@ -298,7 +299,7 @@ class Executor {
 }  // namespace granray::cuda_backend
 
 #define GRANRAY_BACKEND_NAMESPACE cuda_backend
-#include "backend_impl.inl"
+#include "backend/thrust_backend.inl"
 #undef GRANRAY_BACKEND_NAMESPACE
 
 namespace granray::detail {

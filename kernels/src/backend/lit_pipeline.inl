@@ -1,6 +1,6 @@
 // A lit frame's buffers and passes (SPEC 2a, kernels/lit_passes.h), for one backend. Included
-// by backend_impl.inl inside namespace granray::GRANRAY_BACKEND_NAMESPACE, after its Executor,
-// Memory and Array.
+// by backend/thrust_backend.inl inside namespace granray::GRANRAY_BACKEND_NAMESPACE, after its
+// Executor, Memory and Array.
 
 // Samples in one frame, as an index type: pixels x samples must stay addressable.
 inline std::size_t lit_sample_count(const CameraFrame& camera, const LightingParams& lighting) {

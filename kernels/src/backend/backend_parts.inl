@@ -1,0 +1,29 @@
+// The owning parts of one backend, each holding its buffers from frame to frame. The frame's
+// steps (frame_setup.inl, unlit_frame.inl, lit_frame.inl) compose them; ThrustBackend
+// (thrust_backend.inl) holds one set. Included inside namespace granray::GRANRAY_BACKEND_NAMESPACE
+// after the parts' own files.
+
+struct BackendParts {
+  explicit BackendParts(std::size_t memory_limit)
+      : account(memory_limit),
+        reference_ends(account, "grid reference offsets"),
+        particles(account),
+        colors(account),
+        grid(account, reference_ends),
+        tiles(account, reference_ends),
+        walls(account),
+        frame(account),
+        lit(account) {}
+
+  detail::MemoryAccount account;  // every part's buffers count against its limit
+  Scratch scratch;                // the executor's, kept between frames
+  // The grid's and the tiles' scanned reference counts: a frame builds one at a time.
+  Array<std::uint64_t> reference_ends;
+  ParticleResidency particles;
+  ColorTable colors;
+  ParticleGrid grid;
+  ScreenTileLists tiles;
+  WallScene walls;
+  FrameBuffers frame;
+  LitPipeline lit;
+};

@@ -1,0 +1,69 @@
+// What every frame works out before casting, from the backend's parts (backend_parts.inl).
+// Included inside namespace granray::GRANRAY_BACKEND_NAMESPACE.
+
+// The particles in this backend's memory, their box, the camera (framed by every rank's box when
+// given, and the walls) and the scene the lighting sees. Clip planes (SPEC 2c) leave `all` and
+// the camera alone: the structures and rays read `r`, where the grains beyond a plane are
+// unrenderable.
+struct FrameSetup {
+  ResidentParticles all;
+  SceneBounds all_bounds;  // these particles': the census and the colour range count them all
+  ResidentParticles r;     // the particles drawn
+  SceneBounds bounds;      // theirs
+  SceneBounds scene;       // what frames the camera: every rank's particles or these, and walls
+  CameraSetup camera;
+  IdMap id_of;
+};
+
+inline FrameSetup set_up_frame(BackendParts& parts, const Executor& exec, const ParticleView& view,
+                               const RenderSettings& settings, const RenderOptions& options) {
+  const std::uint64_t pixel_count = image_pixels(settings);
+  if (pixel_count > std::numeric_limits<std::uint32_t>::max()) {
+    throw ConfigError("granray: image " + std::to_string(window_width(settings)) + " x " +
+                      std::to_string(window_height(settings)) +
+                      " exceeds 2^32 - 1 pixels (render it in tiles: granray/tiled_render.h)");
+  }
+  WallScene& walls = parts.walls;
+  walls.prepare(exec, settings);
+  const ResidentParticles all = parts.particles.resident(exec, view);
+  const SceneBounds all_bounds =
+      options.particle_bounds ? *options.particle_bounds : reduce_bounds(exec, all);
+  const SceneBounds scene =
+      walls.scene_with_walls(options.camera_bounds ? *options.camera_bounds : all_bounds);
+  ResidentParticles r = all;
+  SceneBounds bounds = all_bounds;
+  const float* select = all.select != nullptr ? all.select : all.scalar;
+  if (settings.select && select == nullptr && all.count > 0) {
+    throw ConfigError(
+        "granray: [insitu.select] needs a value per particle to select by, and this frame's "
+        "particles have none");
+  }
+  if ((walls.plane_count() > 0 || settings.select) && all.count > 0) {
+    r = parts.particles.hide(exec, all, walls.planes(), walls.plane_count(),
+                             settings.select ? select : nullptr,
+                             settings.select.value_or(SelectRange{-INFINITY, INFINITY}));
+    bounds = reduce_bounds(exec, r);
+    bounds.skipped = all_bounds.skipped;
+  }
+  const CameraSetup camera = resolve_camera(settings, scene);
+  walls.build_for(exec, camera.frame, make_shading_params(settings.shading, camera.frame, scene));
+  return {all, all_bounds, r, bounds, scene, camera, IdMap{r.ids, view.id_offset}};
+}
+
+// The statistics every frame reports of its setup and walls.
+inline FrameStats setup_stats(const FrameSetup& f, const WallScene& walls) {
+  FrameStats stats;
+  stats.particles = f.r.count;
+  stats.skipped = f.all_bounds.skipped;
+  stats.hidden = f.all_bounds.renderable - f.bounds.renderable;
+  stats.camera = f.camera.resolved;
+  stats.wall_triangles = walls.total();
+  stats.wall_ms = walls.build_ms();
+  return stats;
+}
+
+// The method a frame uses for its primary rays, before the tiles may fall back to the grid.
+inline RenderMethod primary_method(const RenderOptions& options, const SceneBounds& bounds) {
+  if (bounds.renderable == 0) return RenderMethod::brute_force;  // nothing to list
+  return options.method == RenderMethod::automatic ? Executor::fastest_method : options.method;
+}

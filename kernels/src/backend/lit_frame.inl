@@ -1,0 +1,224 @@
+// A lit frame (SPEC 2a) from the backend's parts: which structures it builds, its three passes on
+// one rank, and the same passes one at a time for frames lit across ranks
+// (Renderer::find_surfaces and what follows). The kernels are in kernels/lit_passes.h, the
+// buffers in lit_pipeline.inl. Included inside namespace granray::GRANRAY_BACKEND_NAMESPACE after
+// frame_setup.inl.
+
+// The structures of a lit frame: the primary method's, and the grid for secondary rays (the
+// brute-force reference tests every sphere for those too).
+struct LitStructures {
+  RenderMethod method;
+  std::optional<TileLists> lists;
+  std::optional<detail::GridLayout> layout;
+};
+
+// `surfaces`: the primary method's structure; `blockers`: the grid for secondary rays, when the
+// frame has any and the method is not brute force. One grid serves both when the method is the
+// grid.
+inline LitStructures build_lit_structures(BackendParts& parts, const Executor& exec,
+                                          const FrameSetup& f, const RenderOptions& options,
+                                          const LightingParams& lighting, bool surfaces,
+                                          bool blockers) {
+  LitStructures s{primary_method(options, f.bounds), std::nullopt, std::nullopt};
+  if (surfaces && s.method == RenderMethod::tiles) {
+    s.lists = parts.tiles.build(
+        exec, f.r, f.camera.frame,
+        tile_entry_cap(options, f.camera.frame.width * std::uint64_t(f.camera.frame.height)));
+    if (!s.lists) s.method = RenderMethod::grid;
+  }
+  const bool grid_for_surfaces = surfaces && s.method == RenderMethod::grid;
+  const bool grid_for_blockers =
+      blockers && has_secondary_rays(lighting) && s.method != RenderMethod::brute_force;
+  if (grid_for_surfaces || grid_for_blockers) s.layout = parts.grid.build(exec, f.r, f.bounds);
+  return s;
+}
+
+inline void cast_surfaces(BackendParts& parts, const Executor& exec, const FrameSetup& f,
+                          const LitStructures& s, const RenderOptions& options,
+                          const ColorSource& color, const LightingParams& lighting) {
+  const CameraFrame& cam = f.camera.frame;
+  parts.walls.with_opaque(options, [&](auto walls) {
+    if (s.method == RenderMethod::tiles) {
+      parts.lit.find_surfaces(exec, TileTracer{s.lists->view, f.id_of}, walls, cam, color,
+                              f.r.spheres, lighting);
+    } else if (s.method == RenderMethod::grid) {
+      parts.lit.find_surfaces(exec, GridTracer{parts.grid.view(*s.layout), f.id_of}, walls, cam,
+                              color, f.r.spheres, lighting);
+    } else {
+      parts.lit.find_surfaces(exec, BruteForceTracer{f.r.spheres, f.r.count, f.id_of}, walls, cam,
+                              color, f.r.spheres, lighting);
+    }
+  });
+}
+
+// The frame's occluder for secondary rays, with its walls when it has any.
+template <class Occluder>
+inline void find_blockers_with_walls(BackendParts& parts, const Executor& exec, const FrameSetup& f,
+                                     const RenderOptions& options, const Occluder& spheres,
+                                     const ShadingParams& shading, const LightingParams& lighting) {
+  parts.walls.with_opaque(options, [&](auto walls) {
+    if constexpr (decltype(walls)::present) {
+      parts.lit.find_blockers(exec, WithWalls<Occluder>{spheres, walls}, f.camera.frame, shading,
+                              lighting);
+    } else {
+      parts.lit.find_blockers(exec, spheres, f.camera.frame, shading, lighting);
+    }
+  });
+}
+
+inline void cast_blockers(BackendParts& parts, const Executor& exec, const FrameSetup& f,
+                          const LitStructures& s, const RenderOptions& options,
+                          const ShadingParams& shading, const LightingParams& lighting) {
+  if (s.layout && Executor::gathers_nearby_spheres) {
+    find_blockers_with_walls(parts, exec, f, options,
+                             NearbySphereOccluder{{parts.grid.view(*s.layout), f.id_of}}, shading,
+                             lighting);
+  } else if (s.layout) {
+    find_blockers_with_walls(parts, exec, f, options,
+                             GridOccluder{parts.grid.view(*s.layout), f.id_of}, shading, lighting);
+  } else {  // brute force, or no secondary rays (then no occluder is asked)
+    find_blockers_with_walls(parts, exec, f, options,
+                             BruteForceOccluder{f.r.spheres, f.r.count, f.id_of}, shading,
+                             lighting);
+  }
+}
+
+inline void record_structures(const LitStructures& s, FrameStats& stats) {
+  stats.method = s.method;
+  if (s.lists) {
+    stats.cells = s.lists->view.tiles.columns * std::uint64_t(s.lists->view.tiles.rows);
+    stats.grid_references = s.lists->entries;
+  } else if (s.layout) {
+    stats.cells = s.layout->cells;
+    stats.grid_references = s.layout->references;
+  }
+}
+
+// SPEC 2a on one rank: the samples' surfaces, their blocked secondary rays, then shading, all
+// in this backend's memory.
+inline void render_lit(BackendParts& parts, const Executor& exec, const FrameSetup& f,
+                       const FrameTarget& target, const RenderSettings& settings,
+                       const RenderOptions& options, FrameStats& stats) {
+  const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
+  exec.mark(0);
+  const LitStructures s = build_lit_structures(parts, exec, f, options, lighting, true, true);
+  exec.mark(1);
+  cast_surfaces(parts, exec, f, s, options, target.color, lighting);
+  exec.mark(2);
+  if (has_secondary_rays(lighting))
+    cast_blockers(parts, exec, f, s, options, target.shading, lighting);
+  exec.mark(3);
+  parts.walls.with_see_through(options, [&](auto walls) {
+    parts.lit.shade(exec, f.camera.frame, target.shading, lighting, has_secondary_rays(lighting),
+                    walls, target.rgb);
+  });
+  if (target.depth != nullptr) {
+    parts.lit.first_sample_hits(exec, f.camera.frame, lighting, target.depth, target.hit_id);
+  }
+  exec.mark(4);
+  exec.synchronize();
+  record_structures(s, stats);
+  stats.grid_ms = exec.elapsed_ms(0, 1);
+  stats.primary_ms = exec.elapsed_ms(1, 2);
+  stats.secondary_ms = exec.elapsed_ms(2, 3);
+  stats.render_ms = exec.elapsed_ms(1, 4);
+  if (options.count_rays) {
+    const std::uint64_t visible =
+        parts.lit.visible_samples(exec, lit_sample_count(f.camera.frame, lighting));
+    stats.secondary_rays =
+        visible * static_cast<std::uint64_t>((lighting.shadows ? 1 : 0) + lighting.ao_samples);
+  }
+}
+
+// A lit frame over ranks, pass by pass (Renderer::find_surfaces and what follows): each pass
+// sets the frame up again from the same view and options, so that the passes share nothing
+// but what travels between ranks.
+inline FrameStats surfaces_stage(BackendParts& parts, const ParticleView& view,
+                                 const RenderSettings& settings, const RenderOptions& options,
+                                 std::vector<SurfaceSample>& out) {
+  const auto start = std::chrono::steady_clock::now();
+  const Executor exec(view.cuda_stream, parts.scratch);
+  const FrameSetup f = set_up_frame(parts, exec, view, settings, options);
+  FrameStats stats = setup_stats(f, parts.walls);
+  const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
+  const ColorSource color = parts.colors.source(exec, f.all, settings, options, stats);
+  take_category_census(exec, f.r, settings, stats);
+  exec.mark(0);
+  const LitStructures s = build_lit_structures(parts, exec, f, options, lighting, true, false);
+  exec.mark(1);
+  cast_surfaces(parts, exec, f, s, options, color, lighting);
+  exec.mark(2);
+  parts.lit.download_surfaces(exec, out, lit_sample_count(f.camera.frame, lighting));
+  exec.synchronize();
+  record_structures(s, stats);
+  stats.grid_ms = exec.elapsed_ms(0, 1);
+  stats.primary_ms = exec.elapsed_ms(1, 2);
+  stats.render_ms = stats.primary_ms;
+  stats.total_ms = ms_since(start);
+  return stats;
+}
+
+inline double blockers_stage(BackendParts& parts, const ParticleView& view,
+                             const RenderSettings& settings, const RenderOptions& options,
+                             const std::vector<SurfaceSample>& surfaces,
+                             std::vector<std::uint32_t>& blocked) {
+  const Executor exec(view.cuda_stream, parts.scratch);
+  const FrameSetup f = set_up_frame(parts, exec, view, settings, options);
+  const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
+  const std::size_t samples = lit_sample_count(f.camera.frame, lighting);
+  if (surfaces.size() != samples) {
+    throw Error("granray: " + std::to_string(surfaces.size()) + " surface samples for a frame of " +
+                std::to_string(samples));
+  }
+  exec.mark(0);
+  const LitStructures s = build_lit_structures(parts, exec, f, options, lighting, false, true);
+  parts.lit.upload_surfaces(exec, surfaces);
+  exec.mark(1);
+  cast_blockers(parts, exec, f, s, options,
+                make_shading_params(settings.shading, f.camera.frame, f.scene), lighting);
+  exec.mark(2);
+  parts.lit.download_blocked(exec, blocked,
+                             samples * static_cast<std::size_t>(lighting.mask_words));
+  exec.synchronize();
+  return exec.elapsed_ms(1, 2);
+}
+
+inline void shading_stage(BackendParts& parts, const RenderSettings& settings,
+                          const RenderOptions& options, const std::vector<SurfaceSample>& surfaces,
+                          const std::vector<std::uint32_t>& blocked, Image& image) {
+  if (!options.camera_bounds) {
+    throw Error("granray: shading surfaces needs RenderOptions::camera_bounds");
+  }
+  const Executor exec(nullptr, parts.scratch);
+  parts.walls.prepare(exec, settings);
+  const SceneBounds scene = parts.walls.scene_with_walls(*options.camera_bounds);
+  const CameraSetup camera = resolve_camera(settings, scene);
+  const LightingParams lighting = make_lighting_params(settings.shading, scene);
+  const std::size_t samples = lit_sample_count(camera.frame, lighting);
+  if (surfaces.size() != samples ||
+      blocked.size() != samples * static_cast<std::size_t>(lighting.mask_words)) {
+    throw Error("granray: the surfaces or blocked rays do not fit a frame of " +
+                std::to_string(samples) + " samples");
+  }
+  image.pending.reset();
+  exec.wait_for_deferred_reads();
+  parts.lit.upload_surfaces(exec, surfaces);
+  parts.lit.upload_blocked(exec, blocked);
+  const std::size_t pixels = static_cast<std::size_t>(image_pixels(settings));
+  parts.frame.resize(pixels, options.with_hits);
+  // The see-through walls are composited here, over every rank's surfaces.
+  const ShadingParams shading = make_shading_params(settings.shading, camera.frame, scene);
+  parts.walls.build_for(exec, camera.frame, shading);
+  parts.walls.with_see_through(options, [&](auto walls) {
+    parts.lit.shade(exec, camera.frame, shading, lighting, true, walls, parts.frame.rgb());
+  });
+  // With hits: each pixel's first sample, as one rank's lit frame gives them.
+  RenderOptions delivery;
+  delivery.with_hits = options.with_hits;
+  if (delivery.with_hits) {
+    parts.lit.first_sample_hits(exec, camera.frame, lighting, parts.frame.depth(),
+                                parts.frame.hit_ids());
+  }
+  FrameStats unused;
+  parts.frame.deliver(exec, settings, delivery, unused, image);
+}

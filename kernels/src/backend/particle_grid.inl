@@ -1,0 +1,287 @@
+// The uniform grid over the frame's particles (grid_view.h): how each sphere enters the cells,
+// and the part that owns the grid's arrays and builds them. Part of the backend
+// (thrust_backend.inl); included inside namespace granray::GRANRAY_BACKEND_NAMESPACE.
+
+// The grid lists each sphere once, in the cell of its centre, or (one larger than the geometry's
+// centre_radius) in every cell its padded box overlaps (grid_view.h), built one of two ways, as
+// the backend's Executor says:
+// - by sorting (GPU): the cell keys and particle indices radix-sorted by cell (when every sphere is
+//   listed once, exactly the bare hash + sort of the particles), cell offsets from each listed
+//   cell's first key and suffix minima, the spheres gathered into cell order;
+// - by counting (CPU): count each cell's references, scan the counts into cell offsets, then place
+//   each reference by counting its cell's cursor down from the end.
+// The GPU measured the sort faster at 10 M grains and in dilute gases (the placement's scattered
+// writes), the CPU measured counting twice as fast (docs/benchmarks.md). Only the order within
+// a cell differs, and the nearest hit does not depend on it (ties go to the lower id).
+
+// Cells that list a sphere (0 for a broken particle); 64-bit, as it is summed.
+struct ReferenceCount {
+  GridGeometry geometry;
+  const Vec4* spheres;
+  GRANRAY_HD std::uint64_t operator()(std::uint32_t i) const {
+    const Vec4 s = spheres[i];
+    return is_renderable(s) ? cell_count(listed_cells(geometry, s)) : 0u;
+  }
+};
+
+struct SumU64 {
+  GRANRAY_HD std::uint64_t operator()(std::uint64_t a, std::uint64_t b) const { return a + b; }
+};
+
+// Visits the cells of `r` in the order of their indices.
+template <class Visit>
+GRANRAY_HD_INLINE void for_each_cell(const GridGeometry& g, const CellRange& r, Visit visit) {
+  for (int z = r.lo[2]; z <= r.hi[2]; ++z)
+    for (int y = r.lo[1]; y <= r.hi[1]; ++y)
+      for (int x = r.lo[0]; x <= r.hi[0]; ++x) visit(cell_index(g, x, y, z));
+}
+
+// Counting: first each cell's number of references, then each reference placed.
+struct CountCellReferences {
+  GridGeometry geometry;
+  const Vec4* spheres;
+  std::uint32_t* counts;
+  GRANRAY_HD void operator()(std::uint32_t i) const {
+    const Vec4 s = spheres[i];
+    if (!is_renderable(s)) return;
+    std::uint32_t* c = counts;
+    for_each_cell(geometry, listed_cells(geometry, s),
+                  [c](std::uint32_t cell) { atomic_fetch_add(c + cell, 1u); });
+  }
+};
+
+struct PlaceReferences {
+  GridGeometry geometry;
+  const Vec4* spheres;
+  std::uint32_t* cursor;  // each cell's end on entry, its start when every reference is placed
+  Vec4* ref_spheres;
+  std::uint32_t* ref_index;
+  GRANRAY_HD void operator()(std::uint32_t i) const {
+    const Vec4 s = spheres[i];
+    if (!is_renderable(s)) return;
+    const PlaceReferences& p = *this;
+    for_each_cell(geometry, listed_cells(geometry, s), [&p, &s, i](std::uint32_t cell) {
+      const std::uint32_t slot = atomic_fetch_sub(p.cursor + cell, 1u) - 1u;
+      p.ref_spheres[slot] = s;
+      p.ref_index[slot] = i;
+    });
+  }
+};
+
+// Sorting: each sphere writes its (cell, particle) pairs into the slots its scanned count gives.
+struct EmitReferences {
+  GridGeometry geometry;
+  const Vec4* spheres;
+  const std::uint64_t* ends;  // inclusive scan of the reference counts
+  std::uint32_t* keys;
+  std::uint32_t* values;
+  GRANRAY_HD void operator()(std::uint32_t i) const {
+    const Vec4 s = spheres[i];
+    if (!is_renderable(s)) return;
+    const CellRange r = listed_cells(geometry, s);
+    auto k = static_cast<std::uint32_t>(ends[i] - cell_count(r));
+    const EmitReferences& e = *this;
+    for_each_cell(geometry, r, [&e, &k, i](std::uint32_t cell) {
+      e.keys[k] = cell;
+      e.values[k] = i;
+      ++k;
+    });
+  }
+};
+
+// After the sort, the first reference of each listed cell: offsets[key] = its position. A
+// suffix minimum then gives each empty cell the start of the next listed one.
+struct MarkCellStarts {
+  const std::uint32_t* keys;
+  std::uint32_t cells;
+  std::uint32_t* offsets;
+  GRANRAY_HD void operator()(std::uint32_t k) const {
+    const std::uint32_t key = keys[k];
+    if (key < cells && (k == 0 || keys[k - 1] != key)) offsets[key] = k;
+  }
+};
+
+// The bare hash of a sphere's centre (the benchmark's baseline).
+struct CentreCellKey {
+  GridGeometry geometry;
+  const Vec4* spheres;
+  GRANRAY_HD std::uint32_t operator()(std::uint32_t i) const {
+    return centre_cell(geometry, spheres[i]);
+  }
+};
+
+// The key of a sphere listed once: its centre's cell, or `cells` for a broken particle.
+struct ListedOnceKey {
+  GridGeometry geometry;
+  const Vec4* spheres;
+  std::uint32_t cells;
+  GRANRAY_HD std::uint32_t operator()(std::uint32_t i) const {
+    const Vec4 s = spheres[i];
+    return is_renderable(s) ? centre_cell(geometry, s) : cells;
+  }
+};
+
+// Bits a radix sort needs for cell indices below `cells`.
+inline int key_bits(std::uint64_t cells) {
+  int bits = 1;
+  while (bits < 32 && (std::uint64_t{1} << bits) < cells) ++bits;
+  return bits;
+}
+
+class ParticleGrid {
+ public:
+  // `ends` is scratch for the references' scanned counts, shared with the screen tiles: a frame
+  // builds one structure at a time.
+  ParticleGrid(detail::MemoryAccount& account, Array<std::uint64_t>& ends)
+      : ends_(ends),
+        keys_(account, "grid reference keys"),
+        values_(account, "grid references"),
+        keys_sorted_(account, "sorted grid reference keys"),
+        values_sorted_(account, "sorted grid references"),
+        cell_offsets_(account, "grid cell offsets"),
+        ref_spheres_(account, "particles in cell order") {}
+
+  // Templates, so that only the backend's own way is compiled (the CPU has no radix sort here).
+  template <class E>
+  detail::GridLayout build(const E& exec, const ResidentParticles& r, const SceneBounds& bounds) {
+    if constexpr (E::lists_by_sorting) {
+      return sort_grid(exec, r, bounds);
+    } else {
+      return count_grid(exec, r, bounds);
+    }
+  }
+
+  GridView view(const detail::GridLayout& layout) const {
+    return {layout.geometry, cell_offsets_.data(), ref_spheres_.data(), ref_index_};
+  }
+
+  // The built grid in host memory (Renderer::build_grid, for the tests).
+  HostGrid download(const Executor& exec, const detail::GridLayout& layout) const {
+    HostGrid grid;
+    grid.geometry = layout.geometry;
+    grid.cell_offsets.resize(layout.cells + 1);
+    grid.ref_spheres.resize(layout.references);
+    grid.ref_index.resize(layout.references);
+    exec.download(cell_offsets_.data(), grid.cell_offsets.data(), layout.cells + 1);
+    exec.download(ref_spheres_.data(), grid.ref_spheres.data(), layout.references);
+    exec.download(ref_index_, grid.ref_index.data(), layout.references);
+    return grid;
+  }
+
+  // The bare cell hash + sort of the particles' centres that the benchmarks set the build
+  // against, in ms.
+  double time_hash_sort(const Executor& exec, const ResidentParticles& r,
+                        const SceneBounds& bounds) {
+    const GridGeometry g =
+        detail::choose_grid_layout(bounds, [](const GridGeometry&) { return 0; }).geometry;
+    keys_.resize(r.count);
+    values_.resize(r.count);
+    auto policy = exec.policy();
+    exec.mark(0);
+    thrust::transform(policy, Index(0), Index(r.count), keys_.data(), CentreCellKey{g, r.spheres});
+    thrust::sequence(policy, values_.data(), values_.data() + r.count);
+    thrust::sort_by_key(policy, keys_.data(), keys_.data() + r.count, values_.data());
+    exec.mark(1);
+    exec.synchronize();
+    return exec.elapsed_ms(0, 1);
+  }
+
+ private:
+  template <class E>
+  detail::GridLayout sort_grid(const E& exec, const ResidentParticles& r,
+                               const SceneBounds& bounds) {
+    auto policy = exec.policy();
+    const std::uint32_t n = r.count;
+    // Unless every sphere is listed once, one fused pass counts each sphere's cells and scans
+    // them; the last entry is the total. The last geometry tried is the one kept, so its scan is
+    // what EmitReferences reads.
+    bool scanned = false;
+    const detail::GridLayout layout =
+        detail::choose_grid_layout(bounds, [&](const GridGeometry& g) {
+          scanned = !detail::lists_every_sphere_once(bounds, g);
+          if (!scanned) return bounds.renderable;
+          ends_.resize(n);
+          thrust::transform_inclusive_scan(policy, Index(0), Index(n), ends_.data(),
+                                           ReferenceCount{g, r.spheres}, SumU64{});
+          std::uint64_t total = 0;
+          exec.download(ends_.data() + (n - 1), &total, 1);
+          return total;
+        });
+    const GridGeometry& g = layout.geometry;
+    const auto total = static_cast<std::uint32_t>(layout.references);
+    const auto cells = static_cast<std::uint32_t>(layout.cells);
+    // Listed once, every particle gets a key (broken ones `cells`, sorted after the rest).
+    const std::uint32_t keyed = scanned ? total : n;
+    keys_.resize(keyed);
+    values_.resize(keyed);
+    if (scanned) {
+      thrust::for_each_n(policy, Index(0), n,
+                         EmitReferences{g, r.spheres, ends_.data(), keys_.data(), values_.data()});
+    } else {
+      thrust::transform(policy, Index(0), Index(n), keys_.data(),
+                        ListedOnceKey{g, r.spheres, cells});
+      thrust::sequence(policy, values_.data(), values_.data() + n);
+    }
+    keys_sorted_.resize(keyed);
+    values_sorted_.resize(keyed);
+    std::uint32_t* sorted_keys = nullptr;
+    std::tie(sorted_keys, ref_index_) =
+        exec.sort_pairs(keys_.data(), values_.data(), keys_sorted_.data(), values_sorted_.data(),
+                        keyed, key_bits(std::uint64_t{cells} + 1));
+    // Offsets by marking each listed cell's start and taking suffix minima: every thread does
+    // the same work, where filling each run of empty cells from its end left one thread writing a
+    // whole empty layer (1.1 ms of a 10 M-grain build).
+    cell_offsets_.resize(std::size_t{cells} + 1);
+    std::uint32_t* offsets = cell_offsets_.data();
+    thrust::fill_n(policy, offsets, std::size_t{cells} + 1, total);
+    thrust::for_each_n(policy, Index(0), keyed, MarkCellStarts{sorted_keys, cells, offsets});
+    const auto from_end = thrust::make_reverse_iterator(offsets + cells + 1);
+    thrust::inclusive_scan(policy, from_end, from_end + (std::size_t{cells} + 1), from_end,
+                           thrust::minimum<std::uint32_t>());
+    ref_spheres_.resize(total);
+    thrust::gather(policy, ref_index_, ref_index_ + total, r.spheres, ref_spheres_.data());
+    return layout;
+  }
+
+  template <class E>
+  detail::GridLayout count_grid(const E& exec, const ResidentParticles& r,
+                                const SceneBounds& bounds) {
+    auto policy = exec.policy();
+    const std::uint32_t n = r.count;
+    // The total in 64 bits decides the geometry (a huge one must not wrap to a small one).
+    const detail::GridLayout layout =
+        detail::choose_grid_layout(bounds, [&](const GridGeometry& g) {
+          if (detail::lists_every_sphere_once(bounds, g)) return bounds.renderable;
+          return thrust::transform_reduce(policy, Index(0), Index(n), ReferenceCount{g, r.spheres},
+                                          std::uint64_t{0}, SumU64{});
+        });
+    const GridGeometry& g = layout.geometry;
+    const auto total = static_cast<std::uint32_t>(layout.references);
+    const auto cells = static_cast<std::size_t>(layout.cells);
+    // keys_ holds each cell's count, then its cursor.
+    keys_.resize(cells);
+    thrust::fill_n(policy, keys_.data(), cells, 0u);
+    thrust::for_each_n(policy, Index(0), n, CountCellReferences{g, r.spheres, keys_.data()});
+    cell_offsets_.resize(cells + 1);
+    thrust::fill_n(policy, cell_offsets_.data(), 1, 0u);
+    thrust::inclusive_scan(policy, keys_.data(), keys_.data() + cells, cell_offsets_.data() + 1);
+    ref_spheres_.resize(total);
+    values_.resize(total);
+    ref_index_ = values_.data();
+    thrust::copy_n(policy, cell_offsets_.data() + 1, cells, keys_.data());
+    thrust::for_each_n(
+        policy, Index(0), n,
+        PlaceReferences{g, r.spheres, keys_.data(), ref_spheres_.data(), ref_index_});
+    return layout;
+  }
+
+  Array<std::uint64_t>& ends_;
+  Array<std::uint32_t> keys_;
+  Array<std::uint32_t> values_;
+  Array<std::uint32_t> keys_sorted_;
+  Array<std::uint32_t> values_sorted_;
+  // The grid's references (particle indices) in cell order: values_ or values_sorted_.
+  std::uint32_t* ref_index_ = nullptr;
+  Array<std::uint32_t> cell_offsets_;
+  Array<Vec4> ref_spheres_;
+};

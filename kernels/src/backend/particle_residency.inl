@@ -1,0 +1,239 @@
+// Particle residency: the frame's particles in this backend's memory (in place when they are
+// there already, else uploaded), their box, scalar range and category census, and the copy in
+// which clip planes and the selection hide grains. Part of the backend (thrust_backend.inl);
+// included inside namespace granray::GRANRAY_BACKEND_NAMESPACE after its Executor and Array.
+
+GRANRAY_HD_INLINE SceneBounds empty_bounds() {
+  return {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0, 0.0, 0.0f};
+}
+
+struct BoundsOfSphere {
+  const Vec4* spheres;
+  GRANRAY_HD SceneBounds operator()(std::uint32_t i) const {
+    const Vec4 s = spheres[i];
+    if (!is_renderable(s)) {
+      SceneBounds b = empty_bounds();
+      b.skipped = 1;
+      return b;
+    }
+    return {
+        {s.x - s.w, s.y - s.w, s.z - s.w}, {s.x + s.w, s.y + s.w, s.z + s.w}, 1, 0, 2.0 * s.w, s.w};
+  }
+};
+
+struct MergeBounds {
+  GRANRAY_HD SceneBounds operator()(const SceneBounds& a, const SceneBounds& b) const {
+    return {{nan_ignoring_min(a.lo.x, b.lo.x), nan_ignoring_min(a.lo.y, b.lo.y),
+             nan_ignoring_min(a.lo.z, b.lo.z)},
+            {nan_ignoring_max(a.hi.x, b.hi.x), nan_ignoring_max(a.hi.y, b.hi.y),
+             nan_ignoring_max(a.hi.z, b.hi.z)},
+            a.renderable + b.renderable,
+            a.skipped + b.skipped,
+            a.diameter_sum + b.diameter_sum,
+            nan_ignoring_max(a.max_radius, b.max_radius)};
+  }
+};
+
+struct ScalarRange {
+  float lo, hi;
+};
+
+struct ScalarRangeOf {
+  const Vec4* spheres;
+  const float* scalar;
+  GRANRAY_HD ScalarRange operator()(std::uint32_t i) const {
+    if (!is_renderable(spheres[i]) || !is_finite(scalar[i])) return {INFINITY, -INFINITY};
+    return {scalar[i], scalar[i]};
+  }
+};
+
+struct MergeScalarRange {
+  GRANRAY_HD ScalarRange operator()(const ScalarRange& a, const ScalarRange& b) const {
+    return {nan_ignoring_min(a.lo, b.lo), nan_ignoring_max(a.hi, b.hi)};
+  }
+};
+
+// SPEC 2d's census: which category values 0..255 the drawn grains take.
+struct CategorySet {
+  std::uint64_t words[kCategoryWords];
+};
+
+struct CategoryOf {
+  const Vec4* spheres;
+  const float* scalar;
+  GRANRAY_HD CategorySet operator()(std::uint32_t i) const {
+    CategorySet set{};
+    const float s = scalar[i];
+    if (!is_renderable(spheres[i]) || !(s > -1.0f && s < 64.0f * kCategoryWords)) return set;
+    const auto k = static_cast<int>(floor(static_cast<double>(s) + 0.5));
+    if (k >= 0 && k < 64 * kCategoryWords) set.words[k / 64] = std::uint64_t{1} << (k % 64);
+    return set;
+  }
+};
+
+struct JoinCategorySets {
+  GRANRAY_HD CategorySet operator()(const CategorySet& a, const CategorySet& b) const {
+    CategorySet set;
+    for (int w = 0; w < kCategoryWords; ++w) set.words[w] = a.words[w] | b.words[w];
+    return set;
+  }
+};
+
+// (radius NaN) in a copy that the structures and the rays read.
+// A grain beyond a clip plane (SPEC 2c) or outside the selection (SPEC 2d) made unrenderable.
+struct HideSphere {
+  const Vec4* spheres;
+  const ClipPlane* planes;
+  int count;
+  const float* select;  // null: no selection
+  float lo, hi;
+  GRANRAY_HD Vec4 operator()(std::uint32_t i) const {
+    Vec4 s = spheres[i];
+    if (clipped_by(planes, count, center_of(s))) s.w = NAN;
+    if (select != nullptr && !(select[i] >= lo && select[i] <= hi)) s.w = NAN;
+    return s;
+  }
+};
+
+// A frame's particles as the kernels read them.
+struct ResidentParticles {
+  const Vec4* spheres;
+  const std::uint64_t* ids;
+  const float* scalar;
+  std::uint32_t count;
+  const float* select = nullptr;  // SPEC 2d selection values; null: `scalar`
+};
+
+inline SceneBounds reduce_bounds(const Executor& exec, const ResidentParticles& r) {
+  if (r.count == 0) return empty_bounds();
+  return thrust::transform_reduce(exec.policy(), Index(0), Index(r.count),
+                                  BoundsOfSphere{r.spheres}, empty_bounds(), MergeBounds{});
+}
+
+// Min and max of the renderable particles' finite scalars; lo > hi when there are none.
+inline ScalarRange scalar_range(const Executor& exec, const ResidentParticles& r) {
+  if (r.scalar == nullptr || r.count == 0) return {INFINITY, -INFINITY};
+  return thrust::transform_reduce(exec.policy(), Index(0), Index(r.count),
+                                  ScalarRangeOf{r.spheres, r.scalar},
+                                  ScalarRange{INFINITY, -INFINITY}, MergeScalarRange{});
+}
+
+// SPEC 2d: the category values of the grains this frame draws (hidden ones are not renderable
+// in `r`), when the settings ask for the census.
+inline void take_category_census(const Executor& exec, const ResidentParticles& r,
+                                 const RenderSettings& settings, FrameStats& stats) {
+  if (!settings.category_census || !settings.color || settings.color->palette.empty() ||
+      r.scalar == nullptr || r.count == 0) {
+    return;
+  }
+  const CategorySet set =
+      thrust::transform_reduce(exec.policy(), Index(0), Index(r.count),
+                               CategoryOf{r.spheres, r.scalar}, CategorySet{}, JoinCategorySets{});
+  std::copy(set.words, set.words + kCategoryWords, stats.categories.begin());
+}
+
+// The particles of a view, in whichever memory they are, copied into host arrays (the gather of a
+// frame lit on one rank); ids counted from the view's offset when it has none.
+inline void copy_particles_to_host(const Executor& exec, const ParticleView& view,
+                                   HostParticles& out) {
+  const std::size_t n = view.count;
+  if (n > 0 && view.xyzr == nullptr) {
+    throw Error("granray: particle view holds " + std::to_string(n) + " particles but no data");
+  }
+  const bool on_host = view.space == MemorySpace::host;
+  if (!on_host && view.space != Executor::native_space) {
+    throw DeviceError(std::string("granray ") + Executor::name +
+                      " backend cannot read particles held in device memory");
+  }
+  const auto take = [&](const auto* from, auto& into) {
+    into.resize(n);
+    if (n == 0) return;
+    if (on_host) {
+      std::copy_n(from, n, into.data());
+    } else {
+      exec.download(from, into.data(), n);
+    }
+  };
+  take(view.xyzr, out.xyzr);
+  if (view.scalar != nullptr) {
+    take(view.scalar, out.scalar);
+  } else {
+    out.scalar.clear();
+  }
+  if (view.select_scalar != nullptr) {
+    take(view.select_scalar, out.select);
+  } else {
+    out.select.clear();
+  }
+  if (view.ids != nullptr) {
+    take(view.ids, out.ids);
+  } else {
+    out.ids.resize(n);
+    for (std::size_t i = 0; i < n; ++i) out.ids[i] = view.id_offset + i;
+  }
+}
+
+class ParticleResidency {
+ public:
+  explicit ParticleResidency(detail::MemoryAccount& account)
+      : staged_spheres_(account, "particle upload"),
+        staged_ids_(account, "particle id upload"),
+        staged_scalar_(account, "particle scalar upload"),
+        staged_select_(account, "particle selection upload"),
+        hidden_(account, "particles after the clip planes and selection") {}
+
+  // The particles in this backend's memory: in place when they already are, else uploaded.
+  ResidentParticles resident(const Executor& exec, const ParticleView& view) {
+    if (view.count > std::numeric_limits<std::uint32_t>::max() - 1) {
+      throw Error("granray: " + std::to_string(view.count) +
+                  " particles in one frame exceed the 32-bit index range; split them over ranks");
+    }
+    const auto n = static_cast<std::uint32_t>(view.count);
+    if (n > 0 && view.xyzr == nullptr) {
+      throw Error("granray: particle view holds " + std::to_string(n) + " particles but no data");
+    }
+    if (view.space == Executor::native_space || n == 0) {
+      return {view.xyzr, view.ids, view.scalar, n, view.select_scalar};
+    }
+    if (view.space != MemorySpace::host) {
+      throw DeviceError(std::string("granray ") + Executor::name +
+                        " backend cannot read particles held in device memory");
+    }
+    exec.upload(staged_spheres_, view.xyzr, n);
+    const std::uint64_t* ids = nullptr;
+    if (view.ids != nullptr) {
+      exec.upload(staged_ids_, view.ids, n);
+      ids = staged_ids_.data();
+    }
+    const float* scalar = nullptr;
+    if (view.scalar != nullptr) {
+      exec.upload(staged_scalar_, view.scalar, n);
+      scalar = staged_scalar_.data();
+    }
+    const float* select = nullptr;
+    if (view.select_scalar != nullptr) {
+      exec.upload(staged_select_, view.select_scalar, n);
+      select = staged_select_.data();
+    }
+    return {staged_spheres_.data(), ids, scalar, n, select};
+  }
+
+  // `all` with the grains beyond a clip plane or outside the selection window made unrenderable.
+  ResidentParticles hide(const Executor& exec, const ResidentParticles& all,
+                         const ClipPlane* planes, int plane_count, const float* select,
+                         SelectRange window) {
+    hidden_.resize(all.count);
+    thrust::transform(exec.policy(), Index(0), Index(all.count), hidden_.data(),
+                      HideSphere{all.spheres, planes, plane_count, select, window.lo, window.hi});
+    ResidentParticles shown = all;
+    shown.spheres = hidden_.data();
+    return shown;
+  }
+
+ private:
+  Array<Vec4> staged_spheres_;
+  Array<std::uint64_t> staged_ids_;
+  Array<float> staged_scalar_;
+  Array<float> staged_select_;
+  Array<Vec4> hidden_;  // the particles, those clipped or not selected made unrenderable
+};

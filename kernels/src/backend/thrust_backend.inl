@@ -1,0 +1,211 @@
+// The frame pipeline of one backend, written once, as a thin composition of owning parts
+// (backend_parts.inl). Included by cpu_backend.cpp (g++, Thrust's OpenMP system) and
+// cuda_backend.cu (nvcc, Thrust's CUDA system) after each defines, inside namespace
+// granray::GRANRAY_BACKEND_NAMESPACE:
+//   struct Memory    { static void* allocate(size_t); static void release(void*); };
+//   class Executor   { Executor(void* stream); policy(); synchronize(); upload(); download();
+//                      for_each_pixel(width, height, f): f(i, j) for every pixel;
+//                      download_later(pixels, count): PendingPixels or null (copy at once);
+//                      wait_for_deferred_reads(): before the pixels are overwritten;
+//                      static constexpr MemorySpace native_space; static constexpr name; };
+//   std::size_t default_memory_limit();
+//   std::size_t system_free_memory(); // what the backend's memory could still give now
+// Every type below lives in that backend's namespace, so the two builds never share a symbol.
+// A frame's path through the parts: docs/design.md, "Map".
+
+#include <thrust/binary_search.h>
+#include <thrust/copy.h>
+#include <thrust/count.h>
+#include <thrust/fill.h>
+#include <thrust/for_each.h>
+#include <thrust/functional.h>
+#include <thrust/gather.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/discard_iterator.h>
+#include <thrust/iterator/reverse_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/partition.h>
+#include <thrust/reduce.h>
+#include <thrust/scan.h>
+#include <thrust/sequence.h>
+#include <thrust/sort.h>
+#include <thrust/transform.h>
+#include <thrust/transform_reduce.h>
+#include <thrust/transform_scan.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "backend.h"
+#include "buffer.h"
+#include "colormap_tables.h"
+#include "drawn_rows.h"
+#include "granray/camera.h"
+#include "granray/errors.h"
+#include "granray/kernels/lit_passes.h"
+#include "granray/kernels/pixel_kernels.h"
+#include "granray/pixel_rect.h"
+#include "grid_layout.h"
+#include "see_through_binning.h"
+
+namespace granray::GRANRAY_BACKEND_NAMESPACE {
+
+template <class T>
+using Array = detail::Buffer<T, Memory>;
+using Index = thrust::counting_iterator<std::uint32_t>;
+
+// Host time for the frame's statistics.
+inline double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// The parts, each owning its buffers, then a frame's steps over them; in this order, as each
+// reads the ones before.
+// clang-format off
+#include "particle_residency.inl"
+#include "color_table.inl"
+#include "particle_grid.inl"
+#include "screen_tile_lists.inl"
+#include "wall_tree.inl"
+#include "wall_scene.inl"
+#include "frame_buffers.inl"
+#include "lit_pipeline.inl"
+#include "backend_parts.inl"
+#include "frame_setup.inl"
+#include "unlit_frame.inl"
+#include "lit_frame.inl"
+// clang-format on
+
+class ThrustBackend final : public detail::Backend {
+ public:
+  ThrustBackend() : parts_(default_memory_limit()) {}
+
+  void set_memory_limit(std::size_t bytes) override { parts_.account.set_limit(bytes); }
+  // The buffers held are reused by the next frame, so they count as available.
+  std::size_t memory_available() override {
+    const detail::MemoryAccount& account = parts_.account;
+    const std::size_t budget_left =
+        account.limit() > account.in_use() ? account.limit() - account.in_use() : 0;
+    return account.in_use() + std::min(budget_left, system_free_memory());
+  }
+
+  FrameStats render(const ParticleView& particles, const RenderSettings& settings,
+                    const RenderOptions& options, Image& image) override {
+    return translate_errors([&] { return render_frame(particles, settings, options, image); });
+  }
+
+  FrameExtent measure(const ParticleView& view) override {
+    return translate_errors([&] {
+      const Executor exec(view.cuda_stream, parts_.scratch);
+      const ResidentParticles r = parts_.particles.resident(exec, view);
+      const ScalarRange range = scalar_range(exec, r);
+      return FrameExtent{reduce_bounds(exec, r), range.lo, range.hi};
+    });
+  }
+
+  double time_hash_sort(const ParticleView& view) override {
+    return translate_errors([&] {
+      const Executor exec(view.cuda_stream, parts_.scratch);
+      const ResidentParticles r = parts_.particles.resident(exec, view);
+      const SceneBounds bounds = reduce_bounds(exec, r);
+      if (bounds.renderable == 0) return 0.0;
+      return parts_.grid.time_hash_sort(exec, r, bounds);
+    });
+  }
+
+  FrameStats find_surfaces(const ParticleView& particles, const RenderSettings& settings,
+                           const RenderOptions& options,
+                           std::vector<SurfaceSample>& surfaces) override {
+    return translate_errors(
+        [&] { return surfaces_stage(parts_, particles, settings, options, surfaces); });
+  }
+
+  double find_blockers(const ParticleView& particles, const RenderSettings& settings,
+                       const RenderOptions& options, const std::vector<SurfaceSample>& surfaces,
+                       std::vector<std::uint32_t>& blocked) override {
+    return translate_errors(
+        [&] { return blockers_stage(parts_, particles, settings, options, surfaces, blocked); });
+  }
+
+  void shade_surfaces(const RenderSettings& settings, const RenderOptions& options,
+                      const std::vector<SurfaceSample>& surfaces,
+                      const std::vector<std::uint32_t>& blocked, Image& image) override {
+    translate_errors([&] { shading_stage(parts_, settings, options, surfaces, blocked, image); });
+  }
+
+  void copy_to_host(const ParticleView& view, HostParticles& out) override {
+    translate_errors(
+        [&] { copy_particles_to_host(Executor(view.cuda_stream, parts_.scratch), view, out); });
+  }
+
+  HostGrid build_grid(const ParticleView& view) override {
+    return translate_errors([&] {
+      const Executor exec(view.cuda_stream, parts_.scratch);
+      const ResidentParticles r = parts_.particles.resident(exec, view);
+      const SceneBounds bounds = reduce_bounds(exec, r);
+      if (bounds.renderable == 0) return HostGrid{};
+      return parts_.grid.download(exec, parts_.grid.build(exec, r, bounds));
+    });
+  }
+
+ private:
+  template <class F>
+  static auto translate_errors(F&& body) -> decltype(body()) {
+    try {
+      return body();
+    } catch (const Error&) {
+      throw;
+    } catch (const std::bad_alloc& e) {
+      throw OutOfMemoryError(std::string("granray ") + Executor::name +
+                             " backend: out of memory (" + e.what() + ")");
+    } catch (const std::exception& e) {
+      throw DeviceError(std::string("granray ") + Executor::name + " backend: " + e.what());
+    }
+  }
+
+  FrameStats render_frame(const ParticleView& view, const RenderSettings& settings,
+                          const RenderOptions& options, Image& image) {
+    const auto frame_start = std::chrono::steady_clock::now();
+    const Executor exec(view.cuda_stream, parts_.scratch);
+    const FrameSetup f = set_up_frame(parts_, exec, view, settings, options);
+    const ResidentParticles& r = f.r;
+    const CameraSetup& camera = f.camera;
+    const std::uint64_t pixel_count = image_pixels(settings);
+
+    FrameStats stats = setup_stats(f, parts_.walls);
+    take_category_census(exec, r, settings, stats);
+
+    const auto pixels = static_cast<std::uint32_t>(pixel_count);
+    image.pending.reset();
+    exec.wait_for_deferred_reads();
+    parts_.frame.resize(pixels, options.with_hits);
+    const FrameTarget target{camera.frame,
+                             make_shading_params(settings.shading, camera.frame, f.scene),
+                             parts_.colors.source(exec, f.all, settings, options, stats),
+                             r.spheres,
+                             parts_.frame.rgb(),
+                             options.with_hits ? parts_.frame.depth() : nullptr,
+                             options.with_hits ? parts_.frame.hit_ids() : nullptr};
+    if (lighting_on(settings.shading)) {
+      render_lit(parts_, exec, f, target, settings, options, stats);
+    } else {
+      cast_unlit(parts_, exec, f, target, settings, options, stats);
+    }
+    parts_.frame.deliver(exec, settings, options, stats, image);
+    stats.total_ms = ms_since(frame_start);
+    return stats;
+  }
+
+  BackendParts parts_;
+};
+
+}  // namespace granray::GRANRAY_BACKEND_NAMESPACE
