@@ -6,18 +6,15 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
-#include <deque>
 #include <exception>
 #include <iostream>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "frame_source.h"
 #include "granray/errors.h"
 #include "granray/insitu/config.h"
 #include "granray/insitu/rank_group.h"
@@ -37,6 +34,9 @@
 #endif
 
 namespace {
+
+using granray::tools::FrameSource;
+using granray::tools::NamedFrame;
 
 // "\rgranray-render: 3/10 frames, 2.1 frames/s, 3 s left", rewritten in place.
 void print_progress(std::size_t done, std::size_t total,
@@ -90,12 +90,6 @@ class MeshWalls {
   granray::RenderSettings settings_;
 };
 
-struct NamedFrame {
-  granray::io::ParticleFrame frame;
-  std::string source;
-  std::int64_t number;  // the snapshot's step, or its index when the file has none
-};
-
 // Rank `rank` of `ranks`'s equal share of a frame's particles; without ids in the file the
 // compositing gives them their index in the file.
 granray::ParticleView share_of(const granray::io::ParticleFrame& frame, int rank, int ranks) {
@@ -109,79 +103,6 @@ granray::ParticleView share_of(const granray::io::ParticleFrame& frame, int rank
   view.count = end - begin;
   return view;
 }
-
-// Reads the inputs on a thread of its own, snapshot after snapshot, a few ahead of the renderer:
-// the next snapshot is parsed while the current one renders. A reading error reaches the
-// renderer's thread at the snapshot where it happened.
-class FrameSource {
- public:
-  FrameSource(const std::vector<std::string>& inputs, granray::io::ParticleFormat format,
-              std::string scalar, std::string select)
-      : thread_([this, inputs, format, scalar, select] { read(inputs, format, scalar, select); }) {}
-  ~FrameSource() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
-    }
-    changed_.notify_all();
-    thread_.join();
-  }
-
-  // The next snapshot, or nothing after the last; rethrows a reading error. `in_file` is how many
-  // snapshots the snapshot's file holds.
-  std::optional<NamedFrame> next(std::size_t* in_file = nullptr) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [&] { return !queue_.empty() || done_ || failure_; });
-    if (queue_.empty()) {
-      if (failure_) std::rethrow_exception(failure_);
-      return std::nullopt;
-    }
-    Item item = std::move(queue_.front());
-    queue_.pop_front();
-    changed_.notify_all();
-    if (in_file) *in_file = item.in_file;
-    return std::move(item.frame);
-  }
-
- private:
-  struct Item {
-    NamedFrame frame;
-    std::size_t in_file;
-  };
-  static constexpr std::size_t kAhead = 2;
-
-  void read(const std::vector<std::string>& inputs, granray::io::ParticleFormat format,
-            const std::string& scalar, const std::string& select) {
-    std::int64_t index = 0;
-    try {
-      for (const std::string& input : inputs) {
-        auto frames = granray::io::read_particle_file(input, format, scalar, select);
-        const std::size_t count = frames.size();
-        for (auto& frame : frames) {
-          const std::int64_t number = frame.step.value_or(index++);
-          std::unique_lock<std::mutex> lock(mutex_);
-          changed_.wait(lock, [&] { return queue_.size() < kAhead || stopping_; });
-          if (stopping_) return;
-          queue_.push_back({{std::move(frame), input, number}, count});
-          changed_.notify_all();
-        }
-      }
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      failure_ = std::current_exception();
-    }
-    std::lock_guard<std::mutex> lock(mutex_);
-    done_ = true;
-    changed_.notify_all();
-  }
-
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<Item> queue_;
-  bool done_ = false, stopping_ = false;
-  std::exception_ptr failure_;
-  std::thread thread_;
-};
 
 // What the writer thread needs of a frame being written band by band.
 struct FrameOutput {

@@ -1,0 +1,43 @@
+// The readers of [insitu]'s sub-tables, each checking its table's keys, for read_insitu
+// (config.cpp): the look of a frame (config_look.cpp) and what it shows (config_scene.cpp).
+#pragma once
+
+#include <toml++/toml.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "granray/insitu/config.h"
+#include "toml_table.h"
+
+namespace granray::detail {
+
+// The keys of each table (config_keys.cpp); insitu_config_keys() lists them for the
+// configuration reference.
+extern const std::vector<const char*> kInsituKeys;
+extern const std::vector<const char*> kCameraKeys;
+extern const std::vector<const char*> kShadingKeys;
+extern const std::vector<const char*> kColorKeys;
+extern const std::vector<const char*> kAnnotationKeys;
+extern const std::vector<const char*> kWallKeys;
+extern const std::vector<const char*> kClipKeys;
+extern const std::vector<const char*> kSelectKeys;
+
+// The tables of an array of tables ([[insitu.walls]]), each with a reader named by its place.
+std::vector<std::pair<const toml::table*, std::string>> table_array(const TableReader& t,
+                                                                    const char* key);
+
+// What a frame shows: walls, clip planes and the selection.
+Wall read_wall(const TableReader& t);
+ClipPlane read_clip(const TableReader& t);
+// [insitu.select]: the field defaults to [insitu.color]'s, which is read first.
+void read_select(const TableReader& t, InsituConfig& config);
+
+// How it looks.
+void read_annotations(const TableReader& t, io::AnnotationSettings& a);
+void read_camera(const TableReader& t, CameraSettings& cam);
+void read_shading(const TableReader& t, ShadingSettings& s);
+ColorSettings read_color(const TableReader& t);
+
+}  // namespace granray::detail
