@@ -145,6 +145,37 @@ TEST_F(RegionTest, BandsOfASmallMemoryBudgetMakeTheWholeImage) {
   }
 }
 
+// RenderOptions::same_particles: a later band reuses the grid of the band before it. The grains
+// are broken in place between the bands: the band that vouches for the same particles still
+// finds them where the grid listed them (hits and depths as before; the colours read the
+// broken grains), and one that does not finds none.
+TEST_F(RegionTest, ALaterBandOfTheSameParticlesReusesTheGrid) {
+  Rng rng(fresh_seed());
+  for (int round = 0; round < 4; ++round) {
+    Scene scene = random_scene(rng, round);
+    scene.settings.clip.clear();  // clip planes would hide the broken grains before the grid
+    scene.settings.shading.shadows = round % 2 == 1;  // the lit passes' grid too
+    RenderSettings first = scene.settings;
+    first.region = {0, 0, scene.settings.width, std::max(1, scene.settings.height / 3)};
+    RenderOptions options{RenderMethod::grid, true};
+    Image whole, image;
+    renderer_->render(view_of(scene.spheres), scene.settings, whole, options);
+    options.particle_bounds = renderer_->measure(view_of(scene.spheres)).bounds;
+    std::vector<Vec4> grains = scene.spheres;
+    renderer_->render(view_of(grains), first, image, options);
+    for (Vec4& s : grains) s.w = NAN;
+    options.same_particles = true;
+    renderer_->render(view_of(grains), scene.settings, image, options);
+    const std::string what = "round " + std::to_string(round);
+    EXPECT_EQ(compare_images(whole, image).differing_hit, 0u) << what << ", kept grid";
+    EXPECT_EQ(whole.depth, image.depth) << what << ", kept grid";
+    options.same_particles = false;
+    renderer_->render(view_of(grains), scene.settings, image, options);
+    EXPECT_GT(compare_images(whole, image).differing_hit, 0u)
+        << what << ": broken grains were drawn without same_particles";
+  }
+}
+
 TEST_F(RegionTest, ARegionOutsideTheImageIsAConfigurationError) {
   RenderSettings s;
   s.width = 64;

@@ -200,37 +200,42 @@ int run(const Options& options, granray::RankGroup* ranks) {
         if (h5) h5->begin_frame();
       });
     }
-    RenderSettings band_settings = settings;
-    for (const PixelRect& band : frame_bands(settings, rows)) {
-      band_settings.region = band;
-      auto image = std::make_shared<Image>();
-      const FrameStats stats = ranks ? ranks->render(renderer, view, band_settings, *image)
-                                     : renderer.render(view, band_settings, *image);
-      if (band.y0 == window.y0) {
-        out->stats = stats;
-      } else {
-        add_band_stats(out->stats, stats);
-      }
-      if (!writer) continue;
-      // Values, not references, of anything scoped to this frame: the writer runs later.
-      writer->post([&, image, band, f, out, full_width = settings.width,
-                    full_height = settings.height] {
-        settle(*image);
-        if (io::any_annotation(config.annotations)) {
-          const std::string why =
-              io::draw_annotations(*image, config.annotations,
-                                   annotation_values(config, out->stats, f->number, f->frame.time),
-                                   band, full_width, full_height);
-          if (!why.empty() && !warned) {
-            warned = true;
-            std::fprintf(stderr, "granray-render: frames are written without annotations: %s\n",
-                         why.c_str());
-          }
-        }
-        out->image->write_rows(image->rgb.data(), image->height);
-        if (h5) h5->write_rows(image->rgb.data(), image->height);
-      });
-    }
+    const RenderBand render = ranks
+                                  ? RenderBand([&](const RenderSettings& band, Image& image, bool) {
+                                      return ranks->render(renderer, view, band, image);
+                                    })
+                                  : bands_on(renderer, view, RenderOptions{});
+    render_bands(settings, rows, render,
+                 [&](const PixelRect& band, Image& rendered, const FrameStats& stats) {
+                   if (band.y0 == window.y0) {
+                     out->stats = stats;
+                   } else {
+                     add_band_stats(out->stats, stats);
+                   }
+                   if (!writer) return;
+                   auto image = std::make_shared<Image>(std::move(rendered));
+                   // Values, not references, of anything scoped to this frame: the writer runs
+                   // later.
+                   writer->post([&, image, band, f, out, full_width = settings.width,
+                                 full_height = settings.height] {
+                     settle(*image);
+                     if (io::any_annotation(config.annotations)) {
+                       const std::string why = io::draw_annotations(
+                           *image, config.annotations,
+                           annotation_values(config, out->stats, f->number, f->frame.time), band,
+                           full_width, full_height);
+                       if (!why.empty() && !warned) {
+                         warned = true;
+                         std::fprintf(stderr,
+                                      "granray-render: frames are written without annotations: "
+                                      "%s\n",
+                                      why.c_str());
+                       }
+                     }
+                     out->image->write_rows(image->rgb.data(), image->height);
+                     if (h5) h5->write_rows(image->rgb.data(), image->height);
+                   });
+                 });
     if (writer) {
       writer->post([&, f, out, rows] {
         out->image->finish();

@@ -220,7 +220,7 @@ FrameStats InsituRenderer::render_image(const ParticleView& view, const RenderSe
   }
   for (;;) {
     try {
-      return render_bands(view, settings, rows);
+      return render_banded(view, settings, rows);
     } catch (const OutOfMemoryError&) {
       if (ranks_ || rows < 2) throw;
       rows = (rows + 1) / 2;
@@ -250,9 +250,10 @@ void InsituRenderer::check_bands_fit(const RenderSettings& settings, std::size_t
 }
 
 // A frame larger than the memory it may use (a poster): band after band of rows, each a window
-// of the same frame, put together in the host image. Bands render without deferred copies.
-FrameStats InsituRenderer::render_bands(const ParticleView& view, const RenderSettings& settings,
-                                        int rows) {
+// of the same frame, put together in the host image. Bands render without deferred copies; on
+// one rank the later bands reuse the first's measures and grid.
+FrameStats InsituRenderer::render_banded(const ParticleView& view, const RenderSettings& settings,
+                                         int rows) {
   const PixelRect window = render_window(settings);
   const int width = window.x1 - window.x0;
   const bool writes = !ranks_ || ranks_->rank() == 0;
@@ -262,25 +263,18 @@ FrameStats InsituRenderer::render_bands(const ParticleView& view, const RenderSe
   if (writes) image_.rgb.resize(std::size_t(width) * image_.height * 3);
   image_.depth.clear();
   image_.hit_id.clear();
-  RenderSettings band_settings = settings;
-  FrameStats total;
-  bool first = true;
-  for (const PixelRect& band : frame_bands(settings, rows)) {
-    band_settings.region = band;
-    const FrameStats stats = ranks_ ? ranks_->render(renderer_, view, band_settings, band_image_)
-                                    : renderer_.render(view, band_settings, band_image_);
-    if (writes) {
-      settle(band_image_);
-      std::copy(band_image_.rgb.begin(), band_image_.rgb.end(),
-                image_.rgb.begin() + std::ptrdiff_t(band.y0 - window.y0) * width * 3);
-    }
-    if (first) {
-      total = stats;
-    } else {
-      add_band_stats(total, stats);
-    }
-    first = false;
-  }
+  const RenderBand render = ranks_
+                                ? RenderBand([&](const RenderSettings& band, Image& image, bool) {
+                                    return ranks_->render(renderer_, view, band, image);
+                                  })
+                                : bands_on(renderer_, view, RenderOptions{});
+  const FrameStats total = render_bands(
+      settings, rows, render, [&](const PixelRect& band, Image& image, const FrameStats&) {
+        if (!writes) return;
+        settle(image);
+        std::copy(image.rgb.begin(), image.rgb.end(),
+                  image_.rgb.begin() + std::ptrdiff_t(band.y0 - window.y0) * width * 3);
+      });
   ++counters_.banded;
   return total;
 }

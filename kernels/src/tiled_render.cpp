@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "granray/kernels/lighting.h"
 
@@ -66,17 +67,53 @@ void add_band_stats(FrameStats& frame, const FrameStats& band) {
     frame.categories[k] |= band.categories[k];
 }
 
+FrameStats render_bands(const RenderSettings& settings, int rows, const RenderBand& render,
+                        const TakeBand& take) {
+  RenderSettings band_settings = settings;
+  Image image;
+  FrameStats frame;
+  bool later = false;
+  for (const PixelRect& band : frame_bands(settings, rows)) {
+    band_settings.region = band;
+    const FrameStats stats = render(band_settings, image, later);
+    if (later) {
+      add_band_stats(frame, stats);
+    } else {
+      frame = stats;
+    }
+    later = true;
+    take(band, image, stats);
+  }
+  return frame;
+}
+
+RenderBand bands_on(Renderer& renderer, const ParticleView& particles, RenderOptions options) {
+  return [&renderer, particles, options](const RenderSettings& band, Image& image,
+                                         bool later_band) mutable {
+    if (!later_band && !options.particle_bounds) {
+      const FrameExtent extent = renderer.measure(particles);
+      options.particle_bounds = extent.bounds;
+      // As a frame finds its own "auto" range: none without finite scalars.
+      if (!options.color_range) {
+        options.color_range = extent.scalar_lo <= extent.scalar_hi
+                                  ? std::make_pair(extent.scalar_lo, extent.scalar_hi)
+                                  : std::make_pair(0.0f, 0.0f);
+      }
+    }
+    RenderOptions band_options = options;
+    band_options.same_particles = later_band;
+    return renderer.render(particles, band, image, band_options);
+  };
+}
+
 void render_in_bands(Renderer& renderer, const ParticleView& particles,
                      const RenderSettings& settings, const RenderOptions& options,
                      std::size_t budget_bytes, const TakeBand& take) {
-  RenderSettings band_settings = settings;
-  Image image;
-  for (const PixelRect& band : frame_bands(settings, band_rows(settings, budget_bytes))) {
-    band_settings.region = band;
-    const FrameStats stats = renderer.render(particles, band_settings, image, options);
-    settle(image);
-    take(band, image, stats);
-  }
+  render_bands(settings, band_rows(settings, budget_bytes), bands_on(renderer, particles, options),
+               [&take](const PixelRect& band, Image& image, const FrameStats& stats) {
+                 settle(image);
+                 take(band, image, stats);
+               });
 }
 
 }  // namespace granray

@@ -56,6 +56,9 @@ struct RenderOptions {
   // Lit frames: count the secondary rays into FrameStats::secondary_rays (one more pass over the
   // samples; benchmarks ask for it).
   bool count_rays = false;
+  // The particles are those of this renderer's previous render call, unchanged (a later band of
+  // the same frame: render_bands): the backend may reuse the grid it built for them then.
+  bool same_particles = false;
 };
 
 // The extent of one frame's particles: their box and census, and the range of their scalar.

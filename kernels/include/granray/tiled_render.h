@@ -38,10 +38,23 @@ std::vector<PixelRect> frame_bands(const RenderSettings& settings, int rows);
 // Adds a later band's times and categories to the frame's stats (the first band's).
 void add_band_stats(FrameStats& frame, const FrameStats& band);
 
-// Renders the frame band after band on one renderer, handing each band's image (the band's
-// size, rows top first) and stats to `take` before the next band renders.
-using TakeBand =
-    std::function<void(const PixelRect& band, const Image& image, const FrameStats& stats)>;
+// The one band loop: renders the frame band after band with `render` (one renderer, or every
+// rank through a rank group), handing each band's image (the band's size, rows top first) and
+// stats to `take` before the next band renders; `take` may move the image away. Returns the
+// frame's stats: the first band's, with every later band's added (add_band_stats).
+using RenderBand =
+    std::function<FrameStats(const RenderSettings& band, Image& image, bool later_band)>;
+using TakeBand = std::function<void(const PixelRect& band, Image& image, const FrameStats& stats)>;
+FrameStats render_bands(const RenderSettings& settings, int rows, const RenderBand& render,
+                        const TakeBand& take);
+
+// Bands on one renderer: the particles are measured once, with the first band, and every band
+// is given their box and colour range (RenderOptions::particle_bounds, color_range, where
+// `options` gives none); later bands reuse the first's grid (RenderOptions::same_particles).
+RenderBand bands_on(Renderer& renderer, const ParticleView& particles, RenderOptions options);
+
+// render_bands on one renderer, in bands that fit `budget_bytes`; each band's image is settled
+// before `take` sees it.
 void render_in_bands(Renderer& renderer, const ParticleView& particles,
                      const RenderSettings& settings, const RenderOptions& options,
                      std::size_t budget_bytes, const TakeBand& take);

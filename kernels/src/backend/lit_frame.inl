@@ -29,7 +29,8 @@ inline LitStructures build_lit_structures(BackendParts& parts, const Executor& e
   const bool grid_for_surfaces = surfaces && s.method == RenderMethod::grid;
   const bool grid_for_blockers =
       blockers && has_secondary_rays(lighting) && s.method != RenderMethod::brute_force;
-  if (grid_for_surfaces || grid_for_blockers) s.layout = parts.grid.build(exec, f.r, f.bounds);
+  if (grid_for_surfaces || grid_for_blockers)
+    s.layout = parts.grid.build(exec, f.r, f.bounds, options.same_particles);
   return s;
 }
 

@@ -141,14 +141,25 @@ class ParticleGrid {
         cell_offsets_(account, "grid cell offsets"),
         ref_spheres_(account, "particles in cell order") {}
 
-  // Templates, so that only the backend's own way is compiled (the CPU has no radix sort here).
+  // The grid over `r`. With `same_particles` (a later band of the frame whose grid this is) the
+  // grid built last is kept when it was built for these particles and box. A template, so that
+  // only the backend's own way is compiled (the CPU has no radix sort here).
   template <class E>
-  detail::GridLayout build(const E& exec, const ResidentParticles& r, const SceneBounds& bounds) {
-    if constexpr (E::lists_by_sorting) {
-      return sort_grid(exec, r, bounds);
-    } else {
-      return count_grid(exec, r, bounds);
+  detail::GridLayout build(const E& exec, const ResidentParticles& r, const SceneBounds& bounds,
+                           bool same_particles = false) {
+    if (same_particles && kept_ && kept_->spheres == r.spheres && kept_->count == r.count &&
+        same_box(kept_->bounds, bounds)) {
+      return kept_->layout;
     }
+    kept_.reset();  // the arrays are about to change
+    detail::GridLayout layout;
+    if constexpr (E::lists_by_sorting) {
+      layout = sort_grid(exec, r, bounds);
+    } else {
+      layout = count_grid(exec, r, bounds);
+    }
+    kept_ = Kept{r.spheres, r.count, bounds, layout};
+    return layout;
   }
 
   GridView view(const detail::GridLayout& layout) const {
@@ -174,6 +185,7 @@ class ParticleGrid {
                         const SceneBounds& bounds) {
     const GridGeometry g =
         detail::choose_grid_layout(bounds, [](const GridGeometry&) { return 0; }).geometry;
+    kept_.reset();  // the keys and values below are the grid's arrays
     keys_.resize(r.count);
     values_.resize(r.count);
     auto policy = exec.policy();
@@ -187,6 +199,20 @@ class ParticleGrid {
   }
 
  private:
+  // What the grid's arrays hold now.
+  struct Kept {
+    const Vec4* spheres;
+    std::uint32_t count;
+    SceneBounds bounds;
+    detail::GridLayout layout;
+  };
+
+  static bool same_box(const SceneBounds& a, const SceneBounds& b) {
+    return a.lo.x == b.lo.x && a.lo.y == b.lo.y && a.lo.z == b.lo.z && a.hi.x == b.hi.x &&
+           a.hi.y == b.hi.y && a.hi.z == b.hi.z && a.renderable == b.renderable &&
+           a.max_radius == b.max_radius && a.diameter_sum == b.diameter_sum;
+  }
+
   template <class E>
   detail::GridLayout sort_grid(const E& exec, const ResidentParticles& r,
                                const SceneBounds& bounds) {
@@ -284,4 +310,5 @@ class ParticleGrid {
   std::uint32_t* ref_index_ = nullptr;
   Array<std::uint32_t> cell_offsets_;
   Array<Vec4> ref_spheres_;
+  std::optional<Kept> kept_;
 };

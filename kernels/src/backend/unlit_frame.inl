@@ -30,7 +30,7 @@ inline void cast_unlit(BackendParts& parts, const Executor& exec, const FrameSet
     }
   }
   if (method == RenderMethod::grid) {
-    const detail::GridLayout layout = parts.grid.build(exec, r, bounds);
+    const detail::GridLayout layout = parts.grid.build(exec, r, bounds, options.same_particles);
     exec.mark(1);
     stats.cells = layout.cells;
     stats.grid_references = layout.references;

@@ -95,7 +95,7 @@ class InsituRenderer {
   FrameStats render_image(const ParticleView& view, const RenderSettings& settings);
   int agreed_band_rows(const RenderSettings& settings, std::size_t budget);
   void check_bands_fit(const RenderSettings& settings, std::size_t budget);
-  FrameStats render_bands(const ParticleView& view, const RenderSettings& settings, int rows);
+  FrameStats render_banded(const ParticleView& view, const RenderSettings& settings, int rows);
 
   InsituConfig config_;
   std::shared_ptr<RankGroup> ranks_;
@@ -103,7 +103,6 @@ class InsituRenderer {
   std::function<void(const std::string&)> log_;
   std::unique_ptr<io::FrameWriter> writer_;  // after log_: its thread logs through it
   Image image_;
-  Image band_image_;  // one band of a frame rendered in bands
   FrameRecord last_;
   InsituCounters counters_;
   double next_time_mark_ = 0.0;
