@@ -1,4 +1,4 @@
-// The interface each backend implements; one implementation source (backend_impl.inl) is
+// The interface each backend implements; one implementation source (backend/thrust_backend.inl) is
 // compiled once per backend.
 #pragma once
 

@@ -2,7 +2,7 @@
 // antialiasing. A lit frame runs in three passes over the primary samples (lit_passes.h): find
 // each sample's visible surface, find which of its secondary rays are blocked (occlusion.h),
 // then shade. Between the passes a sample is a SurfaceSample and a row of blocked bits: small,
-// self-contained records that ranks can composite and combine (insitu/src/mpi_frame.cpp).
+// self-contained records that ranks can composite and combine (insitu/src/mpi_lit_frame.cpp).
 #pragma once
 
 #include <cstdint>

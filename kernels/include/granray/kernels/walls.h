@@ -1,5 +1,5 @@
 // Walls (SPEC 2b) and clip planes (SPEC 2c) as the kernels see them: triangles in a bounding
-// volume hierarchy built per wall set (kernels/src/wall_building.inl), nearest-hit and any-hit
+// volume hierarchy built per wall set (kernels/src/backend/wall_tree.inl), nearest-hit and any-hit
 // queries through it, and the brute-force loop over every triangle that the tests compare with.
 #pragma once
 

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# On the GPU machine (carry .deps and .data): the restructured backend (issue #38) against the
+# tree it came from (.data/before.tar, `git archive -o .data/before.tar COMMIT`). Builds both,
+# runs this tree's GPU tests and compute-sanitizer over the region, band and grid tests, compares
+# both builds' images byte for byte on the GPU (scripts/compare-build-images.sh), then times
+# 1 M dense grains at 1080p unlit and lit, the LIGGGHTS packing, a poster in bands and the
+# composite, both builds alternated twice. Logs go to $OUT.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source scripts/gpu-env.sh
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+extra=()
+[ -d .deps/include ] && extra+=("-DGRANRAY_EXTRA_INCLUDE_DIR=$PWD/.deps/include")
+targets=(granray-bench granray-composite-bench granray-render granray-dem granray-synthetic-bed)
+build() {  # SOURCE BUILD_DIR TARGETS...
+  local src=$1 dir=$2
+  shift 2
+  cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DGRANRAY_BUILD_PYTHON=OFF "${extra[@]}" >"$OUT/$(basename "$dir").configure.log" 2>&1 &&
+    cmake --build "$dir" -j "$(nproc)" --target "$@" >"$OUT/$(basename "$dir").build.log" 2>&1 ||
+    { grep -E "error|FAILED" "$OUT/$(basename "$dir").build.log" | head -30; return 1; }
+}
+rm -rf /tmp/before && mkdir -p /tmp/before && tar -xf .data/before.tar -C /tmp/before
+[ -d .deps ] && cp -r .deps /tmp/before/
+build /tmp/before /tmp/before/build "${targets[@]}" &
+build . "$BUILD" granray_gpu_tests "${targets[@]}" || exit 1
+wait
+old=/tmp/before/build new=$BUILD
+pour=.data/liggghts/pour-20k.step10000.liggghts
+
+(cd "$BUILD" && ctest -L gpu -R '^cuda[.]' -j 4 --output-on-failure) >"$OUT/gpu-tests.log" 2>&1
+grep -E "tests passed|tests failed|Failed" "$OUT/gpu-tests.log" | head -20
+compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/granray_gpu_tests" \
+  --gtest_filter='RegionTest.*:GridTest.*:RenderTest.*' >"$OUT/memcheck.log" 2>&1
+echo "memcheck: exit $?"; tail -2 "$OUT/memcheck.log"
+
+scripts/compare-build-images.sh "$old" "$new" "$pour" cuda 2>&1 | tee "$OUT/images.txt"
+
+"$new/examples/granray-synthetic-bed" 1000000 3 > /tmp/bed-1m.xyzr
+poster() {  # BUILD: 16000 x 9000 of 1 M grains in bands of a 256 MiB budget
+  local start end
+  start=$(date +%s.%N)
+  "$1/tools/granray-render" /tmp/bed-1m.xyzr --out /tmp/poster.png --set width=16000 \
+    --set height=9000 --set tile_memory=256 --set compression=0 > /tmp/poster.log
+  end=$(date +%s.%N)
+  echo "poster 16000x9000, 1 M grains, bands of 256 MiB: $(echo "$end - $start" | bc) s ($(grep -o '[0-9]* bands' /tmp/poster.log))"
+}
+{
+  for round in 1 2; do
+    for b in "$old" "$new"; do
+      bench="$b/bench/granray-bench"
+      echo "== $b, round $round"
+      "$bench" --backend cuda -n 1000000 -r 1920x1080 --method grid --repeat 20 | grep -v '^backend'
+      "$bench" --backend cuda -n 1000000 -r 1920x1080 --method grid --repeat 10 --shadows \
+        --ao 8 --samples 4 | grep -v '^backend'
+      "$bench" --backend cuda --input "$pour" -r 1920x1080 --repeat 20 | grep -v '^backend'
+      mpirun -np 2 "$b/bench/granray-composite-bench" 1920x1080 2>&1 | tail -3
+      poster "$b"
+    done
+  done
+} >"$OUT/bench-restructure.txt" 2>&1
+cat "$OUT/bench-restructure.txt"
