@@ -40,11 +40,11 @@ scripts/compare-build-images.sh "$old" "$new" "$pour" cuda 2>&1 | tee "$OUT/imag
 "$new/examples/granray-synthetic-bed" 1000000 3 > /tmp/bed-1m.xyzr
 poster() {  # BUILD: 16000 x 9000 of 1 M grains in bands of a 256 MiB budget
   local start end
-  start=$(date +%s.%N)
+  start=$(date +%s%N)
   "$1/tools/granray-render" /tmp/bed-1m.xyzr --out /tmp/poster.png --set width=16000 \
     --set height=9000 --set tile_memory=256 --set compression=0 > /tmp/poster.log
-  end=$(date +%s.%N)
-  echo "poster 16000x9000, 1 M grains, bands of 256 MiB: $(echo "$end - $start" | bc) s ($(grep -o '[0-9]* bands' /tmp/poster.log))"
+  end=$(date +%s%N)
+  echo "poster 16000x9000, 1 M grains, bands of 256 MiB: $(((end - start) / 1000000)) ms ($(grep -o '[0-9]* bands' /tmp/poster.log))"
 }
 {
   for round in 1 2; do

@@ -90,7 +90,8 @@ FrameStats render_bands(const RenderSettings& settings, int rows, const RenderBa
 RenderBand bands_on(Renderer& renderer, const ParticleView& particles, RenderOptions options) {
   return [&renderer, particles, options](const RenderSettings& band, Image& image,
                                          bool later_band) mutable {
-    if (!later_band && !options.particle_bounds) {
+    // A frame of one band measures its particles itself; later bands share one measure.
+    if (later_band && !options.particle_bounds) {
       const FrameExtent extent = renderer.measure(particles);
       options.particle_bounds = extent.bounds;
       // As a frame finds its own "auto" range: none without finite scalars.

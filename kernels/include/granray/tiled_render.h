@@ -48,9 +48,10 @@ using TakeBand = std::function<void(const PixelRect& band, Image& image, const F
 FrameStats render_bands(const RenderSettings& settings, int rows, const RenderBand& render,
                         const TakeBand& take);
 
-// Bands on one renderer: the particles are measured once, with the first band, and every band
-// is given their box and colour range (RenderOptions::particle_bounds, color_range, where
-// `options` gives none); later bands reuse the first's grid (RenderOptions::same_particles).
+// Bands on one renderer: the particles are measured once, for the bands after the first, which
+// are given their box and colour range (RenderOptions::particle_bounds, color_range, where
+// `options` gives none) and reuse the first band's grid (RenderOptions::same_particles). A frame
+// of one band renders as it would alone.
 RenderBand bands_on(Renderer& renderer, const ParticleView& particles, RenderOptions options);
 
 // render_bands on one renderer, in bands that fit `budget_bytes`; each band's image is settled
