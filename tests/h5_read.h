@@ -18,7 +18,7 @@ struct H5File {
   }
 };
 
-std::vector<hsize_t> dims_of(hid_t file, const char* name) {
+inline std::vector<hsize_t> dims_of(hid_t file, const char* name) {
   const hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
   if (d < 0) return {};
   const hid_t s = H5Dget_space(d);

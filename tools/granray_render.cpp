@@ -200,12 +200,7 @@ int run(const Options& options, granray::RankGroup* ranks) {
         if (h5) h5->begin_frame();
       });
     }
-    const RenderBand render = ranks
-                                  ? RenderBand([&](const RenderSettings& band, Image& image, bool) {
-                                      return ranks->render(renderer, view, band, image);
-                                    })
-                                  : bands_on(renderer, view, RenderOptions{});
-    render_bands(settings, rows, render,
+    render_bands(settings, rows, bands_of(ranks, renderer, view),
                  [&](const PixelRect& band, Image& rendered, const FrameStats& stats) {
                    if (band.y0 == window.y0) {
                      out->stats = stats;

@@ -263,13 +263,9 @@ FrameStats InsituRenderer::render_banded(const ParticleView& view, const RenderS
   if (writes) image_.rgb.resize(std::size_t(width) * image_.height * 3);
   image_.depth.clear();
   image_.hit_id.clear();
-  const RenderBand render = ranks_
-                                ? RenderBand([&](const RenderSettings& band, Image& image, bool) {
-                                    return ranks_->render(renderer_, view, band, image);
-                                  })
-                                : bands_on(renderer_, view, RenderOptions{});
   const FrameStats total = render_bands(
-      settings, rows, render, [&](const PixelRect& band, Image& image, const FrameStats&) {
+      settings, rows, bands_of(ranks_.get(), renderer_, view),
+      [&](const PixelRect& band, Image& image, const FrameStats&) {
         if (!writes) return;
         settle(image);
         std::copy(image.rgb.begin(), image.rgb.end(),

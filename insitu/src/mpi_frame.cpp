@@ -31,7 +31,7 @@ using detail::render_lit_gathered;
 
 FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView view,
                               const RenderSettings& settings, Image& image, Compositor* compositor,
-                              Composited result) {
+                              Composited result, bool same_particles) {
   const auto start = std::chrono::steady_clock::now();
   FrameExtent local{};
   agreed_step("measuring the particles", comm, [&] { local = renderer.measure(view); });
@@ -59,6 +59,7 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
   options.with_hits = true;
   options.copy_drawn_only = size > 1;      // on one rank the image is the picture
   options.particle_bounds = local.bounds;  // measured above: not reduced a second time
+  options.same_particles = same_particles;
   options.camera_bounds = SceneBounds{
       {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}, counts[0], counts[1], diameters, -extremes[8]};
   if (lo[3] <= hi[3])
@@ -137,6 +138,11 @@ class MpiRankGroup final : public RankGroup {
                     Image& image) override {
     return render_distributed(renderer, comm_, view, settings, image, &compositor_,
                               Composited::rgb);
+  }
+  FrameStats render_band(Renderer& renderer, const ParticleView& view, const RenderSettings& band,
+                         Image& image, bool later_band) override {
+    return render_distributed(renderer, comm_, view, band, image, &compositor_, Composited::rgb,
+                              later_band);
   }
   bool all(bool ok) override {
     int value = ok ? 1 : 0;

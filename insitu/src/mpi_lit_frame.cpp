@@ -122,6 +122,7 @@ FrameStats render_lit_distributed(Renderer& renderer, MPI_Comm comm, const Parti
 FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
                                const RenderSettings& settings, RenderOptions options, Image& image,
                                Composited result) {
+  options.same_particles = false;  // rank 0 renders a gathered copy, made again for each band
   int rank = 0, size = 1;
   GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size));

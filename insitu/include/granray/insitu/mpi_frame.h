@@ -100,11 +100,14 @@ class Compositor {
 // composites into rank 0's `image`. The returned stats count the particles of all ranks; on
 // rank 0 they list every rank's share. When rendering fails on any rank, every rank throws.
 // On several ranks each copies out of its renderer only the pixels it drew (stats.drawn): the
-// other ranks' images hold nothing to rely on elsewhere.
+// other ranks' images hold nothing to rely on elsewhere. `same_particles`: a later band of a
+// frame rendered in bands, whose ranks may reuse the grids they built for the band before
+// (RenderOptions::same_particles).
 FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView view,
                               const RenderSettings& settings, Image& image,
                               Compositor* compositor = nullptr,
-                              Composited result = Composited::rgb_depth_ids);
+                              Composited result = Composited::rgb_depth_ids,
+                              bool same_particles = false);
 
 // The in-situ plugin's view of `comm` (see InsituRenderer); its frames composite rgb alone.
 std::shared_ptr<RankGroup> rank_group(MPI_Comm comm);

@@ -5,6 +5,7 @@
 
 #include "granray/image.h"
 #include "granray/renderer.h"
+#include "granray/tiled_render.h"
 
 namespace granray {
 
@@ -20,6 +21,14 @@ class RankGroup {
   virtual FrameStats render(Renderer& renderer, const ParticleView& view,
                             const RenderSettings& settings, Image& image) = 0;
 
+  // Collective: one band of a frame rendered in bands (render_bands). The bands after the first
+  // may reuse what the first built for the same particles; by default a band renders as a frame.
+  virtual FrameStats render_band(Renderer& renderer, const ParticleView& view,
+                                 const RenderSettings& band, Image& image, bool later_band) {
+    (void)later_band;
+    return render(renderer, view, band, image);
+  }
+
   // Collective: true on every rank when `ok` is true on every rank.
   virtual bool all(bool ok) = 0;
 };
@@ -31,6 +40,15 @@ inline int agree_on_band_rows(RankGroup& ranks, int rows, int height) {
   int agreed = height;
   while (!ranks.all(rows >= agreed)) agreed = (agreed + 1) / 2;
   return agreed;
+}
+
+// The bands of a frame across the ranks of `ranks` (render_bands), or on `renderer` alone when
+// there is no rank group.
+inline RenderBand bands_of(RankGroup* ranks, Renderer& renderer, const ParticleView& view) {
+  if (ranks == nullptr) return bands_on(renderer, view, RenderOptions{});
+  return [ranks, &renderer, view](const RenderSettings& band, Image& image, bool later_band) {
+    return ranks->render_band(renderer, view, band, image, later_band);
+  };
 }
 
 }  // namespace granray
