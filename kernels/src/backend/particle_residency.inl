@@ -79,8 +79,8 @@ struct JoinCategorySets {
   }
 };
 
-// (radius NaN) in a copy that the structures and the rays read.
-// A grain beyond a clip plane (SPEC 2c) or outside the selection (SPEC 2d) made unrenderable.
+// A grain beyond a clip plane (SPEC 2c) or outside the selection (SPEC 2d) made unrenderable
+// (radius NaN) in a copy that the structures and the rays read: the caller's array stays as it is.
 struct HideSphere {
   const Vec4* spheres;
   const ClipPlane* planes;
