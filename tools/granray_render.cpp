@@ -112,6 +112,64 @@ struct FrameOutput {
   double render_ms = 0.0;
 };
 
+std::string frame_path(const std::string& pattern, const std::string& view, std::int64_t step) {
+  return granray::io::expand_frame_pattern(granray::io::expand_view_pattern(pattern, view), step);
+}
+
+// SPEC 2f: a further view of a snapshot, rendered whole from the particles whose grid the main
+// view built, for the writer thread.
+struct RenderedView {
+  std::string name;
+  std::string path;
+  granray::Image image;
+  granray::FrameStats stats;
+};
+
+std::shared_ptr<std::vector<RenderedView>> render_views(
+    const granray::InsituConfig& config, granray::Renderer& renderer, granray::RankGroup* ranks,
+    const granray::ParticleView& view, const granray::RenderSettings& settings, int rows,
+    const NamedFrame& frame, const std::string& out) {
+  using namespace granray;
+  auto views = std::make_shared<std::vector<RenderedView>>();
+  const PixelRect window = render_window(settings);
+  for (const ViewSettings& camera : config.views) {
+    RenderedView v{camera.name, frame_path(out, camera.name, frame.number), {}, {}};
+    v.image.width = window.x1 - window.x0;
+    v.image.height = window.y1 - window.y0;
+    v.image.rgb.resize(std::size_t(v.image.width) * v.image.height * 3);
+    RenderSettings view_settings = settings;
+    view_settings.camera = camera.camera;
+    const RenderBand bands = bands_of(ranks, renderer, view);
+    v.stats = render_bands(
+        view_settings, rows,
+        [&](const RenderSettings& band, Image& image, bool) { return bands(band, image, true); },
+        [&](const PixelRect& band, Image& image, const FrameStats&) {
+          settle(image);
+          std::copy(image.rgb.begin(), image.rgb.end(),
+                    v.image.rgb.begin() + std::ptrdiff_t(band.y0 - window.y0) * v.image.width * 3);
+        });
+    views->push_back(std::move(v));
+  }
+  return views;
+}
+
+// On the writer thread: a view's annotations, its image file and its /views/NAME rows.
+void write_view(const granray::InsituConfig& config, const RenderedView& rendered,
+                granray::io::Hdf5FrameFile* h5, std::int64_t step, double time) {
+  using namespace granray;
+  Image image = rendered.image;
+  if (io::any_annotation(config.annotations)) {
+    io::draw_annotations(image, config.annotations,
+                         annotation_values(config, rendered.stats, step, time),
+                         render_window(config.render), config.render.width, config.render.height);
+  }
+  const auto file = io::open_image_stream(rendered.path, image.width, image.height,
+                                          static_cast<int>(config.compression));
+  file->write_rows(image.rgb.data(), image.height);
+  file->finish();
+  if (h5) h5->write_view({rendered.name, &image, rendered.stats.camera});
+}
+
 // `ranks` is null for a one-rank run.
 int run(const Options& options, granray::RankGroup* ranks) {
   using namespace granray;
@@ -121,6 +179,10 @@ int run(const Options& options, granray::RankGroup* ranks) {
                                   : load_insitu_config(options.config, options.overrides);
   const io::ParticleFormat format = io::parse_particle_format(options.format);
   const bool numbered = io::has_frame_placeholder(options.out);
+  if (!config.views.empty() && !io::has_view_placeholder(options.out)) {
+    throw ConfigError("--out " + options.out + ": [[insitu.views]] need " + io::kViewPlaceholder +
+                      " in the name, or every view writes the same file");
+  }
   if (options.inputs.size() > 1 && !numbered) {
     throw ConfigError("--out " + options.out + ": " + std::to_string(options.inputs.size()) +
                       " inputs to write but no '*' in the name for the step");
@@ -142,6 +204,7 @@ int run(const Options& options, granray::RankGroup* ranks) {
     try {
       io::Hdf5Options h5_options;
       h5_options.compression = static_cast<int>(config.compression);
+      for (const ViewSettings& v : config.views) h5_options.views.push_back(v.name);
       h5 = std::make_unique<io::Hdf5FrameFile>(config.output, width, height, config.table_text,
                                                h5_options);
     } catch (const Error& e) {
@@ -192,7 +255,7 @@ int run(const Options& options, granray::RankGroup* ranks) {
         static_cast<int>(std::max<std::size_t>(1, kHostBandBytes / (3 * std::size_t(width)))));
     const int rows = ranks ? agree_on_band_rows(*ranks, own_rows, height) : own_rows;
     auto out = std::make_shared<FrameOutput>();
-    out->path = io::expand_frame_pattern(options.out, f->number);
+    out->path = frame_path(options.out, io::kMainView, f->number);
     if (writer) {
       writer->post([out, width, height, &config, &h5] {
         out->image =
@@ -231,8 +294,11 @@ int run(const Options& options, granray::RankGroup* ranks) {
                      if (h5) h5->write_rows(image->rgb.data(), image->height);
                    });
                  });
+    auto views = render_views(config, renderer, ranks, view, settings, rows, *f, options.out);
     if (writer) {
-      writer->post([&, f, out, rows] {
+      writer->post([&, f, out, views] {
+        for (const RenderedView& v : *views)
+          write_view(config, v, h5.get(), f->number, f->frame.time);
         out->image->finish();
         if (h5) h5->end_frame(io::frame_metadata(out->stats, f->number, f->frame.time));
         ++done;

@@ -10,6 +10,7 @@
 
 #include "config_tables.h"
 #include "granray/errors.h"
+#include "granray/io/frame_pattern.h"
 #include "granray/io/stl_file.h"
 #include "toml_table.h"
 
@@ -79,6 +80,18 @@ InsituConfig read_insitu(const toml::table& table) {
   }
   if (const toml::table* camera = t.subtable("camera")) {
     read_camera(TableReader(*camera, "insitu.camera"), config.render.camera);
+  }
+  for (const auto& [table, name] : table_array(t, "views")) {
+    const TableReader reader(*table, name);
+    ViewSettings view = read_view(reader, config.render.camera);
+    const bool taken = std::any_of(config.views.begin(), config.views.end(),
+                                   [&](const ViewSettings& v) { return v.name == view.name; });
+    if (taken) reader.fail("name", "\"" + view.name + "\" names two views");
+    config.views.push_back(std::move(view));
+  }
+  if (!config.views.empty() && !config.png.empty() && !io::has_view_placeholder(config.png)) {
+    t.fail("png", std::string("must hold ") + io::kViewPlaceholder +
+                      " with [[insitu.views]], or every view writes the same file");
   }
   if (const toml::table* shading = t.subtable("shading")) {
     read_shading(TableReader(*shading, "insitu.shading"), config.render.shading);

@@ -10,9 +10,9 @@ namespace granray {
 namespace detail {
 
 const std::vector<const char*> kInsituKeys = {
-    "every", "every_time", "width",       "height", "output",     "png",   "backend",
-    "queue", "drop",       "compression", "camera", "shading",    "color", "annotations",
-    "walls", "clip",       "select",      "region", "tile_memory"};
+    "every", "every_time", "width",       "height", "output",      "png",   "backend",
+    "queue", "drop",       "compression", "camera", "shading",     "color", "annotations",
+    "walls", "clip",       "select",      "region", "tile_memory", "views"};
 const std::vector<const char*> kCameraKeys = {"projection",   "position", "target", "up",  "fov",
                                               "ortho_height", "theta",    "phi",    "zoom"};
 const std::vector<const char*> kShadingKeys = {
@@ -26,6 +26,8 @@ const std::vector<const char*> kWallKeys = {"type",  "name",      "file",   "col
                                             "axis",  "radius",    "height", "segments", "opacity"};
 const std::vector<const char*> kClipKeys = {"point", "normal"};
 const std::vector<const char*> kSelectKeys = {"field", "range"};
+const std::vector<const char*> kViewKeys = {"name", "projection",   "position", "target", "up",
+                                            "fov",  "ortho_height", "theta",    "phi",    "zoom"};
 
 }  // namespace detail
 
@@ -36,7 +38,7 @@ std::vector<std::string> insitu_config_keys() {
   for (const char* k : kInsituKeys) {
     const std::string key = k;
     if (key == "camera" || key == "shading" || key == "color" || key == "annotations" ||
-        key == "walls" || key == "clip" || key == "select") {
+        key == "walls" || key == "clip" || key == "select" || key == "views") {
       continue;
     }
     keys.push_back(key);
@@ -45,7 +47,7 @@ std::vector<std::string> insitu_config_keys() {
        {std::pair{"camera.", &kCameraKeys}, std::pair{"shading.", &kShadingKeys},
         std::pair{"color.", &kColorKeys}, std::pair{"annotations.", &kAnnotationKeys},
         std::pair{"walls.", &kWallKeys}, std::pair{"clip.", &kClipKeys},
-        std::pair{"select.", &kSelectKeys}}) {
+        std::pair{"select.", &kSelectKeys}, std::pair{"views.", &kViewKeys}}) {
     for (const char* k : *names) keys.push_back(std::string(table) + k);
   }
   return keys;

@@ -2,6 +2,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -11,6 +12,7 @@
 #include "config_tables.h"
 #include "granray/errors.h"
 #include "granray/insitu/config.h"
+#include "granray/io/frame_pattern.h"
 #include "granray/io/stl_file.h"
 #include "toml_table.h"
 
@@ -42,8 +44,10 @@ void read_annotations(const TableReader& t, io::AnnotationSettings& a) {
   }
 }
 
-void read_camera(const TableReader& t, CameraSettings& cam) {
-  t.only_keys(kCameraKeys);
+namespace {
+
+// The camera keys present in `t` over `cam`; the caller has checked which keys `t` may hold.
+void read_camera_keys(const TableReader& t, CameraSettings& cam) {
   if (const auto p = t.one_of("projection", {"perspective", "orthographic"})) {
     cam.projection = *p == "perspective" ? Projection::perspective : Projection::orthographic;
   }
@@ -67,6 +71,30 @@ void read_camera(const TableReader& t, CameraSettings& cam) {
     cam.phi = static_cast<float>(*phi);
   }
   if (const auto zoom = t.number("zoom")) cam.zoom = positive(t, "zoom", *zoom);
+}
+
+}  // namespace
+
+void read_camera(const TableReader& t, CameraSettings& cam) {
+  t.only_keys(kCameraKeys);
+  read_camera_keys(t, cam);
+}
+
+ViewSettings read_view(const TableReader& t, const CameraSettings& main) {
+  t.only_keys(kViewKeys);
+  ViewSettings view{"", main};
+  const auto name = t.string("name");
+  if (!name) t.fail("name", "is required: it names the view's files ({view}) and HDF5 group");
+  const bool plain = !name->empty() && std::all_of(name->begin(), name->end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+  if (!plain) t.fail("name", "must be letters, digits, '_' or '-', got \"" + *name + "\"");
+  if (*name == io::kMainView) {
+    t.fail("name", std::string("\"") + io::kMainView + "\" is [insitu.camera]'s view");
+  }
+  view.name = *name;
+  read_camera_keys(t, view.camera);
+  return view;
 }
 
 void read_shading(const TableReader& t, ShadingSettings& s) {

@@ -56,6 +56,7 @@ std::unique_ptr<io::FrameWriter> make_writer(const InsituConfig& config,
   options.width = window.x1 - window.x0;
   options.height = window.y1 - window.y0;
   options.config_text = config.table_text;
+  for (const ViewSettings& view : config.views) options.hdf5.views.push_back(view.name);
   options.hdf5.compression = static_cast<int>(config.compression);
   options.png_compression = static_cast<int>(config.compression);
   options.queue = static_cast<std::size_t>(config.queue);
@@ -197,7 +198,8 @@ int InsituRenderer::agreed_band_rows(const RenderSettings& settings, std::size_t
   return ranks_ ? agree_on_band_rows(*ranks_, rows, height) : rows;
 }
 
-FrameStats InsituRenderer::render_image(const ParticleView& view, const RenderSettings& settings) {
+FrameStats InsituRenderer::render_image(const ParticleView& view, const RenderSettings& settings,
+                                        Image& image, bool same_particles) {
   const PixelRect window = render_window(settings);
   const int height = window.y1 - window.y0;
   const std::size_t budget = tile_budget(renderer_, config_.tile_memory);
@@ -209,8 +211,9 @@ FrameStats InsituRenderer::render_image(const ParticleView& view, const RenderSe
       // beside the simulation's next steps instead of inside this call.
       RenderOptions options;
       options.defer_pixels = writer_ != nullptr;
-      return ranks_ ? ranks_->render(renderer_, view, settings, image_)
-                    : renderer_.render(view, settings, image_, options);
+      options.same_particles = same_particles;
+      return ranks_ ? ranks_->render_band(renderer_, view, settings, image, same_particles)
+                    : renderer_.render(view, settings, image, options);
     } catch (const OutOfMemoryError&) {
       // The estimate missed (another process took the memory): on one rank, bands instead of a
       // skipped frame. Across ranks every rank has thrown; the frame is skipped.
@@ -220,7 +223,7 @@ FrameStats InsituRenderer::render_image(const ParticleView& view, const RenderSe
   }
   for (;;) {
     try {
-      return render_banded(view, settings, rows);
+      return render_banded(view, settings, rows, image);
     } catch (const OutOfMemoryError&) {
       if (ranks_ || rows < 2) throw;
       rows = (rows + 1) / 2;
@@ -253,26 +256,51 @@ void InsituRenderer::check_bands_fit(const RenderSettings& settings, std::size_t
 // of the same frame, put together in the host image. Bands render without deferred copies; on
 // one rank the later bands reuse the first's measures and grid.
 FrameStats InsituRenderer::render_banded(const ParticleView& view, const RenderSettings& settings,
-                                         int rows) {
+                                         int rows, Image& target) {
   const PixelRect window = render_window(settings);
   const int width = window.x1 - window.x0;
   const bool writes = !ranks_ || ranks_->rank() == 0;
-  settle(image_);
-  image_.width = width;
-  image_.height = window.y1 - window.y0;
-  if (writes) image_.rgb.resize(std::size_t(width) * image_.height * 3);
-  image_.depth.clear();
-  image_.hit_id.clear();
+  settle(target);
+  target.width = width;
+  target.height = window.y1 - window.y0;
+  if (writes) target.rgb.resize(std::size_t(width) * target.height * 3);
+  target.depth.clear();
+  target.hit_id.clear();
   const FrameStats total = render_bands(
       settings, rows, bands_of(ranks_.get(), renderer_, view),
       [&](const PixelRect& band, Image& image, const FrameStats&) {
         if (!writes) return;
         settle(image);
         std::copy(image.rgb.begin(), image.rgb.end(),
-                  image_.rgb.begin() + std::ptrdiff_t(band.y0 - window.y0) * width * 3);
+                  target.rgb.begin() + std::ptrdiff_t(band.y0 - window.y0) * width * 3);
       });
   ++counters_.banded;
   return total;
+}
+
+std::string InsituRenderer::png_path(const std::string& view, std::int64_t step) const {
+  if (config_.png.empty()) return "";
+  return io::expand_frame_pattern(io::expand_view_pattern(config_.png, view), step, kStepDigits);
+}
+
+// SPEC 2f: each further view from the same particles, whose grid the main view built. Only the
+// writing rank keeps the images (the others' are composited away).
+std::vector<io::ViewJob> InsituRenderer::render_views(const ParticleView& view,
+                                                      const RenderSettings& settings,
+                                                      std::int64_t step, double time) {
+  std::vector<io::ViewJob> jobs;
+  for (const ViewSettings& camera : config_.views) {
+    RenderSettings view_settings = settings;
+    view_settings.camera = camera.camera;
+    io::ViewJob job;
+    job.name = camera.name;
+    const FrameStats stats = render_image(view, view_settings, job.image, true);
+    job.camera = stats.camera;
+    job.annotation_values = annotation_values(config_, stats, step, time);
+    job.png_path = png_path(camera.name, step);
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
 }
 
 void InsituRenderer::render_frame(std::int64_t step, double time,
@@ -301,7 +329,8 @@ void InsituRenderer::render_frame(std::int64_t step, double time,
   if (!problem.empty()) throw Error(problem);
   const RenderSettings settings = settings_with_moved_walls(config_.render, particles.walls);
   if (writer_ && image_.rgb.empty()) image_ = writer_->recycled_image();
-  last_.stats = render_image(view, settings);
+  last_.stats = render_image(view, settings, image_, false);
+  std::vector<io::ViewJob> views = render_views(view, settings, step, time);
   const FrameStats& s = last_.stats;
   // Across ranks the counts are every rank's (render_distributed sums them); rank 0 says it.
   if (config_.select && (!ranks_ || ranks_->rank() == 0) && !warned_empty_selection_ &&
@@ -323,9 +352,10 @@ void InsituRenderer::render_frame(std::int64_t step, double time,
   job.full_height = settings.height;
   job.annotation_values = annotation_values(config_, last_.stats, step, time);
   if (!config_.png.empty()) {
-    last_.png_path = io::expand_frame_pattern(config_.png, step, kStepDigits);
+    last_.png_path = png_path(io::kMainView, step);
     job.png_path = last_.png_path;
   }
+  job.views = std::move(views);
   const auto start = std::chrono::steady_clock::now();
   job.image = std::move(image_);
   image_ = Image{};

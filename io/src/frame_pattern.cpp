@@ -23,4 +23,18 @@ std::string expand_frame_pattern(const std::string& pattern, std::int64_t step, 
   return out;
 }
 
+bool has_view_placeholder(const std::string& pattern) {
+  return pattern.find(kViewPlaceholder) != std::string::npos;
+}
+
+std::string expand_view_pattern(const std::string& pattern, const std::string& view) {
+  const std::string placeholder = kViewPlaceholder;
+  std::string out = pattern;
+  for (std::size_t at = out.find(placeholder); at != std::string::npos;
+       at = out.find(placeholder, at + view.size())) {
+    out.replace(at, placeholder.size(), view);
+  }
+  return out;
+}
+
 }  // namespace granray::io

@@ -115,45 +115,56 @@ void FrameWriter::run() {
   }
 }
 
+std::string FrameWriter::finish_image(const FrameJob& job, Image& image,
+                                      const AnnotationValues& values) {
+  try {
+    settle(image);  // pixels the renderer was still copying
+  } catch (const std::exception& e) {
+    return std::string("its pixels never arrived: ") + e.what();
+  }
+  if (!any_annotation(job.annotations)) return "";
+  try {
+    const std::string why = job.full_width > 0
+                                ? draw_annotations(image, job.annotations, values, job.window,
+                                                   job.full_width, job.full_height)
+                                : draw_annotations(image, job.annotations, values);
+    if (!why.empty() && !warned_about_annotations_) {
+      warned_about_annotations_ = true;
+      std::fprintf(stderr, "granray: frames are written without annotations: %s\n", why.c_str());
+    }
+  } catch (const std::exception& e) {
+    return std::string("its annotations failed: ") + e.what();
+  }
+  return "";
+}
+
 void FrameWriter::write(FrameJob& job) {
   if (options_.before_write) options_.before_write(job.meta.step);
-  bool ok = true;
-  std::string error;
-  try {
-    settle(job.image);  // pixels the renderer was still copying
-  } catch (const std::exception& e) {
-    ok = false;
-    error = std::string("its pixels never arrived: ") + e.what();
+  std::string error = finish_image(job, job.image, job.annotation_values);
+  for (ViewJob& view : job.views) {
+    if (error.empty()) error = finish_image(job, view.image, view.annotation_values);
   }
-  if (ok && any_annotation(job.annotations)) {
-    try {
-      const std::string why =
-          job.full_width > 0 ? draw_annotations(job.image, job.annotations, job.annotation_values,
-                                                job.window, job.full_width, job.full_height)
-                             : draw_annotations(job.image, job.annotations, job.annotation_values);
-      if (!why.empty() && !warned_about_annotations_) {
-        warned_about_annotations_ = true;
-        std::fprintf(stderr, "granray: frames are written without annotations: %s\n", why.c_str());
-      }
-    } catch (const std::exception& e) {
-      ok = false;
-      error = std::string("its annotations failed: ") + e.what();
-    }
-  }
-  if (ok) {
+  if (error.empty()) {
+    const auto failed = [&](const std::exception& e) {
+      error += (error.empty() ? "" : "; ") + std::string(e.what());
+    };
     try {
       if (!job.png_path.empty()) write_png(job.png_path, job.image, options_.png_compression);
+      for (const ViewJob& view : job.views) {
+        if (!view.png_path.empty()) write_png(view.png_path, view.image, options_.png_compression);
+      }
     } catch (const std::exception& e) {
-      ok = false;
-      error = e.what();
+      failed(e);
     }
     try {
-      if (file_) file_->append(job.image, job.meta);
+      std::vector<ViewImage> views;
+      for (const ViewJob& view : job.views) views.push_back({view.name, &view.image, view.camera});
+      if (file_) file_->append(job.image, job.meta, views);
     } catch (const std::exception& e) {
-      ok = false;
-      error += (error.empty() ? "" : "; ") + std::string(e.what());
+      failed(e);
     }
   }
+  const bool ok = error.empty();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     ++(ok ? counters_.written : counters_.lost);

@@ -96,18 +96,6 @@ Hdf5FrameFile::~Hdf5FrameFile() = default;
 std::uint64_t Hdf5FrameFile::frames() const { return impl_->frames; }
 const std::string& Hdf5FrameFile::path() const { return impl_->path; }
 
-void Hdf5FrameFile::append(const Image& image, const FrameMetadata& m) {
-  Impl& f = *impl_;
-  if (image.width != f.width || image.height != f.height) {
-    throw OutputError(f.path + ": frame of " + std::to_string(image.width) + " x " +
-                      std::to_string(image.height) + " does not fit the file's " +
-                      std::to_string(f.width) + " x " + std::to_string(f.height));
-  }
-  begin_frame();
-  write_rows(image.rgb.data(), image.height);
-  end_frame(m);
-}
-
 // A failed write or flush (disk full, say) leaves HDF5's in-memory state unreliable: the next
 // frame starts from what the last successful flush put on disk.
 template <class Step>
@@ -122,12 +110,53 @@ static void or_broken(Hdf5FrameFile::Impl& f, Step&& step) {
   }
 }
 
+namespace {
+
+void check_fits(const Hdf5FrameFile::Impl& f, const Image& image, const std::string& what) {
+  if (image.width != f.width || image.height != f.height) {
+    throw OutputError(f.path + ": " + what + " of " + std::to_string(image.width) + " x " +
+                      std::to_string(image.height) + " does not fit the file's " +
+                      std::to_string(f.width) + " x " + std::to_string(f.height));
+  }
+}
+
+}  // namespace
+
+void Hdf5FrameFile::append(const Image& image, const FrameMetadata& m,
+                           const std::vector<ViewImage>& views) {
+  check_fits(*impl_, image, "frame");
+  begin_frame();
+  write_rows(image.rgb.data(), image.height);
+  for (const ViewImage& view : views) write_view(view);
+  end_frame(m);
+}
+
+void Hdf5FrameFile::write_view(const ViewImage& view) {
+  Impl& f = *impl_;
+  if (!f.in_frame) throw OutputError(f.path + ": a view written outside a frame");
+  if (view.image == nullptr)
+    throw OutputError(f.path + ": view \"" + view.name + "\" has no image");
+  check_fits(f, *view.image, "view \"" + view.name + "\"");
+  const auto found = std::find_if(f.views.begin(), f.views.end(),
+                                  [&](const ViewDatasets& v) { return v.name == view.name; });
+  if (found == f.views.end()) {
+    throw OutputError(f.path + ": has no view \"" + view.name + "\" (Hdf5Options::views)");
+  }
+  silence_hdf5();
+  or_broken(f, [&] {
+    const auto start = std::chrono::steady_clock::now();
+    f.write_view(*found, *view.image, view.camera);
+    f.rows_write_ms +=
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  });
+}
+
 void Hdf5FrameFile::begin_frame() {
   Impl& f = *impl_;
   silence_hdf5();
   if (f.in_frame) throw OutputError(f.path + ": a frame was begun before the last one ended");
   if (f.broken) f.reopen();
-  f.check_space(std::uint64_t(f.width) * f.height * 3);
+  f.check_space(std::uint64_t(f.width) * f.height * 3 * (1 + f.views.size()));
   or_broken(f, [&] {
     f.resize_all(f.frames + 1);
     f.in_frame = true;
@@ -196,7 +225,7 @@ void Hdf5FrameFile::write_whole_chunks(const std::uint8_t* rows, std::size_t cou
   Impl& f = *impl_;
   if (f.chunk_rows == hsize_t(f.height)) {
     // One chunk per frame: HDF5's own filter, as every frame before posters.
-    f.write_row(f.rgb.get(), H5T_NATIVE_UINT8, rows, "rgb");
+    f.write_row(f.rgb.get(), H5T_NATIVE_UINT8, rows, "/frames/rgb");
   } else {
     f.write_chunks(rows, f.rows_done / f.chunk_rows, count);
   }
@@ -287,7 +316,8 @@ void Hdf5FrameFile::write_metadata(const FrameMetadata& m, double write_ms) {
   static_assert(sizeof(values) / sizeof(values[0]) == 21, "one value per series");
   for (std::size_t k = 0; k < f.series.size(); ++k) {
     const Series& s = f.series[k].first;
-    f.write_row(f.series[k].second.get(), s.type, values[k], s.name,
+    f.write_row(f.series[k].second.get(), s.type, values[k],
+                (std::string("/frames/") + s.name).c_str(),
                 s.width == kPerRank ? shares.size() : 0);
   }
   f.make_durable();

@@ -24,6 +24,13 @@ struct Series {
   hsize_t width;  // 0: one value per frame; kPerRank: one per rank
 };
 
+// A further view's datasets (SPEC 2f): /views/NAME/rgb and its camera series.
+struct ViewDatasets {
+  std::string name;
+  Handle rgb;
+  std::vector<std::pair<Series, Handle>> series;
+};
+
 struct Hdf5FrameFile::Impl {
   std::string path;
   int width, height;
@@ -32,6 +39,7 @@ struct Hdf5FrameFile::Impl {
   Handle file, rgb;
   Handle transfer, access;  // every write's and every dataset's property lists (set_up_lists)
   std::vector<std::pair<Series, Handle>> series;
+  std::vector<ViewDatasets> views;  // options.views, in order
   hsize_t frames = 0;
   bool broken = false;  // an append failed: reopen from what is on disk before the next one
   // Rows of /frames/rgb per chunk: the whole frame, or for posters (frames over kMaxChunkBytes)
@@ -62,6 +70,17 @@ struct Hdf5FrameFile::Impl {
   Handle file_access_list();
 
   static std::vector<Series> layout();
+  // The camera series of each further view.
+  static std::vector<Series> view_layout();
+  void mark_as_image(hid_t dataset);
+  std::vector<std::pair<Series, Handle>> create_series(hid_t group,
+                                                       const std::vector<Series>& kinds);
+  std::vector<std::pair<Series, Handle>> open_series(const std::string& where,
+                                                     const std::vector<Series>& kinds);
+  void create_views(hid_t file);
+  void open_views();
+  // The view's rows of the frame being written.
+  void write_view(ViewDatasets& view, const Image& image, const ResolvedCamera& camera);
 
   void write_string_attribute(hid_t object, const char* name, const std::string& value);
 
@@ -93,7 +112,8 @@ struct Hdf5FrameFile::Impl {
 
   void resize_all(hsize_t f);
 
-  // Writes frame `frames`'s row; `values` entries of a per-rank series (which grows to fit).
+  // Writes frame `frames`'s row of the dataset at `name` (its path, for messages); `values` entries
+  // of a per-rank series (which grows to fit).
   void write_row(hid_t dataset, hid_t type, const void* data, const char* name, hsize_t values = 0);
 
   // HDF5 cannot undo a flush that ran out of space halfway, and such a file may not open again.

@@ -141,16 +141,48 @@ void Hdf5FrameFile::Impl::build(const std::string& building, const std::string& 
   chunk_rows = rows_per_chunk(width, height);
   rgb = create_dataset(group.get(), "rgb", H5T_NATIVE_UINT8, {hsize_t(height), hsize_t(width), 3},
                        1, options.compression, chunk_rows);
-  write_string_attribute(rgb.get(), "CLASS", "IMAGE");
-  write_string_attribute(rgb.get(), "IMAGE_VERSION", "1.2");
-  write_string_attribute(rgb.get(), "IMAGE_SUBCLASS", "IMAGE_TRUECOLOR");
-  write_string_attribute(rgb.get(), "INTERLACE_MODE", "INTERLACE_PIXEL");
-  for (const Series& s : layout()) {
+  mark_as_image(rgb.get());
+  series = create_series(group.get(), layout());
+  create_views(file.get());
+  make_durable();
+}
+
+// HDFView and the HDF5 image tools show such a stack as pictures.
+void Hdf5FrameFile::Impl::mark_as_image(hid_t dataset) {
+  write_string_attribute(dataset, "CLASS", "IMAGE");
+  write_string_attribute(dataset, "IMAGE_VERSION", "1.2");
+  write_string_attribute(dataset, "IMAGE_SUBCLASS", "IMAGE_TRUECOLOR");
+  write_string_attribute(dataset, "INTERLACE_MODE", "INTERLACE_PIXEL");
+}
+
+std::vector<std::pair<Series, Handle>> Hdf5FrameFile::Impl::create_series(
+    hid_t group, const std::vector<Series>& kinds) {
+  std::vector<std::pair<Series, Handle>> made;
+  for (const Series& s : kinds) {
     std::vector<hsize_t> row;
     if (s.width > 0) row.push_back(s.width);
-    series.emplace_back(s, create_dataset(group.get(), s.name, s.type, row, 256, 0));
+    made.emplace_back(s, create_dataset(group, s.name, s.type, row, 256, 0));
   }
-  make_durable();
+  return made;
+}
+
+// The datasets `kinds` of `group` (named by `where` in messages); the frames they all hold are
+// at most `frames` on return.
+std::vector<std::pair<Series, Handle>> Hdf5FrameFile::Impl::open_series(
+    const std::string& where, const std::vector<Series>& kinds) {
+  std::vector<std::pair<Series, Handle>> opened;
+  for (const Series& s : kinds) {
+    const std::string name = where + "/" + s.name;
+    Handle d(H5Dopen2(file.get(), name.c_str(), access.get()), H5Dclose);
+    if (d.get() < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      throw OutputError(path + ": has no " + name +
+                        "; refusing to append to a file of another layout");
+    }
+    frames = std::min(frames, extent_of(d.get()));
+    opened.emplace_back(s, std::move(d));
+  }
+  return opened;
 }
 
 void Hdf5FrameFile::Impl::sync_directory() const {
@@ -197,23 +229,15 @@ void Hdf5FrameFile::Impl::open_existing() {
     }
     chunk_rows = chunk[1];
   }
-  for (const Series& s : layout()) {
-    Handle d(H5Dopen2(file.get(), (std::string("/frames/") + s.name).c_str(), access.get()),
-             H5Dclose);
-    if (d.get() < 0) {
-      H5Eclear2(H5E_DEFAULT);
-      throw OutputError(path + ": has no /frames/" + s.name +
-                        "; refusing to append to a file of another layout");
-    }
-    frames = std::min(frames, extent_of(d.get()));
-    series.emplace_back(s, std::move(d));
-  }
+  series = open_series("/frames", layout());
+  open_views();
   // A frame whose append was cut short is not one that was reported: trim to the frames that
   // every dataset holds.
   resize_all(frames);
 }
 
 void Hdf5FrameFile::Impl::reopen() {
+  views.clear();
   series.clear();
   rgb.reset();
   file.reset();
@@ -231,6 +255,10 @@ void Hdf5FrameFile::Impl::resize_all(hsize_t f) {
   };
   resize(rgb.get(), "rgb");
   for (auto& [s, d] : series) resize(d.get(), s.name);
+  for (ViewDatasets& v : views) {
+    resize(v.rgb.get(), "rgb of a view");
+    for (auto& [s, d] : v.series) resize(d.get(), s.name);
+  }
 }
 
 void Hdf5FrameFile::Impl::make_durable() {

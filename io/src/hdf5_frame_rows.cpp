@@ -62,7 +62,7 @@ void Hdf5FrameFile::Impl::write_row(hid_t dataset, hid_t type, const void* data,
   extent_of(dataset, &dims);
   if (values > 0 && dims.size() == 2 && values > dims[1]) {
     dims[1] = values;
-    check(H5Dset_extent(dataset, dims.data()), std::string("extending /frames/") + name);
+    check(H5Dset_extent(dataset, dims.data()), std::string("extending ") + name);
   }
   Handle filespace(check(H5Dget_space(dataset), "H5Dget_space"), H5Sclose);
   std::vector<hsize_t> start(dims.size(), 0), count = dims;
@@ -75,7 +75,7 @@ void Hdf5FrameFile::Impl::write_row(hid_t dataset, hid_t type, const void* data,
   Handle memspace(check(H5Screate_simple(int(count.size()), count.data(), nullptr), "H5Screate"),
                   H5Sclose);
   check(H5Dwrite(dataset, type, memspace.get(), filespace.get(), transfer.get(), data),
-        std::string("writing /frames/") + name);
+        std::string("writing ") + name);
 }
 
 // HDF5 cannot undo a flush that ran out of space halfway, and such a file may not open again.

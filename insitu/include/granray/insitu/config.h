@@ -28,6 +28,13 @@ struct SelectSettings {
   std::string field;
 };
 
+// [[insitu.views]] (SPEC 2f): a further camera of every frame, rendered from the same particles
+// and grid, its files named by `name` ({view} in the patterns, /views/NAME in the HDF5 file).
+struct ViewSettings {
+  std::string name;
+  CameraSettings camera;  // [insitu.camera]'s keys, with the view's own over them
+};
+
 struct InsituConfig {
   std::int64_t every = 0;        // render at multiples of this step (0 = off)
   double every_time = 0.0;       // and at the first step at or past each multiple of this time
@@ -44,6 +51,7 @@ struct InsituConfig {
   std::optional<ColorSettings> color;
   std::optional<SelectSettings> select;
   io::AnnotationSettings annotations;  // [insitu.annotations]: drawn on the frames written
+  std::vector<ViewSettings> views;     // [[insitu.views]], after the main camera's
   std::string table_text;  // the effective [insitu] table, as TOML, for the output's metadata
 };
 

@@ -92,10 +92,16 @@ class InsituRenderer {
 
  private:
   void render_frame(std::int64_t step, double time, const SimulationParticles& particles);
-  FrameStats render_image(const ParticleView& view, const RenderSettings& settings);
+  // Renders into `image`; `same_particles`: a further view of the frame just rendered.
+  FrameStats render_image(const ParticleView& view, const RenderSettings& settings, Image& image,
+                          bool same_particles);
+  std::vector<io::ViewJob> render_views(const ParticleView& view, const RenderSettings& settings,
+                                        std::int64_t step, double time);
+  std::string png_path(const std::string& view, std::int64_t step) const;
   int agreed_band_rows(const RenderSettings& settings, std::size_t budget);
   void check_bands_fit(const RenderSettings& settings, std::size_t budget);
-  FrameStats render_banded(const ParticleView& view, const RenderSettings& settings, int rows);
+  FrameStats render_banded(const ParticleView& view, const RenderSettings& settings, int rows,
+                           Image& target);
 
   InsituConfig config_;
   std::shared_ptr<RankGroup> ranks_;

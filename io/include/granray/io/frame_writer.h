@@ -33,6 +33,16 @@ struct WriterOptions {
   std::function<void(std::int64_t step)> before_write;
 };
 
+// SPEC 2f: one further view of a frame, written beside it (its PNG, /views/NAME in the HDF5 file),
+// with the frame's annotations laid out for its camera.
+struct ViewJob {
+  std::string name;
+  Image image;           // may still be pending, as the frame's
+  std::string png_path;  // "" = no PNG
+  AnnotationValues annotation_values;
+  ResolvedCamera camera{};
+};
+
 struct FrameJob {
   Image image;  // may still be pending (Image::pending): the writer settles it before writing
   FrameMetadata meta;
@@ -45,6 +55,7 @@ struct FrameJob {
   PixelRect window;
   int full_width = 0;
   int full_height = 0;
+  std::vector<ViewJob> views;  // the frame's further views, in [[insitu.views]] order
 };
 
 struct WriterCounters {
@@ -79,6 +90,8 @@ class FrameWriter {
  private:
   void run();
   void write(FrameJob& job);
+  // Settles an image of `job` and draws the job's annotations on it; the reason when it cannot.
+  std::string finish_image(const FrameJob& job, Image& image, const AnnotationValues& values);
   std::size_t pool_size() const;
   void give_back(Image&& image);
 

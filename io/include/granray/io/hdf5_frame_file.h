@@ -42,6 +42,16 @@ struct Hdf5Options {
   // chunked in bands of whole rows of about poster_chunk_bytes, deflated on every core.
   std::size_t max_chunk_bytes = std::size_t{64} << 20;
   std::size_t poster_chunk_bytes = std::size_t{4} << 20;
+  // SPEC 2f: the further views of every frame, each a group /views/NAME with its own rgb stack
+  // and camera datasets on the frames' axis. A file met on restart must hold the same views.
+  std::vector<std::string> views;
+};
+
+// One further view of a frame (SPEC 2f), as it goes into /views/NAME.
+struct ViewImage {
+  std::string name;
+  const Image* image = nullptr;
+  ResolvedCamera camera{};
 };
 
 class Hdf5FrameFile {
@@ -60,7 +70,8 @@ class Hdf5FrameFile {
 
   // Appends one frame and its metadata, flushes (and fsyncs when durable). When it returns the
   // frame survives a kill of the process; on error it throws OutputError.
-  void append(const Image& image, const FrameMetadata& meta);
+  void append(const Image& image, const FrameMetadata& meta,
+              const std::vector<ViewImage>& views = {});
 
   // The same, a band of rows at a time (posters, SPEC 5): begin_frame, the frame's rows top first
   // in any number of write_rows calls, then end_frame. Rows go to the file as whole chunks fill
@@ -69,6 +80,8 @@ class Hdf5FrameFile {
   // last whole frame left it.
   void begin_frame();
   void write_rows(const std::uint8_t* rgb, int rows);
+  // Between begin_frame and end_frame: one further view's image and camera (SPEC 2f).
+  void write_view(const ViewImage& view);
   void end_frame(const FrameMetadata& meta);
   // Rows per chunk of /frames/rgb: the frame's height, or for frames over 64 MiB a band of about
   // 4 MiB.
