@@ -244,7 +244,9 @@ int run(const Options& options, granray::RankGroup* ranks) {
     if (first) total += in_file - 1;
     first = false;
     const ParticleView view = share_of(f->frame, rank, size);
-    const RenderSettings& settings = meshes.settings_for(config.render, f->number);
+    RenderSettings settings = meshes.settings_for(config.render, f->number);
+    settings.camera =
+        frame_camera(config.camera_path, config.render.camera, f->number, f->frame.time);
     // A frame larger than the tile budget (a poster) renders band by band; each band is written
     // (PNG rows, HDF5 chunks) on the writer thread while the next one renders.
     // The host holds a few bands at once (one rendering, two waiting, one being written): each

@@ -79,7 +79,11 @@ InsituConfig read_insitu(const toml::table& table) {
     config.backend = *kind;
   }
   if (const toml::table* camera = t.subtable("camera")) {
-    read_camera(TableReader(*camera, "insitu.camera"), config.render.camera);
+    const TableReader reader(*camera, "insitu.camera");
+    read_camera(reader, config.render.camera);
+    if (const toml::table* path = reader.subtable("path")) {
+      config.camera_path = read_camera_path(TableReader(*path, "insitu.camera.path"));
+    }
   }
   for (const auto& [table, name] : table_array(t, "views")) {
     const TableReader reader(*table, name);

@@ -13,8 +13,10 @@ const std::vector<const char*> kInsituKeys = {
     "every", "every_time", "width",       "height", "output",      "png",   "backend",
     "queue", "drop",       "compression", "camera", "shading",     "color", "annotations",
     "walls", "clip",       "select",      "region", "tile_memory", "views"};
-const std::vector<const char*> kCameraKeys = {"projection",   "position", "target", "up",  "fov",
-                                              "ortho_height", "theta",    "phi",    "zoom"};
+const std::vector<const char*> kCameraKeys = {"projection",   "position", "target", "up",   "fov",
+                                              "ortho_height", "theta",    "phi",    "zoom", "path"};
+const std::vector<const char*> kCameraPathKeys = {
+    "keys", "at", "interpolate", "position", "target", "theta", "phi", "zoom", "fov"};
 const std::vector<const char*> kShadingKeys = {
     "ambient", "diffuse",    "light",         "background", "particle_color",
     "shadows", "ao_samples", "ao_distance",   "specular",   "shininess",
@@ -43,12 +45,15 @@ std::vector<std::string> insitu_config_keys() {
     }
     keys.push_back(key);
   }
+  for (const char* k : kCameraPathKeys) keys.push_back(std::string("camera.path.") + k);
   for (const auto& [table, names] :
        {std::pair{"camera.", &kCameraKeys}, std::pair{"shading.", &kShadingKeys},
         std::pair{"color.", &kColorKeys}, std::pair{"annotations.", &kAnnotationKeys},
         std::pair{"walls.", &kWallKeys}, std::pair{"clip.", &kClipKeys},
         std::pair{"select.", &kSelectKeys}, std::pair{"views.", &kViewKeys}}) {
-    for (const char* k : *names) keys.push_back(std::string(table) + k);
+    for (const char* k : *names) {
+      if (std::string(k) != "path") keys.push_back(std::string(table) + k);  // a table: above
+    }
   }
   return keys;
 }

@@ -24,6 +24,7 @@ extern const std::vector<const char*> kWallKeys;
 extern const std::vector<const char*> kClipKeys;
 extern const std::vector<const char*> kSelectKeys;
 extern const std::vector<const char*> kViewKeys;
+extern const std::vector<const char*> kCameraPathKeys;
 
 // The tables of an array of tables ([[insitu.walls]]), each with a reader named by its place.
 std::vector<std::pair<const toml::table*, std::string>> table_array(const TableReader& t,
@@ -38,6 +39,8 @@ void read_select(const TableReader& t, InsituConfig& config);
 // How it looks.
 void read_annotations(const TableReader& t, io::AnnotationSettings& a);
 void read_camera(const TableReader& t, CameraSettings& cam);
+// [insitu.camera.path]: keys, at least one quantity with a value per key.
+CameraPath read_camera_path(const TableReader& t);
 // [[insitu.views]]: a name and camera keys over `main`.
 ViewSettings read_view(const TableReader& t, const CameraSettings& main);
 void read_shading(const TableReader& t, ShadingSettings& s);

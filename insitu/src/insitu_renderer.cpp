@@ -327,7 +327,8 @@ void InsituRenderer::render_frame(std::int64_t step, double time,
     problem = "another rank could not pass its particles (its log says why)";
   }
   if (!problem.empty()) throw Error(problem);
-  const RenderSettings settings = settings_with_moved_walls(config_.render, particles.walls);
+  RenderSettings settings = settings_with_moved_walls(config_.render, particles.walls);
+  settings.camera = frame_camera(config_.camera_path, config_.render.camera, step, time);
   if (writer_ && image_.rgb.empty()) image_ = writer_->recycled_image();
   last_.stats = render_image(view, settings, image_, false);
   std::vector<io::ViewJob> views = render_views(view, settings, step, time);

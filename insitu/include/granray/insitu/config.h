@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "granray/insitu/camera_path.h"
 #include "granray/io/annotations.h"
 #include "granray/render_settings.h"
 #include "granray/renderer.h"
@@ -50,8 +51,9 @@ struct InsituConfig {
   RenderSettings render;
   std::optional<ColorSettings> color;
   std::optional<SelectSettings> select;
-  io::AnnotationSettings annotations;  // [insitu.annotations]: drawn on the frames written
-  std::vector<ViewSettings> views;     // [[insitu.views]], after the main camera's
+  io::AnnotationSettings annotations;     // [insitu.annotations]: drawn on the frames written
+  std::vector<ViewSettings> views;        // [[insitu.views]], after the main camera's
+  std::optional<CameraPath> camera_path;  // [insitu.camera.path]: the main camera moves
   std::string table_text;  // the effective [insitu] table, as TOML, for the output's metadata
 };
 
