@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -193,6 +195,88 @@ TEST_F(ViewsTest, RenderToolWritesEachViewAsARunWithItsCamera) {
   EXPECT_EQ(bytes(dir_ + "/two_v_0.ppm"), bytes(dir_ + "/alone_0.ppm")) << keys;
   EXPECT_EQ(bytes(dir_ + "/two_main_0.ppm"), bytes(dir_ + "/main_0.ppm"));
 #endif
+}
+
+TEST(Views, AnOrbitIsARingOfNamedViews) {
+  const InsituConfig c = parse_insitu_config(
+      "[insitu]\n[insitu.camera]\nfov = 25.0\nposition = [1, 2, 3]\n"
+      "[insitu.orbit]\ntheta = [45.0, 90.0, 22.5]\nphi_count = 4\ncinema = \"run.cdb\"\n",
+      "sim.toml");
+  ASSERT_TRUE(c.orbit);
+  ASSERT_EQ(c.views.size(), 12u);
+  EXPECT_EQ(c.views[0].name, "orbit_t45_p0");
+  EXPECT_EQ(c.views[11].name, "orbit_t22p5_p270");
+  for (const ViewSettings& v : c.views) {
+    EXPECT_TRUE(v.orbit);
+    EXPECT_FALSE(v.camera.position) << "an orbit looks from a direction (the auto camera)";
+    EXPECT_FLOAT_EQ(v.camera.fov, 25.0f);
+  }
+  EXPECT_FLOAT_EQ(c.views[5].camera.theta, 90.0f);
+  EXPECT_FLOAT_EQ(c.views[5].camera.phi, 90.0f);
+  expect_views_error("[insitu]\n[insitu.orbit]\nphi_count = 4\n", "insitu.orbit.theta");
+  expect_views_error("[insitu]\n[insitu.orbit]\ntheta = [1.0]\nphi_count = 0\n", "1..360");
+  expect_views_error("[insitu]\n[insitu.orbit]\ntheta = [1.0]\nphi_count = 2\ncinema = \"x\"\n",
+                     ".cdb");
+  expect_views_error("[insitu]\n[insitu.orbit]\ntheta = [1.0]\nphi_count = 2\nradius = 2\n",
+                     "radius");
+}
+
+// A Cinema database (spec D): data.csv's columns, a row per frame and angle, every FILE there and
+// the image a renderer draws from that angle; a row cut short by a kill is dropped on restart.
+TEST_F(ViewsTest, TheOrbitsCinemaDatabaseHoldsEveryFrameAndAngle) {
+  const std::string cdb = dir_ + "/run.cdb";
+  const int phi_count = 2 + static_cast<int>(rng_() % 3);
+  const InsituConfig config = parse_insitu_config(
+      "[insitu]\nevery = 1\nwidth = 40\nheight = 30\nbackend = \"cpu\"\n[insitu.orbit]\n"
+      "theta = [" +
+          std::to_string(uniform(rng_, 10.0f, 80.0f)) +
+          ", 100.0]\nphi_count = " + std::to_string(phi_count) + "\ncinema = \"" + cdb + "\"\n",
+      "sim.toml");
+  const auto render_frames = [&](std::initializer_list<std::int64_t> steps) {
+    InsituRenderer vis(config, {});
+    for (const std::int64_t step : steps) {
+      ASSERT_TRUE(vis.render(step, 0.5 * static_cast<double>(step),
+                             adapters::host_particles(grains_.data(), grains_.size()))
+                      .rendered);
+    }
+  };
+  render_frames({0, 7});
+  {
+    std::ofstream cut(cdb + "/data.csv", std::ios::app);
+    cut << "3.5,7,10";  // a row a kill cut short
+  }
+  render_frames({9});
+  std::ifstream csv(cdb + "/data.csv");
+  std::string line;
+  ASSERT_TRUE(std::getline(csv, line));
+  EXPECT_EQ(line, "time,step,theta,phi,FILE");
+  ParticleView view;
+  view.xyzr = grains_.data();
+  view.count = grains_.size();
+  Renderer renderer(BackendKind::cpu);
+  int rows = 0;
+  std::vector<std::int64_t> steps;
+  while (std::getline(csv, line)) {
+    std::istringstream row(line);
+    std::string time, step, theta, phi, file;
+    ASSERT_TRUE(std::getline(row, time, ',') && std::getline(row, step, ',') &&
+                std::getline(row, theta, ',') && std::getline(row, phi, ',') &&
+                std::getline(row, file))
+        << line;
+    EXPECT_DOUBLE_EQ(std::stod(time), 0.5 * std::stod(step)) << line;
+    RenderSettings settings = config.render;
+    settings.camera.theta = std::stof(theta);
+    settings.camera.phi = std::stof(phi);
+    Image direct;
+    renderer.render(view, settings, direct);
+    ASSERT_TRUE(std::filesystem::exists(cdb + "/" + file)) << line;
+    EXPECT_EQ(io::read_png(cdb + "/" + file).rgb, direct.rgb) << line;
+    steps.push_back(std::stoll(step));
+    ++rows;
+  }
+  EXPECT_EQ(rows, 3 * 2 * phi_count);
+  EXPECT_EQ(std::count(steps.begin(), steps.end(), 7), 2 * phi_count);
+  EXPECT_EQ(std::count(steps.begin(), steps.end(), 9), 2 * phi_count);
 }
 
 }  // namespace

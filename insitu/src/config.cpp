@@ -93,6 +93,15 @@ InsituConfig read_insitu(const toml::table& table) {
     if (taken) reader.fail("name", "\"" + view.name + "\" names two views");
     config.views.push_back(std::move(view));
   }
+  if (const toml::table* orbit = t.subtable("orbit")) {
+    config.orbit = read_orbit(TableReader(*orbit, "insitu.orbit"));
+    for (ViewSettings& view : orbit_views(*config.orbit, config.render.camera)) {
+      const bool taken = std::any_of(config.views.begin(), config.views.end(),
+                                     [&](const ViewSettings& v) { return v.name == view.name; });
+      if (taken) t.fail("orbit", "repeats the view \"" + view.name + "\"");
+      config.views.push_back(std::move(view));
+    }
+  }
   if (!config.views.empty() && !config.png.empty() && !io::has_view_placeholder(config.png)) {
     t.fail("png", std::string("must hold ") + io::kViewPlaceholder +
                       " with [[insitu.views]], or every view writes the same file");

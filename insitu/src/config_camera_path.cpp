@@ -1,4 +1,5 @@
-// [insitu.camera.path] (SPEC 2f): the keys of a moving camera, each quantity a value per key.
+// [insitu.camera.path] and [insitu.orbit] (SPEC 2f): the cameras that move, along a path keyed
+// by step or time, or round the bed in a ring of views.
 #include <toml++/toml.h>
 
 #include <cmath>
@@ -7,6 +8,7 @@
 
 #include "config_tables.h"
 #include "granray/insitu/camera_path.h"
+#include "granray/io/cinema_database.h"
 #include "toml_table.h"
 
 namespace granray::detail {
@@ -93,6 +95,42 @@ CameraPath read_camera_path(const TableReader& t) {
     t.fail("at", "moves nothing: give position, target, theta, phi, zoom or fov per key");
   }
   return path;
+}
+
+OrbitSettings read_orbit(const TableReader& t) {
+  t.only_keys(kOrbitKeys);
+  OrbitSettings orbit;
+  orbit.theta = numbers_per_key(t, "theta", 0);
+  if (orbit.theta.empty()) t.fail("theta", "is required: the ring's polar angles, degrees");
+  const auto count = t.integer("phi_count");
+  if (!count) t.fail("phi_count", "is required: the azimuths per polar angle");
+  if (*count < 1 || *count > 360) t.fail("phi_count", "must be in 1..360");
+  orbit.phi_count = static_cast<int>(*count);
+  if (const auto cinema = t.string("cinema")) {
+    const std::string ending = ".cdb";
+    if (cinema->size() <= ending.size() ||
+        cinema->compare(cinema->size() - ending.size(), ending.size(), ending) != 0) {
+      t.fail("cinema",
+             "must name a folder ending in .cdb (a Cinema database), got \"" + *cinema + "\"");
+    }
+    orbit.cinema = *cinema;
+  }
+  return orbit;
+}
+
+std::vector<ViewSettings> orbit_views(const OrbitSettings& orbit, const CameraSettings& main) {
+  std::vector<ViewSettings> views;
+  for (const float theta : orbit.theta) {
+    for (int k = 0; k < orbit.phi_count; ++k) {
+      const float phi = 360.0f * static_cast<float>(k) / static_cast<float>(orbit.phi_count);
+      ViewSettings view{"orbit_t" + io::angle_tag(theta) + "_p" + io::angle_tag(phi), main, true};
+      view.camera.position.reset();  // the auto camera, from this direction
+      view.camera.theta = theta;
+      view.camera.phi = phi;
+      views.push_back(std::move(view));
+    }
+  }
+  return views;
 }
 
 }  // namespace granray::detail

@@ -12,9 +12,10 @@ namespace detail {
 const std::vector<const char*> kInsituKeys = {
     "every", "every_time", "width",       "height", "output",      "png",   "backend",
     "queue", "drop",       "compression", "camera", "shading",     "color", "annotations",
-    "walls", "clip",       "select",      "region", "tile_memory", "views"};
+    "walls", "clip",       "select",      "region", "tile_memory", "views", "orbit"};
 const std::vector<const char*> kCameraKeys = {"projection",   "position", "target", "up",   "fov",
                                               "ortho_height", "theta",    "phi",    "zoom", "path"};
+const std::vector<const char*> kOrbitKeys = {"theta", "phi_count", "cinema"};
 const std::vector<const char*> kCameraPathKeys = {
     "keys", "at", "interpolate", "position", "target", "theta", "phi", "zoom", "fov"};
 const std::vector<const char*> kShadingKeys = {
@@ -40,7 +41,7 @@ std::vector<std::string> insitu_config_keys() {
   for (const char* k : kInsituKeys) {
     const std::string key = k;
     if (key == "camera" || key == "shading" || key == "color" || key == "annotations" ||
-        key == "walls" || key == "clip" || key == "select" || key == "views") {
+        key == "walls" || key == "clip" || key == "select" || key == "views" || key == "orbit") {
       continue;
     }
     keys.push_back(key);
@@ -50,7 +51,8 @@ std::vector<std::string> insitu_config_keys() {
        {std::pair{"camera.", &kCameraKeys}, std::pair{"shading.", &kShadingKeys},
         std::pair{"color.", &kColorKeys}, std::pair{"annotations.", &kAnnotationKeys},
         std::pair{"walls.", &kWallKeys}, std::pair{"clip.", &kClipKeys},
-        std::pair{"select.", &kSelectKeys}, std::pair{"views.", &kViewKeys}}) {
+        std::pair{"select.", &kSelectKeys}, std::pair{"views.", &kViewKeys},
+        std::pair{"orbit.", &kOrbitKeys}}) {
     for (const char* k : *names) {
       if (std::string(k) != "path") keys.push_back(std::string(table) + k);  // a table: above
     }

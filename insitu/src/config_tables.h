@@ -25,6 +25,7 @@ extern const std::vector<const char*> kClipKeys;
 extern const std::vector<const char*> kSelectKeys;
 extern const std::vector<const char*> kViewKeys;
 extern const std::vector<const char*> kCameraPathKeys;
+extern const std::vector<const char*> kOrbitKeys;
 
 // The tables of an array of tables ([[insitu.walls]]), each with a reader named by its place.
 std::vector<std::pair<const toml::table*, std::string>> table_array(const TableReader& t,
@@ -41,6 +42,10 @@ void read_annotations(const TableReader& t, io::AnnotationSettings& a);
 void read_camera(const TableReader& t, CameraSettings& cam);
 // [insitu.camera.path]: keys, at least one quantity with a value per key.
 CameraPath read_camera_path(const TableReader& t);
+// [insitu.orbit]: the ring's angles and the Cinema database.
+OrbitSettings read_orbit(const TableReader& t);
+// The ring's views: `main` from each polar angle and azimuth, named by them.
+std::vector<ViewSettings> orbit_views(const OrbitSettings& orbit, const CameraSettings& main);
 // [[insitu.views]]: a name and camera keys over `main`.
 ViewSettings read_view(const TableReader& t, const CameraSettings& main);
 void read_shading(const TableReader& t, ShadingSettings& s);

@@ -49,9 +49,11 @@ InsituConfig checked(InsituConfig config, const std::vector<std::string>& fields
 
 std::unique_ptr<io::FrameWriter> make_writer(const InsituConfig& config,
                                              std::function<void(const std::string&)> log) {
-  if (config.output.empty() && config.png.empty()) return nullptr;
+  const std::string cinema = config.orbit ? config.orbit->cinema : "";
+  if (config.output.empty() && config.png.empty() && cinema.empty()) return nullptr;
   io::WriterOptions options;
   options.hdf5_path = config.output;
+  options.cinema = cinema;
   const PixelRect window = render_window(config.render);
   options.width = window.x1 - window.x0;
   options.height = window.y1 - window.y0;
@@ -65,7 +67,8 @@ std::unique_ptr<io::FrameWriter> make_writer(const InsituConfig& config,
   try {
     return std::make_unique<io::FrameWriter>(std::move(options));
   } catch (const OutputError& e) {
-    throw ConfigError("key 'insitu.output' = \"" + config.output + "\": " + e.what());
+    throw ConfigError("key 'insitu.output' = \"" + config.output +
+                      "\" or 'insitu.orbit.cinema' = \"" + cinema + "\": " + e.what());
   }
 }
 
@@ -298,6 +301,9 @@ std::vector<io::ViewJob> InsituRenderer::render_views(const ParticleView& view,
     job.camera = stats.camera;
     job.annotation_values = annotation_values(config_, stats, step, time);
     job.png_path = png_path(camera.name, step);
+    job.orbit = camera.orbit;
+    job.theta = camera.camera.theta;
+    job.phi = camera.camera.phi;
     jobs.push_back(std::move(job));
   }
   return jobs;

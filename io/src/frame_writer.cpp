@@ -19,6 +19,9 @@ FrameWriter::FrameWriter(WriterOptions options) : options_(std::move(options)) {
     file_ = std::make_unique<Hdf5FrameFile>(options_.hdf5_path, options_.width, options_.height,
                                             options_.config_text, options_.hdf5);
   }
+  if (!options_.cinema.empty()) {
+    cinema_ = std::make_unique<CinemaDatabase>(options_.cinema, options_.png_compression);
+  }
   // Every image the frames will circulate, made and its pages touched now: a frame rendered into
   // fresh memory pays the page faults in the time loop (a 1080p image is 6 MB, milliseconds).
   free_images_.resize(pool_size());
@@ -160,6 +163,15 @@ void FrameWriter::write(FrameJob& job) {
       std::vector<ViewImage> views;
       for (const ViewJob& view : job.views) views.push_back({view.name, &view.image, view.camera});
       if (file_) file_->append(job.image, job.meta, views);
+    } catch (const std::exception& e) {
+      failed(e);
+    }
+    try {
+      std::vector<CinemaImage> ring;
+      for (const ViewJob& view : job.views) {
+        if (view.orbit) ring.push_back({view.theta, view.phi, &view.image});
+      }
+      if (cinema_ && !ring.empty()) cinema_->add_frame(job.meta.step, job.meta.time, ring);
     } catch (const std::exception& e) {
       failed(e);
     }

@@ -34,6 +34,15 @@ struct SelectSettings {
 struct ViewSettings {
   std::string name;
   CameraSettings camera;  // [insitu.camera]'s keys, with the view's own over them
+  bool orbit = false;     // one of [insitu.orbit]'s ring (camera.theta, camera.phi)
+};
+
+// [insitu.orbit] (SPEC 2f): a ring of views per frame, each polar angle at `phi_count` azimuths
+// (0, 360 / n, ...), added to InsituConfig::views; with `cinema`, also a Cinema database.
+struct OrbitSettings {
+  std::vector<float> theta;
+  int phi_count = 0;
+  std::string cinema;  // "NAME.cdb", or "" for none
 };
 
 struct InsituConfig {
@@ -54,6 +63,7 @@ struct InsituConfig {
   io::AnnotationSettings annotations;     // [insitu.annotations]: drawn on the frames written
   std::vector<ViewSettings> views;        // [[insitu.views]], after the main camera's
   std::optional<CameraPath> camera_path;  // [insitu.camera.path]: the main camera moves
+  std::optional<OrbitSettings> orbit;     // [insitu.orbit]; its views are in `views`
   std::string table_text;  // the effective [insitu] table, as TOML, for the output's metadata
 };
 

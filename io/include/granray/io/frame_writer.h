@@ -15,6 +15,7 @@
 
 #include "granray/image.h"
 #include "granray/io/annotations.h"
+#include "granray/io/cinema_database.h"
 #include "granray/io/hdf5_frame_file.h"
 
 namespace granray::io {
@@ -25,6 +26,7 @@ struct WriterOptions {
   int height = 0;
   std::string config_text;  // the [insitu] table, stored with the file
   Hdf5Options hdf5;
+  std::string cinema;  // a Cinema database of the orbit's views ("" = none)
   int png_compression = 1;
   std::size_t queue = 4;  // frames waiting at most; 0 = write on the caller's thread
   bool drop = false;      // queue full: drop the frame instead of waiting
@@ -41,6 +43,9 @@ struct ViewJob {
   std::string png_path;  // "" = no PNG
   AnnotationValues annotation_values;
   ResolvedCamera camera{};
+  // One of [insitu.orbit]'s ring: its row and image in the Cinema database.
+  bool orbit = false;
+  float theta = 0.0f, phi = 0.0f;
 };
 
 struct FrameJob {
@@ -97,6 +102,7 @@ class FrameWriter {
 
   WriterOptions options_;
   std::unique_ptr<Hdf5FrameFile> file_;
+  std::unique_ptr<CinemaDatabase> cinema_;
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<FrameJob> queue_;
