@@ -6,7 +6,9 @@ packages=(cmake ninja-build g++ pkg-config libpng-dev libgtest-dev libtomlpluspl
           libcli11-dev libhdf5-dev hdf5-tools libopenmpi-dev openmpi-bin libstb-dev libfmt-dev
           fonts-dejavu-core
           # the Python module granray (python/)
-          python3-dev python3-numpy pybind11-dev python3-mpi4py libdlpack-dev)
+          python3-dev python3-numpy pybind11-dev python3-mpi4py libdlpack-dev
+          # granray-view (HDF5 runs) and its test in a real browser
+          python3-h5py chromium)
 for flag in "$@"; do
   case "$flag" in
     # clang with libFuzzer and its OpenMP (scripts/fuzz.sh, the fuzz preset)
@@ -20,11 +22,19 @@ done
 if [ ! -d /usr/local/cuda/include/cccl/thrust ]; then
   packages+=(libthrust-dev libcub-dev)
 fi
+# Playwright drives Chromium in the viewer's test; the python3 on PATH runs that test.
+install_playwright() {
+  python3 -c "import playwright" 2>/dev/null && return 0
+  python3 -m pip install -q playwright 2>/dev/null ||
+    python3 -m pip install -q --break-system-packages playwright 2>/dev/null ||
+    echo "granray: Playwright could not be installed; the viewer's browser test will skip" >&2
+}
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
+  install_playwright
   exit 0
 fi
 echo "granray: installing ${missing[*]}"
@@ -33,3 +43,4 @@ sudo=()
 export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" apt-get update -qq
 "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+install_playwright
