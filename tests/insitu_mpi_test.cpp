@@ -99,6 +99,54 @@ TEST(InsituAcrossRanks, RankZeroWritesEveryRanksShare) {
       std::equal(reference.rgb.begin(), reference.rgb.end(), rgb.end() - reference.rgb.size()));
 }
 
+// SPEC 2f across ranks: each further view (and the orbit's), composited on rank 0, is the one-rank
+// render of all the particles with that camera, lit and in /views/NAME.
+TEST(InsituAcrossRanks, ViewsAreTheOneRankFramesOfTheirCameras) {
+  Rng rng(shared_seed());
+  const int rank = rank_of(MPI_COMM_WORLD), size = size_of(MPI_COMM_WORLD);
+  const auto all = dense_bed(rng, 900, 0.3f, 0.5f);
+  std::vector<Vec4> mine;
+  std::vector<std::uint64_t> ids;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (static_cast<int>(rng() % size) != rank) continue;
+    mine.push_back(all[i]);
+    ids.push_back(i);
+  }
+  const std::string h5 = shared_path("views.h5");
+  const InsituConfig config = parse_insitu_config(
+      "[insitu]\nevery = 1\nwidth = 72\nheight = 54\nbackend = \"cpu\"\n"
+      "[insitu.shading]\nshadows = true\nao_samples = 2\n"
+      "[[insitu.views]]\nname = \"side\"\ntheta = " +
+          std::to_string(uniform(rng, 20.0f, 160.0f)) +
+          "\nphi = " + std::to_string(uniform(rng, -90.0f, 90.0f)) +
+          "\n[insitu.orbit]\ntheta = [70.0]\nphi_count = 2\n",
+      "sim.toml", {"output=\"" + h5 + "\""});
+  {
+    InsituRenderer vis(config, {}, mpi::rank_group(MPI_COMM_WORLD));
+    SimulationParticles p = adapters::host_particles(mine.data(), mine.size());
+    p.view.ids = ids.data();
+    const FrameRecord& f = vis.render(0, 0.0, p);
+    ASSERT_TRUE(f.rendered) << f.error;
+  }
+  if (rank != 0) return;
+  H5File file(h5.c_str());
+  ASSERT_GE(file.id, 0);
+  ParticleView view;
+  view.xyzr = all.data();
+  view.count = all.size();
+  Renderer renderer(BackendKind::cpu);
+  ASSERT_EQ(config.views.size(), 3u);
+  for (const ViewSettings& v : config.views) {
+    RenderSettings settings = config.render;
+    settings.camera = v.camera;
+    Image reference;
+    renderer.render(view, settings, reference);
+    const auto rgb =
+        read_all<std::uint8_t>(file.id, ("/views/" + v.name + "/rgb").c_str(), H5T_NATIVE_UINT8);
+    EXPECT_EQ(rgb, reference.rgb) << v.name << " on " << size << " ranks";
+  }
+}
+
 TEST(InsituAcrossRanks, AFailureOnOneRankSkipsTheFrameOnAll) {
   Rng rng(shared_seed());
   const int rank = rank_of(MPI_COMM_WORLD), size = size_of(MPI_COMM_WORLD);

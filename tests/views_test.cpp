@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <sstream>
 #include <string>
@@ -275,8 +276,46 @@ TEST_F(ViewsTest, TheOrbitsCinemaDatabaseHoldsEveryFrameAndAngle) {
     ++rows;
   }
   EXPECT_EQ(rows, 3 * 2 * phi_count);
+  std::size_t on_disk = 0;  // the rows list exactly the images there
+  for (const auto& entry : std::filesystem::directory_iterator(cdb + "/images")) {
+    on_disk += entry.path().extension() == ".png";
+  }
+  EXPECT_EQ(on_disk, std::size_t(rows)) << "images without rows, or rows without images";
   EXPECT_EQ(std::count(steps.begin(), steps.end(), 7), 2 * phi_count);
   EXPECT_EQ(std::count(steps.begin(), steps.end(), 9), 2 * phi_count);
+}
+
+// A run killed at a random moment (SIGKILL, in the middle of frames) leaves a database that opens
+// as it is: every row whole, every image it names there and whole.
+TEST_F(ViewsTest, AKilledRunLeavesAValidCinemaDatabase) {
+  const std::string cdb = dir_ + "/killed.cdb";
+  const double seconds = uniform(rng_, 1.0f, 2.0f);
+  const std::string command =
+      "cd '" + dir_ + "' && timeout -s KILL " + std::to_string(seconds) + " " + GRANRAY_DEM_EXE +
+      " --set simulation.particles=300 --set simulation.steps=100000 --set insitu.every=10"
+      " --set insitu.width=48 --set insitu.height=36 --set 'insitu.png=\"\"'"
+      " --set 'insitu.output=\"\"' --set 'insitu.backend=\"cpu\"'"
+      " --set 'insitu.orbit={theta=[60.0], phi_count=3, cinema=\"" +
+      cdb + "\"}' > /dev/null 2>&1";
+  const CommandResult r = run_command(command);
+  ASSERT_NE(r.status, 0) << "the run ended before the kill: " << r.output;
+  std::ifstream in(cdb + "/data.csv", std::ios::binary);
+  ASSERT_TRUE(in) << "no database after the kill";
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n') << "a row cut short";
+  std::istringstream rows(text);
+  std::string line;
+  std::getline(rows, line);
+  EXPECT_EQ(line, "time,step,theta,phi,FILE");
+  int count = 0;
+  while (std::getline(rows, line)) {
+    const std::string file = line.substr(line.rfind(',') + 1);
+    EXPECT_NO_THROW(io::read_png(cdb + "/" + file)) << line;
+    ++count;
+  }
+  EXPECT_EQ(count % 3, 0) << "a frame's rows are appended together";
+  std::cout << count / 3 << " frames in the database after " << seconds << " s\n";
 }
 
 }  // namespace

@@ -132,6 +132,15 @@ def main():
             shows(999, 0, 0, "the appended frame")
             check(not errors, f"page errors: {errors}")
             browser.close()
+        # Neither a database nor a frames file: said, and a non-zero exit.
+        bogus = os.path.join(tmp, "notes.txt")
+        with open(bogus, "w") as f:
+            f.write("not a run\n")
+        for wrong in (bogus, tmp):
+            out = subprocess.run([os.environ["GRANRAY_VIEW"], wrong, "--port", "0"],
+                                 capture_output=True, text=True, timeout=30)
+            check(out.returncode != 0 and wrong in out.stderr,
+                  f"granray-view {wrong}: exit {out.returncode}, said {out.stderr!r}")
         with sync_playwright() as p, Server(os.path.join(tmp, "run.h5")) as server:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
             page = browser.new_page(viewport={"width": 1400, "height": 900})
@@ -143,6 +152,9 @@ def main():
             page.locator("#slider").fill("2")
             page.wait_for_function(
                 "[...document.querySelectorAll('#views canvas')].every(c => c.dataset.step == '200')")
+            shot = os.environ.get("GRANRAY_VIEWER_SCREENSHOT")
+            if shot:  # the README's picture of the viewer
+                page.screenshot(path=shot, full_page=True)
             lines = page.locator("#plot polyline")
             check(lines.count() == 2, "render and composite times are not both plotted")
             points = lines.first.get_attribute("points").split()

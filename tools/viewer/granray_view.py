@@ -14,6 +14,7 @@ import csv
 import http.server
 import json
 import os
+import re
 import socketserver
 import sys
 import urllib.parse
@@ -47,13 +48,18 @@ def cinema_run(folder):
     return {"kind": "cinema", "name": os.path.basename(folder.rstrip("/")), "frames": frames}
 
 
+def natural_order(name):
+    """orbit_t30_p72 before orbit_t30_p144: numbers compare as numbers."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
 def hdf5_run(path):
     import h5py  # only for HDF5 runs
     with h5py.File(path, "r") as f:
         frames_group = f["frames"]
         count = min(frames_group[name].shape[0] for name in frames_group)
         height, width = frames_group["rgb"].shape[1:3]
-        views = ["main"] + (sorted(f["views"].keys()) if "views" in f else [])
+        views = ["main"] + (sorted(f["views"].keys(), key=natural_order) if "views" in f else [])
         series = {name: frames_group[name][:count].tolist()
                   for name in ("step", "time", "render_ms", "composite_ms", "frame_ms")
                   if name in frames_group}
