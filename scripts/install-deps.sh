@@ -22,12 +22,16 @@ done
 if [ ! -d /usr/local/cuda/include/cccl/thrust ]; then
   packages+=(libthrust-dev libcub-dev)
 fi
-# Playwright drives Chromium in the viewer's test; the python3 on PATH runs that test.
+# Playwright drives Chromium in the viewer's test, and granray-view reads HDF5 runs with h5py;
+# the python3 on PATH runs both, and may not be Debian's (pyenv, a venv): it gets them from PyPI.
 install_playwright() {
-  python3 -c "import playwright" 2>/dev/null && return 0
-  python3 -m pip install -q playwright 2>/dev/null ||
-    python3 -m pip install -q --break-system-packages playwright 2>/dev/null ||
-    echo "granray: Playwright could not be installed; the viewer's browser test will skip" >&2
+  local module
+  for module in playwright h5py; do
+    python3 -c "import $module" 2>/dev/null && continue
+    python3 -m pip install -q "$module" 2>/dev/null ||
+      python3 -m pip install -q --break-system-packages "$module" 2>/dev/null ||
+      echo "granray: $module could not be installed; the viewer's browser test will skip" >&2
+  done
 }
 missing=()
 for p in "${packages[@]}"; do

@@ -59,6 +59,7 @@ std::unique_ptr<io::FrameWriter> make_writer(const InsituConfig& config,
   options.height = window.y1 - window.y0;
   options.config_text = config.table_text;
   for (const ViewSettings& view : config.views) options.hdf5.views.push_back(view.name);
+  options.views = config.views.size();
   options.hdf5.compression = static_cast<int>(config.compression);
   options.png_compression = static_cast<int>(config.compression);
   options.queue = static_cast<std::size_t>(config.queue);
@@ -297,6 +298,7 @@ std::vector<io::ViewJob> InsituRenderer::render_views(const ParticleView& view,
     view_settings.camera = camera.camera;
     io::ViewJob job;
     job.name = camera.name;
+    if (writer_) job.image = writer_->recycled_image();  // pages touched: no faults per frame
     const FrameStats stats = render_image(view, view_settings, job.image, true);
     job.camera = stats.camera;
     job.annotation_values = annotation_values(config_, stats, step, time);

@@ -46,7 +46,7 @@ FrameWriter::~FrameWriter() {
 bool FrameWriter::submit(FrameJob&& job) {
   if (options_.queue == 0) {
     write(job);
-    give_back(std::move(job.image));
+    give_back(std::move(job));
     return true;
   }
   std::unique_lock<std::mutex> lock(mutex_);
@@ -55,7 +55,7 @@ bool FrameWriter::submit(FrameJob&& job) {
       ++counters_.dropped;
       const std::int64_t step = job.meta.step;
       lock.unlock();
-      give_back(std::move(job.image));
+      give_back(std::move(job));
       if (options_.log) {
         options_.log("granray: frame at step " + std::to_string(step) +
                      " dropped: the writer is behind (queue of " + std::to_string(options_.queue) +
@@ -82,7 +82,15 @@ WriterCounters FrameWriter::counters() const {
   return counters_;
 }
 
-std::size_t FrameWriter::pool_size() const { return options_.queue + kSpareImages; }
+// Each frame in flight holds its own image and its views'.
+std::size_t FrameWriter::pool_size() const {
+  return (options_.queue + kSpareImages) * (1 + options_.views);
+}
+
+void FrameWriter::give_back(FrameJob&& job) {
+  give_back(std::move(job.image));
+  for (ViewJob& view : job.views) give_back(std::move(view.image));
+}
 
 void FrameWriter::give_back(Image&& image) {
   image.pending.reset();  // a dropped frame's pixels are never read
@@ -110,7 +118,7 @@ void FrameWriter::run() {
 
     write(job);
 
-    give_back(std::move(job.image));
+    give_back(std::move(job));
     lock.lock();
     --in_flight_;
     lock.unlock();

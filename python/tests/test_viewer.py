@@ -62,6 +62,11 @@ def main():
     except ImportError:
         print("test_viewer: skipped: no Playwright in this Python (pip install playwright)")
         return 77
+    try:  # granray-view runs on this Python too, and reads the HDF5 run with h5py
+        import h5py  # noqa: F401
+    except ImportError:
+        print("test_viewer: skipped: no h5py in this Python (pip install h5py)")
+        return 77
     rng = random.Random(SEED)
     failures = []
 

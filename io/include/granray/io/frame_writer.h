@@ -26,7 +26,8 @@ struct WriterOptions {
   int height = 0;
   std::string config_text;  // the [insitu] table, stored with the file
   Hdf5Options hdf5;
-  std::string cinema;  // a Cinema database of the orbit's views ("" = none)
+  std::string cinema;     // a Cinema database of the orbit's views ("" = none)
+  std::size_t views = 0;  // further views per frame: the image pool holds theirs too
   int png_compression = 1;
   std::size_t queue = 4;  // frames waiting at most; 0 = write on the caller's thread
   bool drop = false;      // queue full: drop the frame instead of waiting
@@ -99,6 +100,7 @@ class FrameWriter {
   std::string finish_image(const FrameJob& job, Image& image, const AnnotationValues& values);
   std::size_t pool_size() const;
   void give_back(Image&& image);
+  void give_back(FrameJob&& job);
 
   WriterOptions options_;
   std::unique_ptr<Hdf5FrameFile> file_;
