@@ -91,7 +91,7 @@ class Executor {
   }
   // The pixels are in host memory already: nothing to copy on the side.
   std::shared_ptr<PendingPixels> download_later(const Rgb8*, std::size_t) const { return nullptr; }
-  void wait_for_deferred_reads() const {}
+  void wait_for_deferred_reads(const void*) const {}
 
   // A packed plane of `count` drawn pixels into their places in an image (drawn_rows.h).
   template <class T>

@@ -264,8 +264,10 @@ class Executor {
   std::shared_ptr<PendingPixels> download_later(const Rgb8* src, std::size_t count) const {
     return scratch_->deferred->start(src, count * sizeof(Rgb8), stream_);
   }
-  // The frame's stream waits until the last deferred copy has read the pixels it overwrites.
-  void wait_for_deferred_reads() const { scratch_->deferred->fence(stream_); }
+  // The frame's stream waits until the last deferred copy from `pixels` has read them.
+  void wait_for_deferred_reads(const void* pixels) const {
+    scratch_->deferred->fence(stream_, pixels);
+  }
 
   // A packed plane of `count` drawn pixels into their places in a host image (drawn_rows.h).
   // Always through the pinned chunks when there are any: the runs land apart from each other, so

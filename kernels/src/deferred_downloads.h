@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -21,9 +22,17 @@ namespace granray::cuda_backend {
 // so a buffer outlives the renderer until its image is settled or dropped.
 class DeferredDownloads : public std::enable_shared_from_this<DeferredDownloads> {
  public:
-  // The writer's images (its queue, 4 by default, and two spares): a frame never waits for a
-  // buffer when the writer keeps up, and no more host memory than that is locked.
-  static constexpr int kMaxBuffers = 6;
+  // The writer's images (its queue, 4 by default, and two spares), locked in the first deferred
+  // frame; more are locked as a frame's further views (SPEC 2f) need them, up to 32 buffers or
+  // 256 MiB, whichever is fewer (at least the first six). Past that a frame is copied at once.
+  static constexpr int kReservedBuffers = 6;
+  static constexpr int kMaxBuffers = 32;
+  static constexpr std::size_t kMaxLockedBytes = std::size_t{256} << 20;
+  static int most_buffers(std::size_t bytes) {
+    const std::size_t fit = bytes == 0 ? kMaxBuffers : kMaxLockedBytes / bytes;
+    return static_cast<int>(
+        std::max<std::size_t>(kReservedBuffers, std::min<std::size_t>(fit, kMaxBuffers)));
+  }
 
   DeferredDownloads() = default;
   DeferredDownloads(const DeferredDownloads&) = delete;
@@ -34,7 +43,7 @@ class DeferredDownloads : public std::enable_shared_from_this<DeferredDownloads>
     if (stream_ != nullptr) cudaStreamSynchronize(stream_);
     for (Buffer& b : free_) release(b);
     if (pixels_cast_ != nullptr) cudaEventDestroy(pixels_cast_);
-    if (source_read_ != nullptr) cudaEventDestroy(source_read_);
+    for (SourceRead& r : reads_) cudaEventDestroy(r.done);
     if (stream_ != nullptr) cudaStreamDestroy(stream_);
   }
 
@@ -43,19 +52,26 @@ class DeferredDownloads : public std::enable_shared_from_this<DeferredDownloads>
   // page-locked memory can be had, and the caller should copy at once.
   std::shared_ptr<PendingPixels> start(const void* src, std::size_t bytes, cudaStream_t stream);
 
-  // Makes `stream` wait until the last started copy has read its source, so that the next frame
-  // may overwrite it; the host does not wait.
-  void fence(cudaStream_t stream) {
-    if (source_read_ != nullptr) GRANRAY_CUDA_CHECK(cudaStreamWaitEvent(stream, source_read_, 0));
+  // Makes `stream` wait until the last copy started from `src` has read it, so that the next
+  // frame may overwrite it; the host does not wait, nor does a frame cast into another buffer.
+  void fence(cudaStream_t stream, const void* src) {
+    for (const SourceRead& r : reads_) {
+      if (r.src == src) GRANRAY_CUDA_CHECK(cudaStreamWaitEvent(stream, r.done, 0));
+    }
   }
 
  private:
+  struct SourceRead {
+    const void* src;
+    cudaEvent_t done;  // on stream_, after the last copy from src
+  };
   struct Buffer {
     char* host = nullptr;
     std::size_t bytes = 0;
     cudaEvent_t copied = nullptr;
   };
   class Pending;
+  cudaEvent_t read_event(const void* src);
 
   static void release(Buffer& b) {
     if (b.host != nullptr) cudaFreeHost(b.host);
@@ -82,7 +98,7 @@ class DeferredDownloads : public std::enable_shared_from_this<DeferredDownloads>
   // frames would otherwise pay in the time loop whenever the writer fell behind.
   void reserve(std::size_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
-    while (lent_ + static_cast<int>(free_.size()) < kMaxBuffers) {
+    while (lent_ + static_cast<int>(free_.size()) < kReservedBuffers) {
       Buffer b;
       if (!make(bytes, b)) return;
       free_.push_back(b);
@@ -101,7 +117,7 @@ class DeferredDownloads : public std::enable_shared_from_this<DeferredDownloads>
         return true;
       }
     }
-    if (lent_ + static_cast<int>(free_.size()) >= kMaxBuffers) {
+    if (lent_ + static_cast<int>(free_.size()) >= most_buffers(bytes)) {
       if (free_.empty()) return false;
       release(free_.back());
       free_.pop_back();
@@ -123,7 +139,7 @@ class DeferredDownloads : public std::enable_shared_from_this<DeferredDownloads>
   int device_ = 0;
   cudaStream_t stream_ = nullptr;      // non-blocking: it does not wait for the legacy stream
   cudaEvent_t pixels_cast_ = nullptr;  // on the frame's stream
-  cudaEvent_t source_read_ = nullptr;  // on stream_, after the last copy
+  std::vector<SourceRead> reads_;      // one per source buffer the frames cast into
 };
 
 // One image's share: its buffer, given back when the image is settled or dropped. Completing
@@ -160,9 +176,9 @@ inline std::shared_ptr<PendingPixels> DeferredDownloads::start(const void* src, 
     GRANRAY_CUDA_CHECK(cudaGetDevice(&device_));
     GRANRAY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     GRANRAY_CUDA_CHECK(cudaEventCreateWithFlags(&pixels_cast_, cudaEventDisableTiming));
-    GRANRAY_CUDA_CHECK(cudaEventCreateWithFlags(&source_read_, cudaEventDisableTiming));
     reserve(bytes);
   }
+  const cudaEvent_t source_read = read_event(src);
   Buffer buffer;
   if (!borrow(bytes, buffer)) return nullptr;
   // Owned from here on, so that a failing call below gives the buffer back.
@@ -171,8 +187,28 @@ inline std::shared_ptr<PendingPixels> DeferredDownloads::start(const void* src, 
   GRANRAY_CUDA_CHECK(cudaStreamWaitEvent(stream_, pixels_cast_, 0));
   GRANRAY_CUDA_CHECK(cudaMemcpyAsync(buffer.host, src, bytes, cudaMemcpyDeviceToHost, stream_));
   GRANRAY_CUDA_CHECK(cudaEventRecord(buffer.copied, stream_));
-  GRANRAY_CUDA_CHECK(cudaEventRecord(source_read_, stream_));
+  GRANRAY_CUDA_CHECK(cudaEventRecord(source_read, stream_));
   return pending;
+}
+
+// The event that marks the last copy from `src`, made for the first copy from it. Sources are
+// few (the backend's ring of pixel buffers), but a freed and reallocated buffer may come back at
+// a new address: the list keeps the newest few.
+inline cudaEvent_t DeferredDownloads::read_event(const void* src) {
+  for (const SourceRead& r : reads_) {
+    if (r.src == src) return r.done;
+  }
+  constexpr std::size_t kMostSources = 16;
+  if (reads_.size() == kMostSources) {
+    // The oldest source's last copy was queued before any copy still to come on stream_.
+    GRANRAY_CUDA_CHECK(cudaEventSynchronize(reads_.front().done));
+    GRANRAY_CUDA_CHECK(cudaEventDestroy(reads_.front().done));
+    reads_.erase(reads_.begin());
+  }
+  SourceRead read{src, nullptr};
+  GRANRAY_CUDA_CHECK(cudaEventCreateWithFlags(&read.done, cudaEventDisableTiming));
+  reads_.push_back(read);
+  return read.done;
 }
 
 }  // namespace granray::cuda_backend

@@ -69,7 +69,8 @@ struct PackDrawnRows {
 class FrameBuffers {
  public:
   explicit FrameBuffers(detail::MemoryAccount& account)
-      : pixels_(account, "image"),
+      : pixels_{Array<Rgb8>(account, "image"), Array<Rgb8>(account, "image"),
+                Array<Rgb8>(account, "image")},
         depth_(account, "depth image"),
         hit_ids_(account, "hit id image"),
         row_spans_(account, "drawn row spans"),
@@ -78,17 +79,21 @@ class FrameBuffers {
         packed_depth_(account, "drawn depths"),
         packed_ids_(account, "drawn hit ids") {}
 
-  // Room for a frame of `pixels`, with depth and hit ids when asked. The caller has waited for
-  // the previous frame's deferred reads of the pixels.
-  void resize(std::size_t pixels, bool with_hits) {
-    pixels_.resize(pixels);
+  // Room for a frame of `pixels`, with depth and hit ids when asked. A frame whose pixels are
+  // copied out later casts into the next of a few buffers, so that the views of one frame
+  // (SPEC 2f) cast while the copies of the views before them run; the stream waits only for a
+  // copy still reading the buffer it takes.
+  void prepare(const Executor& exec, std::size_t pixels, bool with_hits, bool deferred) {
+    if (deferred) current_ = (current_ + 1) % kPixelBuffers;
+    exec.wait_for_deferred_reads(pixels_[current_].data());
+    pixels_[current_].resize(pixels);
     if (with_hits) {
       depth_.resize(pixels);
       hit_ids_.resize(pixels);
     }
   }
 
-  Rgb8* rgb() { return pixels_.data(); }
+  Rgb8* rgb() { return pixels_[current_].data(); }
   float* depth() { return depth_.data(); }
   std::uint64_t* hit_ids() { return hit_ids_.data(); }
 
@@ -108,19 +113,22 @@ class FrameBuffers {
       if (options.copy_drawn_only) {
         copy_drawn(exec, stats.drawn, window_width(settings), image);
       } else {
-        exec.download(pixels_.data(), rgb, pixels);
+        exec.download(rgb_const(), rgb, pixels);
         exec.download(depth_.data(), image.depth.data(), pixels);
         exec.download(hit_ids_.data(), image.hit_id.data(), pixels);
       }
     } else {
-      if (options.defer_pixels) image.pending = exec.download_later(pixels_.data(), pixels);
-      if (!image.pending) exec.download(pixels_.data(), rgb, pixels);
+      if (options.defer_pixels) image.pending = exec.download_later(rgb_const(), pixels);
+      if (!image.pending) exec.download(rgb_const(), rgb, pixels);
       image.depth.clear();
       image.hit_id.clear();
     }
   }
 
  private:
+  static constexpr int kPixelBuffers = 3;
+  const Rgb8* rgb_const() const { return pixels_[current_].data(); }
+
   // Each row's drawn span (one reduction by row over the depths), brought to the host.
   DrawnRegion drawn_region(const Executor& exec, int width, int height) {
     const auto w = static_cast<std::uint32_t>(width);
@@ -153,7 +161,7 @@ class FrameBuffers {
     thrust::for_each_n(
         exec.policy(), Index(0), static_cast<std::uint32_t>(drawn.bounds.area()),
         PackDrawnRows{drawn.bounds, static_cast<std::uint32_t>(width), row_spans_.data(),
-                      row_offsets_.data(), pixels_.data(), depth_.data(), hit_ids_.data(),
+                      row_offsets_.data(), rgb_const(), depth_.data(), hit_ids_.data(),
                       packed_rgb_.data(), packed_depth_.data(), packed_ids_.data()});
     const auto w = static_cast<std::size_t>(width);
     exec.download_drawn(packed_rgb_.data(), count, reinterpret_cast<Rgb8*>(image.rgb.data()), w,
@@ -162,7 +170,8 @@ class FrameBuffers {
     exec.download_drawn(packed_ids_.data(), count, image.hit_id.data(), w, drawn, offsets);
   }
 
-  Array<Rgb8> pixels_;
+  Array<Rgb8> pixels_[kPixelBuffers];
+  int current_ = 0;
   Array<float> depth_;
   Array<std::uint64_t> hit_ids_;
   Array<PixelRect> row_spans_;  // per image row: its drawn span

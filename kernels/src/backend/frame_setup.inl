@@ -25,9 +25,10 @@ inline FrameSetup set_up_frame(BackendParts& parts, const Executor& exec, const 
   }
   WallScene& walls = parts.walls;
   walls.prepare(exec, settings);
-  const ResidentParticles all = parts.particles.resident(exec, view);
-  const SceneBounds all_bounds =
-      options.particle_bounds ? *options.particle_bounds : reduce_bounds(exec, all);
+  const ResidentParticles all = parts.particles.resident(exec, view, options.same_particles);
+  const SceneBounds all_bounds = options.particle_bounds
+                                     ? *options.particle_bounds
+                                     : parts.particles.bounds(exec, all, options.same_particles);
   const SceneBounds scene =
       walls.scene_with_walls(options.camera_bounds ? *options.camera_bounds : all_bounds);
   ResidentParticles r = all;

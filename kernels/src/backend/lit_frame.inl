@@ -202,11 +202,10 @@ inline void shading_stage(BackendParts& parts, const RenderSettings& settings,
                 std::to_string(samples) + " samples");
   }
   image.pending.reset();
-  exec.wait_for_deferred_reads();
   parts.lit.upload_surfaces(exec, surfaces);
   parts.lit.upload_blocked(exec, blocked);
   const std::size_t pixels = static_cast<std::size_t>(image_pixels(settings));
-  parts.frame.resize(pixels, options.with_hits);
+  parts.frame.prepare(exec, pixels, options.with_hits, false);
   // The see-through walls are composited here, over every rank's surfaces.
   const ShadingParams shading = make_shading_params(settings.shading, camera.frame, scene);
   parts.walls.build_for(exec, camera.frame, shading);

@@ -182,8 +182,13 @@ class ParticleResidency {
         staged_select_(account, "particle selection upload"),
         hidden_(account, "particles after the clip planes and selection") {}
 
-  // The particles in this backend's memory: in place when they already are, else uploaded.
-  ResidentParticles resident(const Executor& exec, const ParticleView& view) {
+  // The particles in this backend's memory: in place when they already are, else uploaded; with
+  // `same_particles` (a later view or band of the frame the previous call drew, unchanged) the
+  // previous upload serves.
+  ResidentParticles resident(const Executor& exec, const ParticleView& view,
+                             bool same_particles = false) {
+    if (same_particles && uploaded_ && uploaded_->matches(view)) return uploaded_->resident;
+    uploaded_.reset();
     if (view.count > std::numeric_limits<std::uint32_t>::max() - 1) {
       throw Error("granray: " + std::to_string(view.count) +
                   " particles in one frame exceed the 32-bit index range; split them over ranks");
@@ -215,7 +220,19 @@ class ParticleResidency {
       exec.upload(staged_select_, view.select_scalar, n);
       select = staged_select_.data();
     }
-    return {staged_spheres_.data(), ids, scalar, n, select};
+    const ResidentParticles staged{staged_spheres_.data(), ids, scalar, n, select};
+    uploaded_ = Uploaded{view, staged};
+    return staged;
+  }
+
+  // The box of `all`, measured again unless `same_particles` and these are the particles
+  // measured last: every view of a frame (SPEC 2f) would otherwise wait for the same reduction.
+  SceneBounds bounds(const Executor& exec, const ResidentParticles& all, bool same_particles) {
+    if (!(same_particles && measured_ && measured_->spheres == all.spheres &&
+          measured_->count == all.count)) {
+      measured_ = Measured{all.spheres, all.count, reduce_bounds(exec, all)};
+    }
+    return measured_->bounds;
   }
 
   // `all` with the grains beyond a clip plane or outside the selection window made unrenderable.
@@ -231,6 +248,22 @@ class ParticleResidency {
   }
 
  private:
+  struct Uploaded {
+    ParticleView view;
+    ResidentParticles resident;
+    bool matches(const ParticleView& v) const {
+      return v.space == view.space && v.xyzr == view.xyzr && v.ids == view.ids &&
+             v.scalar == view.scalar && v.select_scalar == view.select_scalar &&
+             v.count == view.count;
+    }
+  };
+  struct Measured {
+    const Vec4* spheres;
+    std::uint32_t count;
+    SceneBounds bounds;
+  };
+  std::optional<Uploaded> uploaded_;
+  std::optional<Measured> measured_;
   Array<Vec4> staged_spheres_;
   Array<std::uint64_t> staged_ids_;
   Array<float> staged_scalar_;

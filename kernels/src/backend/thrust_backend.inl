@@ -6,7 +6,7 @@
 //   class Executor   { Executor(void* stream); policy(); synchronize(); upload(); download();
 //                      for_each_pixel(width, height, f): f(i, j) for every pixel;
 //                      download_later(pixels, count): PendingPixels or null (copy at once);
-//                      wait_for_deferred_reads(): before the pixels are overwritten;
+//                      wait_for_deferred_reads(pixels): before they are overwritten;
 //                      static constexpr MemorySpace native_space; static constexpr name; };
 //   std::size_t default_memory_limit();
 //   std::size_t system_free_memory(); // what the backend's memory could still give now
@@ -186,8 +186,7 @@ class ThrustBackend final : public detail::Backend {
 
     const auto pixels = static_cast<std::uint32_t>(pixel_count);
     image.pending.reset();
-    exec.wait_for_deferred_reads();
-    parts_.frame.resize(pixels, options.with_hits);
+    parts_.frame.prepare(exec, pixels, options.with_hits, options.defer_pixels);
     const FrameTarget target{camera.frame,
                              make_shading_params(settings.shading, camera.frame, f.scene),
                              parts_.colors.source(exec, f.all, settings, options, stats),
