@@ -6,6 +6,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "granray/insitu/camera_path.h"
+#include "granray/insitu/config.h"
 #include "granray/io/image_file.h"
 #include "granray/io/particle_file.h"
 #include "granray/io/stl_file.h"
@@ -170,6 +172,46 @@ TEST(RenderTool, WritesHdf5WhenOutputIsSet) {
     GTEST_SKIP() << "h5dump not installed";
   }
   EXPECT_NE(dump_h5.output.find("100, 200, 300"), std::string::npos) << dump_h5.output;
+}
+
+// [insitu.camera.path] over a dump's snapshots: each frame is the library's render with the
+// path's camera at the snapshot's step, at the keys and between them.
+TEST(RenderTool, ACameraPathFliesThroughTheSnapshots) {
+  Rng rng(fresh_seed());
+  const std::string dump = random_dump(rng, 3, 300, "path.dump");  // steps 100, 200, 300
+  const std::string path = std::string("{keys=\"step\", at=[100, 300], interpolate=\"") +
+                           (rng() % 2 == 0 ? "smooth" : "linear") + "\", theta=[" +
+                           std::to_string(uniform(rng, 10, 80)) + ", " +
+                           std::to_string(uniform(rng, 100, 170)) + "], phi=[" +
+                           std::to_string(uniform(rng, -90, 0)) + ", " +
+                           std::to_string(uniform(rng, 10, 180)) + "], zoom=[1.0, " +
+                           std::to_string(uniform(rng, 1.2f, 2)) + "]}";
+  const Result r = run_tool(dump + " --set width=56 --set height=40 --set 'backend=\"cpu\"' " +
+                            "--set 'camera.path=" + path + "' --out " + temp_path("path_*.png"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const InsituConfig config = parse_insitu_config(
+      "[insitu]\nwidth = 56\nheight = 40\n[insitu.camera]\npath = " + path + "\n", "path.toml");
+  ASSERT_TRUE(config.camera_path);
+  const auto frames = io::read_particle_file(dump);
+  ASSERT_EQ(frames.size(), 3u);
+  std::vector<std::vector<std::uint8_t>> shown;
+  for (int k = 0; k < 3; ++k) {
+    const std::int64_t step = 100 * (k + 1);
+    RenderSettings s = config.render;
+    s.camera = frame_camera(config.camera_path, config.render.camera, step, 0.0);
+    Image direct;
+    Renderer(BackendKind::cpu).render(frames[k].view(), s, direct);
+    const Image png = io::read_png(temp_path("path_" + std::to_string(step) + ".png"));
+    EXPECT_EQ(png.rgb, direct.rgb) << "step " << step << ", path " << path;
+    shown.push_back(direct.rgb);
+  }
+  // The snapshots differ anyway; the camera must differ too: the last snapshot from the first
+  // key's camera is another picture.
+  RenderSettings first = config.render;
+  first.camera = frame_camera(config.camera_path, config.render.camera, 100, 0.0);
+  Image unmoved;
+  Renderer(BackendKind::cpu).render(frames[2].view(), first, unmoved);
+  EXPECT_NE(unmoved.rgb, shown[2]) << "the camera did not move along the path";
 }
 
 // Under mpirun each rank renders a share; the pictures are the one-rank pictures.
