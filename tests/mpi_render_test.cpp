@@ -15,7 +15,11 @@
 namespace granray::test {
 namespace {
 
-enum class Split { random, slabs, all_on_last, contiguous_without_ids };
+// How the grains are dealt out: at random (every rank's box spans the scene), in slabs along
+// x, all to the last rank (the others empty), by index into contiguous runs, round-robin by
+// index, or into octants about a random point (boxes that are not slabs; octants beyond the
+// rank count wrap around, so a rank may hold two far-apart ones).
+enum class Split { random, slabs, all_on_last, contiguous_without_ids, round_robin, octants };
 
 // Renders `spheres` split among the ranks; on rank 0 compares with a one-rank render.
 // An image the size of `settings` still holding another frame: near depths everywhere, which
@@ -45,10 +49,14 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
   std::vector<std::uint64_t> ids;
   const std::size_t n = spheres.size();
   float x_lo = INFINITY, x_hi = -INFINITY;
+  Vec3 lo{INFINITY, INFINITY, INFINITY}, hi{-INFINITY, -INFINITY, -INFINITY};
   for (const Vec4& s : spheres) {
     x_lo = std::min(x_lo, s.x);
     x_hi = std::max(x_hi, s.x);
+    lo = {std::min(lo.x, s.x), std::min(lo.y, s.y), std::min(lo.z, s.z)};
+    hi = {std::max(hi.x, s.x), std::max(hi.y, s.y), std::max(hi.z, s.z)};
   }
+  const Vec3 pivot{uniform(rng, lo.x, hi.x), uniform(rng, lo.y, hi.y), uniform(rng, lo.z, hi.z)};
   for (std::size_t i = 0; i < n; ++i) {
     int owner = 0;
     switch (split) {
@@ -64,6 +72,14 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
         break;
       case Split::contiguous_without_ids:
         owner = static_cast<int>(i * size / n);
+        break;
+      case Split::round_robin:
+        owner = static_cast<int>(i % static_cast<std::size_t>(size));
+        break;
+      case Split::octants:
+        owner = ((spheres[i].x > pivot.x) + 2 * (spheres[i].y > pivot.y) +
+                 4 * (spheres[i].z > pivot.z)) %
+                size;
         break;
     }
     if (owner != rank) continue;
@@ -157,7 +173,8 @@ TEST(MpiRender, AnySplitOnAnyRankCountMatchesOneRank) {
 // on others; the lit image is still the one-rank image, byte for byte.
 TEST(MpiRender, LitFramesOnAnyRankCountMatchOneRank) {
   Rng rng(shared_seed());
-  for (const Split split : {Split::random, Split::slabs, Split::all_on_last}) {
+  for (const Split split :
+       {Split::random, Split::slabs, Split::all_on_last, Split::round_robin, Split::octants}) {
     for (const bool dilute : {false, true}) {
       const auto spheres =
           dilute ? dilute_gas(rng, 800, 0.1f, 0.6f, 6.0f) : dense_bed(rng, 1200, 0.3f, 0.5f);
@@ -174,7 +191,8 @@ TEST(MpiRender, LitFramesOnAnyRankCountMatchOneRank) {
       random_inside_shading(rng, s.shading);
       if (rng() % 2 == 0)
         s.select = SelectRange{uniform(rng, 0.0f, 2.0f), uniform(rng, 2.5f, 5.0f)};
-      // Gathered onto rank 0 (fresh compositors), then by the passes over ranks.
+      // Gathered onto rank 0 (fresh compositors), then across the ranks (by halo with one
+      // sample per pixel, by the passes with more).
       expect_same_as_one_rank(spheres, speed, s, split, rng);
       mpi::Compositor passes;
       passes.gather_lit_frames_up_to(0);
@@ -188,7 +206,7 @@ TEST(MpiRender, LitFramesOnAnyRankCountMatchOneRank) {
 // byte for byte, unlit, lit by gathering, and lit by the passes over ranks.
 TEST(MpiRender, WallsAndClipPlanesOnAnyRankCountMatchOneRank) {
   Rng rng(shared_seed());
-  for (const Split split : {Split::random, Split::slabs}) {
+  for (const Split split : {Split::random, Split::slabs, Split::octants}) {
     for (const bool lit : {false, true}) {
       const auto spheres = dense_bed(rng, 1200, 0.3f, 0.5f);
       std::vector<float> speed(spheres.size());
@@ -259,6 +277,69 @@ TEST(MpiRender, LiggghtsPackingMatchesOneRank) {
   mpi::Compositor passes;
   passes.gather_lit_frames_up_to(0);
   expect_same_as_one_rank(frame[0].xyzr, frame[0].scalar, s, Split::random, rng, &passes);
+}
+
+// The halo: a grain of another rank within the occlusion distance of a grain's visible surface
+// darkens it, so the ranks must send it over; one just beyond that distance leaves it as it is.
+TEST(MpiRender, AGrainOfAnotherRankWithinTheOcclusionDistanceDarkensASurface) {
+  Rng rng(shared_seed());
+  const int rank = rank_of(MPI_COMM_WORLD), size = size_of(MPI_COMM_WORLD);
+  const float d = uniform(rng, 0.2f, 0.5f);
+  for (const float gap : {uniform(rng, 0.1f, 0.5f) * d, uniform(rng, 1.05f, 1.5f) * d}) {
+    const std::vector<Vec4> grains = {{0.0f, 0.0f, 0.0f, 1.0f}, {2.0f + gap, 0.0f, 0.0f, 1.0f}};
+    const std::vector<std::uint64_t> ids = {0, 1};
+    RenderSettings s;
+    s.width = 96;
+    s.height = 72;
+    s.shading.ao_samples = 16;
+    s.shading.ao_distance = d;
+    s.camera.position =
+        Vec3{1.0f + 0.5f * gap, uniform(rng, -9.0f, -7.0f), uniform(rng, 1.0f, 4.0f)};
+    s.camera.target = Vec3{1.0f + 0.5f * gap, 0.0f, 0.0f};
+    // The first grain on rank 0, the second on the last rank.
+    ParticleView mine;
+    if (rank == 0) {
+      mine.xyzr = grains.data();
+      mine.ids = ids.data();
+      mine.count = size == 1 ? 2 : 1;
+    } else if (rank == size - 1) {
+      mine.xyzr = grains.data() + 1;
+      mine.ids = ids.data() + 1;
+      mine.count = 1;
+    }
+    Renderer renderer(BackendKind::cpu);
+    mpi::Compositor across;
+    across.gather_lit_frames_up_to(0);
+    Image composited;
+    const FrameStats stats =
+        mpi::render_distributed(renderer, MPI_COMM_WORLD, mine, s, composited, &across);
+    if (rank != 0) continue;
+    // Rank 0's grain is the other's halo when within reach; beyond it nothing travels (no
+    // shadow rays here), but the composite.
+    if (size > 1 && gap < d) EXPECT_GT(stats.exchange_bytes, 0u);
+    if (size > 1 && gap > d) EXPECT_EQ(stats.exchange_bytes, 0u);
+    ParticleView both{grains.data(), 2};
+    both.ids = ids.data();
+    ParticleView alone{grains.data(), 1};
+    Image with_neighbour, without;
+    renderer.render(both, s, with_neighbour, {RenderMethod::grid, true});
+    renderer.render(alone, s, without, {RenderMethod::grid, true});
+    EXPECT_EQ(composited.rgb, with_neighbour.rgb) << "gap " << gap << ", distance " << d;
+    std::size_t shown = 0, darker = 0;
+    for (std::size_t p = 0; p < without.hit_id.size(); ++p) {
+      if (with_neighbour.hit_id[p] != 0 || without.hit_id[p] != 0) continue;
+      ++shown;
+      darker += with_neighbour.rgb[3 * p] + with_neighbour.rgb[3 * p + 1] +
+                    with_neighbour.rgb[3 * p + 2] <
+                without.rgb[3 * p] + without.rgb[3 * p + 1] + without.rgb[3 * p + 2];
+    }
+    ASSERT_GT(shown, 100u);
+    if (gap < d) {
+      EXPECT_GT(darker, 0u) << "the neighbour within reach darkens nothing";
+    } else {
+      EXPECT_EQ(darker, 0u) << "a neighbour beyond the occlusion distance darkened the grain";
+    }
+  }
 }
 
 TEST(MpiRender, TwinsOnDifferentRanksGoToTheSmallerId) {

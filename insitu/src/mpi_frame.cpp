@@ -25,9 +25,15 @@
 namespace granray::mpi {
 
 using detail::agreed_step;
+using detail::composite_rendered;
+using detail::has_see_through_walls;
 using detail::ms_since;
+using detail::render_lit_by_halo;
 using detail::render_lit_distributed;
 using detail::render_lit_gathered;
+
+// A sample names the ranks to ask in a 64-bit mask.
+constexpr int kMostHaloRanks = 64;
 
 FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView view,
                               const RenderSettings& settings, Image& image, Compositor* compositor,
@@ -72,38 +78,20 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
         compositor != nullptr ? compositor->lit_gather_limit() : kLitGatherParticles;
     if (counts[2] <= gather_limit) {
       stats = render_lit_gathered(renderer, comm, view, settings, options, image, result);
+    } else if (settings.shading.samples == 1 && size <= kMostHaloRanks) {
+      stats = render_lit_by_halo(renderer, comm, view, settings, options, image, compositor, result,
+                                 local.bounds);
     } else {
       options.with_hits = result == Composited::rgb_depth_ids;  // rank 0's shading fills them
       options.copy_drawn_only = false;
       stats = render_lit_distributed(renderer, comm, view, settings, options, image);
     }
   } else {
-    // SPEC 2d: where no rank shows a surface, a pixel is the see-through walls over the
-    // background, which every rank computes alike but the compositors fill with the bare
-    // background. Rank 0 renders its whole image and keeps its own colour there.
-    const bool see_through =
-        settings.walls && std::any_of(settings.walls->begin(), settings.walls->end(),
-                                      [](const Wall& w) { return w.opacity < 1.0f; });
-    const Composited composited = see_through ? Composited::rgb_depth_ids : result;
+    const bool see_through = has_see_through_walls(settings);
     if (see_through) options.copy_drawn_only = false;
     agreed_step("rendering", comm,
                 [&] { stats = renderer.render(view, settings, image, options); });
-    const auto composite_start = std::chrono::steady_clock::now();
-    std::vector<std::uint8_t> own_rgb;
-    if (see_through && rank == 0) own_rgb = image.rgb;
-    if (compositor != nullptr) {
-      compositor->composite(image, settings.shading.background, comm, composited, &stats.drawn);
-    } else {
-      Compositor(CompositeMethod::automatic)
-          .composite(image, settings.shading.background, comm, composited, &stats.drawn);
-    }
-    if (see_through && rank == 0) {
-      for (std::size_t p = 0; p < image.hit_id.size(); ++p) {
-        if (image.hit_id[p] == ~std::uint64_t{0})
-          std::memcpy(&image.rgb[3 * p], &own_rgb[3 * p], 3);
-      }
-    }
-    stats.composite_ms = ms_since(composite_start);
+    composite_rendered(image, settings, comm, compositor, result, see_through, stats);
   }
 
   if (settings.select || !settings.clip.empty()) {  // each rank counted the grains it hid
@@ -113,8 +101,9 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
     GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, stats.categories.data(), kCategoryWords,
                                     MPI_UINT64_T, MPI_BOR, comm));
   }
-  const RankStats share{view.count, stats.grid_ms, stats.render_ms, stats.composite_ms};
-  static_assert(sizeof(RankStats) == 4 * sizeof(double), "shares travel as raw bytes");
+  const RankStats share{view.count, stats.grid_ms, stats.render_ms, stats.composite_ms,
+                        static_cast<double>(stats.exchange_bytes)};
+  static_assert(sizeof(RankStats) == 5 * sizeof(double), "shares travel as raw bytes");
   if (rank == 0) stats.ranks.resize(size);
   GRANRAY_MPI_CHECK(MPI_Gather(&share, sizeof(RankStats), MPI_BYTE, stats.ranks.data(),
                                sizeof(RankStats), MPI_BYTE, 0, comm));
@@ -123,6 +112,41 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
   stats.total_ms = ms_since(start);
   return stats;
 }
+
+namespace detail {
+
+bool has_see_through_walls(const RenderSettings& settings) {
+  return settings.walls && std::any_of(settings.walls->begin(), settings.walls->end(),
+                                       [](const Wall& w) { return w.opacity < 1.0f; });
+}
+
+// SPEC 2d: where no rank shows a surface, a pixel is the see-through walls over the background,
+// which every rank computes alike but the compositors fill with the bare background. Rank 0
+// keeps its own colour there.
+void composite_rendered(Image& image, const RenderSettings& settings, MPI_Comm comm,
+                        Compositor* compositor, Composited result, bool see_through,
+                        FrameStats& stats) {
+  int rank = 0;
+  GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  const Composited composited = see_through ? Composited::rgb_depth_ids : result;
+  const auto composite_start = std::chrono::steady_clock::now();
+  std::vector<std::uint8_t> own_rgb;
+  if (see_through && rank == 0) own_rgb = image.rgb;
+  if (compositor != nullptr) {
+    compositor->composite(image, settings.shading.background, comm, composited, &stats.drawn);
+  } else {
+    Compositor(CompositeMethod::automatic)
+        .composite(image, settings.shading.background, comm, composited, &stats.drawn);
+  }
+  if (see_through && rank == 0) {
+    for (std::size_t p = 0; p < image.hit_id.size(); ++p) {
+      if (image.hit_id[p] == ~std::uint64_t{0}) std::memcpy(&image.rgb[3 * p], &own_rgb[3 * p], 3);
+    }
+  }
+  stats.composite_ms += ms_since(composite_start);
+}
+
+}  // namespace detail
 
 namespace {
 

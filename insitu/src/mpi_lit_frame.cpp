@@ -1,16 +1,30 @@
 #include "mpi_lit_frame.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "granray/errors.h"
+#include "granray/kernels/lighting.h"
 #include "mpi_agree.h"
 
 namespace granray::mpi::detail {
 
 namespace {
+
+int rank_of(MPI_Comm comm) {
+  int rank = 0;
+  GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  return rank;
+}
+int size_of(MPI_Comm comm) {
+  int size = 1;
+  GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size));
+  return size;
+}
 
 // Per-sample surfaces travel as opaque records; the nearest of two is a total order (ties go to
 // the smaller id), so the reduction's result does not depend on the order ranks combine in.
@@ -83,7 +97,166 @@ void gather_onto_rank0(const std::vector<T>& mine, std::vector<T>& all, int comp
                                 all.data(), sizes.data(), offsets.data(), type, 0, comm));
 }
 
+// Every rank's lists to every rank, as raw bytes (one MPI_Alltoallv of counts, one of data):
+// what this rank received, rank after rank, with each rank's count in `received`. Adds the bytes
+// sent to `sent_bytes`.
+template <class T>
+std::vector<T> exchange(const std::vector<std::vector<T>>& out, MPI_Comm comm,
+                        std::vector<int>& received, std::uint64_t& sent_bytes) {
+  const int size = static_cast<int>(out.size());
+  std::vector<int> send_counts(size), send_offsets(size), recv_counts(size), recv_offsets(size);
+  std::size_t total = 0;
+  for (int r = 0; r < size; ++r) {
+    const std::size_t bytes = out[r].size() * sizeof(T);
+    if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max()) ||
+        total + bytes > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+      throw Error("granray: a lit frame across ranks would send more than 2 GiB in one exchange");
+    }
+    send_offsets[r] = static_cast<int>(total);
+    send_counts[r] = static_cast<int>(bytes);
+    total += bytes;
+  }
+  std::vector<T> packed;
+  packed.reserve(total / sizeof(T));
+  for (const std::vector<T>& list : out) packed.insert(packed.end(), list.begin(), list.end());
+  GRANRAY_MPI_CHECK(
+      MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm));
+  std::size_t in = 0;
+  for (int r = 0; r < size; ++r) {
+    recv_offsets[r] = static_cast<int>(in);
+    in += static_cast<std::size_t>(recv_counts[r]);
+    if (in > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+      throw Error("granray: a lit frame across ranks would receive more than 2 GiB at once");
+    }
+  }
+  std::vector<T> all(in / sizeof(T));
+  GRANRAY_MPI_CHECK(MPI_Alltoallv(packed.data(), send_counts.data(), send_offsets.data(), MPI_BYTE,
+                                  all.data(), recv_counts.data(), recv_offsets.data(), MPI_BYTE,
+                                  comm));
+  received.resize(size);
+  for (int r = 0; r < size; ++r) received[r] = recv_counts[r] / static_cast<int>(sizeof(T));
+  for (int r = 0; r < size; ++r) {
+    if (r != rank_of(comm)) sent_bytes += static_cast<std::uint64_t>(send_counts[r]);
+  }
+  return all;
+}
+
+// Every rank's box, grown by a margin for rounding; an empty one where a rank draws nothing.
+std::vector<RankBox> rank_boxes(const SceneBounds& own, const SceneBounds& all, MPI_Comm comm) {
+  float mine[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
+  if (own.renderable > 0) {
+    const Vec3 size = all.hi - all.lo;
+    const float margin = 1e-5f * std::max({size.x, size.y, size.z}) + 1e-3f * all.max_radius;
+    mine[0] = own.lo.x - margin;
+    mine[1] = own.lo.y - margin;
+    mine[2] = own.lo.z - margin;
+    mine[3] = own.hi.x + margin;
+    mine[4] = own.hi.y + margin;
+    mine[5] = own.hi.z + margin;
+  }
+  std::vector<float> every(6 * static_cast<std::size_t>(size_of(comm)));
+  GRANRAY_MPI_CHECK(MPI_Allgather(mine, 6, MPI_FLOAT, every.data(), 6, MPI_FLOAT, comm));
+  std::vector<RankBox> boxes;
+  for (std::size_t r = 0; r < every.size(); r += 6) {
+    boxes.push_back(
+        {{every[r], every[r + 1], every[r + 2]}, {every[r + 3], every[r + 4], every[r + 5]}});
+  }
+  return boxes;
+}
+
 }  // namespace
+
+// The halo path (mpi_lit_frame.h): what travels is the halos (grains near each box, once), the
+// samples whose open rays cross other boxes (32 bytes each) with their answers (the blocked
+// words), and the composite of the finished images.
+FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
+                              const RenderSettings& settings, RenderOptions options, Image& image,
+                              Compositor* compositor, Composited result, const SceneBounds& own) {
+  const int rank = rank_of(comm), size = size_of(comm);
+  const bool see_through = has_see_through_walls(settings);
+  options.with_hits = true;
+  options.copy_drawn_only = size > 1 && !see_through;
+  const auto start = std::chrono::steady_clock::now();
+  std::uint64_t sent = 0;
+  const std::vector<RankBox> boxes = rank_boxes(own, *options.camera_bounds, comm);
+
+  std::vector<HostParticles> halos;
+  agreed_step("picking the halos", comm,
+              [&] { halos = renderer.halo_for(view, settings, options, boxes, rank); });
+  HostParticles halo;
+  {
+    std::vector<std::vector<Vec4>> xyzr(size);
+    std::vector<std::vector<std::uint64_t>> ids(size);
+    std::vector<std::vector<float>> select(size);
+    for (int r = 0; r < size; ++r) {
+      xyzr[r] = std::move(halos[r].xyzr);
+      ids[r] = std::move(halos[r].ids);
+      select[r] = std::move(halos[r].select);
+    }
+    std::vector<int> counts;
+    halo.xyzr = exchange(xyzr, comm, counts, sent);
+    halo.ids = exchange(ids, comm, counts, sent);
+    if (settings.select) halo.select = exchange(select, comm, counts, sent);
+  }
+  const double halo_ms = ms_since(start);
+
+  FrameStats stats;
+  std::vector<SecondaryQuery> queries;
+  std::vector<std::uint64_t> targets;
+  agreed_step("casting this rank's samples", comm, [&] {
+    stats = renderer.cast_with_halo(view, settings, options, halo, boxes, rank, rank == 0, queries,
+                                    targets);
+  });
+
+  // Each query to every rank its bit names; the answers come back in the same order.
+  auto asked_start = std::chrono::steady_clock::now();
+  std::vector<std::vector<SecondaryQuery>> to(size);
+  std::vector<std::vector<std::uint32_t>> asked(size);  // the query's index here, per rank
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    for (int r = 0; r < size; ++r) {
+      if ((targets[q] >> r) & 1u) {
+        to[r].push_back(queries[q]);
+        asked[r].push_back(static_cast<std::uint32_t>(q));
+      }
+    }
+  }
+  std::vector<int> from;
+  const std::vector<SecondaryQuery> theirs = exchange(to, comm, from, sent);
+  double exchange_ms = ms_since(asked_start);
+  std::vector<std::uint32_t> words;
+  agreed_step("answering other ranks' rays", comm,
+              [&] { stats.secondary_ms += renderer.answer_queries(theirs, words); });
+  const int mask_words = blocked_mask_words(settings.shading.ao_samples);
+  asked_start = std::chrono::steady_clock::now();
+  std::vector<std::vector<std::uint32_t>> replies(size);
+  std::size_t at = 0;
+  for (int r = 0; r < size; ++r) {
+    const std::size_t n = static_cast<std::size_t>(from[r]) * mask_words;
+    replies[r].assign(words.begin() + static_cast<std::ptrdiff_t>(at),
+                      words.begin() + static_cast<std::ptrdiff_t>(at + n));
+    at += n;
+  }
+  std::vector<int> replied;
+  const std::vector<std::uint32_t> answers = exchange(replies, comm, replied, sent);
+  // One answer per sample: the ranks' answers OR-ed.
+  std::vector<std::uint32_t> merged(queries.size() * mask_words, 0u);
+  at = 0;
+  for (int r = 0; r < size; ++r) {
+    for (const std::uint32_t q : asked[r]) {
+      for (int w = 0; w < mask_words; ++w) merged[q * mask_words + w] |= answers[at++];
+    }
+  }
+  std::vector<std::uint32_t> samples(queries.size());
+  for (std::size_t q = 0; q < queries.size(); ++q) samples[q] = queries[q].sample;
+  exchange_ms += ms_since(asked_start);
+
+  agreed_step("shading", comm,
+              [&] { renderer.shade_with_answers(settings, samples, merged, image, stats); });
+  stats.composite_ms = halo_ms + exchange_ms;
+  composite_rendered(image, settings, comm, compositor, result, see_through, stats);
+  stats.exchange_bytes = sent;
+  return stats;
+}
 
 // SPEC 2a over ranks. A shadow ray crosses the whole domain, so no ghost layer would do: every
 // rank finds its own nearest surface per sample and all ranks keep the nearest of all; every

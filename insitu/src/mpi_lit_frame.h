@@ -20,4 +20,22 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
                                const RenderSettings& settings, RenderOptions options, Image& image,
                                Composited result);
 
+// SPEC 2a over ranks by halo (kernels/lit_exchange.h): each rank gets the other ranks' grains
+// near its box, casts and lights its own samples, asks the ranks whose boxes its open shadow
+// rays (and its walls' occlusion rays) cross, shades, and the images composite as unlit ones
+// do. `own`: this rank's particles' box. One sample per pixel (a pixel's samples may belong to
+// different ranks otherwise).
+FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
+                              const RenderSettings& settings, RenderOptions options, Image& image,
+                              Compositor* compositor, Composited result, const SceneBounds& own);
+
+// Composites a frame every rank rendered with hits into rank 0's image (as one rank's frame
+// would show it, see-through walls over the background where no rank drew).
+void composite_rendered(Image& image, const RenderSettings& settings, MPI_Comm comm,
+                        Compositor* compositor, Composited result, bool see_through,
+                        FrameStats& stats);
+
+// Whether the frame has walls one sees through (SPEC 2d).
+bool has_see_through_walls(const RenderSettings& settings);
+
 }  // namespace granray::mpi::detail

@@ -26,6 +26,21 @@ class Backend {
   virtual void shade_surfaces(const RenderSettings& settings, const RenderOptions& options,
                               const std::vector<SurfaceSample>& surfaces,
                               const std::vector<std::uint32_t>& blocked, Image& image) = 0;
+  virtual std::vector<HostParticles> halo_for(const ParticleView& particles,
+                                              const RenderSettings& settings,
+                                              const RenderOptions& options,
+                                              const std::vector<RankBox>& boxes, int rank) = 0;
+  virtual FrameStats cast_with_halo(const ParticleView& particles, const RenderSettings& settings,
+                                    const RenderOptions& options, const HostParticles& halo,
+                                    const std::vector<RankBox>& boxes, int rank, bool keep_walls,
+                                    std::vector<SecondaryQuery>& queries,
+                                    std::vector<std::uint64_t>& targets) = 0;
+  virtual double answer_queries(const std::vector<SecondaryQuery>& queries,
+                                std::vector<std::uint32_t>& words) = 0;
+  virtual void shade_with_answers(const RenderSettings& settings,
+                                  const std::vector<std::uint32_t>& samples,
+                                  const std::vector<std::uint32_t>& words, Image& image,
+                                  FrameStats& stats) = 0;
   virtual void copy_to_host(const ParticleView& particles, HostParticles& out) = 0;
   virtual HostGrid build_grid(const ParticleView& particles) = 0;
   virtual FrameExtent measure(const ParticleView& particles) = 0;

@@ -158,6 +158,34 @@ void Renderer::shade_surfaces(const RenderSettings& settings, const RenderOption
   impl_->shade_surfaces(settings, options, surfaces, blocked, image);
 }
 
+std::vector<HostParticles> Renderer::halo_for(const ParticleView& particles,
+                                              const RenderSettings& settings,
+                                              const RenderOptions& options,
+                                              const std::vector<RankBox>& boxes, int rank) {
+  return impl_->halo_for(particles, settings, options, boxes, rank);
+}
+
+FrameStats Renderer::cast_with_halo(const ParticleView& particles, const RenderSettings& settings,
+                                    const RenderOptions& options, const HostParticles& halo,
+                                    const std::vector<RankBox>& boxes, int rank, bool keep_walls,
+                                    std::vector<SecondaryQuery>& queries,
+                                    std::vector<std::uint64_t>& targets) {
+  return impl_->cast_with_halo(particles, settings, options, halo, boxes, rank, keep_walls, queries,
+                               targets);
+}
+
+double Renderer::answer_queries(const std::vector<SecondaryQuery>& queries,
+                                std::vector<std::uint32_t>& words) {
+  return impl_->answer_queries(queries, words);
+}
+
+void Renderer::shade_with_answers(const RenderSettings& settings,
+                                  const std::vector<std::uint32_t>& samples,
+                                  const std::vector<std::uint32_t>& words, Image& image,
+                                  FrameStats& stats) {
+  impl_->shade_with_answers(settings, samples, words, image, stats);
+}
+
 void Renderer::copy_to_host(const ParticleView& particles, HostParticles& out) {
   impl_->copy_to_host(particles, out);
 }

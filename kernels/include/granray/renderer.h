@@ -13,6 +13,7 @@
 #include "granray/image.h"
 #include "granray/kernels/grid_view.h"
 #include "granray/kernels/lighting.h"
+#include "granray/kernels/lit_queries.h"
 #include "granray/particles.h"
 #include "granray/pixel_rect.h"
 #include "granray/render_settings.h"
@@ -74,6 +75,7 @@ struct RankStats {
   double grid_ms = 0.0;
   double render_ms = 0.0;
   double composite_ms = 0.0;
+  double exchange_bytes = 0.0;  // what the rank sent other ranks for the frame
 };
 
 struct FrameStats {
@@ -89,6 +91,7 @@ struct FrameStats {
   double secondary_ms = 0.0;         // of render_ms: shadow and ambient-occlusion rays (lit frames)
   std::uint64_t secondary_rays = 0;  // with RenderOptions::count_rays
   double total_ms = 0.0;
+  std::uint64_t exchange_bytes = 0;  // across ranks: what this rank sent the others (lit by halo)
   std::uint64_t wall_triangles = 0;  // SPEC 2b
   double wall_ms = 0.0;              // building the walls' tree this frame (0: kept from before)
   ResolvedCamera camera{};
@@ -182,6 +185,29 @@ class Renderer {
   void shade_surfaces(const RenderSettings& settings, const RenderOptions& options,
                       const std::vector<SurfaceSample>& surfaces,
                       const std::vector<std::uint32_t>& blocked, Image& image);
+
+  // A lit frame (SPEC 2a) across ranks by halo (mpi::render_distributed; why it is exact:
+  // kernels/lit_exchange.h). Every rank, in order: halo_for gives, per rank r, this rank's
+  // grains within reach of boxes[r] (none for its own); cast_with_halo casts this rank's samples
+  // over its grains followed by `halo` (the other ranks' grains near its box), tests their
+  // secondary rays against both, and lists the samples (`queries`, with the ranks to ask as bits
+  // of `targets`) whose open rays cross other ranks' boxes; answer_queries tests other ranks'
+  // queries against the same grains (mask words per query); shade_with_answers ORs the answers
+  // (one per sample: `samples`, with their words) into the samples' bits, shades, and fills the
+  // image with depth and ids (each pixel's first sample). The samples of grains in the halo, and
+  // of walls unless `keep_walls`, are left to other ranks: the image shows the background there.
+  std::vector<HostParticles> halo_for(const ParticleView& particles, const RenderSettings& settings,
+                                      const RenderOptions& options,
+                                      const std::vector<RankBox>& boxes, int rank);
+  FrameStats cast_with_halo(const ParticleView& particles, const RenderSettings& settings,
+                            const RenderOptions& options, const HostParticles& halo,
+                            const std::vector<RankBox>& boxes, int rank, bool keep_walls,
+                            std::vector<SecondaryQuery>& queries,
+                            std::vector<std::uint64_t>& targets);
+  double answer_queries(const std::vector<SecondaryQuery>& queries,
+                        std::vector<std::uint32_t>& words);
+  void shade_with_answers(const RenderSettings& settings, const std::vector<std::uint32_t>& samples,
+                          const std::vector<std::uint32_t>& words, Image& image, FrameStats& stats);
 
   FrameExtent measure(const ParticleView& particles);
 

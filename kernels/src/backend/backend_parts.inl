@@ -13,7 +13,8 @@ struct BackendParts {
         tiles(account, reference_ends),
         walls(account),
         frame(account),
-        lit(account) {}
+        lit(account),
+        halo(account) {}
 
   detail::MemoryAccount account;  // every part's buffers count against its limit
   Scratch scratch;                // the executor's, kept between frames
@@ -26,4 +27,5 @@ struct BackendParts {
   WallScene walls;
   FrameBuffers frame;
   LitPipeline lit;
+  RankHalo halo;  // lit frames across ranks by halo (lit_across_ranks.inl)
 };

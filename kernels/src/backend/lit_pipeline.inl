@@ -15,7 +15,9 @@ struct IsVisibleSurface {
 class LitPipeline {
  public:
   explicit LitPipeline(detail::MemoryAccount& account)
-      : surfaces_(account, "lit frame samples"), blocked_(account, "blocked secondary rays") {}
+      : surfaces_(account, "lit frame samples"),
+        blocked_(account, "blocked secondary rays"),
+        boxes_(account, "ranks' boxes") {}
 
   // Pass 1 into this pipeline's surfaces.
   template <class Tracer, class Walls>
@@ -26,6 +28,27 @@ class LitPipeline {
     exec.for_each_pixel(camera.width, camera.height,
                         FindSurfaces<Tracer, Walls>{trace, camera, color, spheres, lighting.side,
                                                     surfaces_.data(), walls});
+  }
+
+  // Pass 1 across ranks by halo (lit_across_ranks.inl): spheres from `owned` on are other
+  // ranks', and only one rank keeps the walls' samples.
+  template <class Tracer, class Walls>
+  void find_own_surfaces(const Executor& exec, const Tracer& trace, const Walls& walls,
+                         const CameraFrame& camera, const ColorSource& color, const Vec4* spheres,
+                         const LightingParams& lighting, std::uint32_t owned, bool keep_walls) {
+    surfaces_.resize(lit_sample_count(camera, lighting));
+    FindSurfaces<Tracer, Walls> find{trace,         camera,           color, spheres,
+                                     lighting.side, surfaces_.data(), walls};
+    find.owned = owned;
+    find.keep_walls = keep_walls;
+    exec.for_each_pixel(camera.width, camera.height, find);
+  }
+
+  const SurfaceSample* surfaces() const { return surfaces_.data(); }
+  std::uint32_t* blocked() { return blocked_.data(); }
+  const RankBox* upload_boxes(const Executor& exec, const std::vector<RankBox>& boxes) {
+    exec.upload(boxes_, boxes.data(), boxes.size());
+    return boxes_.data();
   }
 
   // Pass 2 over this pipeline's surfaces, against one occluder's spheres.
@@ -86,4 +109,5 @@ class LitPipeline {
  private:
   Array<SurfaceSample> surfaces_;
   Array<std::uint32_t> blocked_;
+  Array<RankBox> boxes_;
 };

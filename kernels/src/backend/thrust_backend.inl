@@ -50,6 +50,7 @@
 #include "drawn_rows.h"
 #include "granray/camera.h"
 #include "granray/errors.h"
+#include "granray/kernels/lit_exchange.h"
 #include "granray/kernels/lit_passes.h"
 #include "granray/kernels/pixel_kernels.h"
 #include "granray/pixel_rect.h"
@@ -79,10 +80,12 @@ inline double ms_since(std::chrono::steady_clock::time_point start) {
 #include "wall_scene.inl"
 #include "frame_buffers.inl"
 #include "lit_pipeline.inl"
+#include "rank_halo.inl"
 #include "backend_parts.inl"
 #include "frame_setup.inl"
 #include "unlit_frame.inl"
 #include "lit_frame.inl"
+#include "lit_across_ranks.inl"
 // clang-format on
 
 class ThrustBackend final : public detail::Backend {
@@ -140,6 +143,36 @@ class ThrustBackend final : public detail::Backend {
                       const std::vector<SurfaceSample>& surfaces,
                       const std::vector<std::uint32_t>& blocked, Image& image) override {
     translate_errors([&] { shading_stage(parts_, settings, options, surfaces, blocked, image); });
+  }
+
+  std::vector<HostParticles> halo_for(const ParticleView& view, const RenderSettings& settings,
+                                      const RenderOptions& options,
+                                      const std::vector<RankBox>& boxes, int rank) override {
+    return translate_errors(
+        [&] { return halo_for_stage(parts_, view, settings, options, boxes, rank); });
+  }
+
+  FrameStats cast_with_halo(const ParticleView& view, const RenderSettings& settings,
+                            const RenderOptions& options, const HostParticles& halo,
+                            const std::vector<RankBox>& boxes, int rank, bool keep_walls,
+                            std::vector<SecondaryQuery>& queries,
+                            std::vector<std::uint64_t>& targets) override {
+    return translate_errors([&] {
+      return cast_local_stage(parts_, halo_frame_, view, settings, options, halo, boxes, rank,
+                              keep_walls, queries, targets);
+    });
+  }
+
+  double answer_queries(const std::vector<SecondaryQuery>& queries,
+                        std::vector<std::uint32_t>& words) override {
+    return translate_errors([&] { return answer_stage(parts_, halo_frame_, queries, words); });
+  }
+
+  void shade_with_answers(const RenderSettings& settings, const std::vector<std::uint32_t>& samples,
+                          const std::vector<std::uint32_t>& words, Image& image,
+                          FrameStats& stats) override {
+    translate_errors(
+        [&] { shade_stage(parts_, halo_frame_, settings, samples, words, image, stats); });
   }
 
   void copy_to_host(const ParticleView& view, HostParticles& out) override {
@@ -205,6 +238,7 @@ class ThrustBackend final : public detail::Backend {
   }
 
   BackendParts parts_;
+  std::optional<HaloFrame> halo_frame_;  // between the calls of a lit frame across ranks
 };
 
 }  // namespace granray::GRANRAY_BACKEND_NAMESPACE

@@ -27,6 +27,10 @@ struct FindSurfaces {
   int side;
   SurfaceSample* surfaces;
   Walls walls;
+  // Across ranks by halo (lit_exchange.h): spheres from index `owned` on are other ranks' halo
+  // copies, and only one rank keeps the walls' samples.
+  std::uint32_t owned = kNoHit;
+  bool keep_walls = true;
 
   GRANRAY_HD void operator()(int i, int j) const {
     const int samples = side * side;
@@ -38,15 +42,18 @@ struct FindSurfaces {
         const Ray ray = pixel_sample_ray(camera, i, j, s, side);
         Hit hit = no_hit();
         if (may_hit) hit = trace(ray, i, j);
-        if (hit.index != kNoHit) {
+        // A grain of another rank (its halo copy, index owned and on) in front: its owner shows
+        // the sample.
+        if (hit.index != kNoHit && hit.index < owned) {
           surface = {spheres[hit.index], color(hit.index), hit.t, hit.id};
         }
         if constexpr (Walls::present) {
           const WallHit wall = nearest_wall(walls, ray, hit.t);
           if (wall.slot != kNoHit) {
             const WallTriangle& tri = walls.opaque.triangles[wall.slot];
-            surface = wall_sample(facing_normal(tri, ray.dir), wall_color(walls, tri), wall.t,
-                                  kWallIdBase + tri.index);
+            surface = keep_walls ? wall_sample(facing_normal(tri, ray.dir), wall_color(walls, tri),
+                                               wall.t, kWallIdBase + tri.index)
+                                 : background_sample();
           }
         }
       }
@@ -54,6 +61,27 @@ struct FindSurfaces {
     }
   }
 };
+
+// Which of sample s of pixel (i, j)'s secondary rays this occluder's spheres block, into its
+// blocked words. The visible sphere itself never blocks its own rays (skipped by id).
+template <class Occluder>
+GRANRAY_HD_INLINE void find_sample_blockers(const Occluder& occluded, const CameraFrame& camera,
+                                            const ShadingParams& shading,
+                                            const LightingParams& lighting, int i, int j, int s,
+                                            const SurfaceSample& surface, std::uint32_t* words) {
+  for (int w = 0; w < lighting.mask_words; ++w) words[w] = 0u;
+  if (!(surface.t < INFINITY)) return;
+  const Ray primary = pixel_sample_ray(camera, i, j, s, lighting.side);
+  const ShadingPoint p = shading_point(primary, surface.t, surface.sphere, lighting.wall_offset);
+  if (shadow_matters(p.normal, primary, shading, lighting) &&
+      occluded(Ray{p.origin, shading.light}, INFINITY, surface.id)) {
+    set_mask_bit(words, 0);
+  }
+  // The whole image's pixel seeds the directions: a window casts what the whole would.
+  if (lighting.ao_samples > 0) {
+    occluded.ambient(p, i + camera.x0, j + camera.y0, s, lighting, surface.id, words);
+  }
+}
 
 // Pass 2: which of each sample's secondary rays this occluder's spheres block. The visible
 // sphere itself never blocks its own rays (skipped by id).
@@ -70,22 +98,9 @@ struct FindBlockers {
     const int samples = lighting.side * lighting.side;
     const std::size_t first = first_sample_of(camera, i, j, samples);
     for (int s = 0; s < samples; ++s) {
-      const SurfaceSample surface = surfaces[first + s];
-      std::uint32_t* words = blocked + (first + static_cast<std::size_t>(s)) *
-                                           static_cast<std::size_t>(lighting.mask_words);
-      for (int w = 0; w < lighting.mask_words; ++w) words[w] = 0u;
-      if (!(surface.t < INFINITY)) continue;
-      const Ray primary = pixel_sample_ray(camera, i, j, s, lighting.side);
-      const ShadingPoint p =
-          shading_point(primary, surface.t, surface.sphere, lighting.wall_offset);
-      if (shadow_matters(p.normal, primary, shading, lighting) &&
-          occluded(Ray{p.origin, shading.light}, INFINITY, surface.id)) {
-        set_mask_bit(words, 0);
-      }
-      // The whole image's pixel seeds the directions: a window casts what the whole would.
-      if (lighting.ao_samples > 0) {
-        occluded.ambient(p, i + camera.x0, j + camera.y0, s, lighting, surface.id, words);
-      }
+      find_sample_blockers(occluded, camera, shading, lighting, i, j, s, surfaces[first + s],
+                           blocked + (first + static_cast<std::size_t>(s)) *
+                                         static_cast<std::size_t>(lighting.mask_words));
     }
   }
 };

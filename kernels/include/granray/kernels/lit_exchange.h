@@ -1,0 +1,169 @@
+// Lit frames across ranks by halo (SPEC 2a; docs/design.md, "Lit frames across ranks"): the
+// kernels that pick a rank's halo for the others, find which of its samples' secondary rays
+// must be asked of other ranks, answer such questions and fold the answers in.
+//
+// Why the image is exact: a secondary ray is blocked in the one-rank image when some grain
+// blocks it. Each rank tests its rays against its own grains and its halo (the grains of other
+// ranks within the occlusion distance of its box, which holds every grain an occlusion ray of a
+// grain it shows can reach). A ray still open that passes through the box of another rank is
+// asked of that rank, which tests it against its grains: a grain that blocks it lies in one of
+// the boxes the ray crosses. Every test is the one-rank test of one ray against one grain, and
+// "blocked" is an OR, so the bits are the one-rank bits whatever the split.
+#pragma once
+
+#include <cstdint>
+
+#include "granray/kernels/lit_passes.h"
+#include "granray/kernels/lit_queries.h"
+
+namespace granray {
+
+// An empty box (a rank with no grain drawn) has lo > hi: nothing reaches it, no ray meets it.
+GRANRAY_HD_INLINE bool box_empty(const RankBox& b) { return !(b.lo.x <= b.hi.x); }
+
+GRANRAY_HD_INLINE float box_distance(Vec3 p, const RankBox& b) {
+  if (box_empty(b)) return INFINITY;
+  const float dx = fmaxf(fmaxf(b.lo.x - p.x, 0.0f), p.x - b.hi.x);
+  const float dy = fmaxf(fmaxf(b.lo.y - p.y, 0.0f), p.y - b.hi.y);
+  const float dz = fmaxf(fmaxf(b.lo.z - p.z, 0.0f), p.z - b.hi.z);
+  return sqrtf(dx * dx + dy * dy + dz * dz);
+}
+
+// Whether the ray from `o` along `d` (unbounded) meets the box: the slab test.
+GRANRAY_HD_INLINE bool ray_meets_box(Vec3 o, Vec3 d, const RankBox& b) {
+  if (box_empty(b)) return false;
+  float near = 0.0f, far = INFINITY;
+  const float lo[3] = {b.lo.x, b.lo.y, b.lo.z}, hi[3] = {b.hi.x, b.hi.y, b.hi.z};
+  const float origin[3] = {o.x, o.y, o.z}, dir[3] = {d.x, d.y, d.z};
+  for (int a = 0; a < 3; ++a) {
+    if (dir[a] == 0.0f) {
+      if (origin[a] < lo[a] || origin[a] > hi[a]) return false;
+      continue;
+    }
+    const float inv = 1.0f / dir[a];
+    float t0 = (lo[a] - origin[a]) * inv, t1 = (hi[a] - origin[a]) * inv;
+    if (t0 > t1) {
+      const float swap = t0;
+      t0 = t1;
+      t1 = swap;
+    }
+    near = fmaxf(near, t0);
+    far = fminf(far, t1);
+    if (near > far) return false;
+  }
+  return true;
+}
+
+// Whether a renderable sphere reaches within `reach` of the box: it belongs in the halo of the
+// box's rank.
+struct ReachesBox {
+  const Vec4* spheres;
+  RankBox box;
+  float reach;
+  GRANRAY_HD bool operator()(std::uint32_t i) const {
+    const Vec4 s = spheres[i];
+    return is_renderable(s) && box_distance(center_of(s), box) <= s.w + reach;
+  }
+};
+
+// Per sample: the ranks (bit r of a 64-bit mask) that must answer some of its secondary rays
+// still open after this rank's own test. Its shadow ray goes to the ranks whose boxes it
+// crosses; a wall's occlusion rays go to the ranks whose boxes lie within the occlusion
+// distance (a grain's are answered here: its point lies in this rank's box, the halo covers it).
+struct ForwardTargets {
+  CameraFrame camera;
+  ShadingParams shading;
+  LightingParams lighting;
+  const SurfaceSample* surfaces;
+  const std::uint32_t* blocked;
+  const RankBox* boxes;  // every rank's, grown
+  int ranks;
+  int rank;  // this one's: never asked
+  std::uint64_t* targets;
+
+  GRANRAY_HD void operator()(int i, int j) const {
+    const int samples = lighting.side * lighting.side;
+    const std::size_t first = first_sample_of(camera, i, j, samples);
+    for (int s = 0; s < samples; ++s) {
+      const std::size_t k = first + static_cast<std::size_t>(s);
+      const SurfaceSample surface = surfaces[k];
+      std::uint64_t mask = 0;
+      if (surface.t < INFINITY) {
+        const std::uint32_t* words = blocked + k * static_cast<std::size_t>(lighting.mask_words);
+        const Ray primary = pixel_sample_ray(camera, i, j, s, lighting.side);
+        const ShadingPoint p =
+            shading_point(primary, surface.t, surface.sphere, lighting.wall_offset);
+        const bool shadow_open =
+            shadow_matters(p.normal, primary, shading, lighting) && !mask_bit(words, 0);
+        bool occlusion_open = false;
+        if (shows_wall(surface.sphere)) {
+          for (int b = 1; b <= lighting.ao_samples && !occlusion_open; ++b) {
+            occlusion_open = !mask_bit(words, b);
+          }
+        }
+        for (int r = 0; r < ranks; ++r) {
+          if (r == rank) continue;
+          if ((shadow_open && ray_meets_box(p.origin, shading.light, boxes[r])) ||
+              (occlusion_open && box_distance(p.origin, boxes[r]) <= lighting.ao_distance)) {
+            mask |= std::uint64_t{1} << r;
+          }
+        }
+      }
+      targets[k] = mask;
+    }
+  }
+};
+
+// An answering rank: the blocked words of each query's secondary rays against its occluder.
+template <class Occluder>
+struct AnswerQueries {
+  Occluder occluded;
+  CameraFrame camera;
+  ShadingParams shading;
+  LightingParams lighting;
+  const SecondaryQuery* queries;
+  std::uint32_t* words;  // mask_words per query
+
+  GRANRAY_HD void operator()(std::uint32_t q) const {
+    const SecondaryQuery query = queries[q];
+    const int samples = lighting.side * lighting.side;
+    const std::uint32_t pixel = query.sample / static_cast<std::uint32_t>(samples);
+    const int i = static_cast<int>(pixel % static_cast<std::uint32_t>(camera.width));
+    const int j = static_cast<int>(pixel / static_cast<std::uint32_t>(camera.width));
+    const int s = static_cast<int>(query.sample % static_cast<std::uint32_t>(samples));
+    const SurfaceSample surface{query.sphere, {0.0f, 0.0f, 0.0f}, query.t, query.id};
+    find_sample_blockers(occluded, camera, shading, lighting, i, j, s, surface,
+                         words + static_cast<std::size_t>(q) * lighting.mask_words);
+  }
+};
+
+// The asking rank: the other ranks' answers OR-ed into its samples' blocked words (one answer
+// per sample: the host merged the ranks' answers first).
+struct FoldAnswers {
+  const std::uint32_t* samples;
+  const std::uint32_t* answers;
+  int mask_words;
+  std::uint32_t* blocked;
+  GRANRAY_HD void operator()(std::uint32_t a) const {
+    for (int w = 0; w < mask_words; ++w) {
+      blocked[static_cast<std::size_t>(samples[a]) * mask_words + w] |=
+          answers[static_cast<std::size_t>(a) * mask_words + w];
+    }
+  }
+};
+
+// The samples to ask about, as queries.
+struct QueryOfSample {
+  const SurfaceSample* surfaces;
+  GRANRAY_HD SecondaryQuery operator()(std::uint32_t k) const {
+    const SurfaceSample& s = surfaces[k];
+    return {s.sphere, s.t, k, s.id};
+  }
+};
+
+struct HasTargets {
+  const std::uint64_t* targets;
+  GRANRAY_HD bool operator()(std::uint32_t k) const { return targets[k] != 0; }
+};
+
+}  // namespace granray

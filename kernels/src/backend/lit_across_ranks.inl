@@ -1,0 +1,193 @@
+// A lit frame across ranks by halo (SPEC 2a; kernels/lit_exchange.h says why it is exact): the
+// backend's side of mpi::render_lit_by_halo. In order, per frame:
+//   halo_for   the grains of this rank that other ranks' boxes need (their halos);
+//   cast_local this rank's samples, cast over its grains followed by its halo, their blocked
+//              bits against both, and the samples whose open rays other ranks must answer;
+//   answer     another rank's queries, against the same grains;
+//   shade      the answers folded in, every sample shaded, the image with depth and ids.
+// The frame's structures stay in the parts between the calls. Included inside namespace
+// granray::GRANRAY_BACKEND_NAMESPACE after lit_frame.inl.
+
+// How far a halo reaches beyond a rank's box: the occlusion rays' length from a point a hair
+// off a grain (shading_point: 1e-4 of its radius), and a margin for rounding.
+inline float halo_reach(const LightingParams& lighting, const SceneBounds& scene) {
+  const Vec3 size = scene.hi - scene.lo;
+  const float extent = fmaxf(fmaxf(size.x, size.y), size.z);
+  const float margin = 1e-5f * (extent < INFINITY ? extent : 0.0f) + 1e-3f * scene.max_radius;
+  return (lighting.ao_samples > 0 ? lighting.ao_distance : 0.0f) + margin;
+}
+
+// The selection values a frame hides by (SPEC 2d), as set_up_frame reads them.
+inline const float* selection_values(const ResidentParticles& all, const RenderSettings& settings) {
+  if (!settings.select) return nullptr;
+  return all.select != nullptr ? all.select : all.scalar;
+}
+
+// What a frame across ranks keeps between its calls: the setup of the particles with their
+// halo, its structures and parameters.
+struct HaloFrame {
+  FrameSetup f;  // over the particles with their halo
+  LitStructures s;
+  ShadingParams shading;
+  LightingParams lighting;
+  RenderOptions options;
+  void* stream;  // the particles' CUDA stream, which the later calls keep
+};
+
+// The halos of the other ranks: for each rank, this rank's grains within reach of its box.
+inline std::vector<HostParticles> halo_for_stage(BackendParts& parts, const ParticleView& view,
+                                                 const RenderSettings& settings,
+                                                 const RenderOptions& options,
+                                                 const std::vector<RankBox>& boxes, int rank) {
+  const Executor exec(view.cuda_stream, parts.scratch);
+  const FrameSetup f = set_up_frame(parts, exec, view, settings, options);
+  const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
+  const float reach = halo_reach(lighting, f.scene);
+  const float* select = selection_values(f.all, settings);
+  std::vector<HostParticles> halos(boxes.size());
+  for (std::size_t b = 0; b < boxes.size(); ++b) {
+    if (static_cast<int>(b) == rank || f.r.count == 0) continue;
+    parts.halo.pick(exec, f.r, f.all, f.id_of, boxes[b], reach, select, halos[b]);
+  }
+  return halos;
+}
+
+inline FrameStats cast_local_stage(BackendParts& parts, std::optional<HaloFrame>& kept,
+                                   const ParticleView& view, const RenderSettings& settings,
+                                   const RenderOptions& options, const HostParticles& halo,
+                                   const std::vector<RankBox>& boxes, int rank, bool keep_walls,
+                                   std::vector<SecondaryQuery>& queries,
+                                   std::vector<std::uint64_t>& targets) {
+  const auto start = std::chrono::steady_clock::now();
+  kept.reset();
+  const Executor exec(view.cuda_stream, parts.scratch);
+  // This rank's own particles: the frame's counts, census and colours come from them alone.
+  const FrameSetup own = set_up_frame(parts, exec, view, settings, options);
+  FrameStats stats = setup_stats(own, parts.walls);
+  take_category_census(exec, own.r, settings, stats);
+  const ColorSource color = parts.colors.source(exec, own.all, settings, options, stats);
+  const ParticleView both =
+      parts.halo.combine(exec, own.all, view.id_offset, selection_values(own.all, settings), halo);
+  RenderOptions with_halo = options;
+  with_halo.particle_bounds.reset();
+  with_halo.same_particles = false;
+  HaloFrame h{set_up_frame(parts, exec, both, settings, with_halo),
+              {},
+              {},
+              {},
+              with_halo,
+              view.cuda_stream};
+  h.lighting = make_lighting_params(settings.shading, h.f.scene);
+  h.shading = make_shading_params(settings.shading, h.f.camera.frame, h.f.scene);
+  exec.mark(0);
+  h.s = build_lit_structures(parts, exec, h.f, with_halo, h.lighting, true, true);
+  exec.mark(1);
+  const CameraFrame& cam = h.f.camera.frame;
+  const auto owned = static_cast<std::uint32_t>(own.all.count);
+  parts.walls.with_opaque(with_halo, [&](auto walls) {
+    if (h.s.method == RenderMethod::tiles) {
+      parts.lit.find_own_surfaces(exec, TileTracer{h.s.lists->view, h.f.id_of}, walls, cam, color,
+                                  h.f.r.spheres, h.lighting, owned, keep_walls);
+    } else if (h.s.method == RenderMethod::grid) {
+      parts.lit.find_own_surfaces(exec, GridTracer{parts.grid.view(*h.s.layout), h.f.id_of}, walls,
+                                  cam, color, h.f.r.spheres, h.lighting, owned, keep_walls);
+    } else {
+      parts.lit.find_own_surfaces(exec, BruteForceTracer{h.f.r.spheres, h.f.r.count, h.f.id_of},
+                                  walls, cam, color, h.f.r.spheres, h.lighting, owned, keep_walls);
+    }
+  });
+  exec.mark(2);
+  const std::size_t samples = lit_sample_count(cam, h.lighting);
+  if (has_secondary_rays(h.lighting)) {
+    cast_blockers(parts, exec, h.f, h.s, with_halo, h.shading, h.lighting);
+    const RankBox* device_boxes = parts.lit.upload_boxes(exec, boxes);
+    exec.for_each_pixel(
+        cam.width, cam.height,
+        ForwardTargets{cam, h.shading, h.lighting, parts.lit.surfaces(), parts.lit.blocked(),
+                       device_boxes, static_cast<int>(boxes.size()), rank,
+                       parts.halo.targets(samples)});
+    parts.halo.queries_to_host(exec, parts.lit.surfaces(), samples, queries, targets);
+  } else {
+    queries.clear();
+    targets.clear();
+  }
+  exec.mark(3);
+  exec.synchronize();
+  record_structures(h.s, stats);
+  stats.grid_ms = exec.elapsed_ms(0, 1);
+  stats.primary_ms = exec.elapsed_ms(1, 2);
+  stats.secondary_ms = exec.elapsed_ms(2, 3);
+  stats.render_ms = exec.elapsed_ms(1, 3);
+  stats.total_ms = ms_since(start);
+  kept = h;
+  return stats;
+}
+
+// Another rank's queries against this rank's particles and halo (a superset of its own grains
+// within the set of all: the OR with the asker's bits is the one-rank answer).
+inline double answer_stage(BackendParts& parts, const std::optional<HaloFrame>& kept,
+                           const std::vector<SecondaryQuery>& queries,
+                           std::vector<std::uint32_t>& words) {
+  if (!kept) throw Error("granray: answering secondary rays before casting this rank's frame");
+  const HaloFrame& h = *kept;
+  const Executor exec(h.stream, parts.scratch);
+  const std::size_t count = queries.size();
+  words.assign(count * static_cast<std::size_t>(h.lighting.mask_words), 0u);
+  if (count == 0) return 0.0;
+  exec.mark(0);
+  const SecondaryQuery* q = parts.halo.upload_queries(exec, queries);
+  std::uint32_t* out = parts.halo.answers(words.size());
+  const auto n = static_cast<std::uint32_t>(count);
+  const CameraFrame& cam = h.f.camera.frame;
+  const auto answer = [&](const auto& occluder) {
+    parts.walls.with_opaque(h.options, [&](auto walls) {
+      if constexpr (decltype(walls)::present) {
+        using Both = WithWalls<std::decay_t<decltype(occluder)>>;
+        thrust::for_each_n(
+            exec.policy(), Index(0), n,
+            AnswerQueries<Both>{Both{occluder, walls}, cam, h.shading, h.lighting, q, out});
+      } else {
+        thrust::for_each_n(exec.policy(), Index(0), n,
+                           AnswerQueries<std::decay_t<decltype(occluder)>>{occluder, cam, h.shading,
+                                                                           h.lighting, q, out});
+      }
+    });
+  };
+  if (h.s.layout) {
+    answer(GridOccluder{parts.grid.view(*h.s.layout), h.f.id_of});
+  } else {
+    answer(BruteForceOccluder{h.f.r.spheres, h.f.r.count, h.f.id_of});
+  }
+  exec.mark(1);
+  exec.download(out, words.data(), words.size());
+  return exec.elapsed_ms(0, 1);
+}
+
+// The other ranks' answers (one merged answer per sample) folded in, then every sample shaded;
+// the image gets depth and ids from each pixel's first sample.
+inline void shade_stage(BackendParts& parts, const std::optional<HaloFrame>& kept,
+                        const RenderSettings& settings, const std::vector<std::uint32_t>& samples,
+                        const std::vector<std::uint32_t>& words, Image& image, FrameStats& stats) {
+  if (!kept) throw Error("granray: shading before casting this rank's frame");
+  const HaloFrame& h = *kept;
+  const Executor exec(h.stream, parts.scratch);
+  const CameraFrame& cam = h.f.camera.frame;
+  if (!samples.empty()) {
+    parts.halo.upload_answers(exec, samples, words);
+    thrust::for_each_n(exec.policy(), Index(0), static_cast<std::uint32_t>(samples.size()),
+                       FoldAnswers{parts.halo.answered(), parts.halo.answer_words(),
+                                   h.lighting.mask_words, parts.lit.blocked()});
+  }
+  image.pending.reset();
+  const std::size_t pixels = static_cast<std::size_t>(image_pixels(settings));
+  parts.frame.prepare(exec, pixels, true, false);
+  parts.walls.with_see_through(h.options, [&](auto walls) {
+    parts.lit.shade(exec, cam, h.shading, h.lighting, has_secondary_rays(h.lighting), walls,
+                    parts.frame.rgb());
+  });
+  parts.lit.first_sample_hits(exec, cam, h.lighting, parts.frame.depth(), parts.frame.hit_ids());
+  RenderOptions delivery = h.options;
+  delivery.with_hits = true;
+  delivery.defer_pixels = false;
+  parts.frame.deliver(exec, settings, delivery, stats, image);
+}
