@@ -5,7 +5,10 @@
 // then each rank has drawn only its 1/N strip of columns (slabs seen side-on: screen-space
 // bounds cut what is sent). With --grains, a dense bed of G grains cut into x-slabs is rendered
 // with render_distributed on each rank's GPU (node-local rank) or CPU, and every stage is timed.
-// Medians of 5 after a warm-up; each value is the slowest rank's.
+// With --lit (shadows and 8 occlusion rays) the bed's frames are lit, across the ranks by
+// --lit-way: gather (onto rank 0), halo, passes, or auto (as the plugin decides); the bytes each
+// rank sent are shown (the most of any rank). Medians of 5 after a warm-up; each value is the
+// slowest rank's.
 #include <mpi.h>
 #include <CLI/CLI.hpp>
 
@@ -98,8 +101,13 @@ void time_synthetic(granray::mpi::CompositeMethod method, int width, int height)
   }
 }
 
+struct LitWay {
+  bool lit = false;
+  std::string way = "auto";
+};
+
 void time_rendered(granray::mpi::CompositeMethod method, long long grains,
-                   granray::BackendKind backend, int width, int height) {
+                   granray::BackendKind backend, int width, int height, const LitWay& lit) {
   const int rank = rank_of(), size = size_of();
   // A dense bed on a jittered cubic lattice, 2 radii apart; each rank keeps its x-slab.
   const auto side = static_cast<long long>(std::ceil(std::cbrt(double(grains))));
@@ -122,10 +130,17 @@ void time_rendered(granray::mpi::CompositeMethod method, long long grains,
   granray::RenderSettings settings;
   settings.width = width;
   settings.height = height;
+  if (lit.lit) {
+    settings.shading.shadows = true;
+    settings.shading.ao_samples = 8;
+  }
   granray::Renderer renderer(backend);
   granray::Image image;
   granray::mpi::Compositor compositor(method);
-  std::vector<double> grid, cast, composite, frame;
+  if (lit.way == "gather") compositor.gather_lit_frames_up_to(~std::uint64_t{0});
+  if (lit.way == "halo" || lit.way == "passes") compositor.gather_lit_frames_up_to(0);
+  if (lit.way == "passes") compositor.use_passes_for_lit_frames(true);
+  std::vector<double> grid, cast, composite, frame, sent;
   for (int rep = 0; rep < 6; ++rep) {
     MPI_Barrier(MPI_COMM_WORLD);
     const granray::FrameStats s = granray::mpi::render_distributed(renderer, MPI_COMM_WORLD, view,
@@ -135,14 +150,15 @@ void time_rendered(granray::mpi::CompositeMethod method, long long grains,
     cast.push_back(slowest(s.render_ms));
     composite.push_back(slowest(s.composite_ms));
     frame.push_back(slowest(s.total_ms));
+    sent.push_back(slowest(static_cast<double>(s.exchange_bytes)));
   }
   if (rank == 0) {
     std::printf(
-        "%d ranks  %4dx%-4d  %-6s %lld grains on %s: grid %.2f ms, casting %.2f ms, composite "
-        "%.2f ms, frame %.2f ms\n",
+        "%d ranks  %4dx%-4d  %-6s %lld grains on %s%s: grid %.2f ms, casting %.2f ms, composite "
+        "%.2f ms, frame %.2f ms, sent %.1f MB\n",
         size, width, height, method_name(compositor.method()), grains,
-        granray::backend_name(renderer.backend()), median(grid), median(cast), median(composite),
-        median(frame));
+        granray::backend_name(renderer.backend()), lit.lit ? (", lit by " + lit.way).c_str() : "",
+        median(grid), median(cast), median(composite), median(frame), median(sent) / 1e6);
   }
 }
 
@@ -156,6 +172,12 @@ int main(int argc, char** argv) {
   app.add_option("sizes", sizes, "image sizes WxH");
   app.add_option("--grains", grains, "also render a dense bed of this many grains in x-slabs");
   app.add_option("--backend", backend, "auto, cuda or cpu (with --grains)");
+  LitWay lit;
+  app.add_flag("--lit", lit.lit, "light the bed's frames: shadows and 8 occlusion rays");
+  app.add_option("--lit-way", lit.way, "lit frames across ranks: auto, gather, halo or passes")
+      ->check(CLI::IsMember({"auto", "gather", "halo", "passes"}));
+  bool synthetic = true;
+  app.add_flag("!--no-synthetic", synthetic, "skip the synthetic images' composite");
   std::string method_option = "auto";
   app.add_option("--method", method_option, "compositing: auto, shared (memory) or swap (binary)")
       ->check(CLI::IsMember({"auto", "shared", "swap"}));
@@ -178,8 +200,8 @@ int main(int argc, char** argv) {
       if (std::sscanf(s.c_str(), "%dx%d", &width, &height) != 2 || width < 1 || height < 1) {
         throw granray::ConfigError("image size \"" + s + "\" is not WxH");
       }
-      time_synthetic(method, width, height);
-      if (grains > 0) time_rendered(method, grains, *kind, width, height);
+      if (synthetic) time_synthetic(method, width, height);
+      if (grains > 0) time_rendered(method, grains, *kind, width, height, lit);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "granray-composite-bench: rank %d: %s\n", rank_of(), e.what());

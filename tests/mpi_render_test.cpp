@@ -191,12 +191,16 @@ TEST(MpiRender, LitFramesOnAnyRankCountMatchOneRank) {
       random_inside_shading(rng, s.shading);
       if (rng() % 2 == 0)
         s.select = SelectRange{uniform(rng, 0.0f, 2.0f), uniform(rng, 2.5f, 5.0f)};
-      // Gathered onto rank 0 (fresh compositors), then across the ranks (by halo with one
-      // sample per pixel, by the passes with more).
+      // As decided from the sizes (fresh compositors: on CPUs by halo with one sample per
+      // pixel, gathered with more), across the ranks (by halo, or the passes with several
+      // samples), and gathered onto rank 0.
       expect_same_as_one_rank(spheres, speed, s, split, rng);
       mpi::Compositor passes;
       passes.gather_lit_frames_up_to(0);
       expect_same_as_one_rank(spheres, speed, s, split, rng, &passes);
+      mpi::Compositor gathered;
+      gathered.gather_lit_frames_up_to(~std::uint64_t{0});
+      expect_same_as_one_rank(spheres, speed, s, split, rng, &gathered);
     }
   }
 }

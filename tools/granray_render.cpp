@@ -24,6 +24,7 @@
 #include "granray/io/image_file.h"
 #include "granray/io/image_stream.h"
 #include "granray/io/particle_file.h"
+#include "granray/io/spatial_share.h"
 #include "granray/io/stl_file.h"
 #include "granray/renderer.h"
 #include "granray/tiled_render.h"
@@ -89,20 +90,6 @@ class MeshWalls {
   std::vector<std::string> patterns_;
   granray::RenderSettings settings_;
 };
-
-// Rank `rank` of `ranks`'s equal share of a frame's particles; without ids in the file the
-// compositing gives them their index in the file.
-granray::ParticleView share_of(const granray::io::ParticleFrame& frame, int rank, int ranks) {
-  granray::ParticleView view = frame.view();
-  const std::size_t n = view.count;
-  const std::size_t begin = n * rank / ranks, end = n * (rank + 1) / ranks;
-  view.xyzr += begin;
-  if (view.ids != nullptr) view.ids += begin;
-  if (view.scalar != nullptr) view.scalar += begin;
-  if (view.select_scalar != nullptr) view.select_scalar += begin;
-  view.count = end - begin;
-  return view;
-}
 
 // What the writer thread needs of a frame being written band by band.
 struct FrameOutput {
@@ -243,7 +230,11 @@ int run(const Options& options, granray::RankGroup* ranks) {
     }
     if (first) total += in_file - 1;
     first = false;
-    const ParticleView view = share_of(f->frame, rank, size);
+    // Under mpirun each rank renders a spatial share: equal counts in compact boxes, which the
+    // halos of lit frames across ranks need.
+    const io::ParticleFrame share =
+        size > 1 ? io::spatial_share(f->frame, rank, size) : io::ParticleFrame{};
+    const ParticleView view = size > 1 ? share.view() : f->frame.view();
     RenderSettings settings = meshes.settings_for(config.render, f->number);
     settings.camera =
         frame_camera(config.camera_path, config.render.camera, f->number, f->frame.time);

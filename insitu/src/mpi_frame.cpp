@@ -35,6 +35,13 @@ using detail::render_lit_gathered;
 // A sample names the ranks to ask in a 64-bit mask.
 constexpr int kMostHaloRanks = 64;
 
+bool gathered_lit_frame(std::uint64_t particles, std::uint64_t pixels, int samples,
+                        BackendKind backend) {
+  if (samples > 1) return particles <= kLitGatherParticles;
+  constexpr std::uint64_t kGatheredBytes = 28, kCompositeBytes = 15;
+  return backend == BackendKind::cuda && particles * kGatheredBytes <= pixels * kCompositeBytes;
+}
+
 FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView view,
                               const RenderSettings& settings, Image& image, Compositor* compositor,
                               Composited result, bool same_particles) {
@@ -74,11 +81,16 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
     options.color_range = std::make_pair(0.0f, 0.0f);
   FrameStats stats;
   if (lighting_on(settings.shading)) {
-    const std::uint64_t gather_limit =
-        compositor != nullptr ? compositor->lit_gather_limit() : kLitGatherParticles;
-    if (counts[2] <= gather_limit) {
+    const std::optional<std::uint64_t> limit =
+        compositor != nullptr ? compositor->lit_gather_limit() : std::nullopt;
+    const std::uint64_t pixels = std::uint64_t(render_window(settings).area());
+    const bool gather =
+        limit ? counts[2] <= *limit
+              : gathered_lit_frame(counts[2], pixels, settings.shading.samples, renderer.backend());
+    if (gather) {
       stats = render_lit_gathered(renderer, comm, view, settings, options, image, result);
-    } else if (settings.shading.samples == 1 && size <= kMostHaloRanks) {
+    } else if (settings.shading.samples == 1 && size <= kMostHaloRanks &&
+               !(compositor != nullptr && compositor->lit_by_passes())) {
       stats = render_lit_by_halo(renderer, comm, view, settings, options, image, compositor, result,
                                  local.bounds);
     } else {

@@ -287,6 +287,8 @@ FrameStats render_lit_distributed(Renderer& renderer, MPI_Comm comm, const Parti
   });
   stats.render_ms += stats.secondary_ms;
   stats.composite_ms = exchange_ms;
+  // What this rank handed the reductions (an allreduce of the surfaces, a reduce of the bits).
+  stats.exchange_bytes = surfaces.size() * sizeof(SurfaceSample) + blocked.size() * 4;
   return stats;
 }
 
@@ -334,6 +336,11 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
     stats = renderer.render(everything, settings, image, options);
   });
   stats.composite_ms = gather_ms;
+  if (rank != 0) {
+    stats.exchange_bytes = mine.xyzr.size() * sizeof(Vec4) + mine.ids.size() * 8 +
+                           (scalar == 1 ? mine.scalar.size() * 4 : 0) +
+                           (select == 1 ? mine.select.size() * 4 : 0);
+  }
   return stats;
 }
 
