@@ -191,11 +191,19 @@ TEST_F(Hdf5OutputTest, RestartAppendsWhenTheLayoutMatchesAndRefusesOtherwise) {
       vis.render(s, s, adapters::host_particles(grains.data(), 2));
   };
   run(30, 0, 2);
+  {  // A file of an earlier version: no exchange bytes per rank yet.
+    const hid_t file = H5Fopen(h5.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    ASSERT_GE(H5Ldelete(file, "/frames/rank_exchange_bytes", H5P_DEFAULT), 0);
+    H5Fclose(file);
+  }
   run(30, 2, 3);
   {
     H5File file(h5);
     EXPECT_EQ(read_all<std::int64_t>(file.id, "/frames/step", H5T_NATIVE_INT64),
               (std::vector<std::int64_t>{0, 1, 2, 3, 4}));
+    // Added on appending, as long as the frames: the earlier frames read 0.
+    EXPECT_EQ(dims_of(file.id, "/frames/rank_exchange_bytes"), (std::vector<hsize_t>{5, 1}));
   }
   const auto size_before = std::filesystem::file_size(h5);
   EXPECT_THROW(run(31, 5, 1), ConfigError) << "a different frame size must be refused";
@@ -230,7 +238,7 @@ TEST_F(Hdf5OutputTest, PerRankValuesGrowWithTheRankCount) {
       io::FrameMetadata meta;
       for (int r = 0; r < ranks; ++r) {
         meta.ranks.push_back({rng() % 1000, uniform(rng, 0.1f, 9.0f), uniform(rng, 0.1f, 9.0f),
-                              uniform(rng, 0.1f, 9.0f)});
+                              uniform(rng, 0.1f, 9.0f), double(rng() % 100000000)});
       }
       meta.composite_ms = meta.ranks[0].composite_ms;
       file.append(image, meta);
@@ -246,6 +254,8 @@ TEST_F(Hdf5OutputTest, PerRankValuesGrowWithTheRankCount) {
       read_all<std::uint64_t>(file.id, "/frames/rank_particles", H5T_NATIVE_UINT64);
   const auto grid = read_all<double>(file.id, "/frames/rank_grid_ms", H5T_NATIVE_DOUBLE);
   const auto composite = read_all<double>(file.id, "/frames/rank_composite_ms", H5T_NATIVE_DOUBLE);
+  const auto sent =
+      read_all<std::uint64_t>(file.id, "/frames/rank_exchange_bytes", H5T_NATIVE_UINT64);
   for (std::size_t f = 0; f < 3; ++f) {
     for (int r = 0; r < more_ranks; ++r) {
       const std::size_t at = f * more_ranks + r;
@@ -253,6 +263,7 @@ TEST_F(Hdf5OutputTest, PerRankValuesGrowWithTheRankCount) {
         EXPECT_EQ(particles[at], written[f][r].particles);
         EXPECT_DOUBLE_EQ(grid[at], written[f][r].grid_ms);
         EXPECT_DOUBLE_EQ(composite[at], written[f][r].composite_ms);
+        EXPECT_EQ(double(sent[at]), written[f][r].exchange_bytes);
       } else {
         EXPECT_EQ(particles[at], 0u) << "frame " << f << " had no rank " << r;
         EXPECT_TRUE(std::isnan(grid[at])) << "frame " << f << " had no rank " << r;

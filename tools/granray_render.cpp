@@ -305,7 +305,12 @@ int run(const Options& options, granray::RankGroup* ranks) {
             static_cast<unsigned long long>(stats.particles),
             static_cast<unsigned long long>(stats.skipped), backend_name(renderer.backend()),
             render_method_name(stats.method), stats.grid_ms, stats.render_ms);
-        if (size > 1) std::printf(", %d ranks, composite %.1f ms", size, stats.composite_ms);
+        if (size > 1) {
+          double sent = 0.0;  // the most any rank sent the others
+          for (const RankStats& r : stats.ranks) sent = std::max(sent, r.exchange_bytes);
+          std::printf(", %d ranks, composite %.1f ms, sent %.2f MB", size, stats.composite_ms,
+                      sent / 1e6);
+        }
         std::printf(", frame %.1f ms", stats.total_ms);
         if (height > rows) std::printf(", %d bands", (height + rows - 1) / rows);
         std::printf(" -> %s%s%s\n", out->path.c_str(), h5 ? " and " : "",

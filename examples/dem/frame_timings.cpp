@@ -19,6 +19,7 @@ FrameTiming frame_timing(const FrameRecord& frame, double frame_ms) {
   for (std::size_t r = 0; r < s.ranks.size(); ++r) {
     const RankStats& rank = s.ranks[r];
     const double work = rank.grid_ms + rank.render_ms;
+    t.sent_mb = std::max(t.sent_mb, rank.exchange_bytes / 1e6);
     t.grid_ms = std::max(t.grid_ms, rank.grid_ms);
     t.render_ms = std::max(t.render_ms, rank.render_ms);
     if (r == 0 || work < t.fastest_rank_ms) t.fastest_rank_ms = work;
@@ -73,6 +74,7 @@ TimingSummary summarize(const FrameTimingSample& sample) {
   m.render_ms = over(&FrameTiming::render_ms);
   m.composite_ms = over(&FrameTiming::composite_ms);
   m.output_ms = over(&FrameTiming::output_ms);
+  m.sent_mb = over(&FrameTiming::sent_mb);
   m.frame_ms = over(&FrameTiming::frame_ms);
   m.fastest_rank_ms = over(&FrameTiming::fastest_rank_ms);
   m.slowest_rank_ms = over(&FrameTiming::slowest_rank_ms);
@@ -90,10 +92,10 @@ std::string describe(const FrameTiming& t, int ranks) {
   if (ranks > 1) {
     std::snprintf(line, sizeof line,
                   "%s %.2f ms, render %.2f ms, composite %.2f ms, output %.2f ms, frame %.2f ms; "
-                  "%s+render over ranks %.2f-%.2f ms (slowest rank %d)",
+                  "%s+render over ranks %.2f-%.2f ms (slowest rank %d), sent %.2f MB",
                   render_method_name(t.method), t.grid_ms, t.render_ms, t.composite_ms, t.output_ms,
                   t.frame_ms, render_method_name(t.method), t.fastest_rank_ms, t.slowest_rank_ms,
-                  t.slowest_rank);
+                  t.slowest_rank, t.sent_mb);
   } else {
     std::snprintf(line, sizeof line, "%s %.2f ms, render %.2f ms, output %.2f ms, frame %.2f ms",
                   render_method_name(t.method), t.grid_ms, t.render_ms, t.output_ms, t.frame_ms);

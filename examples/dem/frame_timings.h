@@ -16,6 +16,7 @@ struct FrameTiming {
   double render_ms = 0.0;                    // the slowest rank's ray casting
   double composite_ms = 0.0;  // rank 0's compositing (it ends last: it gathers the rows)
   double output_ms = 0.0;     // handing the frame to the writer thread
+  double sent_mb = 0.0;       // the most any rank sent the others (lit frames across ranks)
   double frame_ms = 0.0;      // all the time loop spent on the frame, on rank 0
   // Grid build + ray casting of the fastest and the slowest rank: their difference is the time
   // the others wait for the slowest before compositing can start.

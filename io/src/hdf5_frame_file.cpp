@@ -286,11 +286,13 @@ void Hdf5FrameFile::write_metadata(const FrameMetadata& m, double write_ms) {
   const auto ranks = static_cast<std::int32_t>(shares.size());
   std::vector<std::uint64_t> rank_particles;
   std::vector<double> rank_grid, rank_render, rank_composite;
+  std::vector<std::uint64_t> rank_exchange;
   for (const RankStats& r : shares) {
     rank_particles.push_back(r.particles);
     rank_grid.push_back(r.grid_ms);
     rank_render.push_back(r.render_ms);
     rank_composite.push_back(r.composite_ms);
+    rank_exchange.push_back(static_cast<std::uint64_t>(r.exchange_bytes));
   }
   const void* values[] = {&m.step,
                           &m.time,
@@ -312,8 +314,9 @@ void Hdf5FrameFile::write_metadata(const FrameMetadata& m, double write_ms) {
                           rank_particles.data(),
                           rank_grid.data(),
                           rank_render.data(),
-                          rank_composite.data()};
-  static_assert(sizeof(values) / sizeof(values[0]) == 21, "one value per series");
+                          rank_composite.data(),
+                          rank_exchange.data()};
+  static_assert(sizeof(values) / sizeof(values[0]) == 22, "one value per series");
   for (std::size_t k = 0; k < f.series.size(); ++k) {
     const Series& s = f.series[k].first;
     f.write_row(f.series[k].second.get(), s.type, values[k],

@@ -22,6 +22,9 @@ struct Series {
   const char* name;
   hid_t type;
   hsize_t width;  // 0: one value per frame; kPerRank: one per rank
+  // Newer than the layout's first version: a file without it gets it on appending, with the
+  // frames before reading 0 (counts) or NaN (times).
+  bool added_later = false;
 };
 
 // A further view's datasets (SPEC 2f): /views/NAME/rgb and its camera series.
@@ -77,6 +80,7 @@ struct Hdf5FrameFile::Impl {
                                                        const std::vector<Series>& kinds);
   std::vector<std::pair<Series, Handle>> open_series(const std::string& where,
                                                      const std::vector<Series>& kinds);
+  Handle add_series(const std::string& where, const Series& s);
   void create_views(hid_t file);
   void open_views();
   // The view's rows of the frame being written.

@@ -60,7 +60,8 @@ std::vector<Series> Hdf5FrameFile::Impl::layout() {
           {"rank_particles", H5T_NATIVE_UINT64, kPerRank},
           {"rank_grid_ms", H5T_NATIVE_DOUBLE, kPerRank},
           {"rank_render_ms", H5T_NATIVE_DOUBLE, kPerRank},
-          {"rank_composite_ms", H5T_NATIVE_DOUBLE, kPerRank}};
+          {"rank_composite_ms", H5T_NATIVE_DOUBLE, kPerRank},
+          {"rank_exchange_bytes", H5T_NATIVE_UINT64, kPerRank, true}};
 }
 
 void Hdf5FrameFile::Impl::write_string_attribute(hid_t object, const char* name,
@@ -176,13 +177,29 @@ std::vector<std::pair<Series, Handle>> Hdf5FrameFile::Impl::open_series(
     Handle d(H5Dopen2(file.get(), name.c_str(), access.get()), H5Dclose);
     if (d.get() < 0) {
       H5Eclear2(H5E_DEFAULT);
-      throw OutputError(path + ": has no " + name +
-                        "; refusing to append to a file of another layout");
+      if (!s.added_later) {
+        throw OutputError(path + ": has no " + name +
+                          "; refusing to append to a file of another layout");
+      }
+      d = add_series(where, s);
     }
     frames = std::min(frames, extent_of(d.get()));
     opened.emplace_back(s, std::move(d));
   }
   return opened;
+}
+
+// A series newer than the file, made as long as the frames it holds.
+Handle Hdf5FrameFile::Impl::add_series(const std::string& where, const Series& s) {
+  Handle group(check(H5Gopen2(file.get(), where.c_str(), H5P_DEFAULT), "opening a frames group"),
+               H5Gclose);
+  std::vector<hsize_t> row;
+  if (s.width > 0) row.push_back(s.width);
+  Handle d = create_dataset(group.get(), s.name, s.type, row, 256, 0);
+  std::vector<hsize_t> dims{frames};
+  if (s.width > 0) dims.push_back(s.width == kPerRank ? 1 : s.width);
+  check(H5Dset_extent(d.get(), dims.data()), "H5Dset_extent");
+  return d;
 }
 
 void Hdf5FrameFile::Impl::sync_directory() const {
