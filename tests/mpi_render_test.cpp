@@ -92,7 +92,7 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
   view.count = mine.size();
   view.scalar = my_speed.data();
   view.ids = split == Split::contiguous_without_ids ? nullptr : ids.data();
-  Renderer renderer(BackendKind::cpu);
+  Renderer renderer(mpi_test_backend());
   // Each method on the same split (one test body per method, as Kokkos runs one per backend).
   // two_level with nodes of two ranks: on 3 ranks one node of one, on 4 two nodes of two.
   std::vector<mpi::CompositeMethod> methods = {mpi::CompositeMethod::shared_memory,
@@ -311,7 +311,7 @@ TEST(MpiRender, AGrainOfAnotherRankWithinTheOcclusionDistanceDarkensASurface) {
       mine.ids = ids.data() + 1;
       mine.count = 1;
     }
-    Renderer renderer(BackendKind::cpu);
+    Renderer renderer(mpi_test_backend());
     mpi::Compositor across;
     across.gather_lit_frames_up_to(0);
     Image composited;
