@@ -6,7 +6,7 @@
 // bounds cut what is sent). With --grains, a dense bed of G grains cut into x-slabs is rendered
 // with render_distributed on each rank's GPU (node-local rank) or CPU, and every stage is timed.
 // With --lit (shadows and 8 occlusion rays) the bed's frames are lit, across the ranks by
-// --lit-way: gather (onto rank 0), halo, passes, or auto (as the plugin decides); the bytes each
+// --lit-way: gather (onto rank 0), halo, or auto (as the plugin decides); the bytes each
 // rank sent are shown (the most of any rank). Medians of 5 after a warm-up; each value is the
 // slowest rank's.
 #include <mpi.h>
@@ -138,8 +138,7 @@ void time_rendered(granray::mpi::CompositeMethod method, long long grains,
   granray::Image image;
   granray::mpi::Compositor compositor(method);
   if (lit.way == "gather") compositor.gather_lit_frames_up_to(~std::uint64_t{0});
-  if (lit.way == "halo" || lit.way == "passes") compositor.gather_lit_frames_up_to(0);
-  if (lit.way == "passes") compositor.use_passes_for_lit_frames(true);
+  if (lit.way == "halo") compositor.gather_lit_frames_up_to(0);
   std::vector<double> grid, cast, composite, frame, sent;
   for (int rep = 0; rep < 6; ++rep) {
     MPI_Barrier(MPI_COMM_WORLD);
@@ -174,8 +173,8 @@ int main(int argc, char** argv) {
   app.add_option("--backend", backend, "auto, cuda or cpu (with --grains)");
   LitWay lit;
   app.add_flag("--lit", lit.lit, "light the bed's frames: shadows and 8 occlusion rays");
-  app.add_option("--lit-way", lit.way, "lit frames across ranks: auto, gather, halo or passes")
-      ->check(CLI::IsMember({"auto", "gather", "halo", "passes"}));
+  app.add_option("--lit-way", lit.way, "lit frames across ranks: auto, gather or halo")
+      ->check(CLI::IsMember({"auto", "gather", "halo"}));
   bool synthetic = true;
   app.add_flag("!--no-synthetic", synthetic, "skip the synthetic images' composite");
   std::string method_option = "auto";

@@ -29,17 +29,13 @@ using detail::composite_rendered;
 using detail::has_see_through_walls;
 using detail::ms_since;
 using detail::render_lit_by_halo;
-using detail::render_lit_distributed;
 using detail::render_lit_gathered;
-
-// A sample names the ranks to ask in a 64-bit mask.
-constexpr int kMostHaloRanks = 64;
 
 bool gathered_lit_frame(std::uint64_t particles, std::uint64_t pixels, int samples,
                         BackendKind backend) {
-  if (samples > 1) return particles <= kLitGatherParticles;
   constexpr std::uint64_t kGatheredBytes = 28, kCompositeBytes = 15;
-  return backend == BackendKind::cuda && particles * kGatheredBytes <= pixels * kCompositeBytes;
+  return backend == BackendKind::cuda && particles <= kLitGatherParticles &&
+         particles * kGatheredBytes <= pixels * std::uint64_t(samples) * kCompositeBytes;
 }
 
 FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView view,
@@ -89,14 +85,9 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
               : gathered_lit_frame(counts[2], pixels, settings.shading.samples, renderer.backend());
     if (gather) {
       stats = render_lit_gathered(renderer, comm, view, settings, options, image, result);
-    } else if (settings.shading.samples == 1 && size <= kMostHaloRanks &&
-               !(compositor != nullptr && compositor->lit_by_passes())) {
+    } else {
       stats = render_lit_by_halo(renderer, comm, view, settings, options, image, compositor, result,
                                  local.bounds);
-    } else {
-      options.with_hits = result == Composited::rgb_depth_ids;  // rank 0's shading fills them
-      options.copy_drawn_only = false;
-      stats = render_lit_distributed(renderer, comm, view, settings, options, image);
     }
   } else {
     const bool see_through = has_see_through_walls(settings);

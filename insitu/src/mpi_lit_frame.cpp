@@ -10,74 +10,12 @@
 #include "granray/errors.h"
 #include "granray/kernels/lighting.h"
 #include "mpi_agree.h"
+#include "mpi_exchange.h"
+#include "sample_composite.h"
 
 namespace granray::mpi::detail {
 
 namespace {
-
-int rank_of(MPI_Comm comm) {
-  int rank = 0;
-  GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  return rank;
-}
-int size_of(MPI_Comm comm) {
-  int size = 1;
-  GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size));
-  return size;
-}
-
-// Per-sample surfaces travel as opaque records; the nearest of two is a total order (ties go to
-// the smaller id), so the reduction's result does not depend on the order ranks combine in.
-void keep_nearest_surface(void* in, void* inout, int* count, MPI_Datatype*) {
-  const auto* theirs = static_cast<const SurfaceSample*>(in);
-  auto* mine = static_cast<SurfaceSample*>(inout);
-  for (int k = 0; k < *count; ++k) {
-    if (nearer_surface(theirs[k], mine[k])) mine[k] = theirs[k];
-  }
-}
-
-// An MPI datatype and reduction made for one frame and freed with it.
-class SurfaceReduction {
- public:
-  SurfaceReduction() {
-    GRANRAY_MPI_CHECK(MPI_Type_contiguous(sizeof(SurfaceSample), MPI_BYTE, &type_));
-    GRANRAY_MPI_CHECK(MPI_Type_commit(&type_));
-    GRANRAY_MPI_CHECK(MPI_Op_create(keep_nearest_surface, 1, &op_));
-  }
-  SurfaceReduction(const SurfaceReduction&) = delete;
-  SurfaceReduction& operator=(const SurfaceReduction&) = delete;
-  ~SurfaceReduction() {
-    if (op_ != MPI_OP_NULL) MPI_Op_free(&op_);
-    if (type_ != MPI_DATATYPE_NULL) MPI_Type_free(&type_);
-  }
-  MPI_Datatype type() const { return type_; }
-  MPI_Op op() const { return op_; }
-
- private:
-  MPI_Datatype type_ = MPI_DATATYPE_NULL;
-  MPI_Op op_ = MPI_OP_NULL;
-};
-
-// Reductions go in pieces: counts are ints, and MPI's own buffers grow with a message.
-constexpr std::size_t kReductionPiece = std::size_t{1} << 22;
-
-void keep_nearest_surfaces(std::vector<SurfaceSample>& surfaces, MPI_Comm comm) {
-  const SurfaceReduction reduction;
-  for (std::size_t first = 0; first < surfaces.size(); first += kReductionPiece) {
-    const int count = static_cast<int>(std::min(kReductionPiece, surfaces.size() - first));
-    GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, surfaces.data() + first, count, reduction.type(),
-                                    reduction.op(), comm));
-  }
-}
-
-void or_blocked_onto_rank0(std::vector<std::uint32_t>& blocked, int rank, MPI_Comm comm) {
-  for (std::size_t first = 0; first < blocked.size(); first += kReductionPiece) {
-    const int count = static_cast<int>(std::min(kReductionPiece, blocked.size() - first));
-    std::uint32_t* words = blocked.data() + first;
-    GRANRAY_MPI_CHECK(MPI_Reduce(rank == 0 ? MPI_IN_PLACE : words, rank == 0 ? words : nullptr,
-                                 count, MPI_UINT32_T, MPI_BOR, 0, comm));
-  }
-}
 
 // Gathers one kind of per-particle value onto rank 0, rank after rank.
 template <class T>
@@ -95,50 +33,6 @@ void gather_onto_rank0(const std::vector<T>& mine, std::vector<T>& all, int comp
   }
   GRANRAY_MPI_CHECK(MPI_Gatherv(mine.data(), static_cast<int>(mine.size()) * components, type,
                                 all.data(), sizes.data(), offsets.data(), type, 0, comm));
-}
-
-// Every rank's lists to every rank, as raw bytes (one MPI_Alltoallv of counts, one of data):
-// what this rank received, rank after rank, with each rank's count in `received`. Adds the bytes
-// sent to `sent_bytes`.
-template <class T>
-std::vector<T> exchange(const std::vector<std::vector<T>>& out, MPI_Comm comm,
-                        std::vector<int>& received, std::uint64_t& sent_bytes) {
-  const int size = static_cast<int>(out.size());
-  std::vector<int> send_counts(size), send_offsets(size), recv_counts(size), recv_offsets(size);
-  std::size_t total = 0;
-  for (int r = 0; r < size; ++r) {
-    const std::size_t bytes = out[r].size() * sizeof(T);
-    if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max()) ||
-        total + bytes > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-      throw Error("granray: a lit frame across ranks would send more than 2 GiB in one exchange");
-    }
-    send_offsets[r] = static_cast<int>(total);
-    send_counts[r] = static_cast<int>(bytes);
-    total += bytes;
-  }
-  std::vector<T> packed;
-  packed.reserve(total / sizeof(T));
-  for (const std::vector<T>& list : out) packed.insert(packed.end(), list.begin(), list.end());
-  GRANRAY_MPI_CHECK(
-      MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm));
-  std::size_t in = 0;
-  for (int r = 0; r < size; ++r) {
-    recv_offsets[r] = static_cast<int>(in);
-    in += static_cast<std::size_t>(recv_counts[r]);
-    if (in > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-      throw Error("granray: a lit frame across ranks would receive more than 2 GiB at once");
-    }
-  }
-  std::vector<T> all(in / sizeof(T));
-  GRANRAY_MPI_CHECK(MPI_Alltoallv(packed.data(), send_counts.data(), send_offsets.data(), MPI_BYTE,
-                                  all.data(), recv_counts.data(), recv_offsets.data(), MPI_BYTE,
-                                  comm));
-  received.resize(size);
-  for (int r = 0; r < size; ++r) received[r] = recv_counts[r] / static_cast<int>(sizeof(T));
-  for (int r = 0; r < size; ++r) {
-    if (r != rank_of(comm)) sent_bytes += static_cast<std::uint64_t>(send_counts[r]);
-  }
-  return all;
 }
 
 // Every rank's box, grown by a margin for rounding; an empty one where a rank draws nothing.
@@ -212,9 +106,10 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
   auto asked_start = std::chrono::steady_clock::now();
   std::vector<std::vector<SecondaryQuery>> to(size);
   std::vector<std::vector<std::uint32_t>> asked(size);  // the query's index here, per rank
+  const int groups = target_words(size);
   for (std::size_t q = 0; q < queries.size(); ++q) {
     for (int r = 0; r < size; ++r) {
-      if ((targets[q] >> r) & 1u) {
+      if ((targets[q * groups + r / 64] >> (r % 64)) & 1u) {
         to[r].push_back(queries[q]);
         asked[r].push_back(static_cast<std::uint32_t>(q));
       }
@@ -250,45 +145,24 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
   for (std::size_t q = 0; q < queries.size(); ++q) samples[q] = queries[q].sample;
   exchange_ms += ms_since(asked_start);
 
+  if (settings.shading.samples > 1) {  // a pixel's samples may be different ranks'
+    std::vector<ShownSample> shown;
+    agreed_step("shading", comm,
+                [&] { renderer.shade_samples_with_answers(samples, merged, shown); });
+    const auto composite_start = std::chrono::steady_clock::now();
+    const PixelRect window = render_window(settings);
+    sent += composite_samples(shown, window.x1 - window.x0, window.y1 - window.y0,
+                              settings.shading.samples,
+                              result == Composited::rgb_depth_ids || see_through, image, comm);
+    stats.composite_ms = halo_ms + exchange_ms + ms_since(composite_start);
+    stats.exchange_bytes = sent;
+    return stats;
+  }
   agreed_step("shading", comm,
               [&] { renderer.shade_with_answers(settings, samples, merged, image, stats); });
   stats.composite_ms = halo_ms + exchange_ms;
   composite_rendered(image, settings, comm, compositor, result, see_through, stats);
   stats.exchange_bytes = sent;
-  return stats;
-}
-
-// SPEC 2a over ranks. A shadow ray crosses the whole domain, so no ghost layer would do: every
-// rank finds its own nearest surface per sample and all ranks keep the nearest of all; every
-// rank then finds which of those surfaces' secondary rays its own particles block; the blocked
-// bits are OR-ed onto rank 0, which shades. Each step agrees first, so a rank that fails leaves
-// none waiting in a collective.
-FrameStats render_lit_distributed(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
-                                  const RenderSettings& settings, const RenderOptions& options,
-                                  Image& image) {
-  int rank = 0;
-  GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  std::vector<SurfaceSample> surfaces;
-  std::vector<std::uint32_t> blocked;
-  FrameStats stats;
-  agreed_step("finding the visible surfaces", comm,
-              [&] { stats = renderer.find_surfaces(view, settings, options, surfaces); });
-  auto exchange_start = std::chrono::steady_clock::now();
-  keep_nearest_surfaces(surfaces, comm);
-  double exchange_ms = ms_since(exchange_start);
-  agreed_step("tracing shadow and occlusion rays", comm, [&] {
-    stats.secondary_ms = renderer.find_blockers(view, settings, options, surfaces, blocked);
-  });
-  exchange_start = std::chrono::steady_clock::now();
-  or_blocked_onto_rank0(blocked, rank, comm);
-  exchange_ms += ms_since(exchange_start);
-  agreed_step("shading", comm, [&] {
-    if (rank == 0) renderer.shade_surfaces(settings, options, surfaces, blocked, image);
-  });
-  stats.render_ms += stats.secondary_ms;
-  stats.composite_ms = exchange_ms;
-  // What this rank handed the reductions (an allreduce of the surfaces, a reduce of the bits).
-  stats.exchange_bytes = surfaces.size() * sizeof(SurfaceSample) + blocked.size() * 4;
   return stats;
 }
 

@@ -1,5 +1,6 @@
-// SPEC 2a frames across ranks: the lit passes with their surfaces and blocked rays reduced
-// among the ranks, or the particles gathered onto rank 0 while they fit there.
+// SPEC 2a frames across ranks: by halo (each rank its grains and the others' near its box,
+// secondary rays asked of the ranks whose boxes they cross), or the particles gathered onto rank 0
+// while that is cheaper.
 #pragma once
 
 #include <mpi.h>
@@ -9,12 +10,6 @@
 
 namespace granray::mpi::detail {
 
-// SPEC 2a over ranks by passes: each rank finds its nearest surfaces, all keep the nearest of
-// all, each finds which of their secondary rays its own particles block, rank 0 shades.
-FrameStats render_lit_distributed(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
-                                  const RenderSettings& settings, const RenderOptions& options,
-                                  Image& image);
-
 // SPEC 2a over ranks while the particles fit on one: rank 0 gathers and renders alone.
 FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
                                const RenderSettings& settings, RenderOptions options, Image& image,
@@ -23,8 +18,8 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
 // SPEC 2a over ranks by halo (kernels/lit_exchange.h): each rank gets the other ranks' grains
 // near its box, casts and lights its own samples, asks the ranks whose boxes its open shadow
 // rays (and its walls' occlusion rays) cross, shades, and the images composite as unlit ones
-// do. `own`: this rank's particles' box. One sample per pixel (a pixel's samples may belong to
-// different ranks otherwise).
+// do (with several samples per pixel, sample by sample: sample_composite.h). `own`: this rank's
+// particles' box.
 FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
                               const RenderSettings& settings, RenderOptions options, Image& image,
                               Compositor* compositor, Composited result, const SceneBounds& own);

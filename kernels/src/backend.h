@@ -16,16 +16,6 @@ class Backend {
   virtual ~Backend() = default;
   virtual FrameStats render(const ParticleView& particles, const RenderSettings& settings,
                             const RenderOptions& options, Image& image) = 0;
-  virtual FrameStats find_surfaces(const ParticleView& particles, const RenderSettings& settings,
-                                   const RenderOptions& options,
-                                   std::vector<SurfaceSample>& surfaces) = 0;
-  virtual double find_blockers(const ParticleView& particles, const RenderSettings& settings,
-                               const RenderOptions& options,
-                               const std::vector<SurfaceSample>& surfaces,
-                               std::vector<std::uint32_t>& blocked) = 0;
-  virtual void shade_surfaces(const RenderSettings& settings, const RenderOptions& options,
-                              const std::vector<SurfaceSample>& surfaces,
-                              const std::vector<std::uint32_t>& blocked, Image& image) = 0;
   virtual std::vector<HostParticles> halo_for(const ParticleView& particles,
                                               const RenderSettings& settings,
                                               const RenderOptions& options,
@@ -41,6 +31,9 @@ class Backend {
                                   const std::vector<std::uint32_t>& samples,
                                   const std::vector<std::uint32_t>& words, Image& image,
                                   FrameStats& stats) = 0;
+  virtual void shade_samples_with_answers(const std::vector<std::uint32_t>& samples,
+                                          const std::vector<std::uint32_t>& words,
+                                          std::vector<ShownSample>& out) = 0;
   virtual void copy_to_host(const ParticleView& particles, HostParticles& out) = 0;
   virtual HostGrid build_grid(const ParticleView& particles) = 0;
   virtual FrameExtent measure(const ParticleView& particles) = 0;

@@ -139,25 +139,6 @@ HostGrid Renderer::build_grid(const ParticleView& particles) {
   return impl_->build_grid(particles);
 }
 
-FrameStats Renderer::find_surfaces(const ParticleView& particles, const RenderSettings& settings,
-                                   const RenderOptions& options,
-                                   std::vector<SurfaceSample>& surfaces) {
-  return impl_->find_surfaces(particles, settings, options, surfaces);
-}
-
-double Renderer::find_blockers(const ParticleView& particles, const RenderSettings& settings,
-                               const RenderOptions& options,
-                               const std::vector<SurfaceSample>& surfaces,
-                               std::vector<std::uint32_t>& blocked) {
-  return impl_->find_blockers(particles, settings, options, surfaces, blocked);
-}
-
-void Renderer::shade_surfaces(const RenderSettings& settings, const RenderOptions& options,
-                              const std::vector<SurfaceSample>& surfaces,
-                              const std::vector<std::uint32_t>& blocked, Image& image) {
-  impl_->shade_surfaces(settings, options, surfaces, blocked, image);
-}
-
 std::vector<HostParticles> Renderer::halo_for(const ParticleView& particles,
                                               const RenderSettings& settings,
                                               const RenderOptions& options,
@@ -184,6 +165,12 @@ void Renderer::shade_with_answers(const RenderSettings& settings,
                                   const std::vector<std::uint32_t>& words, Image& image,
                                   FrameStats& stats) {
   impl_->shade_with_answers(settings, samples, words, image, stats);
+}
+
+void Renderer::shade_samples_with_answers(const std::vector<std::uint32_t>& samples,
+                                          const std::vector<std::uint32_t>& words,
+                                          std::vector<ShownSample>& out) {
+  impl_->shade_samples_with_answers(samples, words, out);
 }
 
 void Renderer::copy_to_host(const ParticleView& particles, HostParticles& out) {

@@ -167,35 +167,17 @@ class Renderer {
   // explicit ids (index + id_offset where the view has none): lit frames over ranks gather them.
   void copy_to_host(const ParticleView& particles, HostParticles& out);
 
-  // A lit frame (SPEC 2a) split into its passes, for ranks that each hold a part of the
-  // particles (mpi::render_distributed): every rank finds its own nearest surface per sample;
-  // the ranks keep the nearest of all (nearer_surface); every rank finds which secondary rays
-  // of those surfaces its own particles block; the blocked bits of all ranks are OR-ed; one
-  // rank shades. Each pass resolves the camera and lighting from `options.camera_bounds` (every
-  // rank's box; required by shade_surfaces), so all ranks trace the same rays. Surfaces hold
-  // width x height x samples records, pixel by pixel; blocked bits blocked_mask_words(ao_samples)
-  // words per sample. With options.with_hits, shade_surfaces also fills the image's depth and
-  // ids from each pixel's first sample.
-  FrameStats find_surfaces(const ParticleView& particles, const RenderSettings& settings,
-                           const RenderOptions& options, std::vector<SurfaceSample>& surfaces);
-  // Returns the milliseconds spent tracing.
-  double find_blockers(const ParticleView& particles, const RenderSettings& settings,
-                       const RenderOptions& options, const std::vector<SurfaceSample>& surfaces,
-                       std::vector<std::uint32_t>& blocked);
-  void shade_surfaces(const RenderSettings& settings, const RenderOptions& options,
-                      const std::vector<SurfaceSample>& surfaces,
-                      const std::vector<std::uint32_t>& blocked, Image& image);
-
   // A lit frame (SPEC 2a) across ranks by halo (mpi::render_distributed; why it is exact:
   // kernels/lit_exchange.h). Every rank, in order: halo_for gives, per rank r, this rank's
   // grains within reach of boxes[r] (none for its own); cast_with_halo casts this rank's samples
   // over its grains followed by `halo` (the other ranks' grains near its box), tests their
   // secondary rays against both, and lists the samples (`queries`, with the ranks to ask as bits
-  // of `targets`) whose open rays cross other ranks' boxes; answer_queries tests other ranks'
-  // queries against the same grains (mask words per query); shade_with_answers ORs the answers
-  // (one per sample: `samples`, with their words) into the samples' bits, shades, and fills the
-  // image with depth and ids (each pixel's first sample). The samples of grains in the halo, and
-  // of walls unless `keep_walls`, are left to other ranks: the image shows the background there.
+  // of target_words(ranks) 64-bit words each in `targets`) whose open rays cross other ranks'
+  // boxes; answer_queries tests other ranks' queries against the same grains (mask words per
+  // query); shade_with_answers ORs the answers (one per sample: `samples`, with their words) into
+  // the samples' bits, shades, and fills the image with depth and ids (each pixel's first sample).
+  // The samples of grains in the halo, and of walls unless `keep_walls`, are left to other ranks:
+  // the image shows the background there.
   std::vector<HostParticles> halo_for(const ParticleView& particles, const RenderSettings& settings,
                                       const RenderOptions& options,
                                       const std::vector<RankBox>& boxes, int rank);
@@ -208,6 +190,12 @@ class Renderer {
                         std::vector<std::uint32_t>& words);
   void shade_with_answers(const RenderSettings& settings, const std::vector<std::uint32_t>& samples,
                           const std::vector<std::uint32_t>& words, Image& image, FrameStats& stats);
+
+  // With several samples per pixel, instead of shade_with_answers: every sample of the window
+  // as this rank shows it (colour, depth, id), pixel by pixel, for a composite of samples.
+  void shade_samples_with_answers(const std::vector<std::uint32_t>& samples,
+                                  const std::vector<std::uint32_t>& words,
+                                  std::vector<ShownSample>& out);
 
   FrameExtent measure(const ParticleView& particles);
 

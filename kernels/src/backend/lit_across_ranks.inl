@@ -45,8 +45,11 @@ inline std::vector<HostParticles> halo_for_stage(BackendParts& parts, const Part
   const float reach = halo_reach(lighting, f.scene);
   const float* select = selection_values(f.all, settings);
   std::vector<HostParticles> halos(boxes.size());
+  // A box farther from this rank's box than the reach gets nothing: no pass over the grains.
+  const RankBox own{f.bounds.lo, f.bounds.hi};
   for (std::size_t b = 0; b < boxes.size(); ++b) {
-    if (static_cast<int>(b) == rank || f.r.count == 0) continue;
+    if (static_cast<int>(b) == rank || f.bounds.renderable == 0) continue;
+    if (boxes_apart(own, boxes[b], reach)) continue;
     parts.halo.pick(exec, f.r, f.all, f.id_of, boxes[b], reach, select, halos[b]);
   }
   return halos;
@@ -101,12 +104,12 @@ inline FrameStats cast_local_stage(BackendParts& parts, std::optional<HaloFrame>
   if (has_secondary_rays(h.lighting)) {
     cast_blockers(parts, exec, h.f, h.s, with_halo, h.shading, h.lighting);
     const RankBox* device_boxes = parts.lit.upload_boxes(exec, boxes);
+    const int ranks = static_cast<int>(boxes.size()), groups = target_words(ranks);
     exec.for_each_pixel(
         cam.width, cam.height,
         ForwardTargets{cam, h.shading, h.lighting, parts.lit.surfaces(), parts.lit.blocked(),
-                       device_boxes, static_cast<int>(boxes.size()), rank,
-                       parts.halo.targets(samples)});
-    parts.halo.queries_to_host(exec, parts.lit.surfaces(), samples, queries, targets);
+                       device_boxes, ranks, rank, parts.halo.targets(samples * groups)});
+    parts.halo.queries_to_host(exec, parts.lit.surfaces(), samples, groups, queries, targets);
   } else {
     queries.clear();
     targets.clear();
@@ -163,21 +166,31 @@ inline double answer_stage(BackendParts& parts, const std::optional<HaloFrame>& 
   return exec.elapsed_ms(0, 1);
 }
 
-// The other ranks' answers (one merged answer per sample) folded in, then every sample shaded;
-// the image gets depth and ids from each pixel's first sample.
+// The other ranks' answers (one merged answer per sample) folded into this rank's blocked bits.
+inline void fold_answers(BackendParts& parts, const Executor& exec, const HaloFrame& h,
+                         const std::vector<std::uint32_t>& samples,
+                         const std::vector<std::uint32_t>& words) {
+  if (samples.empty()) return;
+  parts.halo.upload_answers(exec, samples, words);
+  thrust::for_each_n(exec.policy(), Index(0), static_cast<std::uint32_t>(samples.size()),
+                     FoldAnswers{parts.halo.answered(), parts.halo.answer_words(),
+                                 h.lighting.mask_words, parts.lit.blocked()});
+}
+
+inline const HaloFrame& kept_frame(const std::optional<HaloFrame>& kept) {
+  if (!kept) throw Error("granray: shading before casting this rank's frame across ranks");
+  return *kept;
+}
+
+// The answers folded in, then every sample shaded; the image gets depth and ids from each
+// pixel's first sample.
 inline void shade_stage(BackendParts& parts, const std::optional<HaloFrame>& kept,
                         const RenderSettings& settings, const std::vector<std::uint32_t>& samples,
                         const std::vector<std::uint32_t>& words, Image& image, FrameStats& stats) {
-  if (!kept) throw Error("granray: shading before casting this rank's frame");
-  const HaloFrame& h = *kept;
+  const HaloFrame& h = kept_frame(kept);
   const Executor exec(h.stream, parts.scratch);
   const CameraFrame& cam = h.f.camera.frame;
-  if (!samples.empty()) {
-    parts.halo.upload_answers(exec, samples, words);
-    thrust::for_each_n(exec.policy(), Index(0), static_cast<std::uint32_t>(samples.size()),
-                       FoldAnswers{parts.halo.answered(), parts.halo.answer_words(),
-                                   h.lighting.mask_words, parts.lit.blocked()});
-  }
+  fold_answers(parts, exec, h, samples, words);
   image.pending.reset();
   const std::size_t pixels = static_cast<std::size_t>(image_pixels(settings));
   parts.frame.prepare(exec, pixels, true, false);
@@ -190,4 +203,26 @@ inline void shade_stage(BackendParts& parts, const std::optional<HaloFrame>& kep
   delivery.with_hits = true;
   delivery.defer_pixels = false;
   parts.frame.deliver(exec, settings, delivery, stats, image);
+}
+
+// With several samples per pixel: the answers folded in, then every sample's shown colour, depth
+// and id, sample by sample, for the ranks' composite of samples.
+inline void shade_samples_stage(BackendParts& parts, const std::optional<HaloFrame>& kept,
+                                const std::vector<std::uint32_t>& samples,
+                                const std::vector<std::uint32_t>& words,
+                                std::vector<ShownSample>& out) {
+  const HaloFrame& h = kept_frame(kept);
+  const Executor exec(h.stream, parts.scratch);
+  const CameraFrame& cam = h.f.camera.frame;
+  fold_answers(parts, exec, h, samples, words);
+  const std::size_t count = lit_sample_count(cam, h.lighting);
+  ShownSample* shown = parts.halo.shown(count);
+  const std::uint32_t* blocked = has_secondary_rays(h.lighting) ? parts.lit.blocked() : nullptr;
+  parts.walls.with_see_through(h.options, [&](auto walls) {
+    exec.for_each_pixel(cam.width, cam.height,
+                        ShadeSamples<decltype(walls)>{cam, h.shading, h.lighting,
+                                                      parts.lit.surfaces(), blocked, shown, walls});
+  });
+  out.resize(count);
+  exec.download(shown, out.data(), count);
 }

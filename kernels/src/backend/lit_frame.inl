@@ -1,7 +1,6 @@
-// A lit frame (SPEC 2a) from the backend's parts: which structures it builds, its three passes on
-// one rank, and the same passes one at a time for frames lit across ranks
-// (Renderer::find_surfaces and what follows). The kernels are in kernels/lit_passes.h, the
-// buffers in lit_pipeline.inl. Included inside namespace granray::GRANRAY_BACKEND_NAMESPACE after
+// A lit frame (SPEC 2a) from the backend's parts: which structures it builds and its three passes
+// (across ranks: lit_across_ranks.inl). The kernels are in kernels/lit_passes.h, the buffers in
+// lit_pipeline.inl. Included inside namespace granray::GRANRAY_BACKEND_NAMESPACE after
 // frame_setup.inl.
 
 // The structures of a lit frame: the primary method's, and the grid for secondary rays (the
@@ -129,96 +128,4 @@ inline void render_lit(BackendParts& parts, const Executor& exec, const FrameSet
     stats.secondary_rays =
         visible * static_cast<std::uint64_t>((lighting.shadows ? 1 : 0) + lighting.ao_samples);
   }
-}
-
-// A lit frame over ranks, pass by pass (Renderer::find_surfaces and what follows): each pass
-// sets the frame up again from the same view and options, so that the passes share nothing
-// but what travels between ranks.
-inline FrameStats surfaces_stage(BackendParts& parts, const ParticleView& view,
-                                 const RenderSettings& settings, const RenderOptions& options,
-                                 std::vector<SurfaceSample>& out) {
-  const auto start = std::chrono::steady_clock::now();
-  const Executor exec(view.cuda_stream, parts.scratch);
-  const FrameSetup f = set_up_frame(parts, exec, view, settings, options);
-  FrameStats stats = setup_stats(f, parts.walls);
-  const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
-  const ColorSource color = parts.colors.source(exec, f.all, settings, options, stats);
-  take_category_census(exec, f.r, settings, stats);
-  exec.mark(0);
-  const LitStructures s = build_lit_structures(parts, exec, f, options, lighting, true, false);
-  exec.mark(1);
-  cast_surfaces(parts, exec, f, s, options, color, lighting);
-  exec.mark(2);
-  parts.lit.download_surfaces(exec, out, lit_sample_count(f.camera.frame, lighting));
-  exec.synchronize();
-  record_structures(s, stats);
-  stats.grid_ms = exec.elapsed_ms(0, 1);
-  stats.primary_ms = exec.elapsed_ms(1, 2);
-  stats.render_ms = stats.primary_ms;
-  stats.total_ms = ms_since(start);
-  return stats;
-}
-
-inline double blockers_stage(BackendParts& parts, const ParticleView& view,
-                             const RenderSettings& settings, const RenderOptions& options,
-                             const std::vector<SurfaceSample>& surfaces,
-                             std::vector<std::uint32_t>& blocked) {
-  const Executor exec(view.cuda_stream, parts.scratch);
-  const FrameSetup f = set_up_frame(parts, exec, view, settings, options);
-  const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
-  const std::size_t samples = lit_sample_count(f.camera.frame, lighting);
-  if (surfaces.size() != samples) {
-    throw Error("granray: " + std::to_string(surfaces.size()) + " surface samples for a frame of " +
-                std::to_string(samples));
-  }
-  exec.mark(0);
-  const LitStructures s = build_lit_structures(parts, exec, f, options, lighting, false, true);
-  parts.lit.upload_surfaces(exec, surfaces);
-  exec.mark(1);
-  cast_blockers(parts, exec, f, s, options,
-                make_shading_params(settings.shading, f.camera.frame, f.scene), lighting);
-  exec.mark(2);
-  parts.lit.download_blocked(exec, blocked,
-                             samples * static_cast<std::size_t>(lighting.mask_words));
-  exec.synchronize();
-  return exec.elapsed_ms(1, 2);
-}
-
-inline void shading_stage(BackendParts& parts, const RenderSettings& settings,
-                          const RenderOptions& options, const std::vector<SurfaceSample>& surfaces,
-                          const std::vector<std::uint32_t>& blocked, Image& image) {
-  if (!options.camera_bounds) {
-    throw Error("granray: shading surfaces needs RenderOptions::camera_bounds");
-  }
-  const Executor exec(nullptr, parts.scratch);
-  parts.walls.prepare(exec, settings);
-  const SceneBounds scene = parts.walls.scene_with_walls(*options.camera_bounds);
-  const CameraSetup camera = resolve_camera(settings, scene);
-  const LightingParams lighting = make_lighting_params(settings.shading, scene);
-  const std::size_t samples = lit_sample_count(camera.frame, lighting);
-  if (surfaces.size() != samples ||
-      blocked.size() != samples * static_cast<std::size_t>(lighting.mask_words)) {
-    throw Error("granray: the surfaces or blocked rays do not fit a frame of " +
-                std::to_string(samples) + " samples");
-  }
-  image.pending.reset();
-  parts.lit.upload_surfaces(exec, surfaces);
-  parts.lit.upload_blocked(exec, blocked);
-  const std::size_t pixels = static_cast<std::size_t>(image_pixels(settings));
-  parts.frame.prepare(exec, pixels, options.with_hits, false);
-  // The see-through walls are composited here, over every rank's surfaces.
-  const ShadingParams shading = make_shading_params(settings.shading, camera.frame, scene);
-  parts.walls.build_for(exec, camera.frame, shading);
-  parts.walls.with_see_through(options, [&](auto walls) {
-    parts.lit.shade(exec, camera.frame, shading, lighting, true, walls, parts.frame.rgb());
-  });
-  // With hits: each pixel's first sample, as one rank's lit frame gives them.
-  RenderOptions delivery;
-  delivery.with_hits = options.with_hits;
-  if (delivery.with_hits) {
-    parts.lit.first_sample_hits(exec, camera.frame, lighting, parts.frame.depth(),
-                                parts.frame.hit_ids());
-  }
-  FrameStats unused;
-  parts.frame.deliver(exec, settings, delivery, unused, image);
 }

@@ -88,24 +88,6 @@ class LitPipeline {
         exec.policy(), surfaces_.data(), surfaces_.data() + count, IsVisibleSurface{}));
   }
 
-  // Between ranks: the surfaces and blocked bits travel through host memory.
-  void download_surfaces(const Executor& exec, std::vector<SurfaceSample>& out,
-                         std::size_t count) const {
-    out.resize(count);
-    exec.download(surfaces_.data(), out.data(), count);
-  }
-  void upload_surfaces(const Executor& exec, const std::vector<SurfaceSample>& in) {
-    exec.upload(surfaces_, in.data(), in.size());
-  }
-  void download_blocked(const Executor& exec, std::vector<std::uint32_t>& out,
-                        std::size_t count) const {
-    out.resize(count);
-    exec.download(blocked_.data(), out.data(), count);
-  }
-  void upload_blocked(const Executor& exec, const std::vector<std::uint32_t>& in) {
-    exec.upload(blocked_, in.data(), in.size());
-  }
-
  private:
   Array<SurfaceSample> surfaces_;
   Array<std::uint32_t> blocked_;

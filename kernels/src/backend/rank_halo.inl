@@ -17,7 +17,8 @@ class RankHalo {
         picked_targets_(account, "ranks asked per query"),
         queries_(account, "secondary ray queries"),
         answers_(account, "secondary ray answers"),
-        answered_(account, "answered samples") {}
+        answered_(account, "answered samples"),
+        shown_(account, "samples as shown") {}
 
   // This rank's grains within reach of `box`, as the receiving rank needs them: the raw sphere
   // (it hides them as this rank does), the global id, and the selection value when asked.
@@ -78,28 +79,30 @@ class RankHalo {
     return view;
   }
 
-  // The samples with targets, as queries with their target masks, on the host.
+  // The samples with targets, as queries with their target words (`groups` each), on the host.
   void queries_to_host(const Executor& exec, const SurfaceSample* surfaces, std::size_t samples,
-                       std::vector<SecondaryQuery>& queries, std::vector<std::uint64_t>& targets) {
+                       int groups, std::vector<SecondaryQuery>& queries,
+                       std::vector<std::uint64_t>& targets) {
     picked_.resize(samples);
     const auto end =
         thrust::copy_if(exec.policy(), Index(0), Index(static_cast<std::uint32_t>(samples)),
-                        picked_.data(), HasTargets{targets_.data()});
+                        picked_.data(), HasTargets{targets_.data(), groups});
     const std::size_t n = static_cast<std::size_t>(end - picked_.data());
     queries.resize(n);
-    targets.resize(n);
+    targets.resize(n * static_cast<std::size_t>(groups));
     if (n == 0) return;
     const std::uint32_t* first = picked_.data();
     queries_.resize(n);
     thrust::transform(exec.policy(), first, first + n, queries_.data(), QueryOfSample{surfaces});
     exec.download(queries_.data(), queries.data(), n);
-    picked_targets_.resize(n);
-    thrust::gather(exec.policy(), first, first + n, targets_.data(), picked_targets_.data());
-    exec.download(picked_targets_.data(), targets.data(), n);
+    picked_targets_.resize(targets.size());
+    thrust::transform(exec.policy(), Index(0), Index(static_cast<std::uint32_t>(targets.size())),
+                      picked_targets_.data(), TargetWordOf{first, targets_.data(), groups});
+    exec.download(picked_targets_.data(), targets.data(), targets.size());
   }
 
-  std::uint64_t* targets(std::size_t samples) {
-    targets_.resize(samples);
+  std::uint64_t* targets(std::size_t words) {
+    targets_.resize(words);
     return targets_.data();
   }
   // Another rank's queries, uploaded; their answers' words.
@@ -116,6 +119,10 @@ class RankHalo {
                       const std::vector<std::uint32_t>& words) {
     exec.upload(answered_, samples.data(), samples.size());
     exec.upload(answers_, words.data(), words.size());
+  }
+  ShownSample* shown(std::size_t count) {
+    shown_.resize(count);
+    return shown_.data();
   }
   const std::uint32_t* answered() const { return answered_.data(); }
   const std::uint32_t* answer_words() const { return answers_.data(); }
@@ -142,4 +149,5 @@ class RankHalo {
   Array<SecondaryQuery> queries_;
   Array<std::uint32_t> answers_;
   Array<std::uint32_t> answered_;
+  Array<ShownSample> shown_;
 };

@@ -125,26 +125,6 @@ class ThrustBackend final : public detail::Backend {
     });
   }
 
-  FrameStats find_surfaces(const ParticleView& particles, const RenderSettings& settings,
-                           const RenderOptions& options,
-                           std::vector<SurfaceSample>& surfaces) override {
-    return translate_errors(
-        [&] { return surfaces_stage(parts_, particles, settings, options, surfaces); });
-  }
-
-  double find_blockers(const ParticleView& particles, const RenderSettings& settings,
-                       const RenderOptions& options, const std::vector<SurfaceSample>& surfaces,
-                       std::vector<std::uint32_t>& blocked) override {
-    return translate_errors(
-        [&] { return blockers_stage(parts_, particles, settings, options, surfaces, blocked); });
-  }
-
-  void shade_surfaces(const RenderSettings& settings, const RenderOptions& options,
-                      const std::vector<SurfaceSample>& surfaces,
-                      const std::vector<std::uint32_t>& blocked, Image& image) override {
-    translate_errors([&] { shading_stage(parts_, settings, options, surfaces, blocked, image); });
-  }
-
   std::vector<HostParticles> halo_for(const ParticleView& view, const RenderSettings& settings,
                                       const RenderOptions& options,
                                       const std::vector<RankBox>& boxes, int rank) override {
@@ -173,6 +153,12 @@ class ThrustBackend final : public detail::Backend {
                           FrameStats& stats) override {
     translate_errors(
         [&] { shade_stage(parts_, halo_frame_, settings, samples, words, image, stats); });
+  }
+
+  void shade_samples_with_answers(const std::vector<std::uint32_t>& samples,
+                                  const std::vector<std::uint32_t>& words,
+                                  std::vector<ShownSample>& out) override {
+    translate_errors([&] { shade_samples_stage(parts_, halo_frame_, samples, words, out); });
   }
 
   void copy_to_host(const ParticleView& view, HostParticles& out) override {

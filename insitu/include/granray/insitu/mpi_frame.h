@@ -37,8 +37,8 @@ enum class CompositeMethod {
   two_level,
 };
 
-// Lit frames with several samples per pixel (which the halos cannot composite) of up to this many
-// particles are gathered onto rank 0: 32 M grains take 1.3 GB there with their ids and scalars.
+// Lit frames are gathered onto rank 0 only up to this many particles: 32 M grains take 1.3 GB
+// there with their ids and scalars.
 constexpr std::uint64_t kLitGatherParticles = std::uint64_t{1} << 25;
 
 // What rank 0's image holds after compositing: rgb, depth and hit ids, or the rgb alone (what
@@ -82,10 +82,6 @@ class Compositor {
   // them alone, and larger ones go across the ranks (by halo). 0: never gathered.
   void gather_lit_frames_up_to(std::uint64_t particles) { lit_gather_limit_ = particles; }
   std::optional<std::uint64_t> lit_gather_limit() const { return lit_gather_limit_; }
-  // Benchmarks of the earlier way: lit frames not gathered run the passes even with one sample
-  // per pixel, instead of the halos.
-  void use_passes_for_lit_frames(bool passes) { lit_by_passes_ = passes; }
-  bool lit_by_passes() const { return lit_by_passes_; }
 
  private:
   // Collective: groups the ranks by node and makes each node's shared-memory segments; settles
@@ -98,14 +94,13 @@ class Compositor {
   CompositeMethod method_;
   int pretend_node_size_ = 0;
   std::optional<std::uint64_t> lit_gather_limit_;
-  bool lit_by_passes_ = false;
 };
 
 // Whether a lit frame of `particles` over all ranks, `pixels` and `samples` per pixel on `backend`
-// is gathered onto rank 0 rather than lit across the ranks by halo. One sample: on GPUs while the
-// gathered grains (28 bytes each) move no more than one composite of the image would (15 bytes a
-// pixel), never on CPUs, where the ranks' shares of the casting win at every size measured
-// (docs/benchmarks.md). Several samples: while they fit on rank 0 (kLitGatherParticles).
+// is gathered onto rank 0 rather than lit across the ranks by halo: on GPUs while the gathered
+// grains (28 bytes each) move no more than one composite of the image's samples would (15 bytes
+// each) and fit (kLitGatherParticles); never on CPUs, where the ranks' shares of the casting win
+// at every size measured (docs/benchmarks.md).
 bool gathered_lit_frame(std::uint64_t particles, std::uint64_t pixels, int samples,
                         BackendKind backend);
 

@@ -29,6 +29,15 @@ GRANRAY_HD_INLINE float box_distance(Vec3 p, const RankBox& b) {
   return sqrtf(dx * dx + dy * dy + dz * dz);
 }
 
+// Whether two boxes lie more than `gap` apart (an empty one is apart from everything).
+GRANRAY_HD_INLINE bool boxes_apart(const RankBox& a, const RankBox& b, float gap) {
+  if (box_empty(a) || box_empty(b)) return true;
+  const float dx = fmaxf(fmaxf(a.lo.x - b.hi.x, b.lo.x - a.hi.x), 0.0f);
+  const float dy = fmaxf(fmaxf(a.lo.y - b.hi.y, b.lo.y - a.hi.y), 0.0f);
+  const float dz = fmaxf(fmaxf(a.lo.z - b.hi.z, b.lo.z - a.hi.z), 0.0f);
+  return sqrtf(dx * dx + dy * dy + dz * dz) > gap;
+}
+
 // Whether the ray from `o` along `d` (unbounded) meets the box: the slab test.
 GRANRAY_HD_INLINE bool ray_meets_box(Vec3 o, Vec3 d, const RankBox& b) {
   if (box_empty(b)) return false;
@@ -66,10 +75,11 @@ struct ReachesBox {
   }
 };
 
-// Per sample: the ranks (bit r of a 64-bit mask) that must answer some of its secondary rays
-// still open after this rank's own test. Its shadow ray goes to the ranks whose boxes it
-// crosses; a wall's occlusion rays go to the ranks whose boxes lie within the occlusion
-// distance (a grain's are answered here: its point lies in this rank's box, the halo covers it).
+// Per sample: the ranks (bit r % 64 of word r / 64 of its `groups` words) that must answer some
+// of its secondary rays still open after this rank's own test. Its shadow ray goes to the ranks
+// whose boxes it crosses; a wall's occlusion rays go to the ranks whose boxes lie within the
+// occlusion distance (a grain's are answered here: its point lies in this rank's box, which the
+// halo covers).
 struct ForwardTargets {
   CameraFrame camera;
   ShadingParams shading;
@@ -83,33 +93,34 @@ struct ForwardTargets {
 
   GRANRAY_HD void operator()(int i, int j) const {
     const int samples = lighting.side * lighting.side;
+    const int groups = target_words(ranks);
     const std::size_t first = first_sample_of(camera, i, j, samples);
     for (int s = 0; s < samples; ++s) {
       const std::size_t k = first + static_cast<std::size_t>(s);
+      std::uint64_t* mask = targets + k * static_cast<std::size_t>(groups);
+      for (int g = 0; g < groups; ++g) mask[g] = 0;
       const SurfaceSample surface = surfaces[k];
-      std::uint64_t mask = 0;
-      if (surface.t < INFINITY) {
-        const std::uint32_t* words = blocked + k * static_cast<std::size_t>(lighting.mask_words);
-        const Ray primary = pixel_sample_ray(camera, i, j, s, lighting.side);
-        const ShadingPoint p =
-            shading_point(primary, surface.t, surface.sphere, lighting.wall_offset);
-        const bool shadow_open =
-            shadow_matters(p.normal, primary, shading, lighting) && !mask_bit(words, 0);
-        bool occlusion_open = false;
-        if (shows_wall(surface.sphere)) {
-          for (int b = 1; b <= lighting.ao_samples && !occlusion_open; ++b) {
-            occlusion_open = !mask_bit(words, b);
-          }
-        }
-        for (int r = 0; r < ranks; ++r) {
-          if (r == rank) continue;
-          if ((shadow_open && ray_meets_box(p.origin, shading.light, boxes[r])) ||
-              (occlusion_open && box_distance(p.origin, boxes[r]) <= lighting.ao_distance)) {
-            mask |= std::uint64_t{1} << r;
-          }
+      if (!(surface.t < INFINITY)) continue;
+      const std::uint32_t* words = blocked + k * static_cast<std::size_t>(lighting.mask_words);
+      const Ray primary = pixel_sample_ray(camera, i, j, s, lighting.side);
+      const ShadingPoint p =
+          shading_point(primary, surface.t, surface.sphere, lighting.wall_offset);
+      const bool shadow_open =
+          shadow_matters(p.normal, primary, shading, lighting) && !mask_bit(words, 0);
+      bool occlusion_open = false;
+      if (shows_wall(surface.sphere)) {
+        for (int b = 1; b <= lighting.ao_samples && !occlusion_open; ++b) {
+          occlusion_open = !mask_bit(words, b);
         }
       }
-      targets[k] = mask;
+      if (!shadow_open && !occlusion_open) continue;
+      for (int r = 0; r < ranks; ++r) {
+        if (r == rank) continue;
+        if ((shadow_open && ray_meets_box(p.origin, shading.light, boxes[r])) ||
+            (occlusion_open && box_distance(p.origin, boxes[r]) <= lighting.ao_distance)) {
+          mask[r / 64] |= std::uint64_t{1} << (r % 64);
+        }
+      }
     }
   }
 };
@@ -163,7 +174,24 @@ struct QueryOfSample {
 
 struct HasTargets {
   const std::uint64_t* targets;
-  GRANRAY_HD bool operator()(std::uint32_t k) const { return targets[k] != 0; }
+  int groups;
+  GRANRAY_HD bool operator()(std::uint32_t k) const {
+    for (int g = 0; g < groups; ++g) {
+      if (targets[static_cast<std::size_t>(k) * groups + g] != 0) return true;
+    }
+    return false;
+  }
+};
+
+// A query's target words, gathered after the query's sample.
+struct TargetWordOf {
+  const std::uint32_t* picked;
+  const std::uint64_t* targets;
+  int groups;
+  GRANRAY_HD std::uint64_t operator()(std::uint32_t w) const {
+    const std::uint32_t q = w / static_cast<std::uint32_t>(groups);
+    return targets[static_cast<std::size_t>(picked[q]) * groups + w % groups];
+  }
 };
 
 }  // namespace granray

@@ -105,47 +105,80 @@ struct FindBlockers {
   }
 };
 
-// Pass 3: each pixel the mean of its samples' clamped colours, quantised (SPEC 2a), each under
-// the see-through walls in front of it (SPEC 2d) when the frame has any.
+// Sample s of pixel (i, j) as shown: its surface's clamped colour, or the background, under the
+// see-through walls in front of it (SPEC 2d) when the frame has any.
+template <class Walls>
+GRANRAY_HD_INLINE Vec3 shown_sample_color(const CameraFrame& camera, const ShadingParams& shading,
+                                          const LightingParams& lighting, const Walls& walls,
+                                          const SeeThroughCandidates& glass, int i, int j, int s,
+                                          const SurfaceSample& surface,
+                                          const std::uint32_t* words) {
+  Vec3 color = shading.background;
+  if (surface.t < INFINITY || glass.any()) {
+    const Ray ray = pixel_sample_ray(camera, i, j, s, lighting.side);
+    if (surface.t < INFINITY) color = sample_color(surface, words, ray, shading, lighting);
+    if constexpr (Walls::present) {
+      if (glass.any()) {
+        color = composite_see_through(walls, ray, glass, surface.t, color, shading, lighting);
+      }
+    }
+  }
+  return color;
+}
+
+// Pass 3: each pixel the mean of its samples' clamped colours, quantised (SPEC 2a).
 template <class Walls = NoWalls>
 struct ShadeSurfaces {
   CameraFrame camera;
   ShadingParams shading;
   LightingParams lighting;
   const SurfaceSample* surfaces;
-  const std::uint32_t* blocked;
+  const std::uint32_t* blocked;  // null: a frame without secondary rays, nothing blocked
   Rgb8* rgb;
   Walls walls;
 
   GRANRAY_HD void operator()(int i, int j) const {
     const int samples = lighting.side * lighting.side;
     const std::size_t first = first_sample_of(camera, i, j, samples);
+    SeeThroughCandidates glass{0u, 0u, false};
+    if constexpr (Walls::present) glass = see_through_candidates(walls, i, j);
     Vec3 sum = {0.0f, 0.0f, 0.0f};
+    for (int s = 0; s < samples; ++s) {
+      const std::size_t k = first + static_cast<std::size_t>(s);
+      sum = sum +
+            shown_sample_color(camera, shading, lighting, walls, glass, i, j, s, surfaces[k],
+                               blocked == nullptr ? nullptr : blocked + k * lighting.mask_words);
+    }
+    rgb[static_cast<std::size_t>(j) * static_cast<std::size_t>(camera.width) +
+        static_cast<std::size_t>(i)] = mean_color(sum, samples);
+  }
+};
+
+// Across ranks with several samples per pixel (lit_exchange.h): each sample's colour as shown,
+// with its depth and id, for the ranks to keep the nearest of each before the mean.
+template <class Walls = NoWalls>
+struct ShadeSamples {
+  CameraFrame camera;
+  ShadingParams shading;
+  LightingParams lighting;
+  const SurfaceSample* surfaces;
+  const std::uint32_t* blocked;
+  ShownSample* out;
+  Walls walls;
+
+  GRANRAY_HD void operator()(int i, int j) const {
+    const int samples = lighting.side * lighting.side;
+    const std::size_t first = first_sample_of(camera, i, j, samples);
     SeeThroughCandidates glass{0u, 0u, false};
     if constexpr (Walls::present) glass = see_through_candidates(walls, i, j);
     for (int s = 0; s < samples; ++s) {
-      const SurfaceSample& surface = surfaces[first + s];
-      Vec3 color = shading.background;
-      if (surface.t < INFINITY || glass.any()) {
-        const Ray ray = pixel_sample_ray(camera, i, j, s, lighting.side);
-        if (surface.t < INFINITY) {
-          // No blocked bits (a frame without secondary rays): nothing is blocked.
-          const std::uint32_t* words =
-              blocked == nullptr ? nullptr
-                                 : blocked + (first + static_cast<std::size_t>(s)) *
-                                                 static_cast<std::size_t>(lighting.mask_words);
-          color = sample_color(surface, words, ray, shading, lighting);
-        }
-        if constexpr (Walls::present) {
-          if (glass.any()) {
-            color = composite_see_through(walls, ray, glass, surface.t, color, shading, lighting);
-          }
-        }
-      }
-      sum = sum + color;
+      const std::size_t k = first + static_cast<std::size_t>(s);
+      const SurfaceSample surface = surfaces[k];
+      out[k] = {
+          shown_sample_color(camera, shading, lighting, walls, glass, i, j, s, surface,
+                             blocked == nullptr ? nullptr : blocked + k * lighting.mask_words),
+          surface.t, surface.id};
     }
-    rgb[static_cast<std::size_t>(j) * static_cast<std::size_t>(camera.width) +
-        static_cast<std::size_t>(i)] = to_rgb8(sum * (1.0f / static_cast<float>(samples)));
   }
 };
 

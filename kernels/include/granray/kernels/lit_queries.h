@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "granray/kernels/shading.h"
 #include "granray/kernels/vec.h"
 
 namespace granray {
@@ -22,5 +23,23 @@ struct SecondaryQuery {
   std::uint64_t id;      // the visible surface's id (its own rays skip it)
 };
 static_assert(sizeof(SecondaryQuery) == 32, "queries travel as raw bytes");
+
+// 64-bit words that name the ranks a sample's rays are asked of, one bit per rank.
+GRANRAY_HD_INLINE int target_words(int ranks) { return (ranks + 63) / 64; }
+
+// A sample as one rank shows it (several samples per pixel across ranks): its clamped colour,
+// and the depth and id of its surface (+inf and ~0 where it shows none) that decide which
+// rank's sample the composite keeps.
+struct ShownSample {
+  Vec3 color;
+  float t;
+  std::uint64_t id;
+};
+static_assert(sizeof(ShownSample) == 24, "samples travel as raw bytes");
+
+// The pixel of `samples` shown colours summed in sample order: their mean, quantised (SPEC 2a).
+GRANRAY_HD_INLINE Rgb8 mean_color(Vec3 sum, int samples) {
+  return to_rgb8(sum * (1.0f / static_cast<float>(samples)));
+}
 
 }  // namespace granray
