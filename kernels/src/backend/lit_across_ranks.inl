@@ -219,9 +219,10 @@ inline void shade_samples_stage(BackendParts& parts, const std::optional<HaloFra
   ShownSample* shown = parts.halo.shown(count);
   const std::uint32_t* blocked = has_secondary_rays(h.lighting) ? parts.lit.blocked() : nullptr;
   parts.walls.with_see_through(h.options, [&](auto walls) {
-    exec.for_each_pixel(cam.width, cam.height,
-                        ShadeSamples<decltype(walls)>{cam, h.shading, h.lighting,
-                                                      parts.lit.surfaces(), blocked, shown, walls});
+    exec.for_each_pixel(
+        cam.width, cam.height,
+        ShadeSamples<decltype(walls)>{
+            {cam, h.shading, h.lighting, parts.lit.surfaces(), blocked, walls}, shown});
   });
   out.resize(count);
   exec.download(shown, out.data(), count);

@@ -67,10 +67,10 @@ class LitPipeline {
   void shade(const Executor& exec, const CameraFrame& camera, const ShadingParams& shading,
              const LightingParams& lighting, bool with_blocked, const Walls& walls,
              Rgb8* pixels) const {
-    exec.for_each_pixel(
-        camera.width, camera.height,
-        ShadeSurfaces<Walls>{camera, shading, lighting, surfaces_.data(),
-                             with_blocked ? blocked_.data() : nullptr, pixels, walls});
+    exec.for_each_pixel(camera.width, camera.height,
+                        ShadeSurfaces<Walls>{{camera, shading, lighting, surfaces_.data(),
+                                              with_blocked ? blocked_.data() : nullptr, walls},
+                                             pixels});
   }
 
   // Each pixel's first sample as its depth and id (RenderOptions::with_hits).

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "granray/kernels/lighting.h"
+#include "granray/kernels/lit_queries.h"
 #include "granray/kernels/occlusion.h"
 #include "granray/kernels/pixel_kernels.h"
 #include "granray/kernels/see_through.h"
@@ -105,80 +106,72 @@ struct FindBlockers {
   }
 };
 
-// Sample s of pixel (i, j) as shown: its surface's clamped colour, or the background, under the
-// see-through walls in front of it (SPEC 2d) when the frame has any.
+// The samples of a pixel as shown: each surface's clamped colour, or the background, under the
+// see-through walls in front of it (SPEC 2d) when the frame has any; `visit(k, color)` for
+// sample record k, in sample order.
 template <class Walls>
-GRANRAY_HD_INLINE Vec3 shown_sample_color(const CameraFrame& camera, const ShadingParams& shading,
-                                          const LightingParams& lighting, const Walls& walls,
-                                          const SeeThroughCandidates& glass, int i, int j, int s,
-                                          const SurfaceSample& surface,
-                                          const std::uint32_t* words) {
-  Vec3 color = shading.background;
-  if (surface.t < INFINITY || glass.any()) {
-    const Ray ray = pixel_sample_ray(camera, i, j, s, lighting.side);
-    if (surface.t < INFINITY) color = sample_color(surface, words, ray, shading, lighting);
-    if constexpr (Walls::present) {
-      if (glass.any()) {
-        color = composite_see_through(walls, ray, glass, surface.t, color, shading, lighting);
-      }
-    }
-  }
-  return color;
-}
-
-// Pass 3: each pixel the mean of its samples' clamped colours, quantised (SPEC 2a).
-template <class Walls = NoWalls>
-struct ShadeSurfaces {
+struct ShownSamples {
   CameraFrame camera;
   ShadingParams shading;
   LightingParams lighting;
   const SurfaceSample* surfaces;
   const std::uint32_t* blocked;  // null: a frame without secondary rays, nothing blocked
-  Rgb8* rgb;
   Walls walls;
 
-  GRANRAY_HD void operator()(int i, int j) const {
+  template <class Visit>
+  GRANRAY_HD void each(int i, int j, Visit&& visit) const {
     const int samples = lighting.side * lighting.side;
     const std::size_t first = first_sample_of(camera, i, j, samples);
     SeeThroughCandidates glass{0u, 0u, false};
     if constexpr (Walls::present) glass = see_through_candidates(walls, i, j);
-    Vec3 sum = {0.0f, 0.0f, 0.0f};
     for (int s = 0; s < samples; ++s) {
       const std::size_t k = first + static_cast<std::size_t>(s);
-      sum = sum +
-            shown_sample_color(camera, shading, lighting, walls, glass, i, j, s, surfaces[k],
-                               blocked == nullptr ? nullptr : blocked + k * lighting.mask_words);
+      const SurfaceSample& surface = surfaces[k];
+      Vec3 color = shading.background;
+      if (surface.t < INFINITY || glass.any()) {
+        const Ray ray = pixel_sample_ray(camera, i, j, s, lighting.side);
+        if (surface.t < INFINITY) {
+          const std::uint32_t* words =
+              blocked == nullptr ? nullptr
+                                 : blocked + k * static_cast<std::size_t>(lighting.mask_words);
+          color = sample_color(surface, words, ray, shading, lighting);
+        }
+        if constexpr (Walls::present) {
+          if (glass.any()) {
+            color = composite_see_through(walls, ray, glass, surface.t, color, shading, lighting);
+          }
+        }
+      }
+      visit(k, color);
     }
-    rgb[static_cast<std::size_t>(j) * static_cast<std::size_t>(camera.width) +
-        static_cast<std::size_t>(i)] = mean_color(sum, samples);
   }
 };
 
-// Across ranks with several samples per pixel (lit_exchange.h): each sample's colour as shown,
+// Pass 3: each pixel the mean of its samples' shown colours, quantised (SPEC 2a).
+template <class Walls = NoWalls>
+struct ShadeSurfaces {
+  ShownSamples<Walls> shown;
+  Rgb8* rgb;
+
+  GRANRAY_HD void operator()(int i, int j) const {
+    Vec3 sum = {0.0f, 0.0f, 0.0f};
+    shown.each(i, j, [&](std::size_t, Vec3 color) { sum = sum + color; });
+    rgb[static_cast<std::size_t>(j) * static_cast<std::size_t>(shown.camera.width) +
+        static_cast<std::size_t>(i)] = mean_color(sum, shown.lighting.side * shown.lighting.side);
+  }
+};
+
+// Across ranks with several samples per pixel (lit_exchange.h): each sample's shown colour,
 // with its depth and id, for the ranks to keep the nearest of each before the mean.
 template <class Walls = NoWalls>
 struct ShadeSamples {
-  CameraFrame camera;
-  ShadingParams shading;
-  LightingParams lighting;
-  const SurfaceSample* surfaces;
-  const std::uint32_t* blocked;
+  ShownSamples<Walls> shown;
   ShownSample* out;
-  Walls walls;
 
   GRANRAY_HD void operator()(int i, int j) const {
-    const int samples = lighting.side * lighting.side;
-    const std::size_t first = first_sample_of(camera, i, j, samples);
-    SeeThroughCandidates glass{0u, 0u, false};
-    if constexpr (Walls::present) glass = see_through_candidates(walls, i, j);
-    for (int s = 0; s < samples; ++s) {
-      const std::size_t k = first + static_cast<std::size_t>(s);
-      const SurfaceSample surface = surfaces[k];
-      out[k] = {
-          shown_sample_color(camera, shading, lighting, walls, glass, i, j, s, surface,
-                             blocked == nullptr ? nullptr : blocked + k * lighting.mask_words),
-          surface.t, surface.id};
-    }
+    shown.each(i, j, [&](std::size_t k, Vec3 color) {
+      out[k] = {color, shown.surfaces[k].t, shown.surfaces[k].id};
+    });
   }
 };
 
