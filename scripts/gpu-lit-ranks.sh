@@ -2,16 +2,16 @@
 # Lit frames across ranks by halo (issue #36) on the GPU machine (carry .deps and .data):
 # builds, runs the GPU tests and the MPI rendering tests on CUDA (every rank on the one GPU, 1 to
 # 4 ranks), compares the example DEM's lit pour on 1, 2 and 4 ranks byte for byte, then times
-# lit frames across ranks three ways (gathered, passes, halo) with granray-composite-bench and
-# the example DEM on the bed of bench/scaling-bed.toml, and granray-render of the LIGGGHTS
+# lit frames across ranks (gathered, by halo, as the sizes decide) with granray-composite-bench
+# and the example DEM on the bed of bench/scaling-bed.toml, and granray-render of the LIGGGHTS
 # packing on CPU ranks. Logs go to $OUT; a summary is printed last.
-# GRANRAY_PARTS="tests compare bench dem cpu big" picks parts (all by default).
+# GRANRAY_PARTS="tests compare small bench dem cpu big" picks parts (all by default).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
 source scripts/gpu-build.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
-parts=${GRANRAY_PARTS:-"tests compare bench dem cpu big"}
+parts=${GRANRAY_PARTS:-"tests compare small bench dem cpu big"}
 has() { [[ " $parts " == *" $1 "* ]]; }
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
 cores=$(nproc --all)
@@ -48,11 +48,26 @@ work=$(mktemp -d)
     done
   fi
   bench="$BUILD/bench/granray-composite-bench"
+  if has small; then
+    # Where gathering pays: small beds on 2 ranks, both ways; and an antialiased lit frame.
+    for grains in 20000 200000 1000000; do
+      for way in gather halo; do
+        OMP_NUM_THREADS=$((cores / 2)) timeout 120 "${mpi[@]}" -np 2 "$bench" --no-synthetic \
+          --grains $grains --backend cuda --lit --lit-way $way 1920x1080 2>&1 | tail -1
+      done
+    done
+    OMP_NUM_THREADS=$((cores / 2)) timeout 200 "${mpi[@]}" -np 2 "$dem" bench/scaling-bed.toml \
+      --set simulation.particles=2000000 --set 'simulation.box=[0.6,2.4,0.6]' \
+      --set simulation.steps=600 --set 'insitu.png=""' --set 'insitu.output=""' \
+      --set insitu.shading.shadows=true --set insitu.shading.ao_samples=8 \
+      --set insitu.shading.samples=4 >"$work/dem-aa.txt" 2>&1
+    echo "DEM 2 M grains, 2 ranks, lit with 4 samples: $(grep -o "median of .*" "$work/dem-aa.txt" | head -1)"
+  fi
   if has bench; then
     for grains in 2000000 8000000; do
       for np in 1 2 4; do
         ways="halo"
-        [ $np -gt 1 ] && ways="gather passes halo auto"
+        [ $np -gt 1 ] && ways="gather halo auto"
         OMP_NUM_THREADS=$((cores / np)) timeout 120 "${mpi[@]}" -np $np "$bench" --no-synthetic \
           --grains $grains --backend cuda 1920x1080 2>&1 | tail -1
         for way in $ways; do
