@@ -10,17 +10,7 @@ cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
-extra=()
-[ -d .deps/include ] && extra+=("-DGRANRAY_EXTRA_INCLUDE_DIR=$PWD/.deps/include")
-targets=(granray-bench granray-composite-bench granray-render granray-dem granray-synthetic-bed)
-build() {  # SOURCE BUILD_DIR TARGETS...
-  local src=$1 dir=$2
-  shift 2
-  cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DGRANRAY_BUILD_PYTHON=OFF "${extra[@]}" >"$OUT/$(basename "$dir").configure.log" 2>&1 &&
-    cmake --build "$dir" -j "$(nproc)" --target "$@" >"$OUT/$(basename "$dir").build.log" 2>&1 ||
-    { grep -E "error|FAILED" "$OUT/$(basename "$dir").build.log" | head -30; return 1; }
-}
+source scripts/gpu-build-at.sh
 rm -rf /tmp/before && mkdir -p /tmp/before && tar -xf .data/before.tar -C /tmp/before
 [ -d .deps ] && cp -r .deps /tmp/before/
 build /tmp/before /tmp/before/build "${targets[@]}" &

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Sourced by the GPU-machine scripts that build more than one tree (a change against the tree it
+# came from): `build SOURCE BUILD_DIR TARGETS...` configures SOURCE for sm_90 into BUILD_DIR and
+# builds TARGETS, logs under $OUT; header-only dependencies from .deps/include when present.
+extra=()
+[ -d .deps/include ] && extra+=("-DGRANRAY_EXTRA_INCLUDE_DIR=$PWD/.deps/include")
+build() {
+  local src=$1 dir=$2
+  shift 2
+  cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DGRANRAY_BUILD_PYTHON=OFF "${extra[@]}" >"$OUT/$(basename "$dir").configure.log" 2>&1 &&
+    cmake --build "$dir" -j "$(nproc)" --target "$@" >"$OUT/$(basename "$dir").build.log" 2>&1 ||
+    { grep -E "error|FAILED" "$OUT/$(basename "$dir").build.log" | head -30; return 1; }
+}
