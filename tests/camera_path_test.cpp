@@ -62,11 +62,18 @@ TEST(CameraPath, SmoothPassesThroughTheKeysWithoutAKinkAndKeepsStraightLines) {
     for (std::size_t k = 0; k < path.at.size(); ++k) {
       EXPECT_FLOAT_EQ(theta_at(path, path.at[k]), path.theta[k]);
     }
-    // The slope is the same on both sides of an inner key (Catmull-Rom is C1).
+    // The slope is the same on both sides of an inner key (Catmull-Rom is C1): one-sided
+    // differences of second order, over a step that the angles' float resolution (about 1e-5
+    // degrees) cannot swamp, and small beside the keys' spacing.
     for (std::size_t k = 1; k + 1 < path.at.size(); ++k) {
-      const double h = 1e-3;
-      const double left = (theta_at(path, path.at[k]) - theta_at(path, path.at[k] - h)) / h;
-      const double right = (theta_at(path, path.at[k] + h) - theta_at(path, path.at[k])) / h;
+      const double x = path.at[k];
+      const double h = 1e-2 * std::min(path.at[k] - path.at[k - 1], path.at[k + 1] - path.at[k]);
+      const double left =
+          (3.0 * theta_at(path, x) - 4.0 * theta_at(path, x - h) + theta_at(path, x - 2 * h)) /
+          (2 * h);
+      const double right =
+          (-3.0 * theta_at(path, x) + 4.0 * theta_at(path, x + h) - theta_at(path, x + 2 * h)) /
+          (2 * h);
       EXPECT_NEAR(left, right, 0.05 * (std::abs(left) + 1.0)) << "key " << k;
     }
     // Keys on a straight line, unevenly spaced: the smooth path is that line.
