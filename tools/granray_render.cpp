@@ -289,7 +289,8 @@ int run(const Options& options, granray::RankGroup* ranks) {
                  });
     auto views = render_views(config, renderer, ranks, view, settings, rows, *f, options.out);
     if (writer) {
-      writer->post([&, f, out, views] {
+      // Values, not references, of this frame's locals (`rows`): the writer runs later.
+      writer->post([&, f, out, views, rows] {
         for (const RenderedView& v : *views)
           write_view(config, v, h5.get(), f->number, f->frame.time);
         out->image->finish();
