@@ -126,13 +126,18 @@ inline FrameStats cast_local_stage(BackendParts& parts, std::optional<HaloFrame>
   return stats;
 }
 
+// The frame cast_local_stage kept: the later calls of a frame across ranks need it.
+inline const HaloFrame& kept_frame(const std::optional<HaloFrame>& kept) {
+  if (!kept) throw Error("granray: a lit frame's later step across ranks before its cast");
+  return *kept;
+}
+
 // Another rank's queries against this rank's particles and halo (a superset of its own grains
 // within the set of all: the OR with the asker's bits is the one-rank answer).
 inline double answer_stage(BackendParts& parts, const std::optional<HaloFrame>& kept,
                            const std::vector<SecondaryQuery>& queries,
                            std::vector<std::uint32_t>& words) {
-  if (!kept) throw Error("granray: answering secondary rays before casting this rank's frame");
-  const HaloFrame& h = *kept;
+  const HaloFrame& h = kept_frame(kept);
   const Executor exec(h.stream, parts.scratch);
   const std::size_t count = queries.size();
   words.assign(count * static_cast<std::size_t>(h.lighting.mask_words), 0u);
@@ -142,18 +147,11 @@ inline double answer_stage(BackendParts& parts, const std::optional<HaloFrame>& 
   std::uint32_t* out = parts.halo.answers(words.size());
   const auto n = static_cast<std::uint32_t>(count);
   const CameraFrame& cam = h.f.camera.frame;
-  const auto answer = [&](const auto& occluder) {
-    parts.walls.with_opaque(h.options, [&](auto walls) {
-      if constexpr (decltype(walls)::present) {
-        using Both = WithWalls<std::decay_t<decltype(occluder)>>;
-        thrust::for_each_n(
-            exec.policy(), Index(0), n,
-            AnswerQueries<Both>{Both{occluder, walls}, cam, h.shading, h.lighting, q, out});
-      } else {
-        thrust::for_each_n(exec.policy(), Index(0), n,
-                           AnswerQueries<std::decay_t<decltype(occluder)>>{occluder, cam, h.shading,
-                                                                           h.lighting, q, out});
-      }
+  const auto answer = [&](const auto& spheres) {
+    with_wall_occluder(parts, h.options, spheres, [&](const auto& occluder) {
+      using Occluder = std::decay_t<decltype(occluder)>;
+      thrust::for_each_n(exec.policy(), Index(0), n,
+                         AnswerQueries<Occluder>{occluder, cam, h.shading, h.lighting, q, out});
     });
   };
   if (h.s.layout) {
@@ -175,11 +173,6 @@ inline void fold_answers(BackendParts& parts, const Executor& exec, const HaloFr
   thrust::for_each_n(exec.policy(), Index(0), static_cast<std::uint32_t>(samples.size()),
                      FoldAnswers{parts.halo.answered(), parts.halo.answer_words(),
                                  h.lighting.mask_words, parts.lit.blocked()});
-}
-
-inline const HaloFrame& kept_frame(const std::optional<HaloFrame>& kept) {
-  if (!kept) throw Error("granray: shading before casting this rank's frame across ranks");
-  return *kept;
 }
 
 // The answers folded in, then every sample shaded; the image gets depth and ids from each

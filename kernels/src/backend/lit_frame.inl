@@ -51,18 +51,26 @@ inline void cast_surfaces(BackendParts& parts, const Executor& exec, const Frame
   });
 }
 
-// The frame's occluder for secondary rays, with its walls when it has any.
+// `use(occluder)` with the frame's occluder for secondary rays: `spheres`, with the opaque walls
+// when the frame has any.
+template <class Occluder, class Use>
+inline void with_wall_occluder(BackendParts& parts, const RenderOptions& options,
+                               const Occluder& spheres, Use&& use) {
+  parts.walls.with_opaque(options, [&](auto walls) {
+    if constexpr (decltype(walls)::present) {
+      use(WithWalls<Occluder>{spheres, walls});
+    } else {
+      use(spheres);
+    }
+  });
+}
+
 template <class Occluder>
 inline void find_blockers_with_walls(BackendParts& parts, const Executor& exec, const FrameSetup& f,
                                      const RenderOptions& options, const Occluder& spheres,
                                      const ShadingParams& shading, const LightingParams& lighting) {
-  parts.walls.with_opaque(options, [&](auto walls) {
-    if constexpr (decltype(walls)::present) {
-      parts.lit.find_blockers(exec, WithWalls<Occluder>{spheres, walls}, f.camera.frame, shading,
-                              lighting);
-    } else {
-      parts.lit.find_blockers(exec, spheres, f.camera.frame, shading, lighting);
-    }
+  with_wall_occluder(parts, options, spheres, [&](const auto& occluder) {
+    parts.lit.find_blockers(exec, occluder, f.camera.frame, shading, lighting);
   });
 }
 
