@@ -117,6 +117,55 @@ TEST(Demo, UnderMpirunTheFramesEqualOneRanks) {
 #endif
 }
 
+// --grains-out leaves the run's last state, which granray-render draws into the very frame the
+// DEM drew in situ at that step: same grains, ids (the file is in id order) and speeds.
+TEST(Demo, TheLastGrainsRenderOfflineAsTheLastFrame) {
+  const std::string dir = temp_path("grains-out-" + std::to_string(fresh_seed()));
+  std::filesystem::create_directories(dir);
+  const std::string input = dir + "/pour.toml";
+  std::ofstream(input)
+      << "[simulation]\nparticles = 400\nsteps = 300\nbox = [0.1, 0.1, 0.2]\n"
+         "backend = \"cpu\"\nseed = "
+      << fresh_seed() % 1000 + 1
+      << "\n[insitu]\nevery = 300\nwidth = 96\nheight = 72\n"
+         "png = \"" +
+             dir +
+             "/step_*.png\"\noutput = \"\"\nbackend = \"cpu\"\n"
+             "[insitu.camera]\nposition = [0.3, -0.25, 0.2]\ntarget = [0.05, 0.05, "
+             "0.03]\n[insitu.shading]\nshadows = true\nao_samples = 4\n"
+             "[[insitu.walls]]\ntype = \"box\"\nmin = [0.0, 0.0, 0.0]\n"
+             "max = [0.1, 0.1, 0.2]\n[insitu.color]\nfield = \"speed\"\n"
+             "range = [0.0, 0.5]\n";
+  const std::string grains = dir + "/end.xyzr";
+  Result r = run_dem(input + " --grains-out " + grains);
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream in(grains);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line.rfind("# x y z r speed", 0), 0u) << line;
+  int count = 0;
+  for (double x, y, z, radius, speed; in >> x >> y >> z >> radius >> speed; ++count) {
+    EXPECT_TRUE(x > 0.0 && x < 0.1 && y > 0.0 && y < 0.1 && z > 0.0 && z < 0.2)
+        << x << " " << y << " " << z;
+    EXPECT_TRUE(radius >= 2.5e-3 && radius <= 3.0e-3) << radius;
+    EXPECT_GE(speed, 0.0);
+  }
+  EXPECT_EQ(count, 400);
+
+  r = run_command(std::string(GRANRAY_RENDER_EXE) + " --config " + input + " " + grains +
+                  " --out " + dir + "/offline.png");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const Image insitu = io::read_png(dir + "/step_00000300.png");
+  const Image offline = io::read_png(dir + "/offline.png");
+  ASSERT_EQ(offline.width, insitu.width);
+  ASSERT_EQ(offline.height, insitu.height);
+  EXPECT_TRUE(offline.rgb == insitu.rgb);
+
+  r = run_dem(input + " --grains-out " + dir + "/no-such-dir/end.xyzr");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("no-such-dir/end.xyzr"), std::string::npos) << r.output;
+}
+
 TEST(Demo, InputErrorsNameKeyAndLine) {
   const std::string input = temp_path("bad-pour.toml");
   std::ofstream(input) << "[simulation]\nparticles = 100\ndt = 0.5\n";

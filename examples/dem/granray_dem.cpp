@@ -1,13 +1,16 @@
 // granray-dem: the example CUDA/CPU DEM with granray rendering in its time loop.
 //   granray-dem [INPUT.toml] [--set table.key=value ...]
 //   mpirun -np 4 granray-dem ...   (slabs along x, one GPU per rank when there are GPUs)
+//   granray-dem ... --grains-out end.xyzr   (the last step's grains, for granray-render)
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <numeric>
 #include <sstream>
 
 #include "dem_simulation.h"
@@ -72,7 +75,33 @@ struct Ranks {
   }
 };
 
-int run(const std::string& input, const std::vector<std::string>& overrides, Ranks& ranks) {
+// The grains of the last step as "x y z r speed" text (granray-render reads it as xyzr): a run's
+// end state, rendered again offline with other settings. In global-id order, so that a grain's
+// line is its id there; speed as the plugin was given it. One rank's run only.
+void write_grains(const std::string& path, const granray::dem::DemSimulation& sim) {
+  const std::vector<granray::Vec4> positions = sim.positions();
+  const std::vector<granray::Vec4> velocities = sim.velocities();
+  const std::vector<std::uint64_t> ids = sim.ids();
+  std::vector<std::size_t> order(positions.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return ids[a] < ids[b]; });
+  std::FILE* out = std::fopen(path.c_str(), "w");
+  if (out == nullptr) throw granray::Error(path + ": cannot write the grains");
+  std::fprintf(out, "# x y z r speed (m, m/s): %zu grains at t = %.9g s\n", positions.size(),
+               sim.time());
+  bool ok = true;
+  for (std::size_t k : order) {
+    const granray::Vec4 p = positions[k], v = velocities[k];
+    const float speed = std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z);  // as dem::Speed
+    // %.9g gives every float back exactly.
+    ok = ok && std::fprintf(out, "%.9g %.9g %.9g %.9g %.9g\n", p.x, p.y, p.z, p.w, speed) > 0;
+  }
+  if (std::fclose(out) != 0 || !ok) throw granray::Error(path + ": writing the grains failed");
+}
+
+int run(const std::string& input, const std::vector<std::string>& overrides,
+        const std::string& grains_out, Ranks& ranks) {
   using namespace granray;
   std::string text = dem::default_pour_toml();
   std::string source = "<default pour>";
@@ -140,6 +169,7 @@ int run(const std::string& input, const std::vector<std::string>& overrides, Ran
     dem_seconds += seconds_since(t0);
   }
   vis.finish();  // the writer thread may still hold the last frames
+  if (!grains_out.empty()) write_grains(grains_out, *sim);
   const InsituCounters c = vis.counters();
   const double frames = c.rendered > 0 ? static_cast<double>(c.rendered) : 1.0;
   const double dem_slowest = ranks.slowest(dem_seconds);
@@ -183,9 +213,12 @@ int main(int argc, char** argv) {
                "granray-dem"};
   std::string input;
   std::vector<std::string> overrides;
+  std::string grains_out;
   app.add_option("input", input, "TOML input with [simulation] and [insitu] (default: a pour)");
   app.add_option("--set", overrides, "override table.key=value (TOML value)")
       ->allow_extra_args(false);
+  app.add_option("--grains-out", grains_out,
+                 "write the last step's grains as 'x y z r speed' text (one rank only)");
   CLI11_PARSE(app, argc, argv);
   Ranks ranks;
 #if defined(GRANRAY_DEM_HAVE_MPI)
@@ -206,7 +239,10 @@ int main(int argc, char** argv) {
       ranks.group = granray::mpi::rank_group(MPI_COMM_WORLD);
     }
 #endif
-    status = run(input, overrides, ranks);
+    if (!grains_out.empty() && ranks.size > 1) {
+      throw granray::ConfigError("--grains-out: writes the grains of a one-rank run only");
+    }
+    status = run(input, overrides, grains_out, ranks);
   } catch (const granray::Error& e) {
     std::cerr << "granray-dem: "
               << (ranks.size > 1 ? "rank " + std::to_string(ranks.rank) + ": " : "")

@@ -125,16 +125,17 @@ GRANRAY_HD_INLINE float unit_interval(std::uint32_t bits) {
   return static_cast<float>(bits >> 8) * (1.0f / 16777216.0f);
 }
 
-// Ambient-occlusion ray k of `count` about the unit normal n, cosine-distributed over the
-// hemisphere. Stratified: ray k takes its own slice [k, k + 1) / count of cos^2 of the polar
-// angle, jittered within it, and its azimuth from the golden-ratio sequence rotated per sample,
-// so the rays of one sample cover the hemisphere evenly and neighbouring pixels decorrelate.
-GRANRAY_HD_INLINE Vec3 ao_direction(Vec3 n, int i, int j, int sample, int k, int count) {
-  const std::uint32_t seed =
-      mix_bits(static_cast<std::uint32_t>(i) ^
-               mix_bits(static_cast<std::uint32_t>(j) ^
-                        mix_bits(static_cast<std::uint32_t>(sample) ^
-                                 mix_bits(static_cast<std::uint32_t>(count) + 0x9e3779b9u))));
+// The seed of a sample's ambient-occlusion rays: a pure function of the pixel and the sample,
+// worked out once for all of its rays.
+GRANRAY_HD_INLINE std::uint32_t ao_seed(int i, int j, int sample, int count) {
+  return mix_bits(static_cast<std::uint32_t>(i) ^
+                  mix_bits(static_cast<std::uint32_t>(j) ^
+                           mix_bits(static_cast<std::uint32_t>(sample) ^
+                                    mix_bits(static_cast<std::uint32_t>(count) + 0x9e3779b9u))));
+}
+
+// Ray k of `count` of the sample whose seed is `seed` (ao_seed).
+GRANRAY_HD_INLINE Vec3 ao_direction_of_seed(Vec3 n, std::uint32_t seed, int k, int count) {
   const float jitter =
       unit_interval(mix_bits(seed ^ (static_cast<std::uint32_t>(k) * 0x85ebca6bu)));
   const float u1 = (static_cast<float>(k) + jitter) / static_cast<float>(count);
@@ -151,6 +152,14 @@ GRANRAY_HD_INLINE Vec3 ao_direction(Vec3 n, int i, int j, int sample, int k, int
   const Vec3 t1 = {1.0f + sign * n.x * n.x * a, sign * b, -sign * n.x};
   const Vec3 t2 = {b, sign + n.y * n.y * a, -n.y};
   return t1 * x + t2 * y + n * z;
+}
+
+// Ambient-occlusion ray k of `count` about the unit normal n, cosine-distributed over the
+// hemisphere. Stratified: ray k takes its own slice [k, k + 1) / count of cos^2 of the polar
+// angle, jittered within it, and its azimuth from the golden-ratio sequence rotated per sample,
+// so the rays of one sample cover the hemisphere evenly and neighbouring pixels decorrelate.
+GRANRAY_HD_INLINE Vec3 ao_direction(Vec3 n, int i, int j, int sample, int k, int count) {
+  return ao_direction_of_seed(n, ao_seed(i, j, sample, count), k, count);
 }
 
 // SPEC 2a: base (ambient A + diffuse max(0, n . l) S) + specular S max(0, n . h)^shininess,

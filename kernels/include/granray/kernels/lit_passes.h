@@ -4,6 +4,7 @@
 
 #include "granray/kernels/lighting.h"
 #include "granray/kernels/lit_queries.h"
+#include "granray/kernels/nearby_spheres.h"
 #include "granray/kernels/occlusion.h"
 #include "granray/kernels/pixel_kernels.h"
 #include "granray/kernels/see_through.h"
@@ -65,11 +66,13 @@ struct FindSurfaces {
 
 // Which of sample s of pixel (i, j)'s secondary rays this occluder's spheres block, into its
 // blocked words. The visible sphere itself never blocks its own rays (skipped by id).
+// `pixel`: the spheres near the pixel's samples, for an occluder that gathers them.
 template <class Occluder>
 GRANRAY_HD_INLINE void find_sample_blockers(const Occluder& occluded, const CameraFrame& camera,
                                             const ShadingParams& shading,
                                             const LightingParams& lighting, int i, int j, int s,
-                                            const SurfaceSample& surface, std::uint32_t* words) {
+                                            const SurfaceSample& surface, std::uint32_t* words,
+                                            const PixelNeighbours* pixel = nullptr) {
   for (int w = 0; w < lighting.mask_words; ++w) words[w] = 0u;
   if (!(surface.t < INFINITY)) return;
   const Ray primary = pixel_sample_ray(camera, i, j, s, lighting.side);
@@ -80,9 +83,15 @@ GRANRAY_HD_INLINE void find_sample_blockers(const Occluder& occluded, const Came
   }
   // The whole image's pixel seeds the directions: a window casts what the whole would.
   if (lighting.ao_samples > 0) {
-    occluded.ambient(p, i + camera.x0, j + camera.y0, s, lighting, surface.id, words);
+    if constexpr (Occluder::gathers_nearby) {
+      occluded.ambient_near(p, i + camera.x0, j + camera.y0, s, lighting, surface.id, words, pixel);
+    } else {
+      occluded.ambient(p, i + camera.x0, j + camera.y0, s, lighting, surface.id, words);
+    }
   }
 }
+
+constexpr int kMostSamplesPerPixel = 16;  // a 4 x 4 grid (SPEC 2a)
 
 // Pass 2: which of each sample's secondary rays this occluder's spheres block. The visible
 // sphere itself never blocks its own rays (skipped by id).
@@ -98,10 +107,34 @@ struct FindBlockers {
   GRANRAY_HD void operator()(int i, int j) const {
     const int samples = lighting.side * lighting.side;
     const std::size_t first = first_sample_of(camera, i, j, samples);
+    const auto words_of = [&](int s) {
+      return blocked +
+             (first + static_cast<std::size_t>(s)) * static_cast<std::size_t>(lighting.mask_words);
+    };
+    if constexpr (Occluder::gathers_nearby) {
+      // Several samples of a pixel read the grid's cells near them once (nearby_spheres.h).
+      if (samples > 1 && samples <= kMostSamplesPerPixel && lighting.ao_samples > 0) {
+        Vec3 points[kMostSamplesPerPixel];
+        int n = 0;
+        for (int s = 0; s < samples; ++s) {
+          const SurfaceSample& surface = surfaces[first + s];
+          if (!(surface.t < INFINITY)) continue;
+          const Ray primary = pixel_sample_ray(camera, i, j, s, lighting.side);
+          points[n++] =
+              shading_point(primary, surface.t, surface.sphere, lighting.wall_offset).origin;
+        }
+        PixelNeighbours pixel;
+        occluded.gather_pixel(points, n, lighting.ao_distance, pixel);
+        for (int s = 0; s < samples; ++s) {
+          find_sample_blockers(occluded, camera, shading, lighting, i, j, s, surfaces[first + s],
+                               words_of(s), &pixel);
+        }
+        return;
+      }
+    }
     for (int s = 0; s < samples; ++s) {
       find_sample_blockers(occluded, camera, shading, lighting, i, j, s, surfaces[first + s],
-                           blocked + (first + static_cast<std::size_t>(s)) *
-                                         static_cast<std::size_t>(lighting.mask_words));
+                           words_of(s));
     }
   }
 };

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "granray/kernels/lighting.h"
+#include "granray/kernels/nearby_walls.h"
 #include "granray/kernels/trace.h"
 #include "granray/kernels/walls.h"
 
@@ -53,14 +54,22 @@ GRANRAY_HD_INLINE Ray ambient_ray(const ShadingPoint& p, int i, int j, int sampl
   return {p.origin, ao_direction(p.normal, i, j, sample, k, lighting.ao_samples)};
 }
 
-// Sets bit 1 + k of `words` for each blocked ambient-occlusion ray k, one query per ray.
-template <class Occluder>
+// Nothing besides the spheres blocks a ray.
+struct NothingElse {
+  GRANRAY_HD bool operator()(const Ray&, float) const { return false; }
+};
+
+// Sets bit 1 + k of `words` for each ambient-occlusion ray k that the occluder or `also` blocks,
+// one query per ray.
+template <class Occluder, class AlsoBlocks = NothingElse>
 GRANRAY_HD_INLINE void find_ambient_blockers_by_ray(const Occluder& occluded, const ShadingPoint& p,
                                                     int i, int j, int sample,
                                                     const LightingParams& lighting,
-                                                    std::uint64_t skip_id, std::uint32_t* words) {
+                                                    std::uint64_t skip_id, std::uint32_t* words,
+                                                    const AlsoBlocks& also = {}) {
   for (int k = 0; k < lighting.ao_samples; ++k) {
-    if (occluded(ambient_ray(p, i, j, sample, k, lighting), lighting.ao_distance, skip_id)) {
+    const Ray ray = ambient_ray(p, i, j, sample, k, lighting);
+    if (occluded(ray, lighting.ao_distance, skip_id) || also(ray, lighting.ao_distance)) {
       set_mask_bit(words, 1 + k);
     }
   }
@@ -69,6 +78,7 @@ GRANRAY_HD_INLINE void find_ambient_blockers_by_ray(const Occluder& occluded, co
 // Every sphere whose intersection lies in (0, length) holds that point inside its listing
 // cell's grown box, so the walk over [0, length] meets it.
 struct GridOccluder {
+  static constexpr bool gathers_nearby = false;  // each ray walks (the GPU's way)
   GridView grid;
   IdMap id_of;
   GRANRAY_HD bool operator()(const Ray& ray, float length, std::uint64_t skip_id) const {
@@ -83,128 +93,52 @@ struct GridOccluder {
   }
 };
 
-// The CPU's way with ambient occlusion: the spheres near a shading point gathered once from the
-// grid, then every ray tested against that short list, where a walk per ray spent most of a lit
-// frame stepping through cells (docs/benchmarks.md). Same predicate, same spheres: same bits.
-// Up to kNearbySpheres candidates; a point with more takes the walks.
-constexpr int kNearbySpheres = 96;
-constexpr int kAmbientBatch = 32;  // directions worked out at a time
-
-struct NearbySphereOccluder {
-  GridOccluder walk;
-
-  GRANRAY_HD bool operator()(const Ray& ray, float length, std::uint64_t skip_id) const {
-    return walk(ray, length, skip_id);
-  }
-
-  GRANRAY_HD void ambient(const ShadingPoint& p, int i, int j, int sample,
-                          const LightingParams& lighting, std::uint64_t skip_id,
-                          std::uint32_t* words) const {
-    const GridView& g = walk.grid;
-    const float length = lighting.ao_distance;
-    // A blocker holds a point o + t d with 0 < t < length, so its centre lies within length + r
-    // of o, and (d . n >= 0) on the normal's side of the plane r below o. The margins cover the
-    // rounding of the directions and of these tests.
-    const float pad = 1e-3f * g.geometry.cell_size;
-    Vec4 nearby[kNearbySpheres];
-    int count = 0;
-    // Cells whose box lies within length + reach of o: a blocker listed once has its centre in
-    // such a cell, a larger one is listed in the cell of a point it holds within length of o.
-    // Each row along x keeps the cells inside that ball, not the whole box around it.
-    const GridGeometry& geo = g.geometry;
-    const float ball = length + geo.reach + pad;
-    const float o[3] = {p.origin.x, p.origin.y, p.origin.z};
-    const float origin[3] = {geo.origin.x, geo.origin.y, geo.origin.z};
-    int lo[3], hi[3];
-    for (int a = 0; a < 3; ++a) {
-      lo[a] = clamp_cell((o[a] - ball - origin[a]) * geo.inv_cell_size, geo.dims[a]);
-      hi[a] = clamp_cell((o[a] + ball - origin[a]) * geo.inv_cell_size, geo.dims[a]);
-    }
-    // Distance along one axis from o to a cell's slab (0 inside it).
-    const auto slab_gap = [&geo](float coordinate, float grid_origin, int cell) {
-      const float low = grid_origin + static_cast<float>(cell) * geo.cell_size;
-      const float high = low + geo.cell_size;
-      return coordinate < low ? low - coordinate : (coordinate > high ? coordinate - high : 0.0f);
-    };
-    for (int z = lo[2]; z <= hi[2]; ++z) {
-      const float gz = slab_gap(o[2], origin[2], z);
-      for (int y = lo[1]; y <= hi[1]; ++y) {
-        const float gy = slab_gap(o[1], origin[1], y);
-        const float left = ball * ball - gy * gy - gz * gz;
-        if (!(left >= 0.0f)) continue;
-        const float half = sqrtf(left);
-        const int x0 = clamp_cell((o[0] - half - origin[0]) * geo.inv_cell_size, geo.dims[0]);
-        const int x1 = clamp_cell((o[0] + half - origin[0]) * geo.inv_cell_size, geo.dims[0]);
-        const std::uint32_t end = g.cell_offsets[cell_index(geo, x1, y, z) + 1];
-        for (std::uint32_t k = g.cell_offsets[cell_index(geo, x0, y, z)]; k < end; ++k) {
-          const Vec4 s = g.ref_spheres[k];
-          const Vec3 to_centre = center_of(s) - p.origin;
-          const float reach = length + s.w + pad;
-          if (dot(to_centre, to_centre) >= reach * reach) continue;
-          if (dot(to_centre, p.normal) <= -(s.w + pad)) continue;
-          if (walk.id_of(g.ref_index[k]) == skip_id) continue;
-          if (count == kNearbySpheres) {
-            find_ambient_blockers_by_ray(walk, p, i, j, sample, lighting, skip_id, words);
-            return;
-          }
-          nearby[count++] = s;
-        }
-      }
-    }
-    if (count == 0) return;
-    // Every ray of a batch against one sphere at a time, written as `blocks` is (the same
-    // operations in the same order, so the same bits) but without branches, so that the compiler
-    // tests several rays at once; a sphere a ray misses gives a NaN root that no test passes.
-    float dx[kAmbientBatch], dy[kAmbientBatch], dz[kAmbientBatch];
-    int hit[kAmbientBatch];
-    for (int first = 0; first < lighting.ao_samples; first += kAmbientBatch) {
-      const int rays =
-          lighting.ao_samples - first < kAmbientBatch ? lighting.ao_samples - first : kAmbientBatch;
-      for (int k = 0; k < rays; ++k) {
-        const Vec3 d = ambient_ray(p, i, j, sample, first + k, lighting).dir;
-        dx[k] = d.x;
-        dy[k] = d.y;
-        dz[k] = d.z;
-        hit[k] = 0;
-      }
-      for (int c = 0; c < count; ++c) {
-        const Vec3 oc = p.origin - center_of(nearby[c]);
-        const float r2 = nearby[c].w * nearby[c].w;
-        for (int k = 0; k < rays; ++k) {
-          const float b = oc.x * dx[k] + oc.y * dy[k] + oc.z * dz[k];
-          const float lx = oc.x - dx[k] * b, ly = oc.y - dy[k] * b, lz = oc.z - dz[k] * b;
-          const float disc = r2 - (lx * lx + ly * ly + lz * lz);
-          const float root = sqrtf(disc);
-          const float t0 = -b - root, t1 = -b + root;
-          hit[k] |= static_cast<int>(disc > 0.0f) &
-                    ((static_cast<int>(t0 > 0.0f) & static_cast<int>(t0 < length)) |
-                     (static_cast<int>(t1 > 0.0f) & static_cast<int>(t1 < length)));
-        }
-      }
-      for (int k = 0; k < rays; ++k) {
-        if (hit[k] != 0) set_mask_bit(words, 1 + first + k);
-      }
-    }
-  }
-};
+struct PixelNeighbours;  // nearby_spheres.h
 
 // The walls block secondary rays too (SPEC 2b): a ray the spheres leave free is tested against
 // the walls' tree (or, for the reference, every triangle).
 template <class Occluder>
 struct WithWalls {
+  static constexpr bool gathers_nearby = Occluder::gathers_nearby;
   Occluder spheres;
   WallView walls;
 
   GRANRAY_HD bool operator()(const Ray& ray, float length, std::uint64_t skip_id) const {
     return spheres(ray, length, skip_id) || wall_blocks(walls, ray, length);
   }
+  template <class Neighbours>  // PixelNeighbours, complete where this is used
+  GRANRAY_HD void gather_pixel(const Vec3* points, int n, float length, Neighbours& out) const {
+    spheres.gather_pixel(points, n, length, out);
+  }
   GRANRAY_HD void ambient(const ShadingPoint& p, int i, int j, int sample,
                           const LightingParams& lighting, std::uint64_t skip_id,
                           std::uint32_t* words) const {
-    spheres.ambient(p, i, j, sample, lighting, skip_id, words);
+    ambient_near(p, i, j, sample, lighting, skip_id, words, nullptr);
+  }
+  // `pixel`: the spheres near the pixel's samples, for an occluder that gathers them.
+  GRANRAY_HD void ambient_near(const ShadingPoint& p, int i, int j, int sample,
+                               const LightingParams& lighting, std::uint64_t skip_id,
+                               std::uint32_t* words, const PixelNeighbours* pixel) const {
+    const float length = lighting.ao_distance;
+    if constexpr (Occluder::gathers_nearby) {
+      if (!walls.linear) {  // the reference loops over every triangle for every ray
+        // The walls' leaves near the point found once, for all its rays (nearby_walls.h).
+        const NearbyWallLeaves near = nearby_wall_leaves(
+            walls.opaque, p.origin, nearby_wall_reach(walls.opaque, p.origin, length));
+        const WallView& w = walls;
+        const auto wall_blocked = [&w, &near](const Ray& ray, float l) {
+          return (near.count > 0 || near.overflow) && nearby_wall_blocks(w, near, ray, l);
+        };
+        spheres.ambient(p, i, j, sample, lighting, skip_id, words, wall_blocked, pixel);
+        return;
+      }
+      spheres.ambient_near(p, i, j, sample, lighting, skip_id, words, pixel);
+    } else {
+      spheres.ambient(p, i, j, sample, lighting, skip_id, words);
+    }
     for (int k = 0; k < lighting.ao_samples; ++k) {
       if (!mask_bit(words, 1 + k) &&
-          wall_blocks(walls, ambient_ray(p, i, j, sample, k, lighting), lighting.ao_distance)) {
+          wall_blocks(walls, ambient_ray(p, i, j, sample, k, lighting), length)) {
         set_mask_bit(words, 1 + k);
       }
     }
@@ -213,6 +147,7 @@ struct WithWalls {
 
 // The reference: every renderable sphere.
 struct BruteForceOccluder {
+  static constexpr bool gathers_nearby = false;
   const Vec4* spheres;
   std::uint32_t count;
   IdMap id_of;

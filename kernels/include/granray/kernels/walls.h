@@ -210,21 +210,54 @@ GRANRAY_HD_INLINE float wall_distance(const WallView& w, const Ray& ray, const W
   return t;
 }
 
+// A ray as the box tests read it: its origin, reciprocal direction, and whether no slab distance
+// it gives can be NaN (origin and direction finite, reciprocals finite: no 0 x inf, no inf - inf).
+struct BoxRay {
+  Vec3 origin;
+  Vec3 inv;
+  bool numbers_only;
+};
+
+GRANRAY_HD_INLINE BoxRay box_ray(const Ray& ray) {
+  const Vec3 inv = {1.0f / ray.dir.x, 1.0f / ray.dir.y, 1.0f / ray.dir.z};
+  const Vec3 o = ray.origin, d = ray.dir;
+  const bool numbers_only = is_finite(o.x) && is_finite(o.y) && is_finite(o.z) && is_finite(d.x) &&
+                            is_finite(d.y) && is_finite(d.z) && is_finite(inv.x) &&
+                            is_finite(inv.y) && is_finite(inv.z);
+  return {o, inv, numbers_only};
+}
+
+// The smaller and larger of two numbers that are not NaN (minss and maxss on the CPU).
+GRANRAY_HD_INLINE float plain_min(float a, float b) { return a < b ? a : b; }
+GRANRAY_HD_INLINE float plain_max(float a, float b) { return a > b ? a : b; }
+
 // Where the ray is inside a box, as [enter, exit] (empty when enter > exit), from the reciprocal
 // direction; NaN (a zero direction on a face's plane) leaves the axis to the others, which only
 // ever widens the interval.
-GRANRAY_HD_INLINE bool box_entry(const WallBox& box, const Ray& ray, Vec3 inv, float t_max,
-                                 float& enter) {
+GRANRAY_HD_INLINE bool box_entry(const WallBox& box, const BoxRay& ray, float t_max, float& enter) {
   if (!(box.lo.x <= box.hi.x)) return false;  // a leaf past the last triangle
-  const float tx0 = (box.lo.x - ray.origin.x) * inv.x, tx1 = (box.hi.x - ray.origin.x) * inv.x;
-  const float ty0 = (box.lo.y - ray.origin.y) * inv.y, ty1 = (box.hi.y - ray.origin.y) * inv.y;
-  const float tz0 = (box.lo.z - ray.origin.z) * inv.z, tz1 = (box.hi.z - ray.origin.z) * inv.z;
-  float lo =
-      nan_ignoring_max(nan_ignoring_max(nan_ignoring_min(tx0, tx1), nan_ignoring_min(ty0, ty1)),
-                       nan_ignoring_min(tz0, tz1));
-  float hi =
-      nan_ignoring_min(nan_ignoring_min(nan_ignoring_max(tx0, tx1), nan_ignoring_max(ty0, ty1)),
-                       nan_ignoring_max(tz0, tz1));
+  const Vec3 o = ray.origin, inv = ray.inv;
+  const float tx0 = (box.lo.x - o.x) * inv.x, tx1 = (box.hi.x - o.x) * inv.x;
+  const float ty0 = (box.lo.y - o.y) * inv.y, ty1 = (box.hi.y - o.y) * inv.y;
+  const float tz0 = (box.lo.z - o.z) * inv.z, tz1 = (box.hi.z - o.z) * inv.z;
+  float lo, hi;
+#if !defined(__CUDA_ARCH__)
+  // A ray of numbers and a box of numbers (lo <= hi fails for NaN) give no NaN distance: plain
+  // comparisons then give what the NaN-ignoring ones do, without the branches that cost the
+  // CPU's walls walks a tenth of a lit frame (docs/benchmarks.md).
+  if (ray.numbers_only && box.lo.y <= box.hi.y && box.lo.z <= box.hi.z) {
+    lo = plain_max(plain_max(plain_min(tx0, tx1), plain_min(ty0, ty1)), plain_min(tz0, tz1));
+    hi = plain_min(plain_min(plain_max(tx0, tx1), plain_max(ty0, ty1)), plain_max(tz0, tz1));
+    lo = plain_max(lo, 0.0f);
+    hi = plain_min(hi, t_max);
+    enter = lo;
+    return lo <= hi;
+  }
+#endif
+  lo = nan_ignoring_max(nan_ignoring_max(nan_ignoring_min(tx0, tx1), nan_ignoring_min(ty0, ty1)),
+                        nan_ignoring_min(tz0, tz1));
+  hi = nan_ignoring_min(nan_ignoring_min(nan_ignoring_max(tx0, tx1), nan_ignoring_max(ty0, ty1)),
+                        nan_ignoring_max(tz0, tz1));
   lo = nan_ignoring_max(lo, 0.0f);
   hi = nan_ignoring_min(hi, t_max);
   enter = lo;
@@ -253,11 +286,11 @@ GRANRAY_HD_INLINE void for_each_candidate(const WallTree& w, bool linear, const 
     }
     return;
   }
-  const Vec3 inv = {1.0f / ray.dir.x, 1.0f / ray.dir.y, 1.0f / ray.dir.z};
+  const BoxRay slabs = box_ray(ray);
   std::uint32_t stack[kWallStackDepth];
   int top = 0;
   float enter = 0.0f;
-  if (!box_entry(w.nodes[1], ray, inv, limit(), enter)) return;
+  if (!box_entry(w.nodes[1], slabs, limit(), enter)) return;
   stack[top++] = 1u;
   while (top > 0) {
     const std::uint32_t node = stack[--top];
@@ -272,8 +305,8 @@ GRANRAY_HD_INLINE void for_each_candidate(const WallTree& w, bool linear, const 
     }
     float near_enter = 0.0f, far_enter = 0.0f;
     const std::uint32_t left = 2u * node, right = left + 1u;
-    const bool l = box_entry(w.nodes[left], ray, inv, limit(), near_enter);
-    const bool r = box_entry(w.nodes[right], ray, inv, limit(), far_enter);
+    const bool l = box_entry(w.nodes[left], slabs, limit(), near_enter);
+    const bool r = box_entry(w.nodes[right], slabs, limit(), far_enter);
     if (l && r) {
       // The farther child waits under the nearer one.
       const bool left_first = near_enter <= far_enter;
