@@ -36,11 +36,22 @@ constexpr int kStageMarks = 5;
 // Pixel kernels run in blocks of 8 x 16 pixels, so each warp casts an 8 x 4 tile of neighbouring
 // rays that walk the same cells. Their own launch rather than thrust::for_each: its kernel leaves
 // the block size open, which caps a thread at 64 registers, and the grid walk needs more.
-constexpr int kTileWidth = 8;
-constexpr int kTileHeight = 16;
+// GRANRAY_PIXEL_TILE_WIDTH / _HEIGHT / GRANRAY_PIXEL_MIN_BLOCKS (compile definitions) try other
+// shapes and register budgets without editing this file (scripts/gpu-tiles.sh times them).
+#ifndef GRANRAY_PIXEL_TILE_WIDTH
+#define GRANRAY_PIXEL_TILE_WIDTH 8
+#endif
+#ifndef GRANRAY_PIXEL_TILE_HEIGHT
+#define GRANRAY_PIXEL_TILE_HEIGHT 16
+#endif
+#ifndef GRANRAY_PIXEL_MIN_BLOCKS
+#define GRANRAY_PIXEL_MIN_BLOCKS 1
+#endif
+constexpr int kTileWidth = GRANRAY_PIXEL_TILE_WIDTH;
+constexpr int kTileHeight = GRANRAY_PIXEL_TILE_HEIGHT;
 
 template <class F>
-__global__ void __launch_bounds__(kTileWidth* kTileHeight)
+__global__ void __launch_bounds__(kTileWidth* kTileHeight, GRANRAY_PIXEL_MIN_BLOCKS)
     for_each_pixel_kernel(int width, int height, F f) {
   const int i = static_cast<int>(blockIdx.x) * kTileWidth + static_cast<int>(threadIdx.x);
   const int j = static_cast<int>(blockIdx.y) * kTileHeight + static_cast<int>(threadIdx.y);
