@@ -3,15 +3,19 @@
 # granray-bench (1920 x 1080, grid method, medians of 20 frames): primary rays over 1 M and 10 M
 # dense grains, shadows + 8 occlusion rays over 1 M, primary rays inside a 100,000-triangle
 # cylinder; then Nsight Compute's speed-of-light, occupancy and memory sections of the ray kernels
-# of the 1 M frames, unlit and lit, where ncu is installed. Logs go to $OUT; a summary is printed.
+# of the 1 M frames, unlit and lit, where ncu is installed; the MPI rendering tests on CUDA, 2 ranks. Logs go to $OUT; a summary is printed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
-GRANRAY_TARGETS="granray-bench granray_gpu_tests" source scripts/gpu-build.sh
+GRANRAY_TARGETS="granray-bench granray_gpu_tests granray_mpi_tests" source scripts/gpu-build.sh
 (cd "$BUILD" && ctest -L gpu -R '^cuda[.]' -j 4 --output-on-failure) >"$OUT/gpu-tests.log" 2>&1
 echo "GPU tests: $(grep -E "tests passed" "$OUT/gpu-tests.log")"
 grep -E "\(Failed\)|Timeout" "$OUT/gpu-tests.log" | head
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
+GRANRAY_MPI_TEST_BACKEND=cuda OMP_NUM_THREADS=8 timeout 240 mpirun --bind-to none --oversubscribe \
+  -np 2 "$BUILD/tests/granray_mpi_tests" --gtest_filter='MpiRender.*' >"$OUT/mpi-cuda-2.log" 2>&1
+echo "MPI rendering tests on CUDA, 2 ranks: exit $? ($(grep -E "PASSED|FAILED" "$OUT/mpi-cuda-2.log" | head -2 | tr '\n' ' '))"
 bench="$BUILD/bench/granray-bench"
 common=(--backend cuda -r 1920x1080 --method grid --repeat 20)
 {
@@ -23,13 +27,13 @@ common=(--backend cuda -r 1920x1080 --method grid --repeat 20)
   "$bench" "${common[@]}" -n 1000000 --cylinder-wall 25001 | tail -2
 } 2>&1 | tee "$OUT/speed.txt"
 ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-if [ -n "$ncu" ]; then
+if [ -n "$ncu" ] && [ -z "${SKIP_NCU:-}" ]; then
   for lit in unlit lit; do
     extra=()
     [ $lit = lit ] && extra=(--shadows --ao 8)
     timeout 240 "$ncu" --section SpeedOfLight --section Occupancy --section LaunchStats \
-      --section MemoryWorkloadAnalysis --section WarpStateStats -k 'regex:for_each|Find|Shade|Cast|kernel' \
-      --launch-skip 40 --launch-count 12 "$bench" --backend cuda -r 1920x1080 --method grid \
+      --section MemoryWorkloadAnalysis --section WarpStateStats -k 'regex:for_each_pixel|static_kernel' \
+      --launch-skip 6 --launch-count 10 "$bench" --backend cuda -r 1920x1080 --method grid \
       --repeat 2 -n 1000000 "${extra[@]}" >"$OUT/ncu-$lit.txt" 2>&1
     echo "ncu $lit: exit $?"
   done
