@@ -79,19 +79,7 @@ work=$(mktemp -d)
   fi
   if has dem; then
     # The example DEM's time loop (2 M grains, x-slabs per rank), unlit and lit.
-    for np in 1 2 4; do
-      for mode in unlit lit; do
-        extra=()
-        [ $mode = lit ] && extra=(--set insitu.shading.shadows=true --set insitu.shading.ao_samples=8)
-        OMP_NUM_THREADS=$((cores / np)) timeout 200 "${mpi[@]}" -np $np "$dem" \
-          bench/scaling-bed.toml --set simulation.particles=2000000 --set 'simulation.box=[0.6,2.4,0.6]' \
-          --set simulation.steps=600 --set 'insitu.png=""' --set 'insitu.output=""' \
-          "${extra[@]}" >"$work/dem-$np-$mode.txt" 2>&1
-        printf "DEM 2 M grains, %d rank(s) on one GPU, %-5s: %s | %s\n" $np $mode \
-          "$(grep -o "median of .*" "$work/dem-$np-$mode.txt" | head -1)" \
-          "$(grep -oE "DEM [0-9.]+(-[0-9.]+)? ms/step" "$work/dem-$np-$mode.txt" | head -1)"
-      done
-    done
+    MPS_MODES=off bash scripts/gpu-shared-gpu.sh
   fi
   dump=.data/liggghts/pour-20k.step10000.liggghts
   if has cpu && [ -f "$dump" ]; then

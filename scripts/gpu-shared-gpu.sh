@@ -5,6 +5,7 @@
 # them), then through the CUDA Multi-Process Service (MPS), whose one context runs the ranks'
 # kernels side by side. The MPS daemon is started for this user under /tmp and stopped at the end;
 # no setting of the GPU changes. Prints one line per run: the frame medians and DEM ms/step.
+# MPS_MODES="off" runs the plain contexts alone.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
@@ -16,7 +17,7 @@ work=$(mktemp -d)
 export CUDA_MPS_PIPE_DIRECTORY=$work/mps-pipe CUDA_MPS_LOG_DIRECTORY=$work/mps-log
 mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
 {
-  for mps in off on; do
+  for mps in ${MPS_MODES:-off on}; do
     if [ $mps = on ]; then
       command -v nvidia-cuda-mps-control >/dev/null || { echo "no nvidia-cuda-mps-control"; break; }
       nvidia-cuda-mps-control -d || { echo "MPS did not start"; break; }

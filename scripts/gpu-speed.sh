@@ -32,8 +32,8 @@ if [ -n "$ncu" ] && [ -z "${SKIP_NCU:-}" ]; then
     extra=()
     [ $lit = lit ] && extra=(--shadows --ao 8)
     timeout 240 "$ncu" --section SpeedOfLight --section Occupancy --section LaunchStats \
-      --section MemoryWorkloadAnalysis --section WarpStateStats -k 'regex:for_each_pixel|static_kernel' \
-      --launch-skip 6 --launch-count 10 "$bench" --backend cuda -r 1920x1080 --method grid \
+      --section MemoryWorkloadAnalysis --section WarpStateStats -k regex:for_each_pixel \
+      --launch-skip 2 --launch-count 6 "$bench" --backend cuda -r 1920x1080 --method grid \
       --repeat 2 -n 1000000 "${extra[@]}" >"$OUT/ncu-$lit.txt" 2>&1
     echo "ncu $lit: exit $?"
   done

@@ -64,31 +64,43 @@ struct FindSurfaces {
   }
 };
 
-// Which of sample s of pixel (i, j)'s secondary rays this occluder's spheres block, into its
-// blocked words. The visible sphere itself never blocks its own rays (skipped by id).
-// `pixel`: the spheres near the pixel's samples, for an occluder that gathers them.
+// The blocked bits of the secondary rays from shading point p of sample s of pixel (i, j), seen
+// along `primary`, into its zeroed words. The visible sphere itself never blocks its own rays
+// (skipped by id). `pixel`: the spheres near the pixel's samples, for an occluder that gathers
+// them.
 template <class Occluder>
-GRANRAY_HD_INLINE void find_sample_blockers(const Occluder& occluded, const CameraFrame& camera,
-                                            const ShadingParams& shading,
-                                            const LightingParams& lighting, int i, int j, int s,
-                                            const SurfaceSample& surface, std::uint32_t* words,
-                                            const PixelNeighbours* pixel = nullptr) {
-  for (int w = 0; w < lighting.mask_words; ++w) words[w] = 0u;
-  if (!(surface.t < INFINITY)) return;
-  const Ray primary = pixel_sample_ray(camera, i, j, s, lighting.side);
-  const ShadingPoint p = shading_point(primary, surface.t, surface.sphere, lighting.wall_offset);
+GRANRAY_HD_INLINE void find_blockers_at(const Occluder& occluded, const CameraFrame& camera,
+                                        const ShadingParams& shading,
+                                        const LightingParams& lighting, int i, int j, int s,
+                                        std::uint64_t id, const Ray& primary, const ShadingPoint& p,
+                                        std::uint32_t* words,
+                                        const PixelNeighbours* pixel = nullptr) {
   if (shadow_matters(p.normal, primary, shading, lighting) &&
-      occluded(Ray{p.origin, shading.light}, INFINITY, surface.id)) {
+      occluded(Ray{p.origin, shading.light}, INFINITY, id)) {
     set_mask_bit(words, 0);
   }
   // The whole image's pixel seeds the directions: a window casts what the whole would.
   if (lighting.ao_samples > 0) {
     if constexpr (Occluder::gathers_nearby) {
-      occluded.ambient_near(p, i + camera.x0, j + camera.y0, s, lighting, surface.id, words, pixel);
+      occluded.ambient_near(p, i + camera.x0, j + camera.y0, s, lighting, id, words, pixel);
     } else {
-      occluded.ambient(p, i + camera.x0, j + camera.y0, s, lighting, surface.id, words);
+      occluded.ambient(p, i + camera.x0, j + camera.y0, s, lighting, id, words);
     }
   }
+}
+
+// Which of sample s of pixel (i, j)'s secondary rays this occluder's spheres block, into its
+// blocked words.
+template <class Occluder>
+GRANRAY_HD_INLINE void find_sample_blockers(const Occluder& occluded, const CameraFrame& camera,
+                                            const ShadingParams& shading,
+                                            const LightingParams& lighting, int i, int j, int s,
+                                            const SurfaceSample& surface, std::uint32_t* words) {
+  for (int w = 0; w < lighting.mask_words; ++w) words[w] = 0u;
+  if (!(surface.t < INFINITY)) return;
+  const Ray primary = pixel_sample_ray(camera, i, j, s, lighting.side);
+  const ShadingPoint p = shading_point(primary, surface.t, surface.sphere, lighting.wall_offset);
+  find_blockers_at(occluded, camera, shading, lighting, i, j, s, surface.id, primary, p, words);
 }
 
 constexpr int kMostSamplesPerPixel = 16;  // a 4 x 4 grid (SPEC 2a)
@@ -114,20 +126,27 @@ struct FindBlockers {
     if constexpr (Occluder::gathers_nearby) {
       // Several samples of a pixel read the grid's cells near them once (nearby_spheres.h).
       if (samples > 1 && samples <= kMostSamplesPerPixel && lighting.ao_samples > 0) {
-        Vec3 points[kMostSamplesPerPixel];
+        // Each sample's primary ray and shading point once, for the pixel's gather and its rays.
+        Ray primary[kMostSamplesPerPixel];
+        ShadingPoint point[kMostSamplesPerPixel];
+        Vec3 origins[kMostSamplesPerPixel];
         int n = 0;
+        for (int s = 0; s < samples; ++s) {
+          std::uint32_t* words = words_of(s);
+          for (int w = 0; w < lighting.mask_words; ++w) words[w] = 0u;
+          const SurfaceSample& surface = surfaces[first + s];
+          if (!(surface.t < INFINITY)) continue;
+          primary[s] = pixel_sample_ray(camera, i, j, s, lighting.side);
+          point[s] = shading_point(primary[s], surface.t, surface.sphere, lighting.wall_offset);
+          origins[n++] = point[s].origin;
+        }
+        PixelNeighbours pixel;
+        occluded.gather_pixel(origins, n, lighting.ao_distance, pixel);
         for (int s = 0; s < samples; ++s) {
           const SurfaceSample& surface = surfaces[first + s];
           if (!(surface.t < INFINITY)) continue;
-          const Ray primary = pixel_sample_ray(camera, i, j, s, lighting.side);
-          points[n++] =
-              shading_point(primary, surface.t, surface.sphere, lighting.wall_offset).origin;
-        }
-        PixelNeighbours pixel;
-        occluded.gather_pixel(points, n, lighting.ao_distance, pixel);
-        for (int s = 0; s < samples; ++s) {
-          find_sample_blockers(occluded, camera, shading, lighting, i, j, s, surfaces[first + s],
-                               words_of(s), &pixel);
+          find_blockers_at(occluded, camera, shading, lighting, i, j, s, surface.id, primary[s],
+                           point[s], words_of(s), &pixel);
         }
         return;
       }

@@ -90,7 +90,8 @@ struct NearbySphereOccluder {
     float spread2 = 0.0f;
     for (int s = 1; s < n; ++s) {
       const Vec3 d = points[s] - c;
-      spread2 = spread2 > dot(d, d) ? spread2 : dot(d, d);
+      const float d2 = dot(d, d);
+      spread2 = spread2 > d2 ? spread2 : d2;
     }
     const float spread = sqrtf(spread2) * 1.001f + pad();
     if (!(spread <= ball(length))) return;  // a silhouette: points too far apart to share

@@ -73,6 +73,7 @@ GRANRAY_HD_INLINE NearbyWallLeaves nearby_wall_leaves(const WallTree& w, Vec3 o,
 // other direction, the reference's linear loop or too many leaves: the walk itself.
 GRANRAY_HD_INLINE bool nearby_wall_blocks(const WallView& w, const NearbyWallLeaves& near,
                                           const Ray& ray, float length) {
+  if (near.count == 0 && !near.overflow) return false;  // no leaf near: nothing to test
   const BoxRay slabs = box_ray(ray);
   if (near.overflow || w.linear || !slabs.numbers_only) {  // numbers only: no zero component
     return wall_blocks(w, ray, length);

@@ -106,8 +106,8 @@ struct WithWalls {
   GRANRAY_HD bool operator()(const Ray& ray, float length, std::uint64_t skip_id) const {
     return spheres(ray, length, skip_id) || wall_blocks(walls, ray, length);
   }
-  template <class Neighbours>  // PixelNeighbours, complete where this is used
-  GRANRAY_HD void gather_pixel(const Vec3* points, int n, float length, Neighbours& out) const {
+  GRANRAY_HD void gather_pixel(const Vec3* points, int n, float length,
+                               PixelNeighbours& out) const {
     spheres.gather_pixel(points, n, length, out);
   }
   GRANRAY_HD void ambient(const ShadingPoint& p, int i, int j, int sample,
@@ -127,7 +127,7 @@ struct WithWalls {
             walls.opaque, p.origin, nearby_wall_reach(walls.opaque, p.origin, length));
         const WallView& w = walls;
         const auto wall_blocked = [&w, &near](const Ray& ray, float l) {
-          return (near.count > 0 || near.overflow) && nearby_wall_blocks(w, near, ray, l);
+          return nearby_wall_blocks(w, near, ray, l);
         };
         spheres.ambient(p, i, j, sample, lighting, skip_id, words, wall_blocked, pixel);
         return;
