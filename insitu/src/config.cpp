@@ -112,17 +112,6 @@ InsituConfig read_insitu(const toml::table& table) {
   if (const toml::table* annotations = t.subtable("annotations")) {
     read_annotations(TableReader(*annotations, "insitu.annotations"), config.annotations);
   }
-  auto walls = std::make_shared<WallList>();
-  for (const auto& [table, name] : table_array(t, "walls")) {
-    const TableReader reader(*table, name);
-    Wall wall = read_wall(reader);
-    const bool taken = std::any_of(walls->begin(), walls->end(), [&](const Wall& w) {
-      return !wall.name.empty() && w.name == wall.name;
-    });
-    if (taken) reader.fail("name", "\"" + wall.name + "\" names two walls");
-    walls->push_back(std::move(wall));
-  }
-  if (!walls->empty()) config.render.walls = walls;
   for (const auto& [clip, name] : table_array(t, "clip")) {
     config.render.clip.push_back(read_clip(TableReader(*clip, name)));
   }
@@ -133,6 +122,34 @@ InsituConfig read_insitu(const toml::table& table) {
   if (const toml::table* select = t.subtable("select")) {
     read_select(TableReader(*select, "insitu.select"), config);
   }
+  for (const auto& [table, name] : table_array(t, "materials")) {
+    const TableReader reader(*table, name);
+    MaterialSettings m = read_material(reader, config);
+    const bool taken =
+        std::any_of(config.render.materials.begin(), config.render.materials.end(),
+                    [&](const MaterialSettings& k) { return k.name == m.name; });
+    if (taken) reader.fail("name", "\"" + m.name + "\" names two materials");
+    if (config.render.materials.size() >= kMaxMaterials) {
+      reader.fail("name", "is one material too many: at most " + std::to_string(kMaxMaterials));
+    }
+    config.render.materials.push_back(std::move(m));
+  }
+  auto walls = std::make_shared<WallList>();
+  for (const auto& [table, name] : table_array(t, "walls")) {
+    const TableReader reader(*table, name);
+    Wall wall = read_wall(reader);
+    const bool taken = std::any_of(walls->begin(), walls->end(), [&](const Wall& w) {
+      return !wall.name.empty() && w.name == wall.name;
+    });
+    if (taken) reader.fail("name", "\"" + wall.name + "\" names two walls");
+    const bool known = std::any_of(config.render.materials.begin(), config.render.materials.end(),
+                                   [&](const MaterialSettings& m) { return m.name == wall.material; });
+    if (!wall.material.empty() && !known) {
+      reader.fail("material", "names \"" + wall.material + "\", which no [[insitu.materials]] entry defines");
+    }
+    walls->push_back(std::move(wall));
+  }
+  if (!walls->empty()) config.render.walls = walls;
   config.render.category_census =
       config.annotations.color_bar && config.color && !config.color->mapping.palette.empty();
 

@@ -12,7 +12,8 @@ namespace detail {
 const std::vector<const char*> kInsituKeys = {
     "every", "every_time", "width",       "height", "output",      "png",   "backend",
     "queue", "drop",       "compression", "camera", "shading",     "color", "annotations",
-    "walls", "clip",       "select",      "region", "tile_memory", "views", "orbit"};
+    "walls", "clip",       "select",      "region", "tile_memory", "views", "orbit",
+    "materials"};
 const std::vector<const char*> kCameraKeys = {"projection",   "position", "target", "up",   "fov",
                                               "ortho_height", "theta",    "phi",    "zoom", "path"};
 const std::vector<const char*> kOrbitKeys = {"theta", "phi_count", "cinema"};
@@ -21,12 +22,14 @@ const std::vector<const char*> kCameraPathKeys = {
 const std::vector<const char*> kShadingKeys = {
     "ambient", "diffuse",    "light",         "background", "particle_color",
     "shadows", "ao_samples", "ao_distance",   "specular",   "shininess",
-    "samples", "outline",    "outline_color", "depth_cue",  "depth_cue_color"};
+    "samples", "outline",    "outline_color", "depth_cue",  "depth_cue_color", "bounces"};
 const std::vector<const char*> kColorKeys = {"field", "colormap", "range", "palette"};
 const std::vector<const char*> kAnnotationKeys = {"color_bar", "label", "font_size", "axes"};
 const std::vector<const char*> kWallKeys = {"type",  "name",      "file",   "color",    "faces",
                                             "scale", "translate", "min",    "max",      "base",
-                                            "axis",  "radius",    "height", "segments", "opacity"};
+                                            "axis",  "radius",    "height", "segments", "opacity", "material"};
+const std::vector<const char*> kMaterialKeys = {"name", "type",      "tint",  "reflectance",
+                                                "ior",  "roughness", "field", "range"};
 const std::vector<const char*> kClipKeys = {"point", "normal"};
 const std::vector<const char*> kSelectKeys = {"field", "range"};
 const std::vector<const char*> kViewKeys = {"name", "projection",   "position", "target", "up",
@@ -41,7 +44,8 @@ std::vector<std::string> insitu_config_keys() {
   for (const char* k : kInsituKeys) {
     const std::string key = k;
     if (key == "camera" || key == "shading" || key == "color" || key == "annotations" ||
-        key == "walls" || key == "clip" || key == "select" || key == "views" || key == "orbit") {
+        key == "walls" || key == "clip" || key == "select" || key == "views" || key == "orbit" ||
+        key == "materials") {
       continue;
     }
     keys.push_back(key);
@@ -52,7 +56,7 @@ std::vector<std::string> insitu_config_keys() {
         std::pair{"color.", &kColorKeys}, std::pair{"annotations.", &kAnnotationKeys},
         std::pair{"walls.", &kWallKeys}, std::pair{"clip.", &kClipKeys},
         std::pair{"select.", &kSelectKeys}, std::pair{"views.", &kViewKeys},
-        std::pair{"orbit.", &kOrbitKeys}}) {
+        std::pair{"orbit.", &kOrbitKeys}, std::pair{"materials.", &kMaterialKeys}}) {
     for (const char* k : *names) {
       if (std::string(k) != "path") keys.push_back(std::string(table) + k);  // a table: above
     }

@@ -129,6 +129,13 @@ void read_shading(const TableReader& t, ShadingSettings& s) {
     if (*n != 1 && *n != 4 && *n != 9 && *n != 16) t.fail("samples", "must be 1, 4, 9 or 16");
     s.samples = static_cast<int>(*n);
   }
+  if (const auto b = t.integer("bounces")) {
+    if (*b < 0 || *b > kMaxBounces) {
+      t.fail("bounces", "must be in 0.." + std::to_string(kMaxBounces) +
+                            " (how deep metal and glass reflect and refract; 0 = none)");
+    }
+    s.bounces = static_cast<int>(*b);
+  }
   // SPEC 2d.
   if (const auto o = t.number("outline")) {
     if (!(*o >= 0.0 && *o < 1.0)) {

@@ -56,6 +56,10 @@ Wall read_wall(const TableReader& t) {
     }
     wall.opacity = static_cast<float>(*a);
   }
+  if (const auto material = t.string("material")) {
+    if (material->empty()) t.fail("material", "must name one of [[insitu.materials]]");
+    wall.material = *material;
+  }
   wall.faces = type == "stl" ? WallFaces::all : WallFaces::back;
   if (const auto faces = t.one_of("faces", {"all", "back"})) {
     wall.faces = *faces == "all" ? WallFaces::all : WallFaces::back;
@@ -116,6 +120,82 @@ ClipPlane read_clip(const TableReader& t) {
   if (normal->x == 0.0f && normal->y == 0.0f && normal->z == 0.0f)
     t.fail("normal", "must not be zero");
   return {*point, *normal};
+}
+
+MaterialSettings read_material(const TableReader& t, InsituConfig& config) {
+  t.only_keys(kMaterialKeys);
+  MaterialSettings m;
+  const auto name = t.string("name");
+  if (!name || name->empty()) t.fail("name", "is required: walls name their material by it");
+  m.name = *name;
+  const std::string type = t.one_of("type", {"matte", "metal", "glass"}).value_or("matte");
+  m.type = type == "metal"   ? MaterialType::metal
+           : type == "glass" ? MaterialType::glass
+                             : MaterialType::matte;
+  const auto only_for = [&](const char* key, const char* kind) {
+    if (t.find(key) && type != kind) {
+      t.fail(key, std::string("belongs to a ") + kind + " material, not a " + type + " one");
+    }
+  };
+  only_for("reflectance", "metal");
+  only_for("roughness", "metal");
+  only_for("ior", "glass");
+  if (const auto c = t.color("tint")) m.tint = *c;
+  const auto unit_number = [&](const char* key, float& out) {
+    if (const auto v = t.number(key)) {
+      if (!(*v >= 0.0 && *v <= 1.0)) t.fail(key, "must be in [0, 1]");
+      out = static_cast<float>(*v);
+    }
+  };
+  unit_number("reflectance", m.reflectance);
+  unit_number("roughness", m.roughness);
+  if (const auto ior = t.number("ior")) {
+    if (!(std::isfinite(*ior) && *ior > 1.0 && *ior <= 10.0)) {
+      t.fail("ior", "must be in (1, 10]: the glass's index of refraction (water 1.33, glass 1.5)");
+    }
+    m.ior = static_cast<float>(*ior);
+  }
+  if (const toml::node* range = t.find("range")) {
+    if (range->is_string()) {
+      t.one_of("range", {"all"});
+      m.grains = SelectRange{-INFINITY, INFINITY};
+    } else {
+      const auto lohi = t.numbers("range", 2);
+      const double lo = (*lohi)[0], hi = (*lohi)[1];
+      if (std::isnan(lo) || std::isnan(hi) || lo > hi) {
+        t.fail("range", "must be [lo, hi] with lo <= hi (+-inf allowed for an open end), or \"all\"");
+      }
+      m.grains = SelectRange{static_cast<float>(lo), static_cast<float>(hi)};
+    }
+  }
+  const auto field = t.string("field");
+  if (field && !m.grains) t.fail("field", "applies only with a range of grains");
+  const bool every_grain = m.grains && m.grains->lo == -INFINITY && m.grains->hi == INFINITY;
+  if (m.grains && !every_grain) {
+    // The frame's particles carry one value besides their radius: the colour field's.
+    MaterialField by = MaterialField::scalar;
+    if (field && *field == "radius") {
+      by = MaterialField::radius;
+    } else if (!config.color) {
+      t.fail(field ? "field" : "range",
+             "needs a value per grain: \"radius\", or [insitu.color]'s field (there is no "
+             "[insitu.color])");
+    } else if (field && *field != config.color->field) {
+      t.fail("field", "must be \"radius\" or [insitu.color]'s field \"" + config.color->field +
+                          "\", got \"" + *field + "\"");
+    }
+    const bool first = std::none_of(
+        config.render.materials.begin(), config.render.materials.end(),
+        [](const MaterialSettings& k) {
+          return k.grains && !(k.grains->lo == -INFINITY && k.grains->hi == INFINITY);
+        });
+    if (!first && by != config.render.material_field) {
+      t.fail(field ? "field" : "range",
+             "selects by another value than the materials before it: all select by one");
+    }
+    config.render.material_field = by;
+  }
+  return m;
 }
 
 void read_select(const TableReader& t, InsituConfig& config) {

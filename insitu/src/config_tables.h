@@ -22,6 +22,7 @@ extern const std::vector<const char*> kColorKeys;
 extern const std::vector<const char*> kAnnotationKeys;
 extern const std::vector<const char*> kWallKeys;
 extern const std::vector<const char*> kClipKeys;
+extern const std::vector<const char*> kMaterialKeys;
 extern const std::vector<const char*> kSelectKeys;
 extern const std::vector<const char*> kViewKeys;
 extern const std::vector<const char*> kCameraPathKeys;
@@ -34,6 +35,9 @@ std::vector<std::pair<const toml::table*, std::string>> table_array(const TableR
 // What a frame shows: walls, clip planes and the selection.
 Wall read_wall(const TableReader& t);
 ClipPlane read_clip(const TableReader& t);
+// [[insitu.materials]] (SPEC 2e): each material; the field defaults to [insitu.color]'s, which
+// is read first, and all materials must select grains by the same value.
+MaterialSettings read_material(const TableReader& t, InsituConfig& config);
 // [insitu.select]: the field defaults to [insitu.color]'s, which is read first.
 void read_select(const TableReader& t, InsituConfig& config);
 

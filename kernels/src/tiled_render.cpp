@@ -13,12 +13,13 @@ std::size_t frame_bytes_per_pixel(const RenderSettings& settings) {
   // Pixels on the backend and the host (3 + 3), depth and ids for compositing (12 + 12), and
   // one screen-tile entry a pixel with its key, sorted copies and sphere (about 40).
   std::size_t bytes = 3 + 3 + 24 + 40;
-  if (lighting_on(settings.shading)) {
+  if (lighting_on(settings.shading) || materials_on(settings)) {
     const std::size_t samples = static_cast<std::size_t>(std::max(1, settings.shading.samples));
     const std::size_t mask =
         4 * static_cast<std::size_t>(blocked_mask_words(std::max(0, settings.shading.ao_samples)));
     // Surfaces and blocked bits, on the backend and (across ranks) on the host.
     bytes += 2 * samples * (sizeof(SurfaceSample) + mask);
+    if (materials_on(settings)) bytes += samples * (1 + sizeof(Vec4));  // slots and mixes
   }
   return bytes;
 }

@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "granray/kernels/vec.h"
@@ -45,7 +46,12 @@ struct ShadingSettings {
   Vec3 outline_color = {0.0f, 0.0f, 0.0f};
   float depth_cue = 0.0f;               // [0, 1]: how far the deepest surfaces fade
   std::optional<Vec3> depth_cue_color;  // absent: the background
+  // SPEC 2e: how deep reflection and refraction rays go (0 = none); applies only where
+  // RenderSettings::materials gives a grain or wall metal or glass.
+  int bounces = 4;
 };
+
+constexpr int kMaxBounces = 16;
 
 constexpr int kMaxAoSamples = 256;
 
@@ -78,6 +84,27 @@ struct SelectRange {
   float hi;
 };
 
+// SPEC 2e [[insitu.materials]]: what a grain or wall reflects or transmits besides its 2a colour.
+enum class MaterialType { matte, metal, glass };
+
+struct MaterialSettings {
+  std::string name;
+  MaterialType type = MaterialType::matte;
+  Vec3 tint = {1.0f, 1.0f, 1.0f};  // multiplies what metal reflects or glass transmits
+  float reflectance = 0.0f;        // metal: the reflected share k
+  float roughness = 0.0f;          // metal: 0 a mirror; above it glossy (path-traced still only)
+  float ior = 1.5f;                // glass: index of refraction, > 1
+  // The grains whose material value lies in [lo, hi] take this material (the first that holds
+  // them wins); absent: the material serves only the walls that name it ("all" is -inf..inf).
+  std::optional<SelectRange> grains;
+};
+
+// What a grain's material value is: the particles' scalar (ParticleView::scalar, the colour
+// field) or its radius.
+enum class MaterialField { scalar, radius };
+
+constexpr std::size_t kMaxMaterials = 32;
+
 struct RenderSettings {
   int width = 1280;
   int height = 720;
@@ -98,7 +125,21 @@ struct RenderSettings {
   // SPEC 2d: list the category values the frame draws (FrameStats::categories), for the colour
   // bar's swatches. Costs a pass over the grains, so it is asked for only where a bar shows them.
   bool category_census = false;
+  // SPEC 2e, in order; empty: every grain and wall matte (SPEC 2a). Walls name theirs
+  // (Wall::material).
+  std::vector<MaterialSettings> materials;
+  MaterialField material_field = MaterialField::scalar;
 };
+
+// True when some grain or wall may be metal or glass and rays bounce: the frame then takes the
+// lit passes with a bounce pass (kernels/materials.h).
+inline bool materials_on(const RenderSettings& s) {
+  if (s.shading.bounces <= 0) return false;
+  for (const MaterialSettings& m : s.materials) {
+    if (m.type != MaterialType::matte) return true;
+  }
+  return false;
+}
 
 // The pixels a frame renders: its region, or the whole image.
 inline PixelRect render_window(const RenderSettings& s) {

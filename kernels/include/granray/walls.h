@@ -38,6 +38,8 @@ struct Wall {
   // Below 1 a see-through wall (SPEC 2d): it blocks no ray and is composited over what lies
   // behind it; 0 draws nothing.
   float opacity = 1.0f;
+  // SPEC 2e: the name of one of RenderSettings::materials; empty: matte.
+  std::string material;
 
   std::size_t triangle_count() const {
     return in_place != nullptr ? in_place_count : triangles.size();

@@ -17,7 +17,7 @@ struct LitStructures {
 inline LitStructures build_lit_structures(BackendParts& parts, const Executor& exec,
                                           const FrameSetup& f, const RenderOptions& options,
                                           const LightingParams& lighting, bool surfaces,
-                                          bool blockers) {
+                                          bool blockers, bool bounces = false) {
   LitStructures s{primary_method(options, f.bounds), std::nullopt, std::nullopt};
   if (surfaces && s.method == RenderMethod::tiles) {
     s.lists = parts.tiles.build(
@@ -26,8 +26,9 @@ inline LitStructures build_lit_structures(BackendParts& parts, const Executor& e
     if (!s.lists) s.method = RenderMethod::grid;
   }
   const bool grid_for_surfaces = surfaces && s.method == RenderMethod::grid;
-  const bool grid_for_blockers =
-      blockers && has_secondary_rays(lighting) && s.method != RenderMethod::brute_force;
+  // Bounce rays (SPEC 2e) start anywhere: they walk the grid, like secondary rays.
+  const bool grid_for_blockers = blockers && (has_secondary_rays(lighting) || bounces) &&
+                                 s.method != RenderMethod::brute_force;
   if (grid_for_surfaces || grid_for_blockers)
     s.layout = parts.grid.build(exec, f.r, f.bounds, options.same_particles);
   return s;
@@ -35,18 +36,19 @@ inline LitStructures build_lit_structures(BackendParts& parts, const Executor& e
 
 inline void cast_surfaces(BackendParts& parts, const Executor& exec, const FrameSetup& f,
                           const LitStructures& s, const RenderOptions& options,
-                          const ColorSource& color, const LightingParams& lighting) {
+                          const ColorSource& color, const LightingParams& lighting,
+                          const MaterialTable* materials = nullptr) {
   const CameraFrame& cam = f.camera.frame;
   parts.walls.with_opaque(options, [&](auto walls) {
     if (s.method == RenderMethod::tiles) {
       parts.lit.find_surfaces(exec, TileTracer{s.lists->view, f.id_of}, walls, cam, color,
-                              f.r.spheres, lighting);
+                              f.r.spheres, lighting, materials);
     } else if (s.method == RenderMethod::grid) {
       parts.lit.find_surfaces(exec, GridTracer{parts.grid.view(*s.layout), f.id_of}, walls, cam,
-                              color, f.r.spheres, lighting);
+                              color, f.r.spheres, lighting, materials);
     } else {
       parts.lit.find_surfaces(exec, BruteForceTracer{f.r.spheres, f.r.count, f.id_of}, walls, cam,
-                              color, f.r.spheres, lighting);
+                              color, f.r.spheres, lighting, materials);
     }
   });
 }
@@ -91,6 +93,31 @@ inline void cast_blockers(BackendParts& parts, const Executor& exec, const Frame
   }
 }
 
+// The bounce pass (SPEC 2e): bounce rays and their hits' secondary rays through the grid, or
+// against every sphere for the brute-force reference, and the opaque walls.
+inline void cast_bounces(BackendParts& parts, const Executor& exec, const FrameSetup& f,
+                         const LitStructures& s, const RenderOptions& options,
+                         const FrameTarget& target, const LightingParams& lighting,
+                         const MaterialTable& table) {
+  const CameraFrame& cam = f.camera.frame;
+  const auto trace_with = [&](const auto& tracer, const auto& spheres_occluder) {
+    parts.walls.with_opaque(options, [&](auto walls) {
+      using Scene = BounceScene<std::decay_t<decltype(tracer)>, decltype(walls)>;
+      const Scene scene{tracer, walls, target.color, f.r.spheres, table};
+      with_wall_occluder(parts, options, spheres_occluder, [&](const auto& occluder) {
+        parts.lit.trace_bounces(exec, scene, occluder, cam, target.shading, lighting);
+      });
+    });
+  };
+  if (s.layout) {
+    const GridView grid = parts.grid.view(*s.layout);
+    trace_with(GridTracer{grid, f.id_of}, GridOccluder{grid, f.id_of});
+  } else {
+    trace_with(BruteForceTracer{f.r.spheres, f.r.count, f.id_of},
+               BruteForceOccluder{f.r.spheres, f.r.count, f.id_of});
+  }
+}
+
 inline void record_structures(const LitStructures& s, FrameStats& stats) {
   stats.method = s.method;
   if (s.lists) {
@@ -108,13 +135,18 @@ inline void render_lit(BackendParts& parts, const Executor& exec, const FrameSet
                        const FrameTarget& target, const RenderSettings& settings,
                        const RenderOptions& options, FrameStats& stats) {
   const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
+  std::optional<MaterialTable> materials;
+  if (materials_on(settings)) materials = detail::make_material_table(settings, f.r.scalar);
   exec.mark(0);
-  const LitStructures s = build_lit_structures(parts, exec, f, options, lighting, true, true);
+  const LitStructures s =
+      build_lit_structures(parts, exec, f, options, lighting, true, true, materials.has_value());
   exec.mark(1);
-  cast_surfaces(parts, exec, f, s, options, target.color, lighting);
+  cast_surfaces(parts, exec, f, s, options, target.color, lighting,
+                materials ? &*materials : nullptr);
   exec.mark(2);
   if (has_secondary_rays(lighting))
     cast_blockers(parts, exec, f, s, options, target.shading, lighting);
+  if (materials) cast_bounces(parts, exec, f, s, options, target, lighting, *materials);
   exec.mark(3);
   parts.walls.with_see_through(options, [&](auto walls) {
     parts.lit.shade(exec, f.camera.frame, target.shading, lighting, has_secondary_rays(lighting),

@@ -17,17 +17,40 @@ class LitPipeline {
   explicit LitPipeline(detail::MemoryAccount& account)
       : surfaces_(account, "lit frame samples"),
         blocked_(account, "blocked secondary rays"),
-        boxes_(account, "ranks' boxes") {}
+        boxes_(account, "ranks' boxes"),
+        slots_(account, "samples' materials"),
+        mixes_(account, "samples' bounce mixes") {}
 
-  // Pass 1 into this pipeline's surfaces.
+  // Pass 1 into this pipeline's surfaces; with `materials` (SPEC 2e), each sample's material
+  // slot too.
   template <class Tracer, class Walls>
   void find_surfaces(const Executor& exec, const Tracer& trace, const Walls& walls,
                      const CameraFrame& camera, const ColorSource& color, const Vec4* spheres,
+                     const LightingParams& lighting, const MaterialTable* materials = nullptr) {
+    const std::size_t samples = lit_sample_count(camera, lighting);
+    surfaces_.resize(samples);
+    FindSurfaces<Tracer, Walls> find{trace,         camera,           color, spheres,
+                                     lighting.side, surfaces_.data(), walls};
+    with_materials_ = materials != nullptr;
+    if (with_materials_) {
+      slots_.resize(samples);
+      find.materials = materials->grains;
+      find.slots = slots_.data();
+    }
+    exec.for_each_pixel(camera.width, camera.height, find);
+  }
+
+  // The bounce pass (SPEC 2e, kernels/materials.h) over this pipeline's surfaces, after pass 1
+  // found them with materials.
+  template <class Scene, class Occluder>
+  void trace_bounces(const Executor& exec, const Scene& scene, const Occluder& occluded,
+                     const CameraFrame& camera, const ShadingParams& shading,
                      const LightingParams& lighting) {
-    surfaces_.resize(lit_sample_count(camera, lighting));
+    mixes_.resize(lit_sample_count(camera, lighting));
     exec.for_each_pixel(camera.width, camera.height,
-                        FindSurfaces<Tracer, Walls>{trace, camera, color, spheres, lighting.side,
-                                                    surfaces_.data(), walls});
+                        TraceBounces<Scene, Occluder>{scene, occluded, camera, shading, lighting,
+                                                      surfaces_.data(), slots_.data(),
+                                                      mixes_.data()});
   }
 
   // Pass 1 across ranks by halo (lit_across_ranks.inl): spheres from `owned` on are other
@@ -41,6 +64,7 @@ class LitPipeline {
                                      lighting.side, surfaces_.data(), walls};
     find.owned = owned;
     find.keep_walls = keep_walls;
+    with_materials_ = false;
     exec.for_each_pixel(camera.width, camera.height, find);
   }
 
@@ -67,10 +91,12 @@ class LitPipeline {
   void shade(const Executor& exec, const CameraFrame& camera, const ShadingParams& shading,
              const LightingParams& lighting, bool with_blocked, const Walls& walls,
              Rgb8* pixels) const {
-    exec.for_each_pixel(camera.width, camera.height,
-                        ShadeSurfaces<Walls>{{camera, shading, lighting, surfaces_.data(),
-                                              with_blocked ? blocked_.data() : nullptr, walls},
-                                             pixels});
+    exec.for_each_pixel(
+        camera.width, camera.height,
+        ShadeSurfaces<Walls>{{camera, shading, lighting, surfaces_.data(),
+                              with_blocked ? blocked_.data() : nullptr, walls,
+                              with_materials_ ? mixes_.data() : nullptr},
+                             pixels});
   }
 
   // Each pixel's first sample as its depth and id (RenderOptions::with_hits).
@@ -92,4 +118,7 @@ class LitPipeline {
   Array<SurfaceSample> surfaces_;
   Array<std::uint32_t> blocked_;
   Array<RankBox> boxes_;
+  Array<std::uint8_t> slots_;  // per sample, with materials
+  Array<Vec4> mixes_;          // per sample, after the bounce pass
+  bool with_materials_ = false;
 };

@@ -52,9 +52,11 @@
 #include "granray/errors.h"
 #include "granray/kernels/lit_exchange.h"
 #include "granray/kernels/lit_passes.h"
+#include "granray/kernels/materials.h"
 #include "granray/kernels/pixel_kernels.h"
 #include "granray/pixel_rect.h"
 #include "grid_layout.h"
+#include "material_setup.h"
 #include "see_through_binning.h"
 
 namespace granray::GRANRAY_BACKEND_NAMESPACE {
@@ -213,7 +215,7 @@ class ThrustBackend final : public detail::Backend {
                              parts_.frame.rgb(),
                              options.with_hits ? parts_.frame.depth() : nullptr,
                              options.with_hits ? parts_.frame.hit_ids() : nullptr};
-    if (lighting_on(settings.shading)) {
+    if (lighting_on(settings.shading) || materials_on(settings)) {
       render_lit(parts_, exec, f, target, settings, options, stats);
     } else {
       cast_unlit(parts_, exec, f, target, settings, options, stats);

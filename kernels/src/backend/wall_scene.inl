@@ -16,6 +16,7 @@ class WallScene {
         colors_(account, "wall colours"),
         opacity_(account, "wall opacities"),
         planes_(account, "clip planes"),
+        material_slots_(account, "wall material slots"),
         bin_offsets_(account, "see-through tile offsets"),
         bin_slots_(account, "see-through tile lists"),
         bin_nearest_(account, "see-through tile distances") {}
@@ -36,6 +37,13 @@ class WallScene {
       uploaded_planes_ = settings.clip;
     }
     plane_count_ = static_cast<int>(settings.clip.size());
+    // SPEC 2e: each wall's material, for the bounce pass and the surfaces' slots.
+    const std::vector<std::uint8_t> slots = detail::wall_material_slots(settings);
+    if (slots != uploaded_material_slots_) {
+      exec.upload(material_slots_, slots.data(), slots.size());
+      uploaded_material_slots_ = slots;
+    }
+    materials_on_ = materials_on(settings) && !slots.empty();
     build_ms_ = 0.0;
     const std::shared_ptr<const WallList>& walls = settings.walls;
     const bool reads_in_place =
@@ -99,8 +107,17 @@ class WallScene {
                                       ? SeeThroughTiles{bins_tiles_, bin_offsets_.data(),
                                                         bin_slots_.data(), bin_nearest_.data()}
                                       : SeeThroughTiles{{0, 0}, nullptr, nullptr, nullptr};
-    return {opaque_.view(), see_through_.view(), facets_.data(), colors_.data(), opacity_.data(),
-            shades_.data(), planes_.data(),      plane_count_,   linear,         tiles};
+    return {opaque_.view(),
+            see_through_.view(),
+            facets_.data(),
+            colors_.data(),
+            opacity_.data(),
+            shades_.data(),
+            planes_.data(),
+            plane_count_,
+            linear,
+            tiles,
+            materials_on_ ? material_slots_.data() : nullptr};
   }
 
   // Runs `body` with the frame's walls as the kernels see them, or with NoWalls when it has
@@ -318,6 +335,9 @@ class WallScene {
   Array<float> opacity_;
   Array<ClipPlane> planes_;
   std::vector<ClipPlane> uploaded_planes_;  // what planes_ holds
+  Array<std::uint8_t> material_slots_;      // per wall (SPEC 2e)
+  std::vector<std::uint8_t> uploaded_material_slots_;
+  bool materials_on_ = false;
   std::shared_ptr<const WallList> built_from_;
   std::uint32_t total_ = 0;
   bool any_back_only_ = false;

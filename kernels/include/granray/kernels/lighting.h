@@ -185,16 +185,16 @@ GRANRAY_HD_INLINE int count_bits(std::uint32_t x) {
 #endif
 }
 
-// The clamped colour of a sample that shows a surface, from its blocked bits (null: none); an
-// outline (SPEC 2d) is unlit, and either is depth-cued.
-GRANRAY_HD_INLINE Vec3 sample_color(const SurfaceSample& surface, const std::uint32_t* blocked,
-                                    const Ray& primary, const ShadingParams& shading,
-                                    const LightingParams& lighting) {
-  const Vec3 point = primary.origin + primary.dir * surface.t;
-  if (!shows_wall(surface.sphere) && on_outline(primary, surface.sphere, shading)) {
-    return depth_cued(shading.outline_color, point, shading);
-  }
-  const ShadingPoint p = shading_point(primary, surface.t, surface.sphere, lighting.wall_offset);
+// The ambient-occlusion rays of one shading point at most (kMaxAoSamples), and their blocked
+// words with the shadow's bit.
+constexpr int kMostAoRays = 256;
+constexpr int kMostMaskWords = (1 + kMostAoRays + 31) / 32;
+
+// The clamped 2a colour of a surface seen along `ray`, from its blocked bits (null: none).
+GRANRAY_HD_INLINE Vec3 surface_light(const SurfaceSample& surface, const std::uint32_t* blocked,
+                                     const Ray& ray, const ShadingParams& shading,
+                                     const LightingParams& lighting) {
+  const ShadingPoint p = shading_point(ray, surface.t, surface.sphere, lighting.wall_offset);
   const bool shadowed = blocked != nullptr && mask_bit(blocked, 0);
   float ambient_visible = 1.0f;
   if (lighting.ao_samples > 0 && blocked != nullptr) {
@@ -205,9 +205,23 @@ GRANRAY_HD_INLINE Vec3 sample_color(const SurfaceSample& surface, const std::uin
     ambient_visible =
         static_cast<float>(lighting.ao_samples - hidden) / static_cast<float>(lighting.ao_samples);
   }
-  return depth_cued(lit_color(surface.base, p.normal, primary, shading, lighting,
-                              shadowed ? 0.0f : 1.0f, ambient_visible),
-                    point, shading);
+  return lit_color(surface.base, p.normal, ray, shading, lighting, shadowed ? 0.0f : 1.0f,
+                   ambient_visible);
+}
+
+// The clamped colour of a sample that shows a surface, from its blocked bits (null: none); an
+// outline (SPEC 2d) is unlit, and either is depth-cued. `mix` (SPEC 2e; null: none) is what a
+// metal or glass surface's bounce rays made of it: clamp(mix.w L + mix.xyz).
+GRANRAY_HD_INLINE Vec3 sample_color(const SurfaceSample& surface, const std::uint32_t* blocked,
+                                    const Ray& primary, const ShadingParams& shading,
+                                    const LightingParams& lighting, const Vec4* mix = nullptr) {
+  const Vec3 point = primary.origin + primary.dir * surface.t;
+  if (!shows_wall(surface.sphere) && on_outline(primary, surface.sphere, shading)) {
+    return depth_cued(shading.outline_color, point, shading);
+  }
+  Vec3 color = surface_light(surface, blocked, primary, shading, lighting);
+  if (mix != nullptr) color = clamp01(color * mix->w + Vec3{mix->x, mix->y, mix->z});
+  return depth_cued(color, point, shading);
 }
 
 }  // namespace granray

@@ -4,6 +4,7 @@
 
 #include "granray/kernels/lighting.h"
 #include "granray/kernels/lit_queries.h"
+#include "granray/kernels/material_table.h"
 #include "granray/kernels/nearby_spheres.h"
 #include "granray/kernels/occlusion.h"
 #include "granray/kernels/pixel_kernels.h"
@@ -33,6 +34,9 @@ struct FindSurfaces {
   // copies, and only one rank keeps the walls' samples.
   std::uint32_t owned = kNoHit;
   bool keep_walls = true;
+  // SPEC 2e: each sample's material slot (materials.h), when the frame has materials.
+  GrainMaterials materials{};
+  std::uint8_t* slots = nullptr;
 
   GRANRAY_HD void operator()(int i, int j) const {
     const int samples = side * side;
@@ -40,6 +44,7 @@ struct FindSurfaces {
     const bool may_hit = trace.may_hit(i, j);
     for (int s = 0; s < samples; ++s) {
       SurfaceSample surface = background_sample();
+      std::uint8_t slot = kMatteSlot;
       if (may_hit || Walls::present) {
         const Ray ray = pixel_sample_ray(camera, i, j, s, side);
         Hit hit = no_hit();
@@ -48,6 +53,7 @@ struct FindSurfaces {
         // the sample.
         if (hit.index != kNoHit && hit.index < owned) {
           surface = {spheres[hit.index], color(hit.index), hit.t, hit.id};
+          if (slots != nullptr) slot = materials.slot(hit.index, surface.sphere);
         }
         if constexpr (Walls::present) {
           const WallHit wall = nearest_wall(walls, ray, hit.t);
@@ -56,10 +62,12 @@ struct FindSurfaces {
             surface = keep_walls ? wall_sample(facing_normal(tri, ray.dir), wall_color(walls, tri),
                                                wall.t, kWallIdBase + tri.index)
                                  : background_sample();
+            slot = walls.materials != nullptr ? walls.materials[wall_of(tri)] : kMatteSlot;
           }
         }
       }
       out[s] = surface;
+      if (slots != nullptr) slots[first_sample_of(camera, i, j, samples) + s] = slot;
     }
   }
 };
@@ -169,6 +177,7 @@ struct ShownSamples {
   const SurfaceSample* surfaces;
   const std::uint32_t* blocked;  // null: a frame without secondary rays, nothing blocked
   Walls walls;
+  const Vec4* mixes = nullptr;  // SPEC 2e, per sample (materials.h); null: no materials
 
   template <class Visit>
   GRANRAY_HD void each(int i, int j, Visit&& visit) const {
@@ -186,7 +195,8 @@ struct ShownSamples {
           const std::uint32_t* words =
               blocked == nullptr ? nullptr
                                  : blocked + k * static_cast<std::size_t>(lighting.mask_words);
-          color = sample_color(surface, words, ray, shading, lighting);
+          color = sample_color(surface, words, ray, shading, lighting,
+                               mixes == nullptr ? nullptr : mixes + k);
         }
         if constexpr (Walls::present) {
           if (glass.any()) {

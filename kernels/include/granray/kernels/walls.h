@@ -159,6 +159,7 @@ struct WallView {
   int plane_count;
   bool linear;  // the reference: test every triangle in turn instead of walking the tree
   SeeThroughTiles see_through_tiles;
+  const std::uint8_t* materials;  // SPEC 2e: per wall, a MaterialTable slot; null: all matte
 };
 
 // No walls: the kernels compile the wall tests away.

@@ -1,0 +1,239 @@
+// Metal and glass (SPEC 2e): mirror reflection and refraction through a glass grain, traced
+// iteratively on both backends. A sample whose surface is metal or glass gets, in the bounce pass,
+// its mix: what its 2a colour L keeps and what its bounce rays add, so that the shading pass
+// shows clamp(keep L + add). A bounce ray's own hit is lit by the 2a model (its shadow and
+// occlusion rays traced here), and may bounce again until `bounces` run out: the rays wait on a
+// stack of at most kMaxBounce frames per sample instead of recursion, which CUDA lacks.
+#pragma once
+
+#include <cstdint>
+
+#include "granray/kernels/lighting.h"
+#include "granray/kernels/lit_passes.h"
+#include "granray/kernels/material_table.h"
+#include "granray/kernels/occlusion.h"
+#include "granray/kernels/trace.h"
+#include "granray/kernels/walls.h"
+
+namespace granray {
+
+// Component-wise product for tints and weights.
+GRANRAY_HD_INLINE Vec3 operator*(Vec3 a, Vec3 b) { return {a.x * b.x, a.y * b.y, a.z * b.z}; }
+
+// r reflected about the unit normal n: d - 2 (d . n) n.
+GRANRAY_HD_INLINE Vec3 reflect(Vec3 d, Vec3 n) { return normalize(d - n * (2.0f * dot(d, n))); }
+
+// Schlick's Fresnel reflectance for cos c of the angle of incidence.
+GRANRAY_HD_INLINE float schlick(float r0, float c) {
+  const float m = 1.0f - clamp01(c);
+  const float m2 = m * m;
+  return r0 + (1.0f - r0) * (m2 * m2 * m);
+}
+
+// The ray that leaves a glass sphere (centre p, radius r) entered at x (outward normal n) along
+// unit d: refracted in (Snell, 1 -> ior), across the chord to the far point y, refracted out
+// (ior -> 1) from y's offset point. A sphere's symmetry makes the exit angle the entry's, so the
+// ray always leaves; rounding that says otherwise is clamped to a grazing exit.
+GRANRAY_HD_INLINE Ray through_glass_sphere(Vec4 sphere, Vec3 x, Vec3 n, Vec3 d, float ior) {
+  const float eta = 1.0f / ior;
+  const float c = clamp01(-dot(d, n));
+  const float k = nan_ignoring_max(0.0f, 1.0f - eta * eta * (1.0f - c * c));
+  const Vec3 inside = normalize(d * eta + n * (eta * c - sqrtf(k)));
+  const Vec3 p = center_of(sphere);
+  const float chord = -2.0f * dot(x - p, inside);
+  const Vec3 y = x + inside * nan_ignoring_max(chord, 0.0f);
+  const Vec3 ny = normalize(y - p);
+  const float c_out = clamp01(dot(inside, ny));
+  const float k_out = nan_ignoring_max(0.0f, 1.0f - ior * ior * (1.0f - c_out * c_out));
+  const Vec3 out = normalize(inside * ior - ny * (ior * c_out - sqrtf(k_out)));
+  return {p + ny * (sphere.w * (1.0f + 1e-4f)), out};
+}
+
+// A surface a ray meets: a sphere, or a wall's normal turned to the ray with radius 0 (as in
+// SurfaceSample), with its base colour, id and material slot.
+struct BounceHit {
+  SurfaceSample surface;
+  std::uint8_t slot;
+};
+
+// How a metal or glass surface splits a ray: the share of its own colour L it keeps (metal:
+// 1 - k; glass: 0) and up to two rays with their weights, evaluated in order.
+struct MaterialSplit {
+  float keep;
+  Vec3 weight[2];
+  Ray ray[2];
+  int rays;
+};
+
+GRANRAY_HD_INLINE MaterialSplit split_at(const MaterialParams& m, const Ray& ray,
+                                         const SurfaceSample& s, float wall_offset) {
+  const Vec3 x = ray.origin + ray.dir * s.t;
+  const bool wall = shows_wall(s.sphere);
+  // The sphere's outward normal, or the wall's turned toward the ray.
+  const Vec3 n = wall ? center_of(s.sphere) : (x - center_of(s.sphere)) * (1.0f / s.sphere.w);
+  const Vec3 outside =
+      wall ? x + n * wall_offset : center_of(s.sphere) + n * (s.sphere.w * (1.0f + 1e-4f));
+  const Ray mirror{outside, reflect(ray.dir, n)};
+  MaterialSplit out;
+  if (m.kind == kMetalMaterial) {
+    out.keep = 1.0f - m.reflectance;
+    out.weight[0] = m.tint * m.reflectance;
+    out.ray[0] = mirror;
+    out.rays = 1;
+    return out;
+  }
+  const float f = schlick(m.r0, -dot(ray.dir, n));
+  out.keep = 0.0f;
+  out.weight[0] = Vec3{f, f, f};
+  out.ray[0] = mirror;
+  out.weight[1] = m.tint * (1.0f - f);
+  // A glass wall is a thin sheet: the ray goes on along d from its far side.
+  out.ray[1] = wall ? Ray{x - n * wall_offset, ray.dir}
+                    : through_glass_sphere(s.sphere, x, n, ray.dir, m.ior);
+  out.rays = 2;
+  return out;
+}
+
+// The nearest surface along a bounce ray, through any tracer that takes any ray (the grid or
+// every sphere), and the opaque walls.
+template <class Tracer, class Walls>
+struct BounceScene {
+  Tracer trace;
+  Walls walls;
+  ColorSource color;
+  const Vec4* spheres;
+  MaterialTable table;
+
+  GRANRAY_HD BounceHit nearest(const Ray& ray) const {
+    const Hit hit = trace(ray, 0, 0);
+    BounceHit out{background_sample(), kMatteSlot};
+    if (hit.index != kNoHit) {
+      const Vec4 sphere = spheres[hit.index];
+      out = {{sphere, color(hit.index), hit.t, hit.id}, table.grains.slot(hit.index, sphere)};
+    }
+    if constexpr (Walls::present) {
+      const WallHit wall = nearest_wall(walls, ray, hit.t);
+      if (wall.slot != kNoHit) {
+        const WallTriangle& tri = walls.opaque.triangles[wall.slot];
+        out.surface = wall_sample(facing_normal(tri, ray.dir), wall_color(walls, tri), wall.t,
+                                  kWallIdBase + tri.index);
+        out.slot = walls.materials != nullptr ? walls.materials[wall_of(tri)] : kMatteSlot;
+      }
+    }
+    return out;
+  }
+};
+
+// The 2a colour of a bounce ray's hit, its shadow and occlusion rays traced now. Its occlusion
+// directions are those of sample `s + kMostSamplesPerPixel * bounce` of the pixel: a function of
+// (pixel, sample, bounce, ray index), as SPEC 2e asks.
+template <class Occluder>
+GRANRAY_HD_INLINE Vec3 bounce_light(const Occluder& occluded, const CameraFrame& camera,
+                                    const ShadingParams& shading, const LightingParams& lighting,
+                                    int i, int j, int s, int bounce, const Ray& ray,
+                                    const SurfaceSample& surface) {
+  std::uint32_t words[kMostMaskWords];
+  for (int w = 0; w < lighting.mask_words; ++w) words[w] = 0u;
+  const ShadingPoint p = shading_point(ray, surface.t, surface.sphere, lighting.wall_offset);
+  if (has_secondary_rays(lighting)) {
+    find_blockers_at(occluded, camera, shading, lighting, i, j,
+                     s + kMostSamplesPerPixel * bounce, surface.id, ray, p, words);
+  }
+  return surface_light(surface, has_secondary_rays(lighting) ? words : nullptr, ray, shading,
+                       lighting);
+}
+
+// A pending metal or glass surface: what it has gathered, and which of its rays comes next.
+struct BounceFrame {
+  MaterialSplit split;
+  Vec3 sum;
+  int next;     // the ray whose colour is awaited
+  int bounces;  // b of the surface: its rays see b - 1
+};
+
+// SPEC 2e's T for the rays of a primary sample's metal or glass surface (material `m`, seen along
+// `primary`), `bounces` > 0 deep: the mix {add, keep} that the shading pass applies to the
+// sample's own colour. Depth first, in the order of the recursive definition, so that every
+// path adds the same numbers in the same order.
+template <class Scene, class Occluder>
+GRANRAY_HD_INLINE Vec4 bounce_mix(const Scene& scene, const Occluder& occluded,
+                                  const CameraFrame& camera, const ShadingParams& shading,
+                                  const LightingParams& lighting, int i, int j, int s,
+                                  const Ray& primary, const SurfaceSample& surface,
+                                  const MaterialParams& m) {
+  BounceFrame stack[kMaxBounce];
+  int top = 0;
+  stack[top++] = {split_at(m, primary, surface, lighting.wall_offset), {0.0f, 0.0f, 0.0f}, 0,
+                  scene.table.bounces};
+  Ray ray = stack[0].split.ray[0];
+  int bounces = scene.table.bounces - 1;
+  for (;;) {
+    // The colour `ray` sees with `bounces` left, unless its surface bounces again.
+    Vec3 value = shading.background;
+    const BounceHit hit = scene.nearest(ray);
+    if (hit.surface.t < INFINITY) {
+      const int depth = scene.table.bounces - bounces;
+      const Vec3 light =
+          bounce_light(occluded, camera, shading, lighting, i, j, s, depth, ray, hit.surface);
+      value = light;
+      if (hit.slot != kMatteSlot && bounces > 0) {
+        const MaterialParams& hm = scene.table.params[hit.slot];
+        if (hm.kind != kMatteMaterial) {
+          const MaterialSplit split = split_at(hm, ray, hit.surface, lighting.wall_offset);
+          stack[top++] = {split, light * split.keep, 0, bounces};
+          ray = split.ray[0];
+          bounces -= 1;
+          continue;
+        }
+      }
+    }
+    // Hand the colour up to the surfaces waiting for it.
+    for (;;) {
+      BounceFrame& f = stack[top - 1];
+      f.sum = f.sum + f.split.weight[f.next] * value;
+      if (++f.next < f.split.rays) {
+        ray = f.split.ray[f.next];
+        bounces = f.bounces - 1;
+        break;
+      }
+      if (top == 1) return {f.sum.x, f.sum.y, f.sum.z, f.split.keep};
+      value = clamp01(f.sum);
+      --top;
+    }
+  }
+}
+
+// The bounce pass: each sample's mix, {0, 0, 0, 1} (keep its colour as it is) for matte
+// surfaces and the background.
+template <class Scene, class Occluder>
+struct TraceBounces {
+  Scene scene;
+  Occluder occluded;
+  CameraFrame camera;
+  ShadingParams shading;
+  LightingParams lighting;
+  const SurfaceSample* surfaces;
+  const std::uint8_t* slots;  // per sample
+  Vec4* mixes;                // per sample
+
+  GRANRAY_HD void operator()(int i, int j) const {
+    const int samples = lighting.side * lighting.side;
+    const std::size_t first = first_sample_of(camera, i, j, samples);
+    for (int s = 0; s < samples; ++s) {
+      const std::size_t k = first + static_cast<std::size_t>(s);
+      Vec4 mix = {0.0f, 0.0f, 0.0f, 1.0f};
+      const std::uint8_t slot = slots[k];
+      if (slot != kMatteSlot && surfaces[k].t < INFINITY) {
+        const MaterialParams& m = scene.table.params[slot];
+        if (m.kind != kMatteMaterial) {
+          const Ray primary = pixel_sample_ray(camera, i, j, s, lighting.side);
+          mix = bounce_mix(scene, occluded, camera, shading, lighting, i, j, s, primary,
+                           surfaces[k], m);
+        }
+      }
+      mixes[k] = mix;
+    }
+  }
+};
+
+}  // namespace granray

@@ -1,0 +1,104 @@
+#include "material_setup.h"
+
+#include <cmath>
+#include <string>
+
+#include "granray/errors.h"
+
+namespace granray::detail {
+
+namespace {
+
+MaterialParams params_of(const MaterialSettings& m) {
+  MaterialParams p{};
+  p.kind = m.type == MaterialType::metal   ? kMetalMaterial
+           : m.type == MaterialType::glass ? kGlassMaterial
+                                           : kMatteMaterial;
+  p.tint = m.tint;
+  p.reflectance = m.reflectance;
+  p.ior = m.ior;
+  const float q = (m.ior - 1.0f) / (m.ior + 1.0f);
+  p.r0 = q * q;
+  return p;
+}
+
+bool in_unit_range(float x) { return x >= 0.0f && x <= 1.0f; }
+
+void check(const MaterialSettings& m) {
+  const std::string which = "granray: material \"" + m.name + "\": ";
+  if (!in_unit_range(m.reflectance) || !in_unit_range(m.roughness)) {
+    throw ConfigError(which + "reflectance and roughness must be in [0, 1]");
+  }
+  if (!(in_unit_range(m.tint.x) && in_unit_range(m.tint.y) && in_unit_range(m.tint.z))) {
+    throw ConfigError(which + "tint must hold three values in [0, 1]");
+  }
+  if (!(m.ior > 1.0f && m.ior <= 10.0f)) throw ConfigError(which + "ior must be in (1, 10]");
+  if (m.grains && (std::isnan(m.grains->lo) || std::isnan(m.grains->hi) ||
+                   m.grains->lo > m.grains->hi)) {
+    throw ConfigError(which + "its range must be [lo, hi] with lo <= hi");
+  }
+}
+
+bool selects_every_value(const SelectRange& r) {
+  return r.lo == -INFINITY && r.hi == INFINITY;
+}
+
+}  // namespace
+
+MaterialTable make_material_table(const RenderSettings& settings, const float* scalar) {
+  if (settings.materials.size() > kMaxMaterials ||
+      settings.materials.size() > static_cast<std::size_t>(kMaterialSlots)) {
+    throw ConfigError("granray: " + std::to_string(settings.materials.size()) +
+                      " materials; at most " + std::to_string(kMaxMaterials));
+  }
+  if (settings.shading.bounces < 0 || settings.shading.bounces > kMaxBounces ||
+      kMaxBounces > kMaxBounce) {
+    throw ConfigError("granray: bounces must be in 0.." + std::to_string(kMaxBounces));
+  }
+  MaterialTable table{};
+  table.bounces = settings.shading.bounces;
+  table.grains.values = settings.material_field == MaterialField::scalar ? scalar : nullptr;
+  bool needs_values = false;
+  for (std::size_t k = 0; k < settings.materials.size(); ++k) {
+    const MaterialSettings& m = settings.materials[k];
+    check(m);
+    table.params[k] = params_of(m);
+    if (!m.grains) continue;
+    const int r = table.grains.ranges++;
+    table.grains.lo[r] = m.grains->lo;
+    table.grains.hi[r] = m.grains->hi;
+    table.grains.slot_of_range[r] = static_cast<std::uint8_t>(k);
+    needs_values = needs_values || !selects_every_value(*m.grains);
+  }
+  // Without values only "all" can select: any radius lies in -inf..inf.
+  if (settings.material_field == MaterialField::scalar && scalar == nullptr && needs_values) {
+    throw ConfigError(
+        "granray: [[insitu.materials]] select grains by a value per particle (the colour field), "
+        "and this frame's particles have none");
+  }
+  return table;
+}
+
+std::vector<std::uint8_t> wall_material_slots(const RenderSettings& settings) {
+  std::vector<std::uint8_t> slots;
+  if (!settings.walls) return slots;
+  for (const Wall& w : *settings.walls) {
+    std::uint8_t slot = kMatteSlot;
+    if (!w.material.empty()) {
+      for (std::size_t k = 0; k < settings.materials.size(); ++k) {
+        if (settings.materials[k].name == w.material) {
+          slot = static_cast<std::uint8_t>(k);
+          break;
+        }
+      }
+      if (slot == kMatteSlot) {
+        throw ConfigError("granray: wall \"" + w.name + "\" names the material \"" + w.material +
+                          "\", which no [[insitu.materials]] entry defines");
+      }
+    }
+    slots.push_back(slot);
+  }
+  return slots;
+}
+
+}  // namespace granray::detail
