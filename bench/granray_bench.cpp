@@ -95,6 +95,11 @@ int main(int argc, char** argv) {
   app.add_option("--depth-cue", depth_cue, "SPEC 2d depth cue strength");
   app.add_option("--categories", categories,
                  "colour grain i by category i mod N, Tableau 10 (SPEC 2d categorical)");
+  bool materials = false;
+  int bounces = 4;
+  app.add_flag("--materials", materials,
+               "SPEC 2e: grain i matte, mirror metal or glass by i mod 3 (a third each)");
+  app.add_option("--bounces", bounces, "how deep metal and glass reflect and refract");
   bool annotate = false;
   app.add_flag("--annotations", annotate,
                "also time the colour bar and label drawn on each rendered image");
@@ -147,9 +152,10 @@ int main(int argc, char** argv) {
       view.xyzr = grains.data();
       view.count = grains.size();
       std::vector<float> category;
-      if (categories > 0) {
+      if (categories > 0 || materials) {
+        const std::size_t kinds = materials ? 3 : categories;
         category.resize(grains.size());
-        for (std::size_t i = 0; i < category.size(); ++i) category[i] = float(i % categories);
+        for (std::size_t i = 0; i < category.size(); ++i) category[i] = float(i % kinds);
         view.scalar = category.data();
       }
       // The bare cell hash + sort_by_key of the same particles, same run: the grid's yardstick.
@@ -171,6 +177,18 @@ int main(int argc, char** argv) {
           settings.color->palette = granray::tableau10_palette();
         }
         settings.walls = drum;
+        if (materials) {
+          granray::MaterialSettings metal, glass;
+          metal.name = "mirror";
+          metal.type = granray::MaterialType::metal;
+          metal.reflectance = 0.8f;
+          metal.grains = granray::SelectRange{1.0f, 1.0f};
+          glass.name = "glass";
+          glass.type = granray::MaterialType::glass;
+          glass.grains = granray::SelectRange{2.0f, 2.0f};
+          settings.materials = {metal, glass};
+          settings.shading.bounces = bounces;
+        }
         if (std::sscanf(size.c_str(), "%dx%d", &settings.width, &settings.height) != 2) {
           throw granray::ConfigError("--resolution " + size + ": expected WxH");
         }
@@ -182,12 +200,13 @@ int main(int argc, char** argv) {
           options.method = use_brute           ? granray::RenderMethod::brute_force
                            : method == "tiles" ? granray::RenderMethod::tiles
                                                : granray::RenderMethod::grid;
-          options.count_rays = granray::lighting_on(settings.shading);
+          options.count_rays =
+              granray::lighting_on(settings.shading) || granray::materials_on(settings);
           granray::Image image;
           // Warm-up: allocations, uploads, and the static walls' tree.
           const double first_wall_ms = renderer.render(view, settings, image, options).wall_ms;
-          std::vector<double> grid, render, total, secondary, wall_build;
-          std::uint64_t secondary_rays = 0;
+          std::vector<double> grid, render, total, secondary, wall_build, bounce;
+          std::uint64_t secondary_rays = 0, bounce_rays = 0, primary_rays = 0;
           std::uint64_t references = 0;  // the grid's cell references or the tiles' entries
           const int frames = use_brute ? 1 : repeat;
           for (int r = 0; r < frames; ++r) {
@@ -202,6 +221,8 @@ int main(int argc, char** argv) {
             total.push_back(st.total_ms);
             secondary.push_back(st.secondary_ms);
             secondary_rays = st.secondary_rays;
+            bounce.push_back(st.bounce_ms);
+            bounce_rays = st.bounce_rays;
           }
           if (settings.walls) {
             std::printf("walls: %zu triangles, tree built once in %.3f ms; %s\n",
@@ -236,6 +257,18 @@ int main(int argc, char** argv) {
             overlay.erase(overlay.begin());  // the first loads the font
             std::printf("overlays (colour bar + label) on %dx%d: %.3f ms\n", settings.width,
                         settings.height, median(overlay));
+          }
+          if (materials) {
+            // Every ray of the frame: the primary samples, their secondary rays, and the bounce
+            // pass's rays with their own secondary rays, over the whole cast.
+            primary_rays = std::uint64_t(settings.width) * std::uint64_t(settings.height) *
+                           std::uint64_t(std::max(1, settings.shading.samples));
+            const double all = double(primary_rays + secondary_rays + bounce_rays);
+            std::printf(
+                "materials: bounces %d, bounce pass %.3f ms, %llu bounce rays (with their "
+                "secondary rays), %.1f M rays in all, %.1f M rays/s over the cast\n",
+                bounces, median(bounce), static_cast<unsigned long long>(bounce_rays), all / 1e6,
+                all / (median(render) * 1e-3) / 1e6);
           }
           // Secondary rays per second over the pass that traces them (lit frames).
           const double secondary_ms = median(secondary);

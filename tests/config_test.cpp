@@ -371,6 +371,66 @@ TEST(Config, LoadsAFileAndReportsAMissingOne) {
   EXPECT_THROW(load_insitu_config(temp_path("missing.toml")), ConfigError);
 }
 
+// [[insitu.materials]] (SPEC 2e): each kind, in order, selecting grains by the colour field or
+// the radius, walls naming theirs, and mistakes that name the key, the file and the line.
+TEST(Config, Materials) {
+  const std::string head = "[insitu.color]\nfield = \"type\"\n";
+  const InsituConfig c = parse_insitu_config(
+      head +
+          "[insitu.shading]\nbounces = 3\n"
+          "[[insitu.materials]]\nname = \"steel\"\ntype = \"metal\"\nreflectance = 0.7\n"
+          "tint = [0.9, 0.8, 0.7]\nrange = [1, 1]\n"
+          "[[insitu.materials]]\nname = \"glass\"\ntype = \"glass\"\nior = 1.33\n"
+          "range = \"all\"\n"
+          "[[insitu.materials]]\nname = \"chrome\"\ntype = \"metal\"\nreflectance = 1\n"
+          "[[insitu.walls]]\ntype = \"box\"\nmin = [0, 0, 0]\nmax = [1, 1, 1]\n"
+          "material = \"chrome\"\n",
+      "sim.toml");
+  ASSERT_EQ(c.render.materials.size(), 3u);
+  EXPECT_EQ(c.render.shading.bounces, 3);
+  EXPECT_EQ(c.render.materials[0].type, MaterialType::metal);
+  EXPECT_FLOAT_EQ(c.render.materials[0].reflectance, 0.7f);
+  EXPECT_FLOAT_EQ(c.render.materials[0].tint.y, 0.8f);
+  ASSERT_TRUE(c.render.materials[0].grains);
+  EXPECT_EQ(c.render.materials[0].grains->lo, 1.0f);
+  EXPECT_EQ(c.render.materials[1].type, MaterialType::glass);
+  EXPECT_FLOAT_EQ(c.render.materials[1].ior, 1.33f);
+  EXPECT_EQ(c.render.materials[1].grains->lo, -INFINITY);
+  EXPECT_FALSE(c.render.materials[2].grains) << "no range: walls only";
+  EXPECT_EQ(c.render.material_field, MaterialField::scalar);
+  ASSERT_TRUE(c.render.walls);
+  EXPECT_EQ(c.render.walls->front().material, "chrome");
+  EXPECT_TRUE(materials_on(c.render));
+
+  const InsituConfig by_radius = parse_insitu_config(
+      "[[insitu.materials]]\nname = \"big\"\ntype = \"glass\"\nfield = \"radius\"\n"
+      "range = [0.002, 1]\n",
+      "sim.toml");
+  EXPECT_EQ(by_radius.render.material_field, MaterialField::radius);
+
+  const std::string metal = "[[insitu.materials]]\nname = \"m\"\ntype = \"metal\"\n";
+  expect_config_error(head + metal + "reflectance = 1.5\n",
+                      {"sim.toml:6", "insitu.materials[0].reflectance", "[0, 1]"});
+  expect_config_error(head + metal + "roughness = -0.1\n", {"materials[0].roughness", "[0, 1]"});
+  expect_config_error(head + metal + "ior = 1.5\n", {"materials[0].ior", "glass"});
+  expect_config_error(head + "[[insitu.materials]]\nname = \"g\"\ntype = \"glass\"\nior = 1\n",
+                      {"sim.toml:6", "materials[0].ior", "(1, 10]"});
+  expect_config_error(head + metal + "type2 = 1\n", {"unknown key", "materials[0].type2"});
+  expect_config_error(head + "[[insitu.materials]]\nname = \"x\"\ntype = \"wood\"\n",
+                      {"materials[0].type", "\"matte\", \"metal\" or \"glass\"", "wood"});
+  expect_config_error(head + metal + metal, {"materials[1].name", "names two materials"});
+  expect_config_error(head + metal + "field = \"speed\"\nrange = [0, 1]\n",
+                      {"materials[0].field", "radius", "\"type\""});
+  expect_config_error(metal + "range = [0, 1]\n",
+                      {"materials[0].range", "no [insitu.color]"});
+  expect_config_error(head + metal + "range = [2, 1]\n", {"materials[0].range", "lo <= hi"});
+  expect_config_error(head + "[insitu.shading]\nbounces = 17\n", {"shading.bounces", "0..16"});
+  expect_config_error(
+      head + metal + "[[insitu.walls]]\ntype = \"box\"\nmin = [0, 0, 0]\nmax = [1, 1, 1]\n"
+                     "material = \"gold\"\n",
+      {"sim.toml:10", "walls[0].material", "\"gold\""});
+}
+
 // [[insitu.walls]] and [[insitu.clip]] (SPEC 2b, 2c): every kind of wall, paths relative to the
 // TOML file, and mistakes that name the key, the file and the line.
 TEST(Config, WallsAndClipPlanes) {

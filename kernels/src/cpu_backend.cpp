@@ -22,7 +22,7 @@
 
 namespace granray::cpu_backend {
 
-constexpr int kStageMarks = 5;
+constexpr int kStageMarks = 6;
 
 struct Memory {
   static void* allocate(std::size_t bytes) {

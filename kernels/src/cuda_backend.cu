@@ -31,7 +31,7 @@ struct Memory {
   static void release(void* p) { cudaFree(p); }
 };
 
-constexpr int kStageMarks = 5;
+constexpr int kStageMarks = 6;
 
 // Pixel kernels run in blocks of 8 x 16 pixels, so each warp casts an 8 x 4 tile of neighbouring
 // rays that walk the same cells. Their own launch rather than thrust::for_each: its kernel leaves

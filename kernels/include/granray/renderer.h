@@ -90,6 +90,10 @@ struct FrameStats {
   double primary_ms = 0.0;           // of render_ms: the primary rays
   double secondary_ms = 0.0;         // of render_ms: shadow and ambient-occlusion rays (lit frames)
   std::uint64_t secondary_rays = 0;  // with RenderOptions::count_rays
+  double bounce_ms = 0.0;            // of render_ms: metal and glass's bounce pass (SPEC 2e)
+  // With RenderOptions::count_rays: the bounce pass's rays, its hits' shadow and occlusion rays
+  // included.
+  std::uint64_t bounce_rays = 0;
   double total_ms = 0.0;
   std::uint64_t exchange_bytes = 0;  // across ranks: what this rank sent the others (lit by halo)
   std::uint64_t wall_triangles = 0;  // SPEC 2b

@@ -105,7 +105,8 @@ inline void cast_bounces(BackendParts& parts, const Executor& exec, const FrameS
       using Scene = BounceScene<std::decay_t<decltype(tracer)>, decltype(walls)>;
       const Scene scene{tracer, walls, target.color, f.r.spheres, table};
       with_wall_occluder(parts, options, spheres_occluder, [&](const auto& occluder) {
-        parts.lit.trace_bounces(exec, scene, occluder, cam, target.shading, lighting);
+        parts.lit.trace_bounces(exec, scene, occluder, cam, target.shading, lighting,
+                                options.count_rays);
       });
     });
   };
@@ -146,8 +147,9 @@ inline void render_lit(BackendParts& parts, const Executor& exec, const FrameSet
   exec.mark(2);
   if (has_secondary_rays(lighting))
     cast_blockers(parts, exec, f, s, options, target.shading, lighting);
-  if (materials) cast_bounces(parts, exec, f, s, options, target, lighting, *materials);
   exec.mark(3);
+  if (materials) cast_bounces(parts, exec, f, s, options, target, lighting, *materials);
+  exec.mark(4);
   parts.walls.with_see_through(options, [&](auto walls) {
     parts.lit.shade(exec, f.camera.frame, target.shading, lighting, has_secondary_rays(lighting),
                     walls, target.rgb);
@@ -155,17 +157,19 @@ inline void render_lit(BackendParts& parts, const Executor& exec, const FrameSet
   if (target.depth != nullptr) {
     parts.lit.first_sample_hits(exec, f.camera.frame, lighting, target.depth, target.hit_id);
   }
-  exec.mark(4);
+  exec.mark(5);
   exec.synchronize();
   record_structures(s, stats);
   stats.grid_ms = exec.elapsed_ms(0, 1);
   stats.primary_ms = exec.elapsed_ms(1, 2);
   stats.secondary_ms = exec.elapsed_ms(2, 3);
-  stats.render_ms = exec.elapsed_ms(1, 4);
+  stats.bounce_ms = exec.elapsed_ms(3, 4);
+  stats.render_ms = exec.elapsed_ms(1, 5);
   if (options.count_rays) {
     const std::uint64_t visible =
         parts.lit.visible_samples(exec, lit_sample_count(f.camera.frame, lighting));
     stats.secondary_rays =
         visible * static_cast<std::uint64_t>((lighting.shadows ? 1 : 0) + lighting.ao_samples);
+    if (materials) stats.bounce_rays = parts.lit.bounce_rays(exec, f.camera.frame);
   }
 }

@@ -8,6 +8,10 @@ inline std::size_t lit_sample_count(const CameraFrame& camera, const LightingPar
          static_cast<std::size_t>(lighting.side * lighting.side);
 }
 
+struct WidenCount {
+  GRANRAY_HD std::uint64_t operator()(std::uint32_t n) const { return n; }
+};
+
 struct IsVisibleSurface {
   GRANRAY_HD bool operator()(const SurfaceSample& s) const { return s.t < INFINITY; }
 };
@@ -19,7 +23,8 @@ class LitPipeline {
         blocked_(account, "blocked secondary rays"),
         boxes_(account, "ranks' boxes"),
         slots_(account, "samples' materials"),
-        mixes_(account, "samples' bounce mixes") {}
+        mixes_(account, "samples' bounce mixes"),
+        ray_counts_(account, "bounce rays per pixel") {}
 
   // Pass 1 into this pipeline's surfaces; with `materials` (SPEC 2e), each sample's material
   // slot too.
@@ -42,15 +47,26 @@ class LitPipeline {
 
   // The bounce pass (SPEC 2e, kernels/materials.h) over this pipeline's surfaces, after pass 1
   // found them with materials.
+  // `count`: also each pixel's bounce rays and their secondary rays (bounce_rays).
   template <class Scene, class Occluder>
   void trace_bounces(const Executor& exec, const Scene& scene, const Occluder& occluded,
                      const CameraFrame& camera, const ShadingParams& shading,
-                     const LightingParams& lighting) {
+                     const LightingParams& lighting, bool count) {
     mixes_.resize(lit_sample_count(camera, lighting));
-    exec.for_each_pixel(camera.width, camera.height,
-                        TraceBounces<Scene, Occluder>{scene, occluded, camera, shading, lighting,
-                                                      surfaces_.data(), slots_.data(),
-                                                      mixes_.data()});
+    if (count) ray_counts_.resize(std::size_t(camera.width) * std::size_t(camera.height));
+    exec.for_each_pixel(
+        camera.width, camera.height,
+        TraceBounces<Scene, Occluder>{scene, occluded, camera, shading, lighting, surfaces_.data(),
+                                      slots_.data(), mixes_.data(),
+                                      count ? ray_counts_.data() : nullptr});
+  }
+
+  // The rays the last counted bounce pass traced.
+  std::uint64_t bounce_rays(const Executor& exec, const CameraFrame& camera) const {
+    const std::size_t n = std::size_t(camera.width) * std::size_t(camera.height);
+    return thrust::transform_reduce(exec.policy(), ray_counts_.data(), ray_counts_.data() + n,
+                                    WidenCount{}, std::uint64_t{0},
+                                    thrust::plus<std::uint64_t>());
   }
 
   // Pass 1 across ranks by halo (lit_across_ranks.inl): spheres from `owned` on are other
@@ -120,5 +136,6 @@ class LitPipeline {
   Array<RankBox> boxes_;
   Array<std::uint8_t> slots_;  // per sample, with materials
   Array<Vec4> mixes_;          // per sample, after the bounce pass
+  Array<std::uint32_t> ray_counts_;  // per pixel, when the bounce pass counts its rays
   bool with_materials_ = false;
 };

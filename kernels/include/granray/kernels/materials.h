@@ -160,7 +160,7 @@ GRANRAY_HD_INLINE Vec4 bounce_mix(const Scene& scene, const Occluder& occluded,
                                   const CameraFrame& camera, const ShadingParams& shading,
                                   const LightingParams& lighting, int i, int j, int s,
                                   const Ray& primary, const SurfaceSample& surface,
-                                  const MaterialParams& m) {
+                                  const MaterialParams& m, std::uint32_t& rays) {
   BounceFrame stack[kMaxBounce];
   int top = 0;
   stack[top++] = {split_at(m, primary, surface, lighting.wall_offset), {0.0f, 0.0f, 0.0f}, 0,
@@ -171,7 +171,9 @@ GRANRAY_HD_INLINE Vec4 bounce_mix(const Scene& scene, const Occluder& occluded,
     // The colour `ray` sees with `bounces` left, unless its surface bounces again.
     Vec3 value = shading.background;
     const BounceHit hit = scene.nearest(ray);
+    ++rays;
     if (hit.surface.t < INFINITY) {
+      rays += static_cast<std::uint32_t>((lighting.shadows ? 1 : 0) + lighting.ao_samples);
       const int depth = scene.table.bounces - bounces;
       const Vec3 light =
           bounce_light(occluded, camera, shading, lighting, i, j, s, depth, ray, hit.surface);
@@ -215,10 +217,12 @@ struct TraceBounces {
   const SurfaceSample* surfaces;
   const std::uint8_t* slots;  // per sample
   Vec4* mixes;                // per sample
+  std::uint32_t* ray_counts;  // per pixel, when counted: bounce rays and their secondary rays
 
   GRANRAY_HD void operator()(int i, int j) const {
     const int samples = lighting.side * lighting.side;
     const std::size_t first = first_sample_of(camera, i, j, samples);
+    std::uint32_t rays = 0;
     for (int s = 0; s < samples; ++s) {
       const std::size_t k = first + static_cast<std::size_t>(s);
       Vec4 mix = {0.0f, 0.0f, 0.0f, 1.0f};
@@ -228,10 +232,14 @@ struct TraceBounces {
         if (m.kind != kMatteMaterial) {
           const Ray primary = pixel_sample_ray(camera, i, j, s, lighting.side);
           mix = bounce_mix(scene, occluded, camera, shading, lighting, i, j, s, primary,
-                           surfaces[k], m);
+                           surfaces[k], m, rays);
         }
       }
       mixes[k] = mix;
+    }
+    if (ray_counts != nullptr) {
+      ray_counts[static_cast<std::size_t>(j) * static_cast<std::size_t>(camera.width) +
+                 static_cast<std::size_t>(i)] = rays;
     }
   }
 };
