@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Issue 43's GPU checks and rows on the GPU machine (carry .deps and .data): builds, runs the GPU
+# tests (the materials tests among them) and the MPI rendering tests on CUDA (2 ranks), then times
+# with granray-bench (1920 x 1080, grid method, medians of 20 frames) over 1 M dense grains:
+# primary rays, shadows + 8 occlusion rays, and a third each matte, mirror metal (k = 0.8) and
+# glass with bounces = 4, unlit and with shadows. Logs go to $OUT; a summary is printed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source scripts/gpu-env.sh
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+GRANRAY_TARGETS="granray-bench granray_gpu_tests granray_mpi_tests" source scripts/gpu-build.sh
+(cd "$BUILD" && ctest -L gpu -R '^cuda[.]' -j 4 --output-on-failure) >"$OUT/gpu-tests.log" 2>&1
+echo "GPU tests: $(grep -E "tests passed" "$OUT/gpu-tests.log")"
+grep -E "\(Failed\)|Timeout" "$OUT/gpu-tests.log" | head
+grep -E "Materials" "$OUT/gpu-tests.log" | head -12
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
+GRANRAY_MPI_TEST_BACKEND=cuda OMP_NUM_THREADS=8 timeout 240 mpirun --bind-to none --oversubscribe \
+  -np 2 "$BUILD/tests/granray_mpi_tests" --gtest_filter='MpiRender.*' >"$OUT/mpi-cuda-2.log" 2>&1
+echo "MPI rendering tests on CUDA, 2 ranks: exit $? ($(grep -E "PASSED|FAILED" "$OUT/mpi-cuda-2.log" | head -2 | tr '\n' ' '))"
+bench="$BUILD/bench/granray-bench"
+common=(--backend cuda -r 1920x1080 --method grid --repeat 20 -n 1000000)
+{
+  echo "primary, dense 1 M:"
+  "$bench" "${common[@]}" | tail -1
+  echo "shadows + 8 occlusion rays, dense 1 M:"
+  "$bench" "${common[@]}" --shadows --ao 8 | tail -1
+  for b in 1 2 4; do
+    echo "a third each matte, mirror, glass, bounces $b, unlit, dense 1 M:"
+    "$bench" "${common[@]}" --materials --bounces $b | tail -2
+  done
+  echo "a third each matte, mirror, glass, bounces 4, shadows, dense 1 M:"
+  "$bench" "${common[@]}" --materials --bounces 4 --shadows | tail -2
+} 2>&1 | tee "$OUT/materials-speed.txt"
