@@ -100,6 +100,9 @@ int main(int argc, char** argv) {
   app.add_flag("--materials", materials,
                "SPEC 2e: grain i matte, mirror metal or glass by i mod 3 (a third each)");
   app.add_option("--bounces", bounces, "how deep metal and glass reflect and refract");
+  int path_samples = 0;
+  app.add_option("--path", path_samples,
+                 "SPEC 2e: the path-traced still with this many paths per pixel (0: direct)");
   bool annotate = false;
   app.add_flag("--annotations", annotate,
                "also time the colour bar and label drawn on each rendered image");
@@ -187,7 +190,11 @@ int main(int argc, char** argv) {
           glass.type = granray::MaterialType::glass;
           glass.grains = granray::SelectRange{2.0f, 2.0f};
           settings.materials = {metal, glass};
-          settings.shading.bounces = bounces;
+        }
+        settings.shading.bounces = bounces;
+        if (path_samples > 0) {
+          settings.model = granray::ImageModel::path;
+          settings.path.samples = path_samples;
         }
         if (std::sscanf(size.c_str(), "%dx%d", &settings.width, &settings.height) != 2) {
           throw granray::ConfigError("--resolution " + size + ": expected WxH");
@@ -258,7 +265,12 @@ int main(int argc, char** argv) {
             std::printf("overlays (colour bar + label) on %dx%d: %.3f ms\n", settings.width,
                         settings.height, median(overlay));
           }
-          if (materials) {
+          if (path_samples > 0) {
+            const double paths = double(settings.width) * settings.height * path_samples;
+            std::printf(
+                "path-traced still: %d paths per pixel, %d bounces, %.3f ms, %.1f M paths/s\n",
+                path_samples, bounces, median(total), paths / (median(total) * 1e-3) / 1e6);
+          } else if (materials) {
             // Every ray of the frame: the primary samples, their secondary rays, and the bounce
             // pass's rays with their own secondary rays, over the whole cast.
             primary_rays = std::uint64_t(settings.width) * std::uint64_t(settings.height) *

@@ -421,14 +421,35 @@ TEST(Config, Materials) {
   expect_config_error(head + metal + metal, {"materials[1].name", "names two materials"});
   expect_config_error(head + metal + "field = \"speed\"\nrange = [0, 1]\n",
                       {"materials[0].field", "radius", "\"type\""});
-  expect_config_error(metal + "range = [0, 1]\n",
-                      {"materials[0].range", "no [insitu.color]"});
+  expect_config_error(metal + "range = [0, 1]\n", {"materials[0].range", "no [insitu.color]"});
   expect_config_error(head + metal + "range = [2, 1]\n", {"materials[0].range", "lo <= hi"});
   expect_config_error(head + "[insitu.shading]\nbounces = 17\n", {"shading.bounces", "0..16"});
-  expect_config_error(
-      head + metal + "[[insitu.walls]]\ntype = \"box\"\nmin = [0, 0, 0]\nmax = [1, 1, 1]\n"
-                     "material = \"gold\"\n",
-      {"sim.toml:10", "walls[0].material", "\"gold\""});
+  expect_config_error(head + metal +
+                          "[[insitu.walls]]\ntype = \"box\"\nmin = [0, 0, 0]\nmax = [1, 1, 1]\n"
+                          "material = \"gold\"\n",
+                      {"sim.toml:10", "walls[0].material", "\"gold\""});
+}
+
+// renderer = "path" and [insitu.path] (SPEC 2e): the path-traced still's keys and their limits.
+TEST(Config, PathTracedStill) {
+  const InsituConfig c = parse_insitu_config(
+      "[insitu]\nrenderer = \"path\"\n[insitu.path]\nsamples = 256\nsun_radius = 1.5\n"
+      "sun_intensity = 2.0\naperture = 0.01\nfocus_distance = 0.4\n",
+      "sim.toml");
+  EXPECT_TRUE(path_traced(c.render));
+  EXPECT_EQ(c.render.path.samples, 256);
+  EXPECT_FLOAT_EQ(c.render.path.sun_radius, 1.5f);
+  EXPECT_FLOAT_EQ(c.render.path.sun_intensity, 2.0f);
+  EXPECT_FLOAT_EQ(c.render.path.aperture, 0.01f);
+  EXPECT_FLOAT_EQ(c.render.path.focus_distance, 0.4f);
+  EXPECT_FALSE(path_traced(parse_insitu_config("[insitu]\nevery = 1\n", "sim.toml").render));
+  expect_config_error("[insitu]\nrenderer = \"mitsuba\"\n",
+                      {"sim.toml:2", "insitu.renderer", "\"direct\" or \"path\""});
+  expect_config_error("[insitu.path]\nsamples = 0\n", {"sim.toml:2", "path.samples", "1.."});
+  expect_config_error("[insitu.path]\naperture = -0.1\n", {"path.aperture", ">= 0"});
+  expect_config_error("[insitu.path]\nsun_radius = 90\n", {"path.sun_radius", "[0, 90)"});
+  expect_config_error("[insitu.path]\nfocus_distance = -1\n", {"path.focus_distance", ">= 0"});
+  expect_config_error("[insitu.path]\nspp = 4\n", {"unknown key", "insitu.path.spp"});
 }
 
 // [[insitu.walls]] and [[insitu.clip]] (SPEC 2b, 2c): every kind of wall, paths relative to the

@@ -46,7 +46,8 @@ std::vector<float> random_kinds(Rng& rng, std::size_t n) {
 }
 
 // A floor under the scene's grains: a square of two triangles, named to take a material.
-std::shared_ptr<WallList> floor_under(const std::vector<Vec4>& spheres, const std::string& material) {
+std::shared_ptr<WallList> floor_under(const std::vector<Vec4>& spheres,
+                                      const std::string& material) {
   float lo = INFINITY, x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
   for (const Vec4& s : spheres) {
     lo = std::min(lo, s.z - s.w);
@@ -254,7 +255,8 @@ struct DoubleScene {
     }
     const bool dark = s.shading.shadows && dot(n, light) > 0 && blocked(hit, origin, light);
     const double S = dark ? 0.0 : 1.0;
-    const D3 L = clamp(base * (s.shading.ambient + s.shading.diffuse * std::max(0.0, dot(n, light)) * S));
+    const D3 L =
+        clamp(base * (s.shading.ambient + s.shading.diffuse * std::max(0.0, dot(n, light)) * S));
     const MaterialSettings* m = material_of(hit);
     if (m == nullptr || m->type == MaterialType::matte || b == 0) return L;
     const D3 mirror = unit(d - n * (2.0 * dot(d, n)));
@@ -329,9 +331,8 @@ TEST_F(MaterialsTest, ReferenceFollowsTheMaterialModel) {
         for (int ch = 0; ch < 3; ++ch) {
           const int expected = int(std::floor(255.0 * channels[ch] + 0.5));
           const int got = image.rgb[3 * (std::size_t(j) * s.width + i) + ch];
-          ASSERT_LE(std::abs(expected - got), 2)
-              << "pixel " << i << "," << j << ", round " << round << ", bounces "
-              << s.shading.bounces;
+          ASSERT_LE(std::abs(expected - got), 2) << "pixel " << i << "," << j << ", round " << round
+                                                 << ", bounces " << s.shading.bounces;
         }
         ++checked;
       }

@@ -205,8 +205,9 @@ TEST(MpiRender, LitFramesOnAnyRankCountMatchOneRank) {
   }
 }
 
-// SPEC 2e across ranks: a grain's reflection shows grains of other ranks, so the frame is
-// rendered from every rank's grains on one; the image is the one-rank image, byte for byte.
+// SPEC 2e across ranks: a grain's reflection shows grains of other ranks, so the frame (and the
+// path-traced still) is rendered from every rank's grains on one; the image is the one-rank
+// image, byte for byte.
 TEST(MpiRender, MetalAndGlassOnAnyRankCountMatchOneRank) {
   Rng rng(shared_seed());
   for (const Split split : {Split::random, Split::slabs, Split::octants}) {
@@ -231,6 +232,11 @@ TEST(MpiRender, MetalAndGlassOnAnyRankCountMatchOneRank) {
     glass.ior = uniform(rng, 1.2f, 1.8f);
     glass.grains = SelectRange{2.0f, 2.0f};
     s.materials = {metal, glass};
+    expect_same_as_one_rank(spheres, kind, s, split, rng);
+    // The path-traced still: its random numbers are the pixel's, the sample's and the bounce's.
+    s.model = ImageModel::path;
+    s.path.samples = 4;
+    s.path.aperture = rng() % 2 == 0 ? 0.0f : 0.1f;
     expect_same_as_one_rank(spheres, kind, s, split, rng);
   }
 }

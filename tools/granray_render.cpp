@@ -256,7 +256,15 @@ int run(const Options& options, granray::RankGroup* ranks) {
         if (h5) h5->begin_frame();
       });
     }
-    render_bands(settings, rows, bands_of(ranks, renderer, view),
+    // The path-traced still on a terminal: the paths per pixel done so far, as they are cast.
+    RenderOptions render_options;
+    if (progress && path_traced(settings)) {
+      render_options.path_progress = [&, step = f->number](int paths, int all) {
+        std::fprintf(stderr, "\rgranray-render: frame %lld: %d/%d paths per pixel   ",
+                     static_cast<long long>(step), paths, all);
+      };
+    }
+    render_bands(settings, rows, bands_of(ranks, renderer, view, render_options),
                  [&](const PixelRect& band, Image& rendered, const FrameStats& stats) {
                    if (band.y0 == window.y0) {
                      out->stats = stats;

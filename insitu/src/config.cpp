@@ -109,6 +109,12 @@ InsituConfig read_insitu(const toml::table& table) {
   if (const toml::table* shading = t.subtable("shading")) {
     read_shading(TableReader(*shading, "insitu.shading"), config.render.shading);
   }
+  if (const auto model = t.one_of("renderer", {"direct", "path"})) {
+    config.render.model = *model == "path" ? ImageModel::path : ImageModel::direct;
+  }
+  if (const toml::table* path = t.subtable("path")) {
+    read_path(TableReader(*path, "insitu.path"), config.render.path);
+  }
   if (const toml::table* annotations = t.subtable("annotations")) {
     read_annotations(TableReader(*annotations, "insitu.annotations"), config.annotations);
   }
@@ -125,9 +131,8 @@ InsituConfig read_insitu(const toml::table& table) {
   for (const auto& [table, name] : table_array(t, "materials")) {
     const TableReader reader(*table, name);
     MaterialSettings m = read_material(reader, config);
-    const bool taken =
-        std::any_of(config.render.materials.begin(), config.render.materials.end(),
-                    [&](const MaterialSettings& k) { return k.name == m.name; });
+    const bool taken = std::any_of(config.render.materials.begin(), config.render.materials.end(),
+                                   [&](const MaterialSettings& k) { return k.name == m.name; });
     if (taken) reader.fail("name", "\"" + m.name + "\" names two materials");
     if (config.render.materials.size() >= kMaxMaterials) {
       reader.fail("name", "is one material too many: at most " + std::to_string(kMaxMaterials));
@@ -142,10 +147,12 @@ InsituConfig read_insitu(const toml::table& table) {
       return !wall.name.empty() && w.name == wall.name;
     });
     if (taken) reader.fail("name", "\"" + wall.name + "\" names two walls");
-    const bool known = std::any_of(config.render.materials.begin(), config.render.materials.end(),
-                                   [&](const MaterialSettings& m) { return m.name == wall.material; });
+    const bool known =
+        std::any_of(config.render.materials.begin(), config.render.materials.end(),
+                    [&](const MaterialSettings& m) { return m.name == wall.material; });
     if (!wall.material.empty() && !known) {
-      reader.fail("material", "names \"" + wall.material + "\", which no [[insitu.materials]] entry defines");
+      reader.fail("material",
+                  "names \"" + wall.material + "\", which no [[insitu.materials]] entry defines");
     }
     walls->push_back(std::move(wall));
   }

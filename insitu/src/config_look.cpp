@@ -160,6 +160,29 @@ void read_shading(const TableReader& t, ShadingSettings& s) {
   }
 }
 
+void read_path(const TableReader& t, PathSettings& p) {
+  t.only_keys(kPathKeys);
+  if (const auto n = t.integer("samples")) {
+    if (*n < 1 || *n > kMaxPathSamples) {
+      t.fail("samples", "must be in 1.." + std::to_string(kMaxPathSamples) + " (paths per pixel)");
+    }
+    p.samples = static_cast<int>(*n);
+  }
+  if (const auto r = t.number("sun_radius")) {
+    if (!(*r >= 0.0 && *r < 90.0)) {
+      t.fail("sun_radius", "must be in [0, 90) degrees (0 = a point: hard shadows)");
+    }
+    p.sun_radius = static_cast<float>(*r);
+  }
+  if (const auto i = t.number("sun_intensity")) {
+    p.sun_intensity = positive(t, "sun_intensity", *i, true);
+  }
+  if (const auto a = t.number("aperture")) p.aperture = positive(t, "aperture", *a, true);
+  if (const auto d = t.number("focus_distance")) {
+    p.focus_distance = positive(t, "focus_distance", *d, true);
+  }
+}
+
 ColorSettings read_color(const TableReader& t) {
   t.only_keys(kColorKeys);
   ColorSettings c;

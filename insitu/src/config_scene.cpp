@@ -163,7 +163,8 @@ MaterialSettings read_material(const TableReader& t, InsituConfig& config) {
       const auto lohi = t.numbers("range", 2);
       const double lo = (*lohi)[0], hi = (*lohi)[1];
       if (std::isnan(lo) || std::isnan(hi) || lo > hi) {
-        t.fail("range", "must be [lo, hi] with lo <= hi (+-inf allowed for an open end), or \"all\"");
+        t.fail("range",
+               "must be [lo, hi] with lo <= hi (+-inf allowed for an open end), or \"all\"");
       }
       m.grains = SelectRange{static_cast<float>(lo), static_cast<float>(hi)};
     }
@@ -184,11 +185,11 @@ MaterialSettings read_material(const TableReader& t, InsituConfig& config) {
       t.fail("field", "must be \"radius\" or [insitu.color]'s field \"" + config.color->field +
                           "\", got \"" + *field + "\"");
     }
-    const bool first = std::none_of(
-        config.render.materials.begin(), config.render.materials.end(),
-        [](const MaterialSettings& k) {
-          return k.grains && !(k.grains->lo == -INFINITY && k.grains->hi == INFINITY);
-        });
+    const bool first =
+        std::none_of(config.render.materials.begin(), config.render.materials.end(),
+                     [](const MaterialSettings& k) {
+                       return k.grains && !(k.grains->lo == -INFINITY && k.grains->hi == INFINITY);
+                     });
     if (!first && by != config.render.material_field) {
       t.fail(field ? "field" : "range",
              "selects by another value than the materials before it: all select by one");

@@ -23,6 +23,7 @@ extern const std::vector<const char*> kAnnotationKeys;
 extern const std::vector<const char*> kWallKeys;
 extern const std::vector<const char*> kClipKeys;
 extern const std::vector<const char*> kMaterialKeys;
+extern const std::vector<const char*> kPathKeys;
 extern const std::vector<const char*> kSelectKeys;
 extern const std::vector<const char*> kViewKeys;
 extern const std::vector<const char*> kCameraPathKeys;
@@ -53,6 +54,8 @@ std::vector<ViewSettings> orbit_views(const OrbitSettings& orbit, const CameraSe
 // [[insitu.views]]: a name and camera keys over `main`.
 ViewSettings read_view(const TableReader& t, const CameraSettings& main);
 void read_shading(const TableReader& t, ShadingSettings& s);
+// [insitu.path] (SPEC 2e): the path-traced still.
+void read_path(const TableReader& t, PathSettings& p);
 ColorSettings read_color(const TableReader& t);
 
 }  // namespace granray::detail

@@ -76,16 +76,15 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
   else
     options.color_range = std::make_pair(0.0f, 0.0f);
   FrameStats stats;
-  if (lighting_on(settings.shading) || materials_on(settings)) {
+  if (lighting_on(settings.shading) || materials_on(settings) || path_traced(settings)) {
     const std::optional<std::uint64_t> limit =
         compositor != nullptr ? compositor->lit_gather_limit() : std::nullopt;
     const std::uint64_t pixels = std::uint64_t(render_window(settings).area());
     // Bounce rays (SPEC 2e) go anywhere: one rank traces them over every grain.
-    const bool gather =
-        materials_on(settings) ||
-        (limit ? counts[2] <= *limit
-               : gathered_lit_frame(counts[2], pixels, settings.shading.samples,
-                                    renderer.backend()));
+    const bool gather = materials_on(settings) || path_traced(settings) ||
+                        (limit ? counts[2] <= *limit
+                               : gathered_lit_frame(counts[2], pixels, settings.shading.samples,
+                                                    renderer.backend()));
     if (gather) {
       stats = render_lit_gathered(renderer, comm, view, settings, options, image, result);
     } else {

@@ -33,15 +33,13 @@ void check(const MaterialSettings& m) {
     throw ConfigError(which + "tint must hold three values in [0, 1]");
   }
   if (!(m.ior > 1.0f && m.ior <= 10.0f)) throw ConfigError(which + "ior must be in (1, 10]");
-  if (m.grains && (std::isnan(m.grains->lo) || std::isnan(m.grains->hi) ||
-                   m.grains->lo > m.grains->hi)) {
+  if (m.grains &&
+      (std::isnan(m.grains->lo) || std::isnan(m.grains->hi) || m.grains->lo > m.grains->hi)) {
     throw ConfigError(which + "its range must be [lo, hi] with lo <= hi");
   }
 }
 
-bool selects_every_value(const SelectRange& r) {
-  return r.lo == -INFINITY && r.hi == INFINITY;
-}
+bool selects_every_value(const SelectRange& r) { return r.lo == -INFINITY && r.hi == INFINITY; }
 
 }  // namespace
 

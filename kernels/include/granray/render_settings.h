@@ -105,6 +105,21 @@ enum class MaterialField { scalar, radius };
 
 constexpr std::size_t kMaxMaterials = 32;
 
+// SPEC 2e: how a frame forms its image: section 2a's direct model (with metal and glass traced
+// `bounces` deep), or the path-traced still.
+enum class ImageModel { direct, path };
+
+// [insitu.path]: the path-traced still.
+struct PathSettings {
+  int samples = 64;             // paths per pixel
+  float sun_radius = 0.5f;      // degrees: the light as a sun of this angular radius (0: a point)
+  float sun_intensity = 3.0f;   // a matte surface of base c facing the sun gets c x this from it
+  float aperture = 0.0f;        // lens radius for depth of field, world units (0 = pinhole)
+  float focus_distance = 0.0f;  // along the view; 0 = the distance to the target
+};
+
+constexpr int kMaxPathSamples = 1 << 20;
+
 struct RenderSettings {
   int width = 1280;
   int height = 720;
@@ -129,7 +144,11 @@ struct RenderSettings {
   // (Wall::material).
   std::vector<MaterialSettings> materials;
   MaterialField material_field = MaterialField::scalar;
+  ImageModel model = ImageModel::direct;  // SPEC 2e [insitu] renderer
+  PathSettings path;
 };
+
+inline bool path_traced(const RenderSettings& s) { return s.model == ImageModel::path; }
 
 // True when some grain or wall may be metal or glass and rays bounce: the frame then takes the
 // lit passes with a bounce pass (kernels/materials.h).

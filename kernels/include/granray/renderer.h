@@ -3,6 +3,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,6 +61,9 @@ struct RenderOptions {
   // The particles are those of this renderer's previous render call, unchanged (a later band of
   // the same frame: render_bands): the backend may reuse the grid it built for them then.
   bool same_particles = false;
+  // The path-traced still (SPEC 2e): called after each batch of paths with the paths per pixel
+  // done and in all, for a progress line.
+  std::function<void(int done, int total)> path_progress;
 };
 
 // The extent of one frame's particles: their box and census, and the range of their scalar.

@@ -24,7 +24,8 @@ class LitPipeline {
         boxes_(account, "ranks' boxes"),
         slots_(account, "samples' materials"),
         mixes_(account, "samples' bounce mixes"),
-        ray_counts_(account, "bounce rays per pixel") {}
+        ray_counts_(account, "bounce rays per pixel"),
+        path_sums_(account, "path sums per pixel") {}
 
   // Pass 1 into this pipeline's surfaces; with `materials` (SPEC 2e), each sample's material
   // slot too.
@@ -54,19 +55,37 @@ class LitPipeline {
                      const LightingParams& lighting, bool count) {
     mixes_.resize(lit_sample_count(camera, lighting));
     if (count) ray_counts_.resize(std::size_t(camera.width) * std::size_t(camera.height));
-    exec.for_each_pixel(
-        camera.width, camera.height,
-        TraceBounces<Scene, Occluder>{scene, occluded, camera, shading, lighting, surfaces_.data(),
-                                      slots_.data(), mixes_.data(),
-                                      count ? ray_counts_.data() : nullptr});
+    exec.for_each_pixel(camera.width, camera.height,
+                        TraceBounces<Scene, Occluder>{
+                            scene, occluded, camera, shading, lighting, surfaces_.data(),
+                            slots_.data(), mixes_.data(), count ? ray_counts_.data() : nullptr});
+  }
+
+  // The path-traced still (kernels/path_trace.h): paths [first, first + count) of every pixel
+  // added to its sum.
+  template <class Scene, class Occluder>
+  void trace_paths(const Executor& exec, const Scene& scene, const Occluder& occluded,
+                   const CameraFrame& camera, const ShadingParams& shading, const PathParams& path,
+                   const float* roughness, float wall_offset, int first, int count,
+                   std::size_t pixels) {
+    path_sums_.resize(pixels);
+    TracePaths<Scene, Occluder> trace{scene, occluded,    camera, shading, path,
+                                      {},    wall_offset, first,  count,   path_sums_.data()};
+    for (int k = 0; k < kMaterialSlots; ++k) trace.roughness[k] = roughness[k];
+    exec.for_each_pixel(camera.width, camera.height, trace);
+  }
+
+  void finish_paths(const Executor& exec, const CameraFrame& camera, int samples,
+                    Rgb8* pixels) const {
+    exec.for_each_pixel(camera.width, camera.height,
+                        FinishPaths{camera, samples, path_sums_.data(), pixels});
   }
 
   // The rays the last counted bounce pass traced.
   std::uint64_t bounce_rays(const Executor& exec, const CameraFrame& camera) const {
     const std::size_t n = std::size_t(camera.width) * std::size_t(camera.height);
     return thrust::transform_reduce(exec.policy(), ray_counts_.data(), ray_counts_.data() + n,
-                                    WidenCount{}, std::uint64_t{0},
-                                    thrust::plus<std::uint64_t>());
+                                    WidenCount{}, std::uint64_t{0}, thrust::plus<std::uint64_t>());
   }
 
   // Pass 1 across ranks by halo (lit_across_ranks.inl): spheres from `owned` on are other
@@ -107,12 +126,11 @@ class LitPipeline {
   void shade(const Executor& exec, const CameraFrame& camera, const ShadingParams& shading,
              const LightingParams& lighting, bool with_blocked, const Walls& walls,
              Rgb8* pixels) const {
-    exec.for_each_pixel(
-        camera.width, camera.height,
-        ShadeSurfaces<Walls>{{camera, shading, lighting, surfaces_.data(),
-                              with_blocked ? blocked_.data() : nullptr, walls,
-                              with_materials_ ? mixes_.data() : nullptr},
-                             pixels});
+    exec.for_each_pixel(camera.width, camera.height,
+                        ShadeSurfaces<Walls>{{camera, shading, lighting, surfaces_.data(),
+                                              with_blocked ? blocked_.data() : nullptr, walls,
+                                              with_materials_ ? mixes_.data() : nullptr},
+                                             pixels});
   }
 
   // Each pixel's first sample as its depth and id (RenderOptions::with_hits).
@@ -134,8 +152,9 @@ class LitPipeline {
   Array<SurfaceSample> surfaces_;
   Array<std::uint32_t> blocked_;
   Array<RankBox> boxes_;
-  Array<std::uint8_t> slots_;  // per sample, with materials
-  Array<Vec4> mixes_;          // per sample, after the bounce pass
+  Array<std::uint8_t> slots_;        // per sample, with materials
+  Array<Vec4> mixes_;                // per sample, after the bounce pass
   Array<std::uint32_t> ray_counts_;  // per pixel, when the bounce pass counts its rays
+  Array<Vec3> path_sums_;            // per pixel, the path-traced still's running sums
   bool with_materials_ = false;
 };

@@ -35,6 +35,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -53,6 +54,7 @@
 #include "granray/kernels/lit_exchange.h"
 #include "granray/kernels/lit_passes.h"
 #include "granray/kernels/materials.h"
+#include "granray/kernels/path_trace.h"
 #include "granray/kernels/pixel_kernels.h"
 #include "granray/pixel_rect.h"
 #include "grid_layout.h"
@@ -87,6 +89,7 @@ inline double ms_since(std::chrono::steady_clock::time_point start) {
 #include "frame_setup.inl"
 #include "unlit_frame.inl"
 #include "lit_frame.inl"
+#include "path_frame.inl"
 #include "lit_across_ranks.inl"
 // clang-format on
 
@@ -215,7 +218,9 @@ class ThrustBackend final : public detail::Backend {
                              parts_.frame.rgb(),
                              options.with_hits ? parts_.frame.depth() : nullptr,
                              options.with_hits ? parts_.frame.hit_ids() : nullptr};
-    if (lighting_on(settings.shading) || materials_on(settings)) {
+    if (path_traced(settings)) {
+      render_path(parts_, exec, f, target, settings, options, stats);
+    } else if (lighting_on(settings.shading) || materials_on(settings)) {
       render_lit(parts_, exec, f, target, settings, options, stats);
     } else {
       cast_unlit(parts_, exec, f, target, settings, options, stats);

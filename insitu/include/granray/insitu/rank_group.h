@@ -42,10 +42,11 @@ inline int agree_on_band_rows(RankGroup& ranks, int rows, int height) {
   return agreed;
 }
 
-// The bands of a frame across the ranks of `ranks` (render_bands), or on `renderer` alone when
-// there is no rank group.
-inline RenderBand bands_of(RankGroup* ranks, Renderer& renderer, const ParticleView& view) {
-  if (ranks == nullptr) return bands_on(renderer, view, RenderOptions{});
+// The bands of a frame across the ranks of `ranks` (render_bands), or on `renderer` alone with
+// `options` when there is no rank group.
+inline RenderBand bands_of(RankGroup* ranks, Renderer& renderer, const ParticleView& view,
+                           const RenderOptions& options = {}) {
+  if (ranks == nullptr) return bands_on(renderer, view, options);
   return [ranks, &renderer, view](const RenderSettings& band, Image& image, bool later_band) {
     return ranks->render_band(renderer, view, band, image, later_band);
   };

@@ -19,9 +19,9 @@ struct MaterialParams {
   float r0;           // glass: Schlick's ((ior - 1) / (ior + 1))^2
 };
 
-constexpr int kMaterialSlots = 32;       // RenderSettings::materials at most (kMaxMaterials)
+constexpr int kMaterialSlots = 32;         // RenderSettings::materials at most (kMaxMaterials)
 constexpr std::uint8_t kMatteSlot = 0xff;  // a surface no material names
-constexpr int kMaxBounce = 16;           // kMaxBounces: the deepest stack of pending rays
+constexpr int kMaxBounce = 16;             // kMaxBounces: the deepest stack of pending rays
 
 // How a grain finds its material: the first listed range that holds the grain's value (its
 // scalar, or its radius).

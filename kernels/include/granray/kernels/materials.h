@@ -136,8 +136,8 @@ GRANRAY_HD_INLINE Vec3 bounce_light(const Occluder& occluded, const CameraFrame&
   for (int w = 0; w < lighting.mask_words; ++w) words[w] = 0u;
   const ShadingPoint p = shading_point(ray, surface.t, surface.sphere, lighting.wall_offset);
   if (has_secondary_rays(lighting)) {
-    find_blockers_at(occluded, camera, shading, lighting, i, j,
-                     s + kMostSamplesPerPixel * bounce, surface.id, ray, p, words);
+    find_blockers_at(occluded, camera, shading, lighting, i, j, s + kMostSamplesPerPixel * bounce,
+                     surface.id, ray, p, words);
   }
   return surface_light(surface, has_secondary_rays(lighting) ? words : nullptr, ray, shading,
                        lighting);
@@ -163,7 +163,9 @@ GRANRAY_HD_INLINE Vec4 bounce_mix(const Scene& scene, const Occluder& occluded,
                                   const MaterialParams& m, std::uint32_t& rays) {
   BounceFrame stack[kMaxBounce];
   int top = 0;
-  stack[top++] = {split_at(m, primary, surface, lighting.wall_offset), {0.0f, 0.0f, 0.0f}, 0,
+  stack[top++] = {split_at(m, primary, surface, lighting.wall_offset),
+                  {0.0f, 0.0f, 0.0f},
+                  0,
                   scene.table.bounces};
   Ray ray = stack[0].split.ray[0];
   int bounces = scene.table.bounces - 1;

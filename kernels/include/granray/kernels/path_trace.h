@@ -1,0 +1,248 @@
+// The path-traced still (SPEC 2e, renderer = "path"): Monte Carlo light transport under a
+// uniform sky (the background's colour as radiance) and a sun of finite angular size, through the
+// same grid and wall tree as the direct frames. Matte surfaces are Lambertian with albedo `base`
+// and sample the sun directly (a shadow ray per hit); metal reflects its share `reflectance`
+// (a mirror, or GGX with `roughness`), the rest diffuse; glass reflects by Schlick's Fresnel term
+// and otherwise passes through the grain (materials.h) or the sheet. Every random number is a
+// hash of (pixel, sample, bounce, purpose) and the settings: the same paths on every rank count
+// and, up to float rounding, on both backends.
+#pragma once
+
+#include <cstdint>
+
+#include "granray/kernels/materials.h"
+
+namespace granray {
+
+// What the kernels read of [insitu.path].
+struct PathParams {
+  int samples;           // paths per pixel in all
+  int bounces;           // surfaces that scatter a path at most
+  float cos_sun;         // cos of the sun's angular radius (1: an infinitely small sun)
+  float sun_scale;       // the NEE weight 2 (1 - cos) / sin^2 of the cone (1 when infinitely small)
+  float sun_radiance;    // what a ray that meets the sun's disc sees: I / sin^2 (0: none)
+  float sun_intensity;   // I: a facing matte surface of base c gets c I from the sun
+  float aperture;        // lens radius, world units (0: a pinhole)
+  float focus_distance;  // along the view direction
+};
+
+// Purposes of the random numbers of one bounce, each a pair.
+enum PathPurpose : std::uint32_t {
+  kPathPixel = 0,   // the sample's place in its pixel
+  kPathLens = 1,    // the point on the lens
+  kPathLobe = 2,    // which lobe (metal: reflect or diffuse; glass: reflect or pass) and roulette
+  kPathSun = 3,     // the direction toward the sun
+  kPathScatter = 4  // the scattered direction
+};
+
+// Two numbers in [0, 1) for (pixel, sample, bounce, purpose): a hash chain, no state.
+struct PathRandom {
+  std::uint32_t pixel_seed;  // of the whole image's pixel
+
+  GRANRAY_HD void pair(int sample, int bounce, std::uint32_t purpose, float& u1, float& u2) const {
+    const std::uint32_t h = mix_bits(
+        pixel_seed ^
+        mix_bits(static_cast<std::uint32_t>(sample) * 0x9e3779b9u ^
+                 mix_bits(static_cast<std::uint32_t>(bounce) * 8u + purpose + 0x632be5abu)));
+    u1 = unit_interval(h);
+    u2 = unit_interval(mix_bits(h ^ 0x85ebca6bu));
+  }
+};
+
+GRANRAY_HD_INLINE std::uint32_t path_pixel_seed(int i, int j) {
+  return mix_bits(static_cast<std::uint32_t>(i) ^
+                  mix_bits(static_cast<std::uint32_t>(j) + 0x7f4a7c15u));
+}
+
+// An orthonormal basis about unit n (Duff et al. 2017), as ao_direction_of_seed builds it.
+GRANRAY_HD_INLINE void basis_about(Vec3 n, Vec3& t1, Vec3& t2) {
+  const float sign = n.z >= 0.0f ? 1.0f : -1.0f;
+  const float a = -1.0f / (sign + n.z);
+  const float b = n.x * n.y * a;
+  t1 = {1.0f + sign * n.x * n.x * a, sign * b, -sign * n.x};
+  t2 = {b, sign + n.y * n.y * a, -n.y};
+}
+
+// A cosine-distributed direction about n.
+GRANRAY_HD_INLINE Vec3 cosine_direction(Vec3 n, float u1, float u2) {
+  Vec3 t1, t2;
+  basis_about(n, t1, t2);
+  const float r = sqrtf(u1), phi = 6.28318530718f * u2;
+  return t1 * (r * cosf(phi)) + t2 * (r * sinf(phi)) + n * sqrtf(nan_ignoring_max(0.0f, 1.0f - u1));
+}
+
+// A direction uniform in the cone of cos half-angle cos_max about unit axis l.
+GRANRAY_HD_INLINE Vec3 cone_direction(Vec3 l, float cos_max, float u1, float u2) {
+  if (cos_max >= 1.0f) return l;
+  Vec3 t1, t2;
+  basis_about(l, t1, t2);
+  const float c = 1.0f - u1 * (1.0f - cos_max);
+  const float s = sqrtf(nan_ignoring_max(0.0f, 1.0f - c * c));
+  const float phi = 6.28318530718f * u2;
+  return normalize(t1 * (s * cosf(phi)) + t2 * (s * sinf(phi)) + l * c);
+}
+
+// Smith's G1 for GGX of roughness alpha (alpha = roughness^2).
+GRANRAY_HD_INLINE float ggx_g1(float cos_v, float alpha) {
+  const float c = nan_ignoring_max(cos_v, 1e-6f);
+  const float t2 = (1.0f - c * c) / (c * c);
+  return 2.0f / (1.0f + sqrtf(1.0f + alpha * alpha * t2));
+}
+
+// A GGX microfacet normal about n, sampled by D(h) cos(theta_h).
+GRANRAY_HD_INLINE Vec3 ggx_normal(Vec3 n, float alpha, float u1, float u2) {
+  Vec3 t1, t2;
+  basis_about(n, t1, t2);
+  const float tan2 = alpha * alpha * u1 / nan_ignoring_max(1.0f - u1, 1e-7f);
+  const float c = 1.0f / sqrtf(1.0f + tan2);
+  const float s = sqrtf(nan_ignoring_max(0.0f, 1.0f - c * c));
+  const float phi = 6.28318530718f * u2;
+  return normalize(t1 * (s * cosf(phi)) + t2 * (s * sinf(phi)) + n * c);
+}
+
+// The radiance of one path of pixel (i, j) (window coordinates), sample s.
+template <class Scene, class Occluder>
+GRANRAY_HD_INLINE Vec3 trace_path(const Scene& scene, const Occluder& occluded,
+                                  const CameraFrame& camera, const ShadingParams& shading,
+                                  const PathParams& path, const float* roughness, float wall_offset,
+                                  int i, int j, int s) {
+  const PathRandom random{path_pixel_seed(i + camera.x0, j + camera.y0)};
+  float u1, u2;
+  random.pair(s, 0, kPathPixel, u1, u2);
+  Ray ray = sample_ray(camera, i, j, u1, u2);
+  if (path.aperture > 0.0f) {
+    // A thin lens: the ray from a point of the lens through where the pinhole ray meets the
+    // plane of focus.
+    float l1, l2;
+    random.pair(s, 0, kPathLens, l1, l2);
+    const float r = path.aperture * sqrtf(l1), phi = 6.28318530718f * l2;
+    const Vec3 focus =
+        ray.origin +
+        ray.dir * (path.focus_distance / nan_ignoring_max(dot(ray.dir, camera.w * -1.0f), 1e-6f));
+    const Vec3 origin = ray.origin + camera.u * (r * cosf(phi)) + camera.v * (r * sinf(phi));
+    ray = {origin, normalize(focus - origin)};
+  }
+  Vec3 radiance = {0.0f, 0.0f, 0.0f};
+  Vec3 throughput = {1.0f, 1.0f, 1.0f};
+  bool sees_sun = true;  // the sun's disc counts for rays that did not sample it already
+  // `bounces` surfaces scatter the path; the ray after the last one still sees the sky (as
+  // Mitsuba's max_depth = bounces + 1).
+  for (int bounce = 0;; ++bounce) {
+    const BounceHit hit = scene.nearest(ray);
+    if (!(hit.surface.t < INFINITY)) {
+      Vec3 sky = shading.background;
+      if (sees_sun && path.sun_radiance > 0.0f && dot(ray.dir, shading.light) >= path.cos_sun) {
+        sky = sky + Vec3{path.sun_radiance, path.sun_radiance, path.sun_radiance};
+      }
+      radiance = radiance + throughput * sky;
+      break;
+    }
+    if (bounce == path.bounces) break;
+    const SurfaceSample& surface = hit.surface;
+    const ShadingPoint p = shading_point(ray, surface.t, surface.sphere, wall_offset);
+    const MaterialParams* m = hit.slot != kMatteSlot ? &scene.table.params[hit.slot] : nullptr;
+    float lobe, roulette;
+    random.pair(s, bounce, kPathLobe, lobe, roulette);
+    float r1, r2;
+    random.pair(s, bounce, kPathScatter, r1, r2);
+    bool diffuse = true;
+    if (m != nullptr && m->kind == kMetalMaterial && lobe < m->reflectance) {
+      diffuse = false;
+      const float alpha = roughness[hit.slot] * roughness[hit.slot];
+      Vec3 dir;
+      if (alpha > 0.0f) {
+        const Vec3 h = ggx_normal(p.normal, alpha, r1, r2);
+        dir = reflect(ray.dir, h);
+        const float cos_l = dot(dir, p.normal), cos_v = -dot(ray.dir, p.normal);
+        if (!(cos_l > 0.0f)) break;  // under the surface: absorbed
+        const float vh = -dot(ray.dir, h), nh = nan_ignoring_max(dot(p.normal, h), 1e-6f);
+        const float w = ggx_g1(cos_v, alpha) * ggx_g1(cos_l, alpha) * vh /
+                        (nan_ignoring_max(cos_v, 1e-6f) * nh);
+        throughput = throughput * m->tint * w;
+      } else {
+        dir = reflect(ray.dir, p.normal);
+        throughput = throughput * m->tint;
+      }
+      ray = {p.origin, dir};
+      sees_sun = true;
+    } else if (m != nullptr && m->kind == kGlassMaterial) {
+      diffuse = false;
+      const MaterialSplit split = split_at(*m, ray, surface, wall_offset);
+      const float f = split.weight[0].x;
+      if (lobe < f) {
+        ray = split.ray[0];
+      } else {
+        ray = split.ray[1];
+        throughput = throughput * m->tint;
+      }
+      sees_sun = true;
+    }
+    if (diffuse) {
+      // Lambertian of albedo base: the sun sampled directly, then a cosine-distributed bounce.
+      const float lambert = dot(p.normal, shading.light);
+      if (path.sun_intensity > 0.0f && lambert > -0.01f) {
+        float s1, s2;
+        random.pair(s, bounce, kPathSun, s1, s2);
+        const Vec3 l = cone_direction(shading.light, path.cos_sun, s1, s2);
+        const float c = dot(p.normal, l);
+        if (c > 0.0f && !occluded(Ray{p.origin, l}, INFINITY, surface.id)) {
+          const float e = path.sun_intensity * path.sun_scale * c;
+          radiance = radiance + throughput * surface.base * e;
+        }
+      }
+      throughput = throughput * surface.base;
+      ray = {p.origin, cosine_direction(p.normal, r1, r2)};
+      sees_sun = false;
+    }
+    // Russian roulette after 3 bounces: paths that carry little end early, the others weigh more.
+    if (bounce >= 2) {
+      const float q = nan_ignoring_min(
+          0.95f, nan_ignoring_max(throughput.x, nan_ignoring_max(throughput.y, throughput.z)));
+      if (!(roulette < q)) break;
+      throughput = throughput * (1.0f / q);
+    }
+  }
+  return radiance;
+}
+
+// Adds `count` paths per pixel, from sample `first` on, to each pixel's running sum.
+template <class Scene, class Occluder>
+struct TracePaths {
+  Scene scene;
+  Occluder occluded;
+  CameraFrame camera;
+  ShadingParams shading;
+  PathParams path;
+  float roughness[kMaterialSlots];
+  float wall_offset;
+  int first;
+  int count;
+  Vec3* sums;  // per pixel
+
+  GRANRAY_HD void operator()(int i, int j) const {
+    const std::size_t pixel = static_cast<std::size_t>(j) * static_cast<std::size_t>(camera.width) +
+                              static_cast<std::size_t>(i);
+    Vec3 sum = first == 0 ? Vec3{0.0f, 0.0f, 0.0f} : sums[pixel];
+    for (int s = first; s < first + count; ++s) {
+      sum =
+          sum + trace_path(scene, occluded, camera, shading, path, roughness, wall_offset, i, j, s);
+    }
+    sums[pixel] = sum;
+  }
+};
+
+// The pixels from the sums of all `samples` paths: the mean radiance, clamped and quantised.
+struct FinishPaths {
+  CameraFrame camera;
+  int samples;
+  const Vec3* sums;
+  Rgb8* rgb;
+
+  GRANRAY_HD void operator()(int i, int j) const {
+    const std::size_t pixel = static_cast<std::size_t>(j) * static_cast<std::size_t>(camera.width) +
+                              static_cast<std::size_t>(i);
+    rgb[pixel] = to_rgb8(sums[pixel] * (1.0f / static_cast<float>(samples)));
+  }
+};
+
+}  // namespace granray

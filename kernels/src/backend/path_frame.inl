@@ -1,0 +1,96 @@
+// The path-traced still (SPEC 2e, renderer = "path", kernels/path_trace.h) from the backend's
+// parts: the grid (or every sphere for the reference), the opaque walls and the frame's
+// materials; paths added to each pixel's sum in batches, then the mean quantised. Included inside
+// namespace granray::GRANRAY_BACKEND_NAMESPACE after lit_frame.inl.
+
+// [insitu.path] as the kernels read it; ConfigError for values out of range.
+inline PathParams make_path_params(const RenderSettings& settings, const CameraSetup& camera) {
+  const PathSettings& p = settings.path;
+  if (p.samples < 1 || p.samples > kMaxPathSamples) {
+    throw ConfigError("granray: path samples must be in 1.." + std::to_string(kMaxPathSamples));
+  }
+  if (!(p.sun_radius >= 0.0f && p.sun_radius < 90.0f)) {
+    throw ConfigError("granray: path sun_radius must be in [0, 90) degrees");
+  }
+  if (!(p.sun_intensity >= 0.0f) || !std::isfinite(p.sun_intensity)) {
+    throw ConfigError("granray: path sun_intensity must be finite and >= 0");
+  }
+  if (!(p.aperture >= 0.0f) || !std::isfinite(p.aperture) || !(p.focus_distance >= 0.0f) ||
+      !std::isfinite(p.focus_distance)) {
+    throw ConfigError("granray: path aperture and focus_distance must be finite and >= 0");
+  }
+  PathParams out{};
+  out.samples = p.samples;
+  out.bounces = std::max(1, settings.shading.bounces);
+  const double radius = double(p.sun_radius) * M_PI / 180.0;
+  out.cos_sun = radius > 0.0 ? static_cast<float>(std::cos(radius)) : 1.0f;
+  const double sin2 = std::sin(radius) * std::sin(radius);
+  // Uniform directions in the cone, each weighted by its solid angle over the disc's irradiance
+  // share: 2 (1 - cos) / sin^2, which tends to 1 as the sun shrinks.
+  out.sun_scale = radius > 0.0 ? static_cast<float>(2.0 * (1.0 - std::cos(radius)) / sin2) : 1.0f;
+  out.sun_radiance = radius > 0.0 ? static_cast<float>(p.sun_intensity / sin2) : 0.0f;
+  out.sun_intensity = p.sun_intensity;
+  out.aperture = p.aperture;
+  const Vec3 to_target = camera.resolved.target - camera.resolved.eye;
+  out.focus_distance =
+      p.focus_distance > 0.0f ? p.focus_distance : std::sqrt(dot(to_target, to_target));
+  return out;
+}
+
+inline void render_path(BackendParts& parts, const Executor& exec, const FrameSetup& f,
+                        const FrameTarget& target, const RenderSettings& settings,
+                        const RenderOptions& options, FrameStats& stats) {
+  const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
+  const PathParams path = make_path_params(settings, f.camera);
+  const MaterialTable table = detail::make_material_table(settings, f.r.scalar);
+  const CameraFrame& cam = f.camera.frame;
+  exec.mark(0);
+  // The structures of a lit frame whose bounce rays need the grid; one sample per pixel for the
+  // depth and ids that compositing reads.
+  LightingParams one = lighting;
+  one.side = 1;
+  const LitStructures s = build_lit_structures(parts, exec, f, options, one, true, true, true);
+  exec.mark(1);
+  float roughness[kMaterialSlots] = {};
+  for (std::size_t k = 0; k < settings.materials.size(); ++k) {
+    roughness[k] = settings.materials[k].roughness;
+  }
+  const std::size_t pixels = std::size_t(cam.width) * std::size_t(cam.height);
+  const int batch = std::max(1, std::min(path.samples, std::max(1, path.samples / 16)));
+  const auto trace_with = [&](const auto& tracer, const auto& spheres_occluder) {
+    parts.walls.with_opaque(options, [&](auto walls) {
+      using Scene = BounceScene<std::decay_t<decltype(tracer)>, decltype(walls)>;
+      const Scene scene{tracer, walls, target.color, f.r.spheres, table};
+      with_wall_occluder(parts, options, spheres_occluder, [&](const auto& occluder) {
+        for (int first = 0; first < path.samples; first += batch) {
+          const int count = std::min(batch, path.samples - first);
+          parts.lit.trace_paths(exec, scene, occluder, cam, target.shading, path, roughness,
+                                lighting.wall_offset, first, count, pixels);
+          if (options.path_progress) {
+            exec.synchronize();
+            options.path_progress(first + count, path.samples);
+          }
+        }
+      });
+    });
+  };
+  if (s.layout) {
+    const GridView grid = parts.grid.view(*s.layout);
+    trace_with(GridTracer{grid, f.id_of}, GridOccluder{grid, f.id_of});
+  } else {
+    trace_with(BruteForceTracer{f.r.spheres, f.r.count, f.id_of},
+               BruteForceOccluder{f.r.spheres, f.r.count, f.id_of});
+  }
+  exec.mark(2);
+  parts.lit.finish_paths(exec, cam, path.samples, target.rgb);
+  if (target.depth != nullptr) {
+    cast_surfaces(parts, exec, f, s, options, target.color, one);
+    parts.lit.first_sample_hits(exec, cam, one, target.depth, target.hit_id);
+  }
+  exec.mark(3);
+  exec.synchronize();
+  record_structures(s, stats);
+  stats.grid_ms = exec.elapsed_ms(0, 1);
+  stats.primary_ms = exec.elapsed_ms(1, 2);
+  stats.render_ms = exec.elapsed_ms(1, 3);
+}

@@ -1,0 +1,265 @@
+// SPEC 2e's path-traced still: the same paths through the grid and against every sphere, the
+// same image run to run and band by band, a furnace with the analytic answer, one bounce under an
+// infinitely small sun equal to the direct model's shadows, an error that falls as
+// 1 / sqrt(samples), and the CUDA image within noise of the CPU's. Built once per backend.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "granray/errors.h"
+#include "test_support.h"
+
+namespace granray::test {
+namespace {
+
+std::vector<float> kinds_of(Rng& rng, std::size_t n) {
+  std::vector<float> kinds(n);
+  for (float& k : kinds) k = float(std::uniform_int_distribution<int>(0, 2)(rng));
+  return kinds;
+}
+
+std::vector<MaterialSettings> steel_and_glass(Rng& rng) {
+  MaterialSettings metal, glass;
+  metal.name = "steel";
+  metal.type = MaterialType::metal;
+  metal.reflectance = uniform(rng, 0.4f, 1.0f);
+  metal.roughness = rng() % 2 == 0 ? 0.0f : uniform(rng, 0.1f, 0.6f);
+  metal.grains = SelectRange{1.0f, 1.0f};
+  glass.name = "glass";
+  glass.type = MaterialType::glass;
+  glass.ior = uniform(rng, 1.3f, 1.8f);
+  glass.grains = SelectRange{2.0f, 2.0f};
+  return {metal, glass};
+}
+
+RenderSettings path_settings(Rng& rng, int width, int height, int samples) {
+  RenderSettings s = random_settings(rng, false);
+  s.width = width;
+  s.height = height;
+  s.model = ImageModel::path;
+  s.path.samples = samples;
+  s.path.sun_intensity = 1.0f;
+  s.shading.background = {0.4f, 0.45f, 0.5f};
+  s.shading.bounces = 4;
+  return s;
+}
+
+double rms_levels(const Image& a, const Image& b) {
+  double sum = 0.0;
+  for (std::size_t k = 0; k < a.rgb.size(); ++k) {
+    const double d = double(a.rgb[k]) - double(b.rgb[k]);
+    sum += d * d;
+  }
+  return std::sqrt(sum / double(a.rgb.size()));
+}
+
+class PathTraceTest : public ::testing::Test {
+ protected:
+  void SetUp() override { GRANRAY_SKIP_WITHOUT_BACKEND(); }
+  Renderer renderer{test_backend()};
+};
+
+// The paths' random numbers depend on the pixel, the sample and the bounce only: the grid and
+// the brute-force loop trace the same paths, and meet the same surfaces.
+TEST_F(PathTraceTest, GridMatchesBruteForce) {
+  Rng rng(fresh_seed());
+  for (const bool dense : {true, false}) {
+    const auto spheres =
+        dense ? dense_bed(rng, 500, 0.3f, 0.5f) : dilute_gas(rng, 200, 0.1f, 0.7f, 5.0f);
+    const auto kinds = kinds_of(rng, spheres.size());
+    RenderSettings s = path_settings(rng, 64, 48, 8);
+    s.materials = steel_and_glass(rng);
+    ParticleView view = view_of(spheres);
+    view.scalar = kinds.data();
+    Image brute, grid;
+    renderer.render(view, s, brute, {RenderMethod::brute_force});
+    renderer.render(view, s, grid, {RenderMethod::grid});
+    const ImageDiff d = compare_images(grid, brute);
+    EXPECT_LE(d.differing_rgb, 2u + d.pixels / 100) << "max level " << d.max_level;
+  }
+}
+
+// Deterministic: the same image again, and a window (or a band of a poster) equals its pixels of
+// the whole.
+TEST_F(PathTraceTest, SameImageRunToRunAndInWindows) {
+  Rng rng(fresh_seed());
+  const auto spheres = dense_bed(rng, 400, 0.3f, 0.5f);
+  const auto kinds = kinds_of(rng, spheres.size());
+  RenderSettings s = path_settings(rng, 60, 40, 4);
+  s.materials = steel_and_glass(rng);
+  s.path.aperture = rng() % 2 == 0 ? 0.0f : uniform(rng, 0.05f, 0.3f);
+  ParticleView view = view_of(spheres);
+  view.scalar = kinds.data();
+  Image first, again, window;
+  renderer.render(view, s, first);
+  renderer.render(view, s, again);
+  EXPECT_EQ(first.rgb, again.rgb);
+  RenderSettings w = s;
+  w.region = {10, 5, 45, 30};
+  renderer.render(view, w, window);
+  for (int j = 0; j < 25; ++j) {
+    for (int i = 0; i < 35; ++i) {
+      for (int c = 0; c < 3; ++c) {
+        ASSERT_EQ(window.rgb[3 * (std::size_t(j) * 35 + i) + c],
+                  first.rgb[3 * (std::size_t(j + 5) * 60 + i + 10) + c])
+            << "pixel " << i + 10 << "," << j + 5;
+      }
+    }
+  }
+}
+
+// A furnace: a lone grey sphere of albedo a under a uniform white sky, no sun. Every path leaves
+// the convex sphere after one bounce and sees the sky: radiance a, with no noise at all.
+TEST_F(PathTraceTest, FurnaceGivesTheAnalyticRadiance) {
+  Rng rng(fresh_seed());
+  const float a = uniform(rng, 0.2f, 0.9f);
+  RenderSettings s = path_settings(rng, 48, 36, 16);
+  s.camera.zoom = 1.0f;
+  s.shading.background = {1.0f, 1.0f, 1.0f};
+  s.shading.particle_color = {a, a, a};
+  s.path.sun_intensity = 0.0f;
+  s.path.sun_radius = 0.0f;
+  const std::vector<Vec4> sphere = {{uniform(rng, -1, 1), uniform(rng, -1, 1), 0.0f, 1.0f}};
+  Image image;
+  renderer.render(view_of(sphere), s, image, {RenderMethod::automatic, true});
+  const int expected = int(std::floor(255.0 * a + 0.5));
+  std::size_t inside = 0;
+  for (std::size_t p = 0; p < image.hit_id.size(); ++p) {
+    // Pixels wholly inside the disc: their neighbours show the sphere too.
+    const int i = int(p % 48), j = int(p / 48);
+    bool interior = i > 0 && j > 0 && i < 47 && j < 35;
+    for (int dj = -1; dj <= 1 && interior; ++dj) {
+      for (int di = -1; di <= 1 && interior; ++di) {
+        interior = image.hit_id[std::size_t(j + dj) * 48 + std::size_t(i + di)] == 0u;
+      }
+    }
+    if (!interior) continue;
+    ++inside;
+    for (int c = 0; c < 3; ++c)
+      ASSERT_NEAR(int(image.rgb[3 * p + c]), expected, 1) << "pixel " << p;
+  }
+  EXPECT_GT(inside, 100u);
+}
+
+// One bounce, an infinitely small sun of intensity `diffuse`, no sky: each path's radiance is
+// SPEC 2a's diffuse term with shadows at a point of its pixel. Against the direct image
+// antialiased 4 x 4 (both average the pixel's area), pixel by pixel, apart from silhouettes and
+// shadow edges.
+TEST_F(PathTraceTest, OneBounceUnderAPointSunIsTheDirectImage) {
+  Rng rng(fresh_seed());
+  const auto spheres = dense_bed(rng, 400, 0.3f, 0.5f);
+  RenderSettings direct = random_settings(rng, false);
+  direct.width = 64;
+  direct.height = 48;
+  direct.camera.zoom = uniform(rng, 1.8f, 3.0f);  // into the bed: grains fill the frame
+  direct.camera.theta = uniform(rng, 30.0f, 70.0f);
+  direct.shading.light = {uniform(rng, -0.5f, 0.5f), uniform(rng, 0.2f, 0.8f), 1.0f};
+  direct.shading.background = {0.0f, 0.0f, 0.0f};
+  direct.shading.ambient = 0.0f;
+  direct.shading.shadows = true;
+  direct.shading.samples = 16;
+  RenderSettings path = direct;
+  path.model = ImageModel::path;
+  path.shading.bounces = 1;
+  path.path.samples = 256;
+  path.path.sun_radius = 0.0f;
+  path.path.sun_intensity = direct.shading.diffuse;
+  Image a, b;
+  renderer.render(view_of(spheres), direct, a);
+  renderer.render(view_of(spheres), path, b);
+  std::size_t close = 0, shown = 0;
+  double total = 0.0;
+  for (std::size_t p = 0; p < a.rgb.size() / 3; ++p) {
+    int level = 0;
+    for (int c = 0; c < 3; ++c) {
+      const int d = std::abs(int(a.rgb[3 * p + c]) - int(b.rgb[3 * p + c]));
+      level = std::max(level, d);
+      total += d;
+    }
+    close += level <= 3;
+    shown += a.rgb[3 * p] + a.rgb[3 * p + 1] + a.rgb[3 * p + 2] > 0;
+  }
+  // Silhouettes and shadow edges differ: a 4 x 4 grid against 256 random points of the pixel.
+  EXPECT_GT(close, a.rgb.size() / 3 * 8 / 10) << "of " << a.rgb.size() / 3 << " pixels";
+  EXPECT_LT(total / double(a.rgb.size()), 2.0) << "mean difference in levels";
+  EXPECT_GT(shown, a.rgb.size() / 3 / 4) << "the scene shows too little to test";
+}
+
+// Monte Carlo: the error against a 4096-path image falls as 1 / sqrt(samples) (the nested
+// estimates share their first paths with the reference: sqrt(1 / n - 1 / 4096)).
+TEST_F(PathTraceTest, ErrorFallsAsOneOverSqrtSamples) {
+  Rng rng(fresh_seed());
+  const auto spheres = dense_bed(rng, 60, 0.3f, 0.5f);
+  const auto kinds = kinds_of(rng, spheres.size());
+  RenderSettings s = path_settings(rng, 24, 18, 4096);
+  s.camera.zoom = 1.5f;
+  s.shading.particle_color = {0.5f, 0.5f, 0.5f};
+  s.shading.background = {0.5f, 0.5f, 0.5f};
+  // A point sun, sampled at every matte hit and never met by chance: no rare bright paths, whose
+  // few hits would make the error of a small estimate a lottery.
+  s.path.sun_intensity = 0.6f;
+  s.path.sun_radius = 0.0f;
+  s.materials = steel_and_glass(rng);
+  ParticleView view = view_of(spheres);
+  view.scalar = kinds.data();
+  Image reference;
+  renderer.render(view, s, reference);
+  std::vector<double> error;
+  for (const int n : {16, 64, 256}) {
+    RenderSettings fewer = s;
+    fewer.path.samples = n;
+    Image image;
+    renderer.render(view, fewer, image);
+    error.push_back(rms_levels(image, reference));
+  }
+  ::testing::Test::RecordProperty(
+      "rms_errors",
+      std::to_string(error[0]) + " " + std::to_string(error[1]) + " " + std::to_string(error[2]));
+  const double expected = std::sqrt((1.0 / 16 - 1.0 / 4096) / (1.0 / 64 - 1.0 / 4096));
+  EXPECT_GT(error[0], 1.0) << "no noise to measure";
+  EXPECT_NEAR(error[0] / error[1], expected, 0.7) << error[0] << " " << error[1];
+  const double expected_far = std::sqrt((1.0 / 16 - 1.0 / 4096) / (1.0 / 256 - 1.0 / 4096));
+  EXPECT_NEAR(error[0] / error[2], expected_far, 1.6) << error[0] << " " << error[2];
+}
+
+#if defined(GRANRAY_TEST_CUDA)
+// The same paths on the GPU, apart from where the last bits of cosf, sinf or sqrtf send one
+// elsewhere: the images agree within the noise of 64 paths.
+TEST_F(PathTraceTest, CudaMatchesTheCpuWithinNoise) {
+  Rng rng(fresh_seed());
+  const auto spheres = dense_bed(rng, 20000, 0.3f, 0.5f);
+  const auto kinds = kinds_of(rng, spheres.size());
+  RenderSettings s = path_settings(rng, 240, 160, 64);
+  s.materials = steel_and_glass(rng);
+  ParticleView view = view_of(spheres);
+  view.scalar = kinds.data();
+  Renderer cpu(BackendKind::cpu);
+  Image a, b;
+  renderer.render(view, s, a);
+  cpu.render(view, s, b);
+  EXPECT_LT(rms_levels(a, b), 3.0);
+}
+#endif
+
+TEST_F(PathTraceTest, BadPathSettingsFailCleanly) {
+  Rng rng(fresh_seed());
+  const auto spheres = dense_bed(rng, 50, 0.3f, 0.5f);
+  RenderSettings s = path_settings(rng, 16, 16, 4);
+  Image image;
+  s.path.samples = 0;
+  EXPECT_THROW(renderer.render(view_of(spheres), s, image), ConfigError);
+  s.path.samples = 4;
+  s.path.aperture = -1.0f;
+  EXPECT_THROW(renderer.render(view_of(spheres), s, image), ConfigError);
+  s.path.aperture = 0.0f;
+  s.path.sun_radius = 90.0f;
+  EXPECT_THROW(renderer.render(view_of(spheres), s, image), ConfigError);
+  s.path.sun_radius = 0.5f;
+  EXPECT_NO_THROW(renderer.render(view_of(spheres), s, image));
+}
+
+}  // namespace
+}  // namespace granray::test
