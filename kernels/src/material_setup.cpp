@@ -19,6 +19,7 @@ MaterialParams params_of(const MaterialSettings& m) {
   p.ior = m.ior;
   const float q = (m.ior - 1.0f) / (m.ior + 1.0f);
   p.r0 = q * q;
+  p.roughness = m.roughness;
   return p;
 }
 
@@ -43,7 +44,7 @@ bool selects_every_value(const SelectRange& r) { return r.lo == -INFINITY && r.h
 
 }  // namespace
 
-MaterialTable make_material_table(const RenderSettings& settings, const float* scalar) {
+MaterialSetup make_material_setup(const RenderSettings& settings, const float* scalar) {
   if (settings.materials.size() > kMaxMaterials ||
       settings.materials.size() > static_cast<std::size_t>(kMaterialSlots)) {
     throw ConfigError("granray: " + std::to_string(settings.materials.size()) +
@@ -53,19 +54,16 @@ MaterialTable make_material_table(const RenderSettings& settings, const float* s
       kMaxBounces > kMaxBounce) {
     throw ConfigError("granray: bounces must be in 0.." + std::to_string(kMaxBounces));
   }
-  MaterialTable table{};
+  MaterialSetup table{};
   table.bounces = settings.shading.bounces;
-  table.grains.values = settings.material_field == MaterialField::scalar ? scalar : nullptr;
+  table.values = settings.material_field == MaterialField::scalar ? scalar : nullptr;
   bool needs_values = false;
   for (std::size_t k = 0; k < settings.materials.size(); ++k) {
     const MaterialSettings& m = settings.materials[k];
     check(m);
-    table.params[k] = params_of(m);
+    table.params.push_back(params_of(m));
     if (!m.grains) continue;
-    const int r = table.grains.ranges++;
-    table.grains.lo[r] = m.grains->lo;
-    table.grains.hi[r] = m.grains->hi;
-    table.grains.slot_of_range[r] = static_cast<std::uint8_t>(k);
+    table.ranges.push_back({m.grains->lo, m.grains->hi, static_cast<std::uint32_t>(k)});
     needs_values = needs_values || !selects_every_value(*m.grains);
   }
   // Without values only "all" can select: any radius lies in -inf..inf.

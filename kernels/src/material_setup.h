@@ -9,9 +9,18 @@
 
 namespace granray::detail {
 
+// A frame's materials on the host, for the backend to upload (MaterialTable then points there).
+struct MaterialSetup {
+  std::vector<MaterialParams> params;  // slot k: RenderSettings::materials[k]
+  std::vector<GrainRange> ranges;      // in order
+  const float* values;                 // the grains' values in the backend's memory; null: radius
+  int bounces;
+};
+
 // `scalar`: the frame's particle values in the backend's memory (null: the frame has none);
-// ConfigError where the materials select grains by a scalar the frame lacks, or are too many.
-MaterialTable make_material_table(const RenderSettings& settings, const float* scalar);
+// ConfigError where the materials select grains by a scalar the frame lacks, or are too many,
+// or a value is out of range.
+MaterialSetup make_material_setup(const RenderSettings& settings, const float* scalar);
 
 // Per wall of settings.walls, the slot of the material it names (kMatteSlot: none);
 // ConfigError for a name that no material has.

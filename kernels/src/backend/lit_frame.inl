@@ -137,7 +137,9 @@ inline void render_lit(BackendParts& parts, const Executor& exec, const FrameSet
                        const RenderOptions& options, FrameStats& stats) {
   const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
   std::optional<MaterialTable> materials;
-  if (materials_on(settings)) materials = detail::make_material_table(settings, f.r.scalar);
+  if (materials_on(settings)) {
+    materials = parts.lit.upload_materials(exec, detail::make_material_setup(settings, f.r.scalar));
+  }
   exec.mark(0);
   const LitStructures s =
       build_lit_structures(parts, exec, f, options, lighting, true, true, materials.has_value());

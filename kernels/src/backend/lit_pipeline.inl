@@ -25,7 +25,9 @@ class LitPipeline {
         slots_(account, "samples' materials"),
         mixes_(account, "samples' bounce mixes"),
         ray_counts_(account, "bounce rays per pixel"),
-        path_sums_(account, "path sums per pixel") {}
+        path_sums_(account, "path sums per pixel"),
+        material_params_(account, "materials"),
+        grain_ranges_(account, "materials' grain ranges") {}
 
   // Pass 1 into this pipeline's surfaces; with `materials` (SPEC 2e), each sample's material
   // slot too.
@@ -61,18 +63,36 @@ class LitPipeline {
                             slots_.data(), mixes_.data(), count ? ray_counts_.data() : nullptr});
   }
 
+  // The frame's materials (SPEC 2e) in this backend's memory, as the kernels read them. They
+  // travel only when they change (an upload waits for the device).
+  MaterialTable upload_materials(const Executor& exec, const detail::MaterialSetup& setup) {
+    if (setup.params.size() != uploaded_params_.size() ||
+        std::memcmp(setup.params.data(), uploaded_params_.data(),
+                    setup.params.size() * sizeof(MaterialParams)) != 0) {
+      exec.upload(material_params_, setup.params.data(), setup.params.size());
+      uploaded_params_ = setup.params;
+    }
+    if (setup.ranges.size() != uploaded_ranges_.size() ||
+        std::memcmp(setup.ranges.data(), uploaded_ranges_.data(),
+                    setup.ranges.size() * sizeof(GrainRange)) != 0) {
+      exec.upload(grain_ranges_, setup.ranges.data(), setup.ranges.size());
+      uploaded_ranges_ = setup.ranges;
+    }
+    return {material_params_.data(),
+            {grain_ranges_.data(), static_cast<int>(setup.ranges.size()), setup.values},
+            setup.bounces};
+  }
+
   // The path-traced still (kernels/path_trace.h): paths [first, first + count) of every pixel
   // added to its sum.
   template <class Scene, class Occluder>
   void trace_paths(const Executor& exec, const Scene& scene, const Occluder& occluded,
                    const CameraFrame& camera, const ShadingParams& shading, const PathParams& path,
-                   const float* roughness, float wall_offset, int first, int count,
-                   std::size_t pixels) {
+                   float wall_offset, int first, int count, std::size_t pixels) {
     path_sums_.resize(pixels);
-    TracePaths<Scene, Occluder> trace{scene, occluded,    camera, shading, path,
-                                      {},    wall_offset, first,  count,   path_sums_.data()};
-    for (int k = 0; k < kMaterialSlots; ++k) trace.roughness[k] = roughness[k];
-    exec.for_each_pixel(camera.width, camera.height, trace);
+    exec.for_each_pixel(camera.width, camera.height,
+                        TracePaths<Scene, Occluder>{scene, occluded, camera, shading, path,
+                                                    wall_offset, first, count, path_sums_.data()});
   }
 
   void finish_paths(const Executor& exec, const CameraFrame& camera, int samples,
@@ -156,5 +176,9 @@ class LitPipeline {
   Array<Vec4> mixes_;                // per sample, after the bounce pass
   Array<std::uint32_t> ray_counts_;  // per pixel, when the bounce pass counts its rays
   Array<Vec3> path_sums_;            // per pixel, the path-traced still's running sums
+  Array<MaterialParams> material_params_;
+  Array<GrainRange> grain_ranges_;
+  std::vector<MaterialParams> uploaded_params_;  // what material_params_ holds
+  std::vector<GrainRange> uploaded_ranges_;
   bool with_materials_ = false;
 };

@@ -42,7 +42,8 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
                         const RenderOptions& options, FrameStats& stats) {
   const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
   const PathParams path = make_path_params(settings, f.camera);
-  const MaterialTable table = detail::make_material_table(settings, f.r.scalar);
+  const MaterialTable table =
+      parts.lit.upload_materials(exec, detail::make_material_setup(settings, f.r.scalar));
   const CameraFrame& cam = f.camera.frame;
   exec.mark(0);
   // The structures of a lit frame whose bounce rays need the grid; one sample per pixel for the
@@ -51,10 +52,6 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
   one.side = 1;
   const LitStructures s = build_lit_structures(parts, exec, f, options, one, true, true, true);
   exec.mark(1);
-  float roughness[kMaterialSlots] = {};
-  for (std::size_t k = 0; k < settings.materials.size(); ++k) {
-    roughness[k] = settings.materials[k].roughness;
-  }
   const std::size_t pixels = std::size_t(cam.width) * std::size_t(cam.height);
   const int batch = std::max(1, std::min(path.samples, std::max(1, path.samples / 16)));
   const auto trace_with = [&](const auto& tracer, const auto& spheres_occluder) {
@@ -64,7 +61,7 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
       with_wall_occluder(parts, options, spheres_occluder, [&](const auto& occluder) {
         for (int first = 0; first < path.samples; first += batch) {
           const int count = std::min(batch, path.samples - first);
-          parts.lit.trace_paths(exec, scene, occluder, cam, target.shading, path, roughness,
+          parts.lit.trace_paths(exec, scene, occluder, cam, target.shading, path,
                                 lighting.wall_offset, first, count, pixels);
           if (options.path_progress) {
             exec.synchronize();

@@ -17,25 +17,33 @@ struct MaterialParams {
   float reflectance;  // metal: k
   float ior;          // glass
   float r0;           // glass: Schlick's ((ior - 1) / (ior + 1))^2
+  float roughness;    // metal, in the path-traced still
 };
 
 constexpr int kMaterialSlots = 32;         // RenderSettings::materials at most (kMaxMaterials)
 constexpr std::uint8_t kMatteSlot = 0xff;  // a surface no material names
 constexpr int kMaxBounce = 16;             // kMaxBounces: the deepest stack of pending rays
 
+// The grains whose value lies in [lo, hi] take material `slot`.
+struct GrainRange {
+  float lo, hi;
+  std::uint32_t slot;
+};
+
 // How a grain finds its material: the first listed range that holds the grain's value (its
-// scalar, or its radius).
+// scalar, or its radius). The ranges and the materials live in the backend's memory, not in the
+// kernels' parameters: a parameter array indexed by a value known only at run time is copied to
+// every GPU thread's local memory.
 struct GrainMaterials {
-  float lo[kMaterialSlots];
-  float hi[kMaterialSlots];
-  std::uint8_t slot_of_range[kMaterialSlots];  // the materials that select grains, in order
-  int ranges;
+  const GrainRange* ranges;
+  int count;
   const float* values;  // per grain, indexed as the frame's spheres; null: by radius
 
   GRANRAY_HD std::uint8_t slot(std::uint32_t index, Vec4 sphere) const {
     const float v = values != nullptr ? values[index] : sphere.w;
-    for (int k = 0; k < ranges; ++k) {
-      if (v >= lo[k] && v <= hi[k]) return slot_of_range[k];
+    for (int k = 0; k < count; ++k) {
+      const GrainRange r = ranges[k];
+      if (v >= r.lo && v <= r.hi) return static_cast<std::uint8_t>(r.slot);
     }
     return kMatteSlot;
   }
@@ -43,7 +51,7 @@ struct GrainMaterials {
 
 // A frame's materials: slot k is RenderSettings::materials[k].
 struct MaterialTable {
-  MaterialParams params[kMaterialSlots];
+  const MaterialParams* params;
   GrainMaterials grains;
   int bounces;
 };

@@ -104,8 +104,7 @@ GRANRAY_HD_INLINE Vec3 ggx_normal(Vec3 n, float alpha, float u1, float u2) {
 template <class Scene, class Occluder>
 GRANRAY_HD_INLINE Vec3 trace_path(const Scene& scene, const Occluder& occluded,
                                   const CameraFrame& camera, const ShadingParams& shading,
-                                  const PathParams& path, const float* roughness, float wall_offset,
-                                  int i, int j, int s) {
+                                  const PathParams& path, float wall_offset, int i, int j, int s) {
   const PathRandom random{path_pixel_seed(i + camera.x0, j + camera.y0)};
   float u1, u2;
   random.pair(s, 0, kPathPixel, u1, u2);
@@ -148,7 +147,7 @@ GRANRAY_HD_INLINE Vec3 trace_path(const Scene& scene, const Occluder& occluded,
     bool diffuse = true;
     if (m != nullptr && m->kind == kMetalMaterial && lobe < m->reflectance) {
       diffuse = false;
-      const float alpha = roughness[hit.slot] * roughness[hit.slot];
+      const float alpha = m->roughness * m->roughness;
       Vec3 dir;
       if (alpha > 0.0f) {
         const Vec3 h = ggx_normal(p.normal, alpha, r1, r2);
@@ -213,7 +212,6 @@ struct TracePaths {
   CameraFrame camera;
   ShadingParams shading;
   PathParams path;
-  float roughness[kMaterialSlots];
   float wall_offset;
   int first;
   int count;
@@ -224,8 +222,7 @@ struct TracePaths {
                               static_cast<std::size_t>(i);
     Vec3 sum = first == 0 ? Vec3{0.0f, 0.0f, 0.0f} : sums[pixel];
     for (int s = first; s < first + count; ++s) {
-      sum =
-          sum + trace_path(scene, occluded, camera, shading, path, roughness, wall_offset, i, j, s);
+      sum = sum + trace_path(scene, occluded, camera, shading, path, wall_offset, i, j, s);
     }
     sums[pixel] = sum;
   }
