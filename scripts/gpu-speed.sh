@@ -7,15 +7,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
-GRANRAY_TARGETS="granray-bench granray_gpu_tests granray_mpi_tests" source scripts/gpu-build.sh
-(cd "$BUILD" && ctest -L gpu -R '^cuda[.]' -j 4 --output-on-failure) >"$OUT/gpu-tests.log" 2>&1
-echo "GPU tests: $(grep -E "tests passed" "$OUT/gpu-tests.log")"
-grep -E "\(Failed\)|Timeout" "$OUT/gpu-tests.log" | head
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
-GRANRAY_MPI_TEST_BACKEND=cuda OMP_NUM_THREADS=8 timeout 240 mpirun --bind-to none --oversubscribe \
-  -np 2 "$BUILD/tests/granray_mpi_tests" --gtest_filter='MpiRender.*' >"$OUT/mpi-cuda-2.log" 2>&1
-echo "MPI rendering tests on CUDA, 2 ranks: exit $? ($(grep -E "PASSED|FAILED" "$OUT/mpi-cuda-2.log" | head -2 | tr '\n' ' '))"
+source scripts/gpu-tests-and-mpi.sh
 bench="$BUILD/bench/granray-bench"
 common=(--backend cuda -r 1920x1080 --method grid --repeat 20)
 {
