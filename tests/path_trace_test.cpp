@@ -59,12 +59,12 @@ double rms_levels(const Image& a, const Image& b) {
 class PathTraceTest : public ::testing::Test {
  protected:
   void SetUp() override { GRANRAY_SKIP_WITHOUT_BACKEND(); }
-  Renderer renderer{test_backend()};
 };
 
 // The paths' random numbers depend on the pixel, the sample and the bounce only: the grid and
 // the brute-force loop trace the same paths, and meet the same surfaces.
 TEST_F(PathTraceTest, GridMatchesBruteForce) {
+  Renderer renderer(test_backend());
   Rng rng(fresh_seed());
   for (const bool dense : {true, false}) {
     const auto spheres =
@@ -85,6 +85,7 @@ TEST_F(PathTraceTest, GridMatchesBruteForce) {
 // Deterministic: the same image again, and a window (or a band of a poster) equals its pixels of
 // the whole.
 TEST_F(PathTraceTest, SameImageRunToRunAndInWindows) {
+  Renderer renderer(test_backend());
   Rng rng(fresh_seed());
   const auto spheres = dense_bed(rng, 400, 0.3f, 0.5f);
   const auto kinds = kinds_of(rng, spheres.size());
@@ -114,6 +115,7 @@ TEST_F(PathTraceTest, SameImageRunToRunAndInWindows) {
 // A furnace: a lone grey sphere of albedo a under a uniform white sky, no sun. Every path leaves
 // the convex sphere after one bounce and sees the sky: radiance a, with no noise at all.
 TEST_F(PathTraceTest, FurnaceGivesTheAnalyticRadiance) {
+  Renderer renderer(test_backend());
   Rng rng(fresh_seed());
   const float a = uniform(rng, 0.2f, 0.9f);
   RenderSettings s = path_settings(rng, 48, 36, 16);
@@ -149,6 +151,7 @@ TEST_F(PathTraceTest, FurnaceGivesTheAnalyticRadiance) {
 // antialiased 4 x 4 (both average the pixel's area), pixel by pixel, apart from silhouettes and
 // shadow edges.
 TEST_F(PathTraceTest, OneBounceUnderAPointSunIsTheDirectImage) {
+  Renderer renderer(test_backend());
   Rng rng(fresh_seed());
   const auto spheres = dense_bed(rng, 400, 0.3f, 0.5f);
   RenderSettings direct = random_settings(rng, false);
@@ -191,6 +194,7 @@ TEST_F(PathTraceTest, OneBounceUnderAPointSunIsTheDirectImage) {
 // Monte Carlo: the error against a 4096-path image falls as 1 / sqrt(samples) (the nested
 // estimates share their first paths with the reference: sqrt(1 / n - 1 / 4096)).
 TEST_F(PathTraceTest, ErrorFallsAsOneOverSqrtSamples) {
+  Renderer renderer(test_backend());
   Rng rng(fresh_seed());
   const auto spheres = dense_bed(rng, 60, 0.3f, 0.5f);
   const auto kinds = kinds_of(rng, spheres.size());
@@ -229,6 +233,7 @@ TEST_F(PathTraceTest, ErrorFallsAsOneOverSqrtSamples) {
 // The same paths on the GPU, apart from where the last bits of cosf, sinf or sqrtf send one
 // elsewhere: the images agree within the noise of 64 paths.
 TEST_F(PathTraceTest, CudaMatchesTheCpuWithinNoise) {
+  Renderer renderer(test_backend());
   Rng rng(fresh_seed());
   const auto spheres = dense_bed(rng, 20000, 0.3f, 0.5f);
   const auto kinds = kinds_of(rng, spheres.size());
@@ -245,6 +250,7 @@ TEST_F(PathTraceTest, CudaMatchesTheCpuWithinNoise) {
 #endif
 
 TEST_F(PathTraceTest, BadPathSettingsFailCleanly) {
+  Renderer renderer(test_backend());
   Rng rng(fresh_seed());
   const auto spheres = dense_bed(rng, 50, 0.3f, 0.5f);
   RenderSettings s = path_settings(rng, 16, 16, 4);
