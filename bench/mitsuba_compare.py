@@ -85,7 +85,8 @@ def main():
     base = (0.8, 0.8, 0.8)
     floor_color = (0.6, 0.65, 0.75)
     sky = 1.0
-    work = args.out or tempfile.mkdtemp()
+    scratch = None if args.out else tempfile.TemporaryDirectory()  # removed at exit
+    work = args.out or scratch.name
     os.makedirs(work, exist_ok=True)
 
     # granray: the grains with their kind as the scalar, and the floor as a wall.
@@ -204,9 +205,9 @@ color = [{floor_color[0]}, {floor_color[1]}, {floor_color[2]}]
         image = np.array(image)  # waits for the render
         times.append(time.perf_counter() - start)
     mitsuba = np.clip(np.floor(255.0 * np.clip(image[:, :, :3], 0, 1) + 0.5), 0, 255)
-    mi.util.write_bitmap(os.path.join(work, "mitsuba.png"), mitsuba.astype(np.uint8))
+    mi.util.write_bitmap(os.path.join(work, "mitsuba.png"), mitsuba.astype(np.uint8),
+                         write_async=False)
 
-    import mitsuba as _  # noqa: F401 (the bitmap reader below is Mitsuba's)
     ours = np.array(mi.Bitmap(g_png)).astype(np.float64)[:, :, :3]
     diff = np.abs(ours - mitsuba).max(axis=2)
     samples_total = width * height * args.samples
@@ -220,7 +221,7 @@ color = [{floor_color[0]}, {floor_color[1]}, {floor_color[2]}]
           f"{(m_load + times[0]) / g_process:.2f} (first still, set-up included)")
     print(f"images: mean |difference| {np.abs(ours - mitsuba).mean():.2f} levels, "
           f"{(diff <= 8).mean() * 100:.1f} % of pixels within 8 levels; mean level granray "
-          f"{ours.mean():.2f}, mitsuba {mitsuba.mean():.2f}; in {work}")
+          f"{ours.mean():.2f}, mitsuba {mitsuba.mean():.2f}" + (f"; in {work}" if args.out else ""))
 
 
 if __name__ == "__main__":
