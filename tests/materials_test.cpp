@@ -395,6 +395,44 @@ TEST_F(MaterialsTest, AMirrorShowsWhatSurroundsIt) {
   }
 }
 
+// SPEC 2e: faces = "back" hides a container's near side from primary rays only. A mirror ball
+// in a back-faces-only box shows the near side behind the camera in its middle (its reflection
+// straight back), where the camera sees through that side; on every path alike.
+TEST_F(MaterialsTest, BounceRaysMeetTheNearSideOfABackFacesOnlyContainer) {
+  Renderer renderer(test_backend());
+  Rng rng(fresh_seed());
+  RenderSettings s;
+  s.width = 41;
+  s.height = 31;
+  s.camera.position = Vec3{0.0f, -6.0f, 0.0f};
+  s.camera.target = Vec3{0.0f, 0.0f, 0.0f};
+  s.camera.fov = 20.0f;
+  s.shading.background = {0.1f, 0.2f, 0.9f};
+  MaterialSettings mirror;
+  mirror.name = "mirror";
+  mirror.type = MaterialType::metal;
+  mirror.reflectance = 1.0f;
+  mirror.grains = SelectRange{-INFINITY, INFINITY};
+  s.materials = {mirror};
+  s.shading.bounces = 1;
+  auto walls = std::make_shared<WallList>(1);
+  const float half = uniform(rng, 3.0f, 4.0f);
+  (*walls)[0].triangles = box_triangles({-half, -half, -half}, {half, half, half});
+  (*walls)[0].faces = WallFaces::back;
+  (*walls)[0].color = {0.9f, 0.5f, 0.1f};
+  s.walls = walls;
+  const std::vector<Vec4> ball = {{0.0f, 0.0f, 0.0f, 1.0f}};
+  Image brute, grid;
+  renderer.render(view_of(ball), s, brute, {RenderMethod::brute_force});
+  renderer.render(view_of(ball), s, grid, {RenderMethod::grid});
+  EXPECT_EQ(grid.rgb, brute.rgb);
+  const std::size_t centre = 3 * (std::size_t(15) * 41 + 20);
+  // The near side (y = -half) lit as a wall: orange, not the blue sky behind the camera.
+  EXPECT_GT(int(grid.rgb[centre]), int(grid.rgb[centre + 2])) << "the ball's middle shows the sky";
+  // The camera itself sees the far side through the near one, around the ball.
+  EXPECT_GT(int(grid.rgb[0]), int(grid.rgb[2]));
+}
+
 #if defined(GRANRAY_TEST_CUDA)
 TEST_F(MaterialsTest, CudaMatchesTheCpu) {
   Rng rng(fresh_seed());

@@ -101,9 +101,9 @@ inline void cast_bounces(BackendParts& parts, const Executor& exec, const FrameS
                          const MaterialTable& table) {
   const CameraFrame& cam = f.camera.frame;
   const auto trace_with = [&](const auto& tracer, const auto& spheres_occluder) {
-    parts.walls.with_opaque(options, [&](auto walls) {
+    parts.walls.with_bounce_walls(options, [&](auto walls) {
       using Scene = BounceScene<std::decay_t<decltype(tracer)>, decltype(walls)>;
-      const Scene scene{tracer, walls, target.color, f.r.spheres, table};
+      const Scene scene{tracer, walls, target.color, f.r.spheres, table, walls};
       with_wall_occluder(parts, options, spheres_occluder, [&](const auto& occluder) {
         parts.lit.trace_bounces(exec, scene, occluder, cam, target.shading, lighting,
                                 options.count_rays);

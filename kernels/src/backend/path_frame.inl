@@ -55,9 +55,12 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
   const std::size_t pixels = std::size_t(cam.width) * std::size_t(cam.height);
   const int batch = std::max(1, std::min(path.samples, std::max(1, path.samples / 16)));
   const auto trace_with = [&](const auto& tracer, const auto& spheres_occluder) {
-    parts.walls.with_opaque(options, [&](auto walls) {
+    parts.walls.with_bounce_walls(options, [&](auto walls) {
       using Scene = BounceScene<std::decay_t<decltype(tracer)>, decltype(walls)>;
-      const Scene scene{tracer, walls, target.color, f.r.spheres, table};
+      // A path's camera ray meets the walls the camera shows (with_bounce_walls).
+      auto shown = walls;
+      if constexpr (decltype(walls)::present) shown.opaque = parts.walls.shown_opaque();
+      const Scene scene{tracer, walls, target.color, f.r.spheres, table, shown};
       with_wall_occluder(parts, options, spheres_occluder, [&](const auto& occluder) {
         for (int first = 0; first < path.samples; first += batch) {
           const int count = std::min(batch, path.samples - first);

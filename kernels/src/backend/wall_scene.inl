@@ -17,6 +17,8 @@ class WallScene {
         opacity_(account, "wall opacities"),
         planes_(account, "clip planes"),
         material_slots_(account, "wall material slots"),
+        every_opaque_triangles_(account, "opaque wall triangles of either facing"),
+        every_opaque_(account),
         bin_offsets_(account, "see-through tile offsets"),
         bin_slots_(account, "see-through tile lists"),
         bin_nearest_(account, "see-through tile distances") {}
@@ -44,6 +46,7 @@ class WallScene {
       uploaded_material_slots_ = slots;
     }
     materials_on_ = materials_on(settings) && !slots.empty();
+    bounces_wanted_ = materials_on(settings) || path_traced(settings);
     build_ms_ = 0.0;
     const std::shared_ptr<const WallList>& walls = settings.walls;
     const bool reads_in_place =
@@ -54,7 +57,9 @@ class WallScene {
     total_ = 0;
     opaque_.clear();
     see_through_.clear();
+    every_opaque_.clear();
     tree_built_ = false;
+    every_built_ = false;
     box_ = empty_wall_box();
     if (!walls || walls->empty()) return;
     const auto start = std::chrono::steady_clock::now();
@@ -77,6 +82,7 @@ class WallScene {
       return;
     }
     build_trees_for(exec, camera);
+    build_every_opaque_for(exec);
     shade_facets_for(exec, shading);
     bin_see_through_for(exec, camera);
   }
@@ -118,6 +124,27 @@ class WallScene {
             linear,
             tiles,
             materials_on_ ? material_slots_.data() : nullptr};
+  }
+
+  // The tree of the opaque triangles this camera shows (WallView::opaque of view()).
+  WallTree shown_opaque() const { return opaque_.view(); }
+
+  // SPEC 2e: the walls that bounce rays meet: every opaque triangle of either facing, since
+  // faces = "back" hides the near side of a container from primary rays only (its shadow and
+  // occlusion rays keep to view's tree, as SPEC 2a's do).
+  template <class Body>
+  void with_bounce_walls(const RenderOptions& options, Body&& body) const {
+    if (!(any_back_only_ && every_built_)) {
+      with_opaque(options, std::forward<Body>(body));
+      return;
+    }
+    if (every_opaque_.count() == 0) {
+      body(NoWalls{});
+      return;
+    }
+    WallView walls = view(options.method == RenderMethod::brute_force);
+    walls.opaque = every_opaque_.view();
+    body(walls);
   }
 
   // Runs `body` with the frame's walls as the kernels see them, or with NoWalls when it has
@@ -185,6 +212,21 @@ class WallScene {
     exec.synchronize();
     tree_built_ = true;
     ++tree_version_;
+    build_ms_ += ms_since(start);
+  }
+
+  // The tree of every opaque triangle whatever its facing, for bounce rays (with_bounce_walls):
+  // built once per wall list, only where a back-faces-only wall would leave some out.
+  void build_every_opaque_for(const Executor& exec) {
+    if (!bounces_wanted_ || !any_back_only_ || every_built_) return;
+    const auto start = std::chrono::steady_clock::now();
+    every_opaque_triangles_.resize(total_);
+    WallTriangle* end = thrust::copy_if(exec.policy(), unsorted_.data(), unsorted_.data() + total_,
+                                        every_opaque_triangles_.data(), IsOpaque{});
+    every_opaque_.build(exec, every_opaque_triangles_.data(),
+                        static_cast<std::uint32_t>(end - every_opaque_triangles_.data()));
+    exec.synchronize();
+    every_built_ = true;
     build_ms_ += ms_since(start);
   }
 
@@ -338,6 +380,10 @@ class WallScene {
   Array<std::uint8_t> material_slots_;      // per wall (SPEC 2e)
   std::vector<std::uint8_t> uploaded_material_slots_;
   bool materials_on_ = false;
+  Array<WallTriangle> every_opaque_triangles_;  // for bounce rays (build_every_opaque_for)
+  WallTreeArrays every_opaque_;
+  bool bounces_wanted_ = false;  // the frame has metal or glass, or is path-traced
+  bool every_built_ = false;
   std::shared_ptr<const WallList> built_from_;
   std::uint32_t total_ = 0;
   bool any_back_only_ = false;

@@ -96,6 +96,9 @@ GRANRAY_HD_INLINE MaterialSplit split_at(const MaterialParams& m, const Ray& ray
 
 // The nearest surface along a bounce ray, through any tracer that takes any ray (the grid or
 // every sphere), and the opaque walls.
+// `walls` for bounce rays (every opaque triangle of either facing) and `primary_walls` for a
+// path's camera ray (the ones the camera shows: SPEC 2b's faces = "back" hides a container's near
+// side from primary rays only).
 template <class Tracer, class Walls>
 struct BounceScene {
   Tracer trace;
@@ -103,8 +106,9 @@ struct BounceScene {
   ColorSource color;
   const Vec4* spheres;
   MaterialTable table;
+  Walls primary_walls;
 
-  GRANRAY_HD BounceHit nearest(const Ray& ray) const {
+  GRANRAY_HD BounceHit nearest(const Ray& ray, bool primary = false) const {
     const Hit hit = trace(ray, 0, 0);
     BounceHit out{background_sample(), kMatteSlot};
     if (hit.index != kNoHit) {
@@ -112,9 +116,10 @@ struct BounceScene {
       out = {{sphere, color(hit.index), hit.t, hit.id}, table.grains.slot(hit.index, sphere)};
     }
     if constexpr (Walls::present) {
-      const WallHit wall = nearest_wall(walls, ray, hit.t);
+      const WallView& w = primary ? primary_walls : walls;
+      const WallHit wall = nearest_wall(w, ray, hit.t);
       if (wall.slot != kNoHit) {
-        const WallTriangle& tri = walls.opaque.triangles[wall.slot];
+        const WallTriangle& tri = w.opaque.triangles[wall.slot];
         out.surface = wall_sample(facing_normal(tri, ray.dir), wall_color(walls, tri), wall.t,
                                   kWallIdBase + tri.index);
         out.slot = walls.materials != nullptr ? walls.materials[wall_of(tri)] : kMatteSlot;

@@ -127,7 +127,7 @@ GRANRAY_HD_INLINE Vec3 trace_path(const Scene& scene, const Occluder& occluded,
   // `bounces` surfaces scatter the path; the ray after the last one still sees the sky (as
   // Mitsuba's max_depth = bounces + 1).
   for (int bounce = 0;; ++bounce) {
-    const BounceHit hit = scene.nearest(ray);
+    const BounceHit hit = scene.nearest(ray, bounce == 0);
     if (!(hit.surface.t < INFINITY)) {
       Vec3 sky = shading.background;
       if (sees_sun && path.sun_radiance > 0.0f && dot(ray.dir, shading.light) >= path.cos_sun) {
