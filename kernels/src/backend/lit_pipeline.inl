@@ -66,15 +66,11 @@ class LitPipeline {
   // The frame's materials (SPEC 2e) in this backend's memory, as the kernels read them. They
   // travel only when they change (an upload waits for the device).
   MaterialTable upload_materials(const Executor& exec, const detail::MaterialSetup& setup) {
-    if (setup.params.size() != uploaded_params_.size() ||
-        std::memcmp(setup.params.data(), uploaded_params_.data(),
-                    setup.params.size() * sizeof(MaterialParams)) != 0) {
+    if (!same_bytes(setup.params, uploaded_params_)) {
       exec.upload(material_params_, setup.params.data(), setup.params.size());
       uploaded_params_ = setup.params;
     }
-    if (setup.ranges.size() != uploaded_ranges_.size() ||
-        std::memcmp(setup.ranges.data(), uploaded_ranges_.data(),
-                    setup.ranges.size() * sizeof(GrainRange)) != 0) {
+    if (!same_bytes(setup.ranges, uploaded_ranges_)) {
       exec.upload(grain_ranges_, setup.ranges.data(), setup.ranges.size());
       uploaded_ranges_ = setup.ranges;
     }
@@ -169,6 +165,14 @@ class LitPipeline {
   }
 
  private:
+  // Equal vectors of plain records (no padding); two empty ones are equal (memcmp may not be
+  // given their null data).
+  template <class T>
+  static bool same_bytes(const std::vector<T>& a, const std::vector<T>& b) {
+    return a.size() == b.size() &&
+           (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+  }
+
   Array<SurfaceSample> surfaces_;
   Array<std::uint32_t> blocked_;
   Array<RankBox> boxes_;
