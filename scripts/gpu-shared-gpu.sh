@@ -5,7 +5,10 @@
 # them), then through the CUDA Multi-Process Service (MPS), whose one context runs the ranks'
 # kernels side by side. The MPS daemon is started for this user under /tmp and stopped at the end;
 # no setting of the GPU changes. Prints one line per run: the frame medians and DEM ms/step.
-# MPS_MODES="off" runs the plain contexts alone.
+# MPS_MODES="off" runs the plain contexts alone. COMPOSITE_WAYS="gpu host" also runs each
+# several-rank frame with its images composited on the host (GRANRAY_COMPOSITE=host) beside the
+# default, in GPU memory; STEPS sets the DEM's steps (600).
+# Each line: MPS mode, ranks, lighting, compositing way, then the frame medians and DEM ms/step.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
@@ -24,16 +27,23 @@ mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
     fi
     for np in 1 2 4; do
       for mode in unlit lit; do
-        lighting=()
-        [ $mode = lit ] && lighting=(--set insitu.shading.shadows=true --set insitu.shading.ao_samples=8)
-        log="$work/dem-$mps-$np-$mode.txt"
-        OMP_NUM_THREADS=$((cores / np)) timeout 200 mpirun --bind-to none --oversubscribe -np $np \
-          "$dem" bench/scaling-bed.toml --set simulation.particles=2000000 \
-          --set 'simulation.box=[0.6,2.4,0.6]' --set simulation.steps=600 --set 'insitu.png=""' \
-          --set 'insitu.output=""' "${lighting[@]}" >"$log" 2>&1
-        printf "MPS %-3s %d rank(s) on one GPU, %-5s: %s | %s\n" $mps $np $mode \
-          "$(grep -o "median of .*" "$log" | head -1)" \
-          "$(grep -oE "DEM [0-9.]+(-[0-9.]+)? ms/step" "$log" | head -1)"
+        ways=${COMPOSITE_WAYS:-gpu}
+        [ $np = 1 ] && ways=gpu
+        for way in $ways; do
+          lighting=()
+          [ $mode = lit ] && lighting=(--set insitu.shading.shadows=true --set insitu.shading.ao_samples=8)
+          log="$work/dem-$mps-$np-$mode-$way.txt"
+          composite=()
+          [ $way = host ] && composite=(-x GRANRAY_COMPOSITE=host)
+          OMP_NUM_THREADS=$((cores / np)) timeout 200 mpirun --bind-to none --oversubscribe \
+            "${composite[@]}" -np $np "$dem" bench/scaling-bed.toml \
+            --set simulation.particles=2000000 --set 'simulation.box=[0.6,2.4,0.6]' \
+            --set simulation.steps=${STEPS:-600} --set 'insitu.png=""' --set 'insitu.output=""' \
+            "${lighting[@]}" >"$log" 2>&1
+          printf "MPS %-3s %d rank(s) on one GPU, %-5s, composite %-4s: %s | %s\n" $mps $np $mode \
+            $way "$(grep -o "median of .*" "$log" | head -1)" \
+            "$(grep -oE "DEM [0-9.]+(-[0-9.]+)? ms/step" "$log" | head -1)"
+        done
       done
     done
     [ $mps = on ] && echo quit | nvidia-cuda-mps-control

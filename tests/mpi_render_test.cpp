@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 
 #include "granray/errors.h"
@@ -420,8 +421,44 @@ TEST(MpiRender, AKeptCompositorFollowsTheImageSize) {
       RenderSettings s = random_settings(rng, false);
       if (frame == 2) s.width += 1;  // now and then only one side changes
       expect_same_as_one_rank(spheres, speed, s, Split::random, rng, &compositor);
-      if (size > 1) EXPECT_EQ(compositor.method(), c.settles) << int(c.method);
+      // CUDA renderers of one host meet in GPU memory instead, when the method is left open.
+      const bool on_gpu = size > 1 && mpi_test_backend() == BackendKind::cuda &&
+                          c.method == mpi::CompositeMethod::automatic && c.pretend_nodes == 0;
+      EXPECT_EQ(compositor.in_gpu_memory(), on_gpu) << int(c.method);
+      if (size > 1 && !on_gpu) EXPECT_EQ(compositor.method(), c.settles) << int(c.method);
     }
+  }
+}
+
+// CUDA renderers on one host: unlit frames composite in GPU memory, each rank's planes mapped
+// by rank 0, for any split (empty ranks too) and with the image size changing; the same image,
+// byte for byte, as one rank, and as the host's way (GRANRAY_COMPOSITE=host).
+TEST(MpiRender, FramesCompositedInGpuMemoryMatchOneRank) {
+  if (mpi_test_backend() != BackendKind::cuda) GTEST_SKIP() << "CUDA renderers only";
+  Rng rng(shared_seed());
+  const int size = size_of(MPI_COMM_WORLD);
+  for (const bool host : {false, true}) {
+    if (host) setenv("GRANRAY_COMPOSITE", "host", 1);
+    mpi::Compositor compositor;
+    for (const Split split : {Split::random, Split::slabs, Split::all_on_last, Split::octants,
+                              Split::contiguous_without_ids}) {
+      const bool dilute = rng() % 2 == 0;
+      auto spheres =
+          dilute ? dilute_gas(rng, 1500, 0.05f, 0.3f, 8.0f) : dense_bed(rng, 3000, 0.3f, 0.5f);
+      // Twins on different ranks: the smaller id wins in the merge as everywhere.
+      spheres.insert(spheres.end(), spheres.begin(), spheres.begin() + 200);
+      std::vector<float> speed(spheres.size());
+      for (auto& v : speed) v = uniform(rng, 0.0f, 5.0f);
+      RenderSettings s = random_settings(rng, rng() % 2 == 0);
+      s.color = ColorMapping{static_cast<int>(rng() % 7), true, 0.0f, 1.0f};
+      s.shading.background = {uniform(rng, 0.0f, 1.0f), uniform(rng, 0.0f, 1.0f),
+                              uniform(rng, 0.0f, 1.0f)};
+      if (split == Split::octants) s.width += 3;  // planes made again for the new size
+      if (split == Split::slabs) s.region = PixelRect{5, 3, s.width - 7, s.height - 2};  // a band
+      expect_same_as_one_rank(spheres, speed, s, split, rng, &compositor);
+      EXPECT_EQ(compositor.in_gpu_memory(), size > 1 && !host) << int(split);
+    }
+    if (host) unsetenv("GRANRAY_COMPOSITE");
   }
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "binary_swap.h"
+#include "gpu_plane_compositor.h"
 #include "granray/errors.h"
 #include "granray/insitu/mpi_frame.h"
 #include "granray/kernels/shading.h"
@@ -80,6 +81,7 @@ struct Compositor::Buffers : MessageBuffers {
   NodeSplit nodes;
   int width = 0, height = 0;  // the image size the segments were made for
   std::unique_ptr<detail::SharedMemoryCompositor> shared;  // null on a node of one rank
+  detail::GpuPlaneCompositor gpu;
 };
 
 Compositor::Compositor(CompositeMethod method)
@@ -128,6 +130,20 @@ void Compositor::set_up_shared_memory(MPI_Comm comm, int width, int height, int 
         error.empty() ? "another node's shared memory could not be set up" : error.c_str());
   }
   method_ = CompositeMethod::binary_swap;
+}
+
+bool Compositor::composites_in_gpu_memory(Renderer& renderer, MPI_Comm comm, int width,
+                                          int height) {
+  Buffers& b = *buffers_;
+  in_gpu_memory_ = false;
+  // Alike on every rank: the method asked for and the pretended nodes are.
+  if (requested_ != CompositeMethod::automatic || pretend_node_size_ > 0 || b.gpu.refused()) {
+    return false;
+  }
+  if (!b.nodes.made_for(comm)) b.nodes.make(comm, 0);
+  in_gpu_memory_ =
+      b.gpu.ready(renderer, comm, width, height, size_of(b.nodes.node()) == size_of(comm));
+  return in_gpu_memory_;
 }
 
 void Compositor::composite(Image& image, Vec3 background, MPI_Comm comm, Composited result,

@@ -26,8 +26,10 @@ namespace granray::mpi {
 
 using detail::agreed_step;
 using detail::composite_rendered;
+using detail::composites_in_gpu_memory;
 using detail::has_see_through_walls;
 using detail::ms_since;
+using detail::render_in_gpu_memory;
 using detail::render_lit_by_halo;
 using detail::render_lit_gathered;
 
@@ -93,10 +95,14 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
     }
   } else {
     const bool see_through = has_see_through_walls(settings);
-    if (see_through) options.copy_drawn_only = false;
-    agreed_step("rendering", comm,
-                [&] { stats = renderer.render(view, settings, image, options); });
-    composite_rendered(image, settings, comm, compositor, result, see_through, stats);
+    if (!see_through && composites_in_gpu_memory(renderer, comm, settings, compositor)) {
+      stats = render_in_gpu_memory(renderer, comm, view, settings, options, image, result);
+    } else {
+      if (see_through) options.copy_drawn_only = false;
+      agreed_step("rendering", comm,
+                  [&] { stats = renderer.render(view, settings, image, options); });
+      composite_rendered(image, settings, comm, compositor, result, see_through, stats);
+    }
   }
 
   if (settings.select || !settings.clip.empty()) {  // each rank counted the grains it hid
@@ -119,6 +125,44 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
 }
 
 namespace detail {
+
+// Every rank leaves its frame in its shared planes; once all have (the agreement after the
+// render orders them), rank 0 merges them in GPU memory, and the other ranks wait for that
+// before their next frame may overwrite their planes.
+FrameStats render_in_gpu_memory(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
+                                const RenderSettings& settings, RenderOptions options, Image& image,
+                                Composited result) {
+  options.share_planes = true;
+  FrameStats stats;
+  agreed_step("rendering", comm, [&] { stats = renderer.render(view, settings, image, options); });
+  composite_in_gpu_memory(renderer, comm, view.cuda_stream, settings, result, image, stats);
+  return stats;
+}
+
+void composite_in_gpu_memory(Renderer& renderer, MPI_Comm comm, void* cuda_stream,
+                             const RenderSettings& settings, Composited result, Image& image,
+                             FrameStats& stats) {
+  int rank = 0;
+  GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  const auto composite_start = std::chrono::steady_clock::now();
+  agreed_step("compositing in GPU memory", comm, [&] {
+    if (rank == 0) {
+      renderer.composite_shared_planes(cuda_stream, settings, result == Composited::rgb_depth_ids,
+                                       image, stats);
+    }
+  });
+  stats.composite_ms += ms_since(composite_start);
+}
+
+bool composites_in_gpu_memory(Renderer& renderer, MPI_Comm comm, const RenderSettings& settings,
+                              Compositor* compositor) {
+  int size = 1;
+  GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size));
+  const PixelRect window = render_window(settings);
+  return compositor != nullptr && size > 1 &&
+         compositor->composites_in_gpu_memory(renderer, comm, window.x1 - window.x0,
+                                              window.y1 - window.y0);
+}
 
 bool has_see_through_walls(const RenderSettings& settings) {
   return settings.walls && std::any_of(settings.walls->begin(), settings.walls->end(),

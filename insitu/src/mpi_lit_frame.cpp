@@ -70,6 +70,10 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
   const bool see_through = has_see_through_walls(settings);
   options.with_hits = true;
   options.copy_drawn_only = size > 1 && !see_through;
+  // One sample per pixel: the shaded images meet in GPU memory where they can.
+  const bool in_gpu_memory = settings.shading.samples == 1 && !see_through &&
+                             composites_in_gpu_memory(renderer, comm, settings, compositor);
+  options.share_planes = in_gpu_memory;
   const auto start = std::chrono::steady_clock::now();
   std::uint64_t sent = 0;
   const std::vector<RankBox> boxes = rank_boxes(own, *options.camera_bounds, comm);
@@ -161,7 +165,11 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
   agreed_step("shading", comm,
               [&] { renderer.shade_with_answers(settings, samples, merged, image, stats); });
   stats.composite_ms = halo_ms + exchange_ms;
-  composite_rendered(image, settings, comm, compositor, result, see_through, stats);
+  if (in_gpu_memory) {
+    composite_in_gpu_memory(renderer, comm, view.cuda_stream, settings, result, image, stats);
+  } else {
+    composite_rendered(image, settings, comm, compositor, result, see_through, stats);
+  }
   stats.exchange_bytes = sent;
   return stats;
 }

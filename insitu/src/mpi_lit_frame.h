@@ -30,6 +30,22 @@ void composite_rendered(Image& image, const RenderSettings& settings, MPI_Comm c
                         Compositor* compositor, Composited result, bool see_through,
                         FrameStats& stats);
 
+// Collective: whether this frame's images meet in GPU memory (Compositor::
+// composites_in_gpu_memory for the frame's window; never without a kept compositor or on one rank).
+bool composites_in_gpu_memory(Renderer& renderer, MPI_Comm comm, const RenderSettings& settings,
+                              Compositor* compositor);
+
+// An unlit frame composited in GPU memory.
+FrameStats render_in_gpu_memory(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
+                                const RenderSettings& settings, RenderOptions options, Image& image,
+                                Composited result);
+
+// After every rank's frame went into its shared planes (RenderOptions::share_planes): rank 0
+// merges them into `image`, and the others wait until it has read them.
+void composite_in_gpu_memory(Renderer& renderer, MPI_Comm comm, void* cuda_stream,
+                             const RenderSettings& settings, Composited result, Image& image,
+                             FrameStats& stats);
+
 // Whether the frame has walls one sees through (SPEC 2d).
 bool has_see_through_walls(const RenderSettings& settings);
 

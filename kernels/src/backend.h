@@ -34,6 +34,11 @@ class Backend {
   virtual void shade_samples_with_answers(const std::vector<std::uint32_t>& samples,
                                           const std::vector<std::uint32_t>& words,
                                           std::vector<ShownSample>& out) = 0;
+  virtual std::vector<unsigned char> share_planes(std::size_t pixels) = 0;
+  virtual void open_shared_planes(const std::vector<std::vector<unsigned char>>& handles,
+                                  int self) = 0;
+  virtual void composite_shared_planes(void* cuda_stream, const RenderSettings& settings,
+                                       bool with_hits, Image& image, FrameStats& stats) = 0;
   virtual void copy_to_host(const ParticleView& particles, HostParticles& out) = 0;
   virtual HostGrid build_grid(const ParticleView& particles) = 0;
   virtual FrameExtent measure(const ParticleView& particles) = 0;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "drawn_rows.h"
+#include "granray/errors.h"
 #include "granray/image.h"
 #include "granray/kernels/shading.h"
 #include "granray/particles.h"
@@ -32,6 +33,20 @@ struct Memory {
     return p;
   }
   static void release(void* p) { std::free(p); }
+};
+
+// Host memory needs no mapping between processes here: compositing across ranks of the CPU
+// backend goes through mpi::Compositor's shared-memory segments instead.
+class PeerMemory {
+ public:
+  [[noreturn]] static std::vector<unsigned char> handle_of(void*) { refuse(); }
+  explicit PeerMemory(const std::vector<unsigned char>&) { refuse(); }
+  void* data() const { return nullptr; }
+
+ private:
+  [[noreturn]] static void refuse() {
+    throw Error("granray: frame planes are shared between processes on the cuda backend only");
+  }
 };
 
 // Physical memory: Linux overcommits, so a larger request would be killed later, not refused.

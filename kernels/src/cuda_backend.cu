@@ -182,6 +182,43 @@ struct Scratch {
   Scratch& operator=(const Scratch&) = delete;
 };
 
+// Device memory of another process on this host, mapped by its CUDA IPC handle for as long as
+// this object lives (backend/shared_planes.inl). Another GPU's memory is reached over its peer
+// link; cudaIpcOpenMemHandle refuses where there is none.
+class PeerMemory {
+ public:
+  static std::vector<unsigned char> handle_of(void* base) {
+    cudaIpcMemHandle_t handle;
+    GRANRAY_CUDA_CHECK(cudaIpcGetMemHandle(&handle, base));
+    const auto* bytes = reinterpret_cast<const unsigned char*>(&handle);
+    return std::vector<unsigned char>(bytes, bytes + sizeof handle);
+  }
+
+  explicit PeerMemory(const std::vector<unsigned char>& handle) {
+    cudaIpcMemHandle_t h;
+    if (handle.size() != sizeof h) throw Error("granray: a CUDA IPC handle of the wrong size");
+    std::memcpy(&h, handle.data(), sizeof h);
+    const cudaError_t status = cudaIpcOpenMemHandle(&data_, h, cudaIpcMemLazyEnablePeerAccess);
+    if (status != cudaSuccess) {
+      cudaGetLastError();  // not sticky: the process goes on compositing on the host
+      data_ = nullptr;
+      GRANRAY_CUDA_CHECK(status);
+    }
+  }
+  PeerMemory(PeerMemory&& other) noexcept : data_(std::exchange(other.data_, nullptr)) {}
+  PeerMemory& operator=(PeerMemory&&) = delete;
+  PeerMemory(const PeerMemory&) = delete;
+  PeerMemory& operator=(const PeerMemory&) = delete;
+  ~PeerMemory() {
+    if (data_ != nullptr) cudaIpcCloseMemHandle(data_);
+  }
+
+  void* data() const { return data_; }
+
+ private:
+  void* data_ = nullptr;
+};
+
 // cudaMalloc refuses what the device cannot hold by itself; no extra cap by default.
 inline std::size_t default_memory_limit() { return ~std::size_t{0}; }
 

@@ -173,6 +173,20 @@ void Renderer::shade_samples_with_answers(const std::vector<std::uint32_t>& samp
   impl_->shade_samples_with_answers(samples, words, out);
 }
 
+std::vector<unsigned char> Renderer::share_planes(std::size_t pixels) {
+  return impl_->share_planes(pixels);
+}
+
+void Renderer::open_shared_planes(const std::vector<std::vector<unsigned char>>& handles,
+                                  int self) {
+  impl_->open_shared_planes(handles, self);
+}
+
+void Renderer::composite_shared_planes(void* cuda_stream, const RenderSettings& settings,
+                                       bool with_hits, Image& image, FrameStats& stats) {
+  impl_->composite_shared_planes(cuda_stream, settings, with_hits, image, stats);
+}
+
 void Renderer::copy_to_host(const ParticleView& particles, HostParticles& out) {
   impl_->copy_to_host(particles, out);
 }

@@ -61,6 +61,10 @@ struct RenderOptions {
   // The particles are those of this renderer's previous render call, unchanged (a later band of
   // the same frame: render_bands): the backend may reuse the grid it built for them then.
   bool same_particles = false;
+  // With with_hits, on the CUDA backend, after Renderer::share_planes: leave the frame's
+  // pixels, depths and ids in the renderer's shared planes for composite_shared_planes on rank 0
+  // instead of copying them into the image (which gets the frame's size alone).
+  bool share_planes = false;
   // The path-traced still (SPEC 2e): called after each batch of paths with the paths per pixel
   // done and in all, for a progress line.
   std::function<void(int done, int total)> path_progress;
@@ -204,6 +208,18 @@ class Renderer {
   void shade_samples_with_answers(const std::vector<std::uint32_t>& samples,
                                   const std::vector<std::uint32_t>& words,
                                   std::vector<ShownSample>& out);
+
+  // Sort-last compositing in GPU memory among the processes of one host (mpi::Compositor; CUDA
+  // backend, others throw Error). share_planes makes this renderer's planes for frames of
+  // `pixels` and returns the handle other processes map them by (CUDA IPC); open_shared_planes
+  // maps every rank's by their handles (handles[self] is this renderer's own); a render with
+  // RenderOptions::share_planes then leaves its frame in them, and once every rank's render has
+  // returned, composite_shared_planes merges all of them into `image` (rgb, with depth and ids
+  // when `with_hits`) as mpi::composite does. Throws DeviceError where a mapping fails.
+  std::vector<unsigned char> share_planes(std::size_t pixels);
+  void open_shared_planes(const std::vector<std::vector<unsigned char>>& handles, int self);
+  void composite_shared_planes(void* cuda_stream, const RenderSettings& settings, bool with_hits,
+                               Image& image, FrameStats& stats);
 
   FrameExtent measure(const ParticleView& particles);
 

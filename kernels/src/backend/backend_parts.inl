@@ -13,6 +13,7 @@ struct BackendParts {
         tiles(account, reference_ends),
         walls(account),
         frame(account),
+        shared(account),
         lit(account),
         halo(account) {}
 
@@ -26,6 +27,7 @@ struct BackendParts {
   ScreenTileLists tiles;
   WallScene walls;
   FrameBuffers frame;
+  SharedPlanes shared;  // frames composited in GPU memory across ranks (shared_planes.inl)
   LitPipeline lit;
   RankHalo halo;  // lit frames across ranks by halo (lit_across_ranks.inl)
 };

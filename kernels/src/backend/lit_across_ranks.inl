@@ -195,7 +195,7 @@ inline void shade_stage(BackendParts& parts, const std::optional<HaloFrame>& kep
   RenderOptions delivery = h.options;
   delivery.with_hits = true;
   delivery.defer_pixels = false;
-  parts.frame.deliver(exec, settings, delivery, stats, image);
+  hand_over_frame(exec, parts.frame, parts.shared, settings, delivery, stats, image);
 }
 
 // With several samples per pixel: the answers folded in, then every sample's shown colour, depth

@@ -10,6 +10,7 @@
 //                      static constexpr MemorySpace native_space; static constexpr name; };
 //   std::size_t default_memory_limit();
 //   std::size_t system_free_memory(); // what the backend's memory could still give now
+//   class PeerMemory; // another process's memory by handle (backend/shared_planes.inl)
 // Every type below lives in that backend's namespace, so the two builds never share a symbol.
 // A frame's path through the parts: docs/design.md, "Map".
 
@@ -83,6 +84,7 @@ inline double ms_since(std::chrono::steady_clock::time_point start) {
 #include "wall_tree.inl"
 #include "wall_scene.inl"
 #include "frame_buffers.inl"
+#include "shared_planes.inl"
 #include "lit_pipeline.inl"
 #include "rank_halo.inl"
 #include "backend_parts.inl"
@@ -166,6 +168,32 @@ class ThrustBackend final : public detail::Backend {
     translate_errors([&] { shade_samples_stage(parts_, halo_frame_, samples, words, out); });
   }
 
+  std::vector<unsigned char> share_planes(std::size_t pixels) override {
+    return translate_errors([&] { return parts_.shared.share(pixels); });
+  }
+
+  void open_shared_planes(const std::vector<std::vector<unsigned char>>& handles,
+                          int self) override {
+    translate_errors([&] { parts_.shared.open(Executor(nullptr, parts_.scratch), handles, self); });
+  }
+
+  void composite_shared_planes(void* cuda_stream, const RenderSettings& settings, bool with_hits,
+                               Image& image, FrameStats& stats) override {
+    translate_errors([&] {
+      const Executor exec(cuda_stream, parts_.scratch);
+      const std::size_t pixels = image_pixels(settings);
+      // Into this rank's own frame buffers (its planes were copied out by its render), then out
+      // as a one-rank frame.
+      parts_.frame.prepare(exec, pixels, with_hits, false);
+      parts_.shared.merge(exec, to_rgb8(settings.shading.background), parts_.frame.rgb(),
+                          with_hits ? parts_.frame.depth() : nullptr,
+                          with_hits ? parts_.frame.hit_ids() : nullptr, pixels);
+      RenderOptions delivery;
+      delivery.with_hits = with_hits;
+      parts_.frame.deliver(exec, settings, delivery, stats, image);
+    });
+  }
+
   void copy_to_host(const ParticleView& view, HostParticles& out) override {
     translate_errors(
         [&] { copy_particles_to_host(Executor(view.cuda_stream, parts_.scratch), view, out); });
@@ -225,7 +253,7 @@ class ThrustBackend final : public detail::Backend {
     } else {
       cast_unlit(parts_, exec, f, target, settings, options, stats);
     }
-    parts_.frame.deliver(exec, settings, options, stats, image);
+    hand_over_frame(exec, parts_.frame, parts_.shared, settings, options, stats, image);
     stats.total_ms = ms_since(frame_start);
     return stats;
   }

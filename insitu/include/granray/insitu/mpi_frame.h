@@ -73,6 +73,16 @@ class Compositor {
   // two_level or binary_swap after it.
   CompositeMethod method() const { return method_; }
 
+  // Unlit frames of CUDA renderers whose ranks share one host, with the automatic method: the
+  // ranks' frames meet in GPU memory (CUDA IPC) and rank 0 merges them there; no pixel goes
+  // through the host but rank 0's picture. Collective; set up on the first frame and again when
+  // the size, the renderer or the communicator changes. False for good where any rank cannot
+  // (another backend, several nodes, GPUs that cannot map each other's memory, or the
+  // environment variable GRANRAY_COMPOSITE=host), with the reason on rank 0's stderr.
+  bool composites_in_gpu_memory(Renderer& renderer, MPI_Comm comm, int width, int height);
+  // Whether the last frame asked was composited in GPU memory.
+  bool in_gpu_memory() const { return in_gpu_memory_; }
+
   // For tests on one machine: treat each run of `ranks` consecutive ranks as a node (two_level and
   // automatic then see several nodes). Call before the first frame.
   void pretend_nodes_of(int ranks) { pretend_node_size_ = ranks; }
@@ -93,6 +103,7 @@ class Compositor {
   CompositeMethod requested_;
   CompositeMethod method_;
   int pretend_node_size_ = 0;
+  bool in_gpu_memory_ = false;
   std::optional<std::uint64_t> lit_gather_limit_;
 };
 

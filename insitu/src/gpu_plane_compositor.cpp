@@ -1,0 +1,84 @@
+#include "gpu_plane_compositor.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "mpi_agree.h"
+
+namespace granray::mpi::detail {
+
+namespace {
+
+// GRANRAY_COMPOSITE=host keeps compositing on the host (benchmarks compare the two ways).
+bool host_asked() {
+  const char* way = std::getenv("GRANRAY_COMPOSITE");
+  return way != nullptr && std::strcmp(way, "host") == 0;
+}
+
+}  // namespace
+
+bool GpuPlaneCompositor::ready(Renderer& renderer, MPI_Comm comm, int width, int height,
+                               bool one_node) {
+  if (refused_) return false;
+  if (comm == for_ && &renderer == renderer_ && width == width_ && height == height_) return true;
+  int rank = 0, size = 1;
+  GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size));
+  // Every rank must be able to take part, or none does.
+  int able = renderer.backend() == BackendKind::cuda && one_node && !host_asked() ? 1 : 0;
+  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &able, 1, MPI_INT, MPI_MIN, comm));
+  if (able == 0) {
+    refused_ = true;
+    return false;
+  }
+
+  std::string error;
+  std::vector<unsigned char> handle;
+  try {
+    handle = renderer.share_planes(std::size_t(width) * std::size_t(height));
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  // The handles are alike in size on every rank of one CUDA build; a failed rank sends zeros.
+  int length = static_cast<int>(handle.size());
+  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &length, 1, MPI_INT, MPI_MAX, comm));
+  handle.resize(static_cast<std::size_t>(length));
+  std::vector<unsigned char> all(static_cast<std::size_t>(length) * size);
+  GRANRAY_MPI_CHECK(
+      MPI_Allgather(handle.data(), length, MPI_BYTE, all.data(), length, MPI_BYTE, comm));
+  int shared = error.empty() ? 1 : 0;
+  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &shared, 1, MPI_INT, MPI_MIN, comm));
+  // Rank 0 alone reads the others' planes: it maps them, and says whether it could.
+  if (shared == 1 && rank == 0) {
+    std::vector<std::vector<unsigned char>> handles(size);
+    for (int q = 0; q < size; ++q) {
+      handles[q].assign(all.begin() + std::ptrdiff_t(q) * length,
+                        all.begin() + std::ptrdiff_t(q + 1) * length);
+    }
+    try {
+      renderer.open_shared_planes(handles, 0);
+    } catch (const std::exception& e) {
+      shared = 0;
+      error = e.what();
+    }
+  }
+  GRANRAY_MPI_CHECK(MPI_Bcast(&shared, 1, MPI_INT, 0, comm));
+  if (shared == 0) {
+    refused_ = true;
+    if (rank == 0) {
+      std::fprintf(stderr, "granray: compositing on the host, not in GPU memory: %s\n",
+                   error.empty() ? "another rank could not share its frame planes" : error.c_str());
+    }
+    return false;
+  }
+  for_ = comm;
+  renderer_ = &renderer;
+  width_ = width;
+  height_ = height;
+  return true;
+}
+
+}  // namespace granray::mpi::detail
