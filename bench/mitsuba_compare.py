@@ -11,7 +11,12 @@ twice), the ratio, and how far the two images are apart in 8-bit levels.
 
   bench/mitsuba_compare.py --granray build/tools/granray-render [--variant llvm_ad_rgb]
       [--grains 20000 | --input bed.xyzr] [--size 1920x1080] [--samples 64] [--bounces 4]
-      [--sun 3.0] [--backend cpu|cuda] [--out DIR]
+      [--sun 3.0] [--backend cpu|cuda] [--out DIR] [--quality 4096]
+
+With --quality R: time to quality instead. Mitsuba renders a reference of R paths per pixel (a
+seed of its own); then each renderer renders 1, 2, 4, ... --samples paths, and the script prints
+each image's time and RMS error against the reference (8-bit levels), and the error each reached
+within 1, 2, 4, ... seconds of rendering. Pass --no-glass for a scene both describe alike.
 
 Needs `pip install mitsuba numpy`; the llvm variant needs libLLVM (Debian libllvm19;
 DRJIT_LIBLLVM_PATH is set to it when unset).
@@ -41,6 +46,38 @@ def dense_bed(n, seed=1):
     return np.column_stack([xyz, r]).astype(np.float32)
 
 
+def time_to_quality(args, granray, mitsuba_still, width, height):
+    """Each renderer's RMS error against one reference after 1, 2, 4, ... paths per pixel."""
+    mitsuba_still(1)  # compiles Mitsuba's kernels: the curves below time rendering alone
+    reference, seconds = mitsuba_still(args.quality, seed=100003)
+    print(f"reference: Mitsuba ({args.variant}), {args.quality} paths per pixel, {width}x{height}, "
+          f"{seconds:.1f} s")
+    counts = []
+    n = 1
+    while n <= args.samples:
+        counts.append(n)
+        n *= 2
+    curves = {"granray": [], "mitsuba": []}
+    print(f"{'paths':>6} {'granray s':>10} {'granray RMS':>12} {'mitsuba s':>10} {'mitsuba RMS':>12}")
+    for n in counts:
+        g_image, g_frame, _ = granray(n)
+        m_image, m_seconds = mitsuba_still(n)
+        g_rms = float(np.sqrt(((g_image - reference) ** 2).mean()))
+        m_rms = float(np.sqrt(((m_image - reference) ** 2).mean()))
+        curves["granray"].append((g_frame, g_rms))
+        curves["mitsuba"].append((m_seconds, m_rms))
+        print(f"{n:>6} {g_frame:>10.3f} {g_rms:>12.2f} {m_seconds:>10.3f} {m_rms:>12.2f}")
+    longest = max(t for curve in curves.values() for t, _ in curve)
+    budgets = [b for b in (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0) if b <= 2 * longest]
+    print("error reached within a budget of rendering time (the most paths that fit):")
+    for budget in budgets:
+        row = []
+        for name in ("granray", "mitsuba"):
+            within = [rms for t, rms in curves[name] if t <= budget]
+            row.append(f"{name} {min(within):.2f}" if within else f"{name} -")
+        print(f"  {budget:>6.2f} s: " + ", ".join(row))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--granray", default="build/tools/granray-render")
@@ -57,6 +94,8 @@ def main():
                          "Mitsuba glass pass counts two bounces, granray's one)")
     ap.add_argument("--backend", default="cpu")
     ap.add_argument("--out", default=None, help="keep both images here")
+    ap.add_argument("--quality", type=int, default=0,
+                    help="paths per pixel of a reference image: time to quality (see above)")
     args = ap.parse_args()
     width, height = (int(v) for v in args.size.split("x"))
 
@@ -149,15 +188,18 @@ type = "stl"
 file = "floor.stl"
 color = [{floor_color[0]}, {floor_color[1]}, {floor_color[2]}]
 """)
-    g_png = os.path.join(work, "granray.png")
-    start = time.perf_counter()
-    run = subprocess.run([args.granray, "--config", toml, bed, "--out", g_png],
-                         capture_output=True, text=True)
-    g_process = time.perf_counter() - start
-    if run.returncode != 0:
-        sys.exit("granray-render failed:\n" + run.stdout + run.stderr)
-    m = re.search(r"frame ([0-9.]+) ms", run.stdout)
-    g_frame = float(m.group(1)) / 1000 if m else g_process
+    def granray(samples):
+        """granray's still of `samples` paths: (8-bit image, frame time, whole process time)."""
+        png = os.path.join(work, f"granray-{samples}.png")
+        start = time.perf_counter()
+        run = subprocess.run([args.granray, "--config", toml, bed, "--out", png,
+                              "--set", f"path.samples={samples}"], capture_output=True, text=True)
+        process = time.perf_counter() - start
+        if run.returncode != 0:
+            sys.exit("granray-render failed:\n" + run.stdout + run.stderr)
+        m = re.search(r"frame ([0-9.]+) ms", run.stdout)
+        frame = float(m.group(1)) / 1000 if m else process
+        return np.array(mi.Bitmap(png)).astype(np.float64)[:, :, :3], frame, process
 
     # Mitsuba: one ellipsoids shape (equal scales) per material.
     def spheres(mask, bsdf):
@@ -198,17 +240,34 @@ color = [{floor_color[0]}, {floor_color[1]}, {floor_color[2]}]
     start = time.perf_counter()
     loaded = mi.load_dict(scene)
     m_load = time.perf_counter() - start
+
+    def mitsuba_still(samples, seed=0):
+        """Mitsuba's still of `samples` paths: (8-bit image as granray writes one, time). Many
+        paths go in passes of at most 64 with seeds of their own (one pass of 4096 paths per
+        pixel would hold every path's state at once)."""
+        start = time.perf_counter()
+        passes = max(1, samples // 64)
+        radiance = 0.0
+        for k in range(passes):
+            image = mi.render(loaded, spp=samples // passes, seed=seed + k)
+            radiance = radiance + np.array(image)[:, :, :3]  # waits for the render
+        seconds = time.perf_counter() - start
+        radiance = radiance / passes
+        return np.clip(np.floor(255.0 * np.clip(radiance, 0, 1) + 0.5), 0, 255), seconds
+
+    if args.quality > 0:
+        time_to_quality(args, granray, mitsuba_still, width, height)
+        return
+
+    g_image, g_frame, g_process = granray(args.samples)
     times = []
     for _ in range(2):
-        start = time.perf_counter()
-        image = mi.render(loaded, spp=args.samples)
-        image = np.array(image)  # waits for the render
-        times.append(time.perf_counter() - start)
-    mitsuba = np.clip(np.floor(255.0 * np.clip(image[:, :, :3], 0, 1) + 0.5), 0, 255)
+        mitsuba, seconds = mitsuba_still(args.samples)
+        times.append(seconds)
     mi.util.write_bitmap(os.path.join(work, "mitsuba.png"), mitsuba.astype(np.uint8),
                          write_async=False)
 
-    ours = np.array(mi.Bitmap(g_png)).astype(np.float64)[:, :, :3]
+    ours = g_image
     diff = np.abs(ours - mitsuba).max(axis=2)
     samples_total = width * height * args.samples
     print(f"scene: {n} grains ({'half each matte, mirror' if args.no_glass else 'a third each matte, mirror'} k={args.reflectance}{'' if args.no_glass else ', glass'}), "
