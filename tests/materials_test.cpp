@@ -102,19 +102,12 @@ class MaterialsTest : public ::testing::Test {
 
 TEST_F(MaterialsTest, GridAndTilesMatchBruteForceOnRandomScenes) {
   Rng rng(fresh_seed());
-  struct Case {
-    const char* label;
-    std::size_t n;
-    float r_min, r_max;
-    bool dilute;
-  };
-  const Case cases[] = {{"dense monodisperse bed", 800, 0.5f, 0.5f, false},
-                        {"dense polydisperse bed", 800, 0.2f, 0.6f, false},
-                        {"dilute polydisperse gas", 300, 0.1f, 0.8f, true}};
-  for (const Case& c : cases) {
+  const SceneCase cases[] = {{"dense monodisperse bed", 800, 0.5f, 0.5f, false},
+                             {"dense polydisperse bed", 800, 0.2f, 0.6f, false},
+                             {"dilute polydisperse gas", 300, 0.1f, 0.8f, true}};
+  for (const SceneCase& c : cases) {
     for (const bool ortho : {false, true}) {
-      const auto spheres = c.dilute ? dilute_gas(rng, c.n, c.r_min, c.r_max, 6.0f)
-                                    : dense_bed(rng, c.n, c.r_min, c.r_max);
+      const auto spheres = random_scene(rng, c, 6.0f);
       const auto kinds = random_kinds(rng, spheres.size());
       RenderSettings s = random_settings(rng, ortho);
       s.width = std::min(s.width, 100);

@@ -47,22 +47,15 @@ class RenderTest : public ::testing::Test {
 
 TEST_F(RenderTest, GridAndTilesMatchBruteForceOnRandomScenes) {
   Rng rng(fresh_seed());
-  struct Case {
-    const char* label;
-    std::size_t n;
-    float r_min, r_max;
-    bool dilute;
-  };
-  const Case cases[] = {{"dense monodisperse bed", 3000, 0.5f, 0.5f, false},
-                        {"dense polydisperse bed", 3000, 0.2f, 0.6f, false},
-                        {"dilute monodisperse gas", 2000, 0.05f, 0.05f, true},
-                        {"dilute polydisperse gas", 2000, 0.01f, 0.3f, true},
-                        {"one particle", 1, 0.3f, 0.8f, false},
-                        {"a few particles", 7, 0.1f, 1.0f, true}};
-  for (const Case& c : cases) {
+  const SceneCase cases[] = {{"dense monodisperse bed", 3000, 0.5f, 0.5f, false},
+                             {"dense polydisperse bed", 3000, 0.2f, 0.6f, false},
+                             {"dilute monodisperse gas", 2000, 0.05f, 0.05f, true},
+                             {"dilute polydisperse gas", 2000, 0.01f, 0.3f, true},
+                             {"one particle", 1, 0.3f, 0.8f, false},
+                             {"a few particles", 7, 0.1f, 1.0f, true}};
+  for (const SceneCase& c : cases) {
     for (const bool ortho : {false, true}) {
-      const auto spheres = c.dilute ? dilute_gas(rng, c.n, c.r_min, c.r_max, 10.0f)
-                                    : dense_bed(rng, c.n, c.r_min, c.r_max);
+      const auto spheres = random_scene(rng, c, 10.0f);
       expect_methods_match_brute_force(spheres, random_settings(rng, ortho), c.label);
     }
   }

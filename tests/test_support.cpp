@@ -46,6 +46,11 @@ std::vector<Vec4> dense_bed(Rng& rng, std::size_t n, float r_min, float r_max) {
   return spheres;
 }
 
+std::vector<Vec4> random_scene(Rng& rng, const SceneCase& c, float box) {
+  return c.dilute ? dilute_gas(rng, c.n, c.r_min, c.r_max, box)
+                  : dense_bed(rng, c.n, c.r_min, c.r_max);
+}
+
 std::vector<Vec4> dilute_gas(Rng& rng, std::size_t n, float r_min, float r_max, float box) {
   std::vector<Vec4> spheres;
   spheres.reserve(n);

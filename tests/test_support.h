@@ -43,6 +43,17 @@ std::vector<Vec4> dense_bed(Rng& rng, std::size_t n, float r_min, float r_max);
 // Grains scattered through a box far larger than they are.
 std::vector<Vec4> dilute_gas(Rng& rng, std::size_t n, float r_min, float r_max, float box);
 
+// One kind of random scene the exactness tests draw afresh: a dense bed or a dilute gas of n
+// grains with radii in [r_min, r_max].
+struct SceneCase {
+  const char* label;
+  std::size_t n;
+  float r_min, r_max;
+  bool dilute;
+};
+// The grains of one such scene (a gas spread over a box of side `box`).
+std::vector<Vec4> random_scene(Rng& rng, const SceneCase& c, float box);
+
 RenderSettings random_settings(Rng& rng, bool orthographic);
 // A resolved camera of random settings, size (40..160 x 30..120 pixels), eye and target around a
 // unit box; with `window`, half the time a random window of the image (SPEC 3 region).

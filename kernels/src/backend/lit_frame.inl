@@ -93,21 +93,24 @@ inline void cast_blockers(BackendParts& parts, const Executor& exec, const Frame
   }
 }
 
-// The bounce pass (SPEC 2e): bounce rays and their hits' secondary rays through the grid, or
-// against every sphere for the brute-force reference, and the opaque walls.
-inline void cast_bounces(BackendParts& parts, const Executor& exec, const FrameSetup& f,
-                         const LitStructures& s, const RenderOptions& options,
-                         const FrameTarget& target, const LightingParams& lighting,
-                         const MaterialTable& table) {
-  const CameraFrame& cam = f.camera.frame;
+// The scene that bounce rays (SPEC 2e) see, through the grid or, for the brute-force reference,
+// against every sphere, with the walls a bounce ray meets, and its occluder for their hits'
+// secondary rays: `trace(scene, occluder)`. With `camera_walls` the scene's primary rays (a
+// path's camera ray) meet the walls the camera shows (WallScene::with_bounce_walls).
+template <class Trace>
+void with_bounce_scene(BackendParts& parts, const FrameSetup& f, const LitStructures& s,
+                       const RenderOptions& options, const FrameTarget& target,
+                       const MaterialTable& table, bool camera_walls, Trace&& trace) {
   const auto trace_with = [&](const auto& tracer, const auto& spheres_occluder) {
     parts.walls.with_bounce_walls(options, [&](auto walls) {
       using Scene = BounceScene<std::decay_t<decltype(tracer)>, decltype(walls)>;
-      const Scene scene{tracer, walls, target.color, f.r.spheres, table, walls};
-      with_wall_occluder(parts, options, spheres_occluder, [&](const auto& occluder) {
-        parts.lit.trace_bounces(exec, scene, occluder, cam, target.shading, lighting,
-                                options.count_rays);
-      });
+      auto primary = walls;
+      if constexpr (decltype(walls)::present) {
+        if (camera_walls) primary.opaque = parts.walls.shown_opaque();
+      }
+      const Scene scene{tracer, walls, target.color, f.r.spheres, table, primary};
+      with_wall_occluder(parts, options, spheres_occluder,
+                         [&](const auto& occluder) { trace(scene, occluder); });
     });
   };
   if (s.layout) {
@@ -117,6 +120,19 @@ inline void cast_bounces(BackendParts& parts, const Executor& exec, const FrameS
     trace_with(BruteForceTracer{f.r.spheres, f.r.count, f.id_of},
                BruteForceOccluder{f.r.spheres, f.r.count, f.id_of});
   }
+}
+
+// The bounce pass (SPEC 2e): bounce rays and their hits' secondary rays.
+inline void cast_bounces(BackendParts& parts, const Executor& exec, const FrameSetup& f,
+                         const LitStructures& s, const RenderOptions& options,
+                         const FrameTarget& target, const LightingParams& lighting,
+                         const MaterialTable& table) {
+  const CameraFrame& cam = f.camera.frame;
+  with_bounce_scene(parts, f, s, options, target, table, false,
+                    [&](const auto& scene, const auto& occluder) {
+                      parts.lit.trace_bounces(exec, scene, occluder, cam, target.shading, lighting,
+                                              options.count_rays);
+                    });
 }
 
 inline void record_structures(const LitStructures& s, FrameStats& stats) {

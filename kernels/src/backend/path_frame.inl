@@ -54,33 +54,18 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
   exec.mark(1);
   const std::size_t pixels = std::size_t(cam.width) * std::size_t(cam.height);
   const int batch = std::max(1, std::min(path.samples, std::max(1, path.samples / 16)));
-  const auto trace_with = [&](const auto& tracer, const auto& spheres_occluder) {
-    parts.walls.with_bounce_walls(options, [&](auto walls) {
-      using Scene = BounceScene<std::decay_t<decltype(tracer)>, decltype(walls)>;
-      // A path's camera ray meets the walls the camera shows (with_bounce_walls).
-      auto shown = walls;
-      if constexpr (decltype(walls)::present) shown.opaque = parts.walls.shown_opaque();
-      const Scene scene{tracer, walls, target.color, f.r.spheres, table, shown};
-      with_wall_occluder(parts, options, spheres_occluder, [&](const auto& occluder) {
-        for (int first = 0; first < path.samples; first += batch) {
-          const int count = std::min(batch, path.samples - first);
-          parts.lit.trace_paths(exec, scene, occluder, cam, target.shading, path,
-                                lighting.wall_offset, first, count, pixels);
-          if (options.path_progress) {
-            exec.synchronize();
-            options.path_progress(first + count, path.samples);
-          }
-        }
-      });
-    });
-  };
-  if (s.layout) {
-    const GridView grid = parts.grid.view(*s.layout);
-    trace_with(GridTracer{grid, f.id_of}, GridOccluder{grid, f.id_of});
-  } else {
-    trace_with(BruteForceTracer{f.r.spheres, f.r.count, f.id_of},
-               BruteForceOccluder{f.r.spheres, f.r.count, f.id_of});
-  }
+  with_bounce_scene(parts, f, s, options, target, table, true,
+                    [&](const auto& scene, const auto& occluder) {
+                      for (int first = 0; first < path.samples; first += batch) {
+                        const int count = std::min(batch, path.samples - first);
+                        parts.lit.trace_paths(exec, scene, occluder, cam, target.shading, path,
+                                              lighting.wall_offset, first, count, pixels);
+                        if (options.path_progress) {
+                          exec.synchronize();
+                          options.path_progress(first + count, path.samples);
+                        }
+                      }
+                    });
   exec.mark(2);
   parts.lit.finish_paths(exec, cam, path.samples, target.rgb);
   if (target.depth != nullptr) {

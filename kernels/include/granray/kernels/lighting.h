@@ -134,6 +134,15 @@ GRANRAY_HD_INLINE std::uint32_t ao_seed(int i, int j, int sample, int count) {
                                     mix_bits(static_cast<std::uint32_t>(count) + 0x9e3779b9u))));
 }
 
+// An orthonormal basis about unit n without branches on its direction (Duff et al. 2017).
+GRANRAY_HD_INLINE void basis_about(Vec3 n, Vec3& t1, Vec3& t2) {
+  const float sign = n.z >= 0.0f ? 1.0f : -1.0f;
+  const float a = -1.0f / (sign + n.z);
+  const float b = n.x * n.y * a;
+  t1 = {1.0f + sign * n.x * n.x * a, sign * b, -sign * n.x};
+  t2 = {b, sign + n.y * n.y * a, -n.y};
+}
+
 // Ray k of `count` of the sample whose seed is `seed` (ao_seed).
 GRANRAY_HD_INLINE Vec3 ao_direction_of_seed(Vec3 n, std::uint32_t seed, int k, int count) {
   const float jitter =
@@ -145,12 +154,8 @@ GRANRAY_HD_INLINE Vec3 ao_direction_of_seed(Vec3 n, std::uint32_t seed, int k, i
   const float phi = 6.28318530718f * u2;
   const float x = radius * cosf(phi), y = radius * sinf(phi);
   const float z = sqrtf(nan_ignoring_max(0.0f, 1.0f - u1));
-  // An orthonormal basis about n without branches on its direction (Duff et al. 2017).
-  const float sign = n.z >= 0.0f ? 1.0f : -1.0f;
-  const float a = -1.0f / (sign + n.z);
-  const float b = n.x * n.y * a;
-  const Vec3 t1 = {1.0f + sign * n.x * n.x * a, sign * b, -sign * n.x};
-  const Vec3 t2 = {b, sign + n.y * n.y * a, -n.y};
+  Vec3 t1, t2;
+  basis_about(n, t1, t2);
   return t1 * x + t2 * y + n * z;
 }
 

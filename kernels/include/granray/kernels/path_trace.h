@@ -54,15 +54,6 @@ GRANRAY_HD_INLINE std::uint32_t path_pixel_seed(int i, int j) {
                   mix_bits(static_cast<std::uint32_t>(j) + 0x7f4a7c15u));
 }
 
-// An orthonormal basis about unit n (Duff et al. 2017), as ao_direction_of_seed builds it.
-GRANRAY_HD_INLINE void basis_about(Vec3 n, Vec3& t1, Vec3& t2) {
-  const float sign = n.z >= 0.0f ? 1.0f : -1.0f;
-  const float a = -1.0f / (sign + n.z);
-  const float b = n.x * n.y * a;
-  t1 = {1.0f + sign * n.x * n.x * a, sign * b, -sign * n.x};
-  t2 = {b, sign + n.y * n.y * a, -n.y};
-}
-
 // A cosine-distributed direction about n.
 GRANRAY_HD_INLINE Vec3 cosine_direction(Vec3 n, float u1, float u2) {
   Vec3 t1, t2;
