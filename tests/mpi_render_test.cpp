@@ -462,6 +462,26 @@ TEST(MpiRender, FramesCompositedInGpuMemoryMatchOneRank) {
   }
 }
 
+// The per-frame choice between gathering a lit frame onto rank 0 and lighting it by halo: GPUs
+// gather small frames, a composite in GPU memory moves the switch down (0.44 M grains at one
+// sample of 1080p instead of 1.1 M), more samples per pixel move it up, CPUs never gather, and
+// nothing beyond kLitGatherParticles is gathered.
+TEST(MpiRender, LitFramesAreGatheredByTheirSizes) {
+  Rng rng(shared_seed());
+  const std::uint64_t pixels = 1920 * 1080;
+  for (int trial = 0; trial < 20; ++trial) {
+    const std::uint64_t between = 450'000 + rng() % 650'000;  // 0.45 M .. 1.1 M grains
+    EXPECT_TRUE(mpi::gathered_lit_frame(between, pixels, 1, BackendKind::cuda, false)) << between;
+    EXPECT_FALSE(mpi::gathered_lit_frame(between, pixels, 1, BackendKind::cuda, true)) << between;
+    EXPECT_TRUE(mpi::gathered_lit_frame(between, pixels, 4, BackendKind::cuda, true)) << between;
+    const std::uint64_t few = 1 + rng() % 400'000;
+    EXPECT_TRUE(mpi::gathered_lit_frame(few, pixels, 1, BackendKind::cuda, true)) << few;
+    EXPECT_FALSE(mpi::gathered_lit_frame(few, pixels, 1, BackendKind::cpu, false)) << few;
+  }
+  EXPECT_FALSE(mpi::gathered_lit_frame(mpi::kLitGatherParticles + 1, pixels * 64, 16,
+                                       BackendKind::cuda, false));
+}
+
 // Shared memory alone cannot span nodes: asked for across (pretended) nodes, every rank throws.
 TEST(MpiRender, SharedMemoryAcrossNodesIsRefusedOnEveryRank) {
   if (size_of(MPI_COMM_WORLD) < 3) GTEST_SKIP() << "needs two pretended nodes";

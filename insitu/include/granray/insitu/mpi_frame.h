@@ -110,10 +110,11 @@ class Compositor {
 // Whether a lit frame of `particles` over all ranks, `pixels` and `samples` per pixel on `backend`
 // is gathered onto rank 0 rather than lit across the ranks by halo: on GPUs while the gathered
 // grains (28 bytes each) move no more than one composite of the image's samples would (15 bytes
-// each) and fit (kLitGatherParticles); never on CPUs, where the ranks' shares of the casting win
+// each; 6 when the halo's composite is `in_gpu_memory`, where its exchanges are what is left to
+// weigh) and fit (kLitGatherParticles); never on CPUs, where the ranks' shares of the casting win
 // at every size measured (docs/benchmarks.md).
 bool gathered_lit_frame(std::uint64_t particles, std::uint64_t pixels, int samples,
-                        BackendKind backend);
+                        BackendKind backend, bool in_gpu_memory = false);
 
 // Collective: measures every rank's particles, renders this rank's part with the global camera
 // box and colour range (particles without ids get index + the counts of the ranks before) and
