@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "granray/io/spatial_share.h"
@@ -71,6 +72,46 @@ TEST(SpatialShare, EqualCountsInBoxesSeparatedByPlanes) {
         }
         EXPECT_TRUE(apart) << "shares " << a << " and " << b << " of " << ranks;
       }
+    }
+  }
+}
+
+// Cut across the picture: a column of grains, tall along the view direction, seen from a random
+// camera on its axis. Shares along the picture's axes each span the column's whole depth and
+// lie apart across the picture; the default axes would cut the column along its depth instead.
+TEST(SpatialShare, PictureAxesCutAcrossThePicture) {
+  Rng rng(fresh_seed());
+  for (int round = 0; round < 10; ++round) {
+    const float theta = uniform(rng, 10.0f, 80.0f), phi = uniform(rng, -180.0f, 180.0f);
+    const float t = theta * 3.14159265f / 180.0f, f = phi * 3.14159265f / 180.0f;
+    const Vec3 along{std::sin(t) * std::cos(f), std::sin(t) * std::sin(f), std::cos(t)};
+    io::ParticleFrame frame;
+    for (int i = 0; i < 2000; ++i) {
+      const float depth = uniform(rng, -20.0f, 20.0f);
+      frame.xyzr.push_back({depth * along.x + uniform(rng, -1, 1),
+                            depth * along.y + uniform(rng, -1, 1),
+                            depth * along.z + uniform(rng, -1, 1), 0.1f});
+    }
+    RenderSettings settings = random_settings(rng, rng() % 2 == 0);
+    settings.camera.theta = theta;
+    settings.camera.phi = phi;
+    settings.camera.target = Vec3{0.0f, 0.0f, 0.0f};
+    const std::vector<Vec3> axes = io::picture_axes(frame, settings);
+    ASSERT_EQ(axes.size(), 2u);
+    for (const Vec3& a : axes) EXPECT_LT(std::fabs(dot(a, along)), 1e-3f);
+    const auto depth_span = [&](const io::ParticleFrame& share) {
+      float lo = INFINITY, hi = -INFINITY;
+      for (const Vec4& p : share.xyzr) {
+        const float d = p.x * along.x + p.y * along.y + p.z * along.z;
+        lo = std::min(lo, d);
+        hi = std::max(hi, d);
+      }
+      return hi - lo;
+    };
+    const int ranks = 2 + static_cast<int>(rng() % 3);
+    for (int r = 0; r < ranks; ++r) {
+      EXPECT_GT(depth_span(io::spatial_share(frame, r, ranks, axes)), 35.0f) << r << " " << ranks;
+      EXPECT_LT(depth_span(io::spatial_share(frame, r, ranks)), 35.0f) << r << " " << ranks;
     }
   }
 }

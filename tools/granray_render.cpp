@@ -230,14 +230,16 @@ int run(const Options& options, granray::RankGroup* ranks) {
     }
     if (first) total += in_file - 1;
     first = false;
-    // Under mpirun each rank renders a spatial share: equal counts in compact boxes, which the
-    // halos of lit frames across ranks need.
-    const io::ParticleFrame share =
-        size > 1 ? io::spatial_share(f->frame, rank, size) : io::ParticleFrame{};
-    const ParticleView view = size > 1 ? share.view() : f->frame.view();
     RenderSettings settings = meshes.settings_for(config.render, f->number);
     settings.camera =
         frame_camera(config.camera_path, config.render.camera, f->number, f->frame.time);
+    // Under mpirun each rank renders a spatial share: equal counts in compact boxes, which the
+    // halos of lit frames across ranks need, cut across the picture so that each rank draws
+    // and lights its own part of it.
+    const io::ParticleFrame share =
+        size > 1 ? io::spatial_share(f->frame, rank, size, io::picture_axes(f->frame, settings))
+                 : io::ParticleFrame{};
+    const ParticleView view = size > 1 ? share.view() : f->frame.view();
     // A frame larger than the tile budget (a poster) renders band by band; each band is written
     // (PNG rows, HDF5 chunks) on the writer thread while the next one renders.
     // The host holds a few bands at once (one rendering, two waiting, one being written): each
