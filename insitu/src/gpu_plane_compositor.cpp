@@ -23,7 +23,12 @@ bool host_asked() {
 bool GpuPlaneCompositor::ready(Renderer& renderer, MPI_Comm comm, int width, int height,
                                bool one_node) {
   if (refused_) return false;
-  if (comm == for_ && &renderer == renderer_ && width == width_ && height == height_) return true;
+  // Set up again when any rank's renderer, size or communicator changed: decided together, so
+  // that every rank takes part in the same collectives.
+  int stale =
+      comm == for_ && &renderer == renderer_ && width == width_ && height == height_ ? 0 : 1;
+  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &stale, 1, MPI_INT, MPI_MAX, comm));
+  if (stale == 0) return true;
   int rank = 0, size = 1;
   GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size));
