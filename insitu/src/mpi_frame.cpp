@@ -169,7 +169,7 @@ bool composites_in_gpu_memory(Renderer& renderer, MPI_Comm comm, const RenderSet
   int size = 1;
   GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size));
   const PixelRect window = render_window(settings);
-  return compositor != nullptr && size > 1 &&
+  return compositor != nullptr && size > 1 && !window.empty() &&
          compositor->composites_in_gpu_memory(renderer, comm, window.x1 - window.x0,
                                               window.y1 - window.y0);
 }
