@@ -87,21 +87,20 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
         compositor != nullptr ? compositor->lit_gather_limit() : std::nullopt;
     const std::uint64_t pixels = std::uint64_t(render_window(settings).area());
     // Bounce rays (SPEC 2e) go anywhere: one rank traces them over every grain.
-    const auto as_sized = [&] {
-      // One sample per pixel by halo composites in GPU memory where it can (render_lit_by_halo).
-      const bool in_gpu_memory = settings.shading.samples == 1 &&
-                                 !has_see_through_walls(settings) &&
-                                 composites_in_gpu_memory(renderer, comm, settings, compositor);
-      return gathered_lit_frame(counts[2], pixels, settings.shading.samples, renderer.backend(),
-                                in_gpu_memory);
-    };
-    const bool gather = materials_on(settings) || path_traced(settings) ||
-                        (limit ? counts[2] <= *limit : as_sized());
+    const bool bounce_rays = materials_on(settings) || path_traced(settings);
+    // One sample per pixel by halo composites in GPU memory where it can.
+    const bool in_gpu_memory = !bounce_rays && settings.shading.samples == 1 &&
+                               !has_see_through_walls(settings) &&
+                               composites_in_gpu_memory(renderer, comm, settings, compositor);
+    const bool gather =
+        bounce_rays || (limit ? counts[2] <= *limit
+                              : gathered_lit_frame(counts[2], pixels, settings.shading.samples,
+                                                   renderer.backend(), in_gpu_memory));
     if (gather) {
       stats = render_lit_gathered(renderer, comm, view, settings, options, image, result);
     } else {
       stats = render_lit_by_halo(renderer, comm, view, settings, options, image, compositor, result,
-                                 local.bounds);
+                                 local.bounds, in_gpu_memory);
     }
   } else {
     const bool see_through = has_see_through_walls(settings);

@@ -65,14 +65,12 @@ std::vector<RankBox> rank_boxes(const SceneBounds& own, const SceneBounds& all, 
 // words), and the composite of the finished images.
 FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
                               const RenderSettings& settings, RenderOptions options, Image& image,
-                              Compositor* compositor, Composited result, const SceneBounds& own) {
+                              Compositor* compositor, Composited result, const SceneBounds& own,
+                              bool in_gpu_memory) {
   const int rank = rank_of(comm), size = size_of(comm);
   const bool see_through = has_see_through_walls(settings);
   options.with_hits = true;
   options.copy_drawn_only = size > 1 && !see_through;
-  // One sample per pixel: the shaded images meet in GPU memory where they can.
-  const bool in_gpu_memory = settings.shading.samples == 1 && !see_through &&
-                             composites_in_gpu_memory(renderer, comm, settings, compositor);
   options.share_planes = in_gpu_memory;
   const auto start = std::chrono::steady_clock::now();
   std::uint64_t sent = 0;

@@ -19,10 +19,12 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
 // near its box, casts and lights its own samples, asks the ranks whose boxes its open shadow
 // rays (and its walls' occlusion rays) cross, shades, and the images composite as unlit ones
 // do (with several samples per pixel, sample by sample: sample_composite.h). `own`: this rank's
-// particles' box.
+// particles' box. `in_gpu_memory`: the shaded images meet in GPU memory (one sample per pixel,
+// composites_in_gpu_memory said yes for this frame).
 FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
                               const RenderSettings& settings, RenderOptions options, Image& image,
-                              Compositor* compositor, Composited result, const SceneBounds& own);
+                              Compositor* compositor, Composited result, const SceneBounds& own,
+                              bool in_gpu_memory);
 
 // Composites a frame every rank rendered with hits into rank 0's image (as one rank's frame
 // would show it, see-through walls over the background where no rank drew).

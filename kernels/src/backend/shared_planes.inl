@@ -24,8 +24,8 @@ inline RankPlanes rank_planes_at(void* base, std::size_t pixels) {
           reinterpret_cast<Rgb8*>(bytes + (sizeof(std::uint64_t) + sizeof(float)) * pixels)};
 }
 
-// Per pixel the nearest hit over the ranks in rank order, at equal depth the smaller id, else
-// the background: the rule of every other compositor (mpi::detail::nearer), so the image is
+// Per pixel the nearest hit over the ranks in rank order, at equal depth the smaller id (a
+// primary ray's rule, `closer`, which every other compositor follows too), else the background:
 // the one-rank image.
 struct MergeRankPlanes {
   const RankPlanes* ranks;
@@ -35,22 +35,20 @@ struct MergeRankPlanes {
   float* depth;  // null: the colours alone
   std::uint64_t* ids;
   GRANRAY_HD void operator()(std::uint32_t i) const {
-    float nearest = INFINITY;
-    std::uint64_t nearest_id = ~std::uint64_t{0};
+    Hit nearest = no_hit();
     Rgb8 color = background;
     for (int q = 0; q < count; ++q) {
       const float d = ranks[q].depth[i];
       const std::uint64_t id = ranks[q].ids[i];
-      if (d < nearest || (d == nearest && id < nearest_id)) {
-        nearest = d;
-        nearest_id = id;
+      if (closer(d, id, nearest)) {
+        nearest = {d, id, static_cast<std::uint32_t>(q)};
         color = ranks[q].rgb[i];
       }
     }
     rgb[i] = color;
     if (depth != nullptr) {
-      depth[i] = nearest;
-      ids[i] = nearest_id;
+      depth[i] = nearest.t;
+      ids[i] = nearest.id;
     }
   }
 };
