@@ -139,7 +139,14 @@ TEST(NearbyWalls, PlainBoxTestsEqualTheNanIgnoringOnes) {
     const WallBox box{a, b};
     Vec3 o = {uniform(rng, -3, 3), uniform(rng, -3, 3), uniform(rng, -3, 3)};
     if (k % 3 == 0) o.y = a.y;  // on a face's plane
-    const Ray ray{o, {uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1)}};
+    // A direction of numbers: a component drawn as 0 (or so small its reciprocal overflows) is
+    // drawn again, as the plain test is for such rays alone.
+    const auto component = [&rng] {
+      float c = 0.0f;
+      while (!std::isfinite(1.0f / c)) c = uniform(rng, -1, 1);
+      return c;
+    };
+    const Ray ray{o, {component(), component(), component()}};
     const BoxRay plain = box_ray(ray);
     ASSERT_TRUE(plain.numbers_only);
     const BoxRay ignoring{plain.origin, plain.inv, false};
