@@ -84,14 +84,8 @@ inline void cast_blockers(BackendParts& parts, const Executor& exec, const Frame
                              NearbySphereOccluder{{parts.grid.view(*s.layout), f.id_of}}, shading,
                              lighting);
   } else if (s.layout) {
-#if GRANRAY_GPU_AO_WALK
     find_blockers_with_walls(parts, exec, f, options,
                              GridOccluder{parts.grid.view(*s.layout), f.id_of}, shading, lighting);
-#else
-    find_blockers_with_walls(parts, exec, f, options,
-                             StreamedNearbyOccluder{{parts.grid.view(*s.layout), f.id_of}}, shading,
-                             lighting);
-#endif
   } else {  // brute force, or no secondary rays (then no occluder is asked)
     find_blockers_with_walls(parts, exec, f, options,
                              BruteForceOccluder{f.r.spheres, f.r.count, f.id_of}, shading,

@@ -17,10 +17,6 @@ constexpr int kNearbySpheres = 96;
 constexpr int kAmbientBatch = 32;      // directions worked out at a time
 constexpr int kPixelNeighbours = 256;  // references near a pixel's samples, read once
 
-#ifndef GRANRAY_AO_BATCH
-#define GRANRAY_AO_BATCH 8
-#endif
-
 // Calls visit(k) for each reference k listed in a cell of the grid whose box lies within `ball`
 // of o (each row along x keeps the cells inside the ball, not the whole box around it), in cell
 // order, until visit returns false.
@@ -67,25 +63,6 @@ struct PixelNeighbours {
   bool complete;
 };
 
-// The margin of the nearby tests: the rounding of the directions and of the tests themselves.
-GRANRAY_HD_INLINE float nearby_pad(const GridView& g) { return 1e-3f * g.geometry.cell_size; }
-
-// Cells whose box lies within length + reach of a point: a blocker of a ray of that length from
-// the point listed once has its centre in such a cell, a larger one is listed in the cell of a
-// point it holds within length of the point.
-GRANRAY_HD_INLINE float nearby_ball(const GridView& g, float length) {
-  return length + g.geometry.reach + nearby_pad(g);
-}
-
-// Whether sphere s may block a ray of `length` from p (a blocker holds a point o + t d with
-// 0 < t < length, so its centre lies within length + r of o, and, d . n >= 0, on the normal's
-// side of the plane r below o).
-GRANRAY_HD_INLINE bool may_block_near(const ShadingPoint& p, Vec4 s, float length, float pad) {
-  const Vec3 to_centre = center_of(s) - p.origin;
-  const float reach = length + s.w + pad;
-  return dot(to_centre, to_centre) < reach * reach && dot(to_centre, p.normal) > -(s.w + pad);
-}
-
 struct NearbySphereOccluder {
   static constexpr bool gathers_nearby = true;  // the walls' leaves too (WithWalls)
   GridOccluder walk;
@@ -94,8 +71,12 @@ struct NearbySphereOccluder {
     return walk(ray, length, skip_id);
   }
 
-  GRANRAY_HD float pad() const { return nearby_pad(walk.grid); }
-  GRANRAY_HD float ball(float length) const { return nearby_ball(walk.grid, length); }
+  // The margin of the tests below: the rounding of the directions and of the tests themselves.
+  GRANRAY_HD float pad() const { return 1e-3f * walk.grid.geometry.cell_size; }
+
+  // Cells whose box lies within length + reach of o: a blocker listed once has its centre in
+  // such a cell, a larger one is listed in the cell of a point it holds within length of o.
+  GRANRAY_HD float ball(float length) const { return length + walk.grid.geometry.reach + pad(); }
 
   // The references near all of `points` (a pixel's samples' shading points) for rays of length
   // `length`: every reference a sample's own gather keeps (the per-sample tests, applied to this
@@ -150,13 +131,18 @@ struct NearbySphereOccluder {
                           const PixelNeighbours* pixel = nullptr) const {
     const GridView& g = walk.grid;
     const float length = lighting.ao_distance;
+    // A blocker holds a point o + t d with 0 < t < length, so its centre lies within length + r
+    // of o, and (d . n >= 0) on the normal's side of the plane r below o.
     const float pad_here = pad();
     Vec4 nearby[kNearbySpheres];
     int count = 0;
     bool overflow = false;
     const auto keep = [&](std::uint32_t k) {
       const Vec4 s = g.ref_spheres[k];
-      if (!may_block_near(p, s, length, pad_here)) return true;
+      const Vec3 to_centre = center_of(s) - p.origin;
+      const float reach = length + s.w + pad_here;
+      if (dot(to_centre, to_centre) >= reach * reach) return true;
+      if (dot(to_centre, p.normal) <= -(s.w + pad_here)) return true;
       if (walk.id_of(g.ref_index[k]) == skip_id) return true;
       if (count == kNearbySpheres) {
         overflow = true;
@@ -212,57 +198,6 @@ struct NearbySphereOccluder {
         if (hit[k] != 0 || also(Ray{p.origin, {dx[k], dy[k], dz[k]}}, length)) {
           set_mask_bit(words, 1 + first + k);
         }
-      }
-    }
-  }
-};
-
-// The GPU's way with ambient occlusion: a list per thread would live in local memory, and a walk
-// per ray leaves most of a warp idle while its rays walk different numbers of cells
-// (docs/benchmarks.md). Instead each thread reads the grid's cells near its point once and tests
-// every ray of a batch still open against each sphere there, in registers; it stops when all are
-// blocked. The same spheres and the same `blocks` as the walk: the same bits.
-struct StreamedNearbyOccluder {
-  static constexpr bool gathers_nearby = false;
-  static constexpr int kBatch = GRANRAY_AO_BATCH;  // rays per read of the cells
-  GridOccluder walk;
-
-  GRANRAY_HD bool operator()(const Ray& ray, float length, std::uint64_t skip_id) const {
-    return walk(ray, length, skip_id);
-  }
-
-  GRANRAY_HD void ambient(const ShadingPoint& p, int i, int j, int sample,
-                          const LightingParams& lighting, std::uint64_t skip_id,
-                          std::uint32_t* words) const {
-    const GridView& g = walk.grid;
-    const float length = lighting.ao_distance;
-    const float pad = nearby_pad(g);
-    const std::uint32_t seed = ao_seed(i, j, sample, lighting.ao_samples);  // as ambient_ray's
-    for (int first = 0; first < lighting.ao_samples; first += kBatch) {
-      const int rays = lighting.ao_samples - first < kBatch ? lighting.ao_samples - first : kBatch;
-      Vec3 d[kBatch];
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-      for (int k = 0; k < kBatch; ++k) {
-        if (k < rays) d[k] = ao_direction_of_seed(p.normal, seed, first + k, lighting.ao_samples);
-      }
-      std::uint32_t open = (rays == 32 ? 0u : (1u << rays)) - 1u;
-      for_each_reference_near(g, p.origin, nearby_ball(g, length), [&](std::uint32_t ref) {
-        const Vec4 s = g.ref_spheres[ref];
-        if (!may_block_near(p, s, length, pad)) return true;
-        std::uint32_t hit = 0u;
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-        for (int k = 0; k < kBatch; ++k) {
-          if (((open >> k) & 1u) != 0u && blocks(Ray{p.origin, d[k]}, s, length)) hit |= 1u << k;
-        }
-        if (hit != 0u && walk.id_of(g.ref_index[ref]) != skip_id) open &= ~hit;
-        return open != 0u;
-      });
-      for (int k = 0; k < rays; ++k) {
-        if (((open >> k) & 1u) == 0u) set_mask_bit(words, 1 + first + k);
       }
     }
   }
