@@ -3,7 +3,8 @@
 # tests (the materials tests among them) and the MPI rendering tests on CUDA (2 ranks), then times
 # with granray-bench (1920 x 1080, grid method, medians of 20 frames) over 1 M dense grains:
 # primary rays, shadows + 8 occlusion rays, and a third each matte, mirror metal (k = 0.8) and
-# glass with bounces = 4, unlit and with shadows; the path-traced still of the same scene, 1 and
+# glass with bounces = 1, 2, 4 unlit and 4 with shadows, the bounce pass level by level and depth
+# first (GRANRAY_BOUNCE_PASS=depth) alternated; the path-traced still of the same scene, 1 and
 # 64 paths per pixel. Logs go to $OUT; a summary is printed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -16,12 +17,16 @@ common=(--backend cuda -r 1920x1080 --method grid --repeat 20 -n 1000000)
   "$bench" "${common[@]}" | tail -1
   echo "shadows + 8 occlusion rays, dense 1 M:"
   "$bench" "${common[@]}" --shadows --ao 8 | tail -1
-  for b in 1 2 4; do
-    echo "a third each matte, mirror, glass, bounces $b, unlit, dense 1 M:"
-    "$bench" "${common[@]}" --materials --bounces $b | tail -2
+  # The bounce pass both ways (GRANRAY_BOUNCE_PASS), alternated over two rounds.
+  for round in 1 2; do
+    for b in 1 2 4 "4 --shadows"; do
+      for way in level depth; do
+        echo "round $round, bounce pass by $way, a third each matte, mirror, glass, bounces $b, dense 1 M:"
+        # shellcheck disable=SC2086
+        GRANRAY_BOUNCE_PASS=$way "$bench" "${common[@]}" --materials --bounces $b | tail -2
+      done
+    done
   done
-  echo "a third each matte, mirror, glass, bounces 4, shadows, dense 1 M:"
-  "$bench" "${common[@]}" --materials --bounces 4 --shadows | tail -2
   for n in 1 64; do
     echo "path-traced still, a third each matte, mirror, glass, $n paths per pixel, 4 bounces, dense 1 M:"
     "$bench" --backend cuda -r 1920x1080 --method grid --repeat 5 -n 1000000 --materials --bounces 4 --path $n | tail -2

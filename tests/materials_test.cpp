@@ -12,6 +12,7 @@
 
 #include "granray/errors.h"
 #include "granray/io/particle_file.h"
+#include "granray/kernels/bounce_levels.h"
 #include "reference_math.h"
 #include "test_support.h"
 
@@ -122,6 +123,54 @@ TEST_F(MaterialsTest, GridAndTilesMatchBruteForceOnRandomScenes) {
       expect_methods_match_brute_force(view_with_kinds(spheres, kinds), s, c.label);
     }
   }
+}
+
+// The bounce pass level by level (bounce_levels.h) and depth first (materials.h) trace the same
+// rays and add the same numbers in the same order: the same image byte for byte and the same ray
+// count, also where the levels outgrow their bound (all glass, deep) and the frame falls back.
+TEST_F(MaterialsTest, LevelByLevelEqualsDepthFirst) {
+  Rng rng(fresh_seed());
+  const SceneCase cases[] = {{"dense polydisperse bed", 800, 0.2f, 0.6f, false},
+                             {"dilute polydisperse gas", 300, 0.1f, 0.8f, true}};
+  std::uint64_t deep_rays = 0, samples_drawn = 0;
+  for (const SceneCase& c : cases) {
+    for (const bool all_glass : {false, true}) {
+      const auto spheres = random_scene(rng, c, 6.0f);
+      auto kinds = random_kinds(rng, spheres.size());
+      if (all_glass) std::fill(kinds.begin(), kinds.end(), 2.0f);
+      RenderSettings s = random_settings(rng, rng() % 2 == 0);
+      s.width = std::min(s.width, 100);
+      s.height = std::min(s.height, 80);
+      s.materials = random_materials(rng);
+      s.shading.bounces = all_glass ? 8 : std::uniform_int_distribution<int>(1, 5)(rng);
+      // All glass: no secondary rays, so that the count is of bounce rays alone.
+      s.shading.shadows = !all_glass && rng() % 2 == 0;
+      s.shading.ao_samples = all_glass || rng() % 2 == 0 ? 0 : 4;
+      s.shading.samples = rng() % 3 == 0 ? 4 : 1;
+      if (rng() % 2 == 0) s.walls = floor_under(spheres, "mirror");
+      Renderer renderer(test_backend());
+      RenderOptions options{RenderMethod::grid, true};
+      options.count_rays = true;
+      Image by_level, depth_first;
+      const FrameStats level_stats =
+          renderer.render(view_with_kinds(spheres, kinds), s, by_level, options);
+      setenv("GRANRAY_BOUNCE_PASS", "depth", 1);
+      const FrameStats depth_stats =
+          renderer.render(view_with_kinds(spheres, kinds), s, depth_first, options);
+      unsetenv("GRANRAY_BOUNCE_PASS");
+      SCOPED_TRACE(::testing::Message() << c.label << (all_glass ? ", all glass" : "")
+                                        << ", bounces " << s.shading.bounces);
+      EXPECT_EQ(compare_images(by_level, depth_first).differing_rgb, 0u);
+      EXPECT_EQ(level_stats.bounce_rays, depth_stats.bounce_rays);
+      EXPECT_GT(level_stats.bounce_rays, 0u);
+      if (all_glass) {
+        deep_rays += level_stats.bounce_rays;
+        samples_drawn += std::uint64_t(s.width) * s.height * std::max(1, s.shading.samples);
+      }
+    }
+  }
+  // The all-glass frames pass the levels' bound of rays per sample (they take the fall-back).
+  EXPECT_GT(deep_rays, samples_drawn * kLevelRaysPerSample);
 }
 
 // The LIGGGHTS packing: real contacts, grains of every kind touching.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "granray/kernels/bounce_levels.h"
 #include "granray/kernels/lighting.h"
 
 namespace granray {
@@ -20,7 +21,12 @@ std::size_t frame_bytes_per_pixel(const RenderSettings& settings) {
         4 * static_cast<std::size_t>(blocked_mask_words(std::max(0, settings.shading.ao_samples)));
     // Surfaces and blocked bits, on the backend and (across ranks) on the host.
     bytes += 2 * samples * (sizeof(SurfaceSample) + mask);
-    if (materials_on(settings)) bytes += samples * (1 + sizeof(Vec4));  // slots and mixes
+    if (materials_on(settings)) {
+      // Slots and mixes; the bounce pass's surfaces per sample and its levels' rays.
+      bytes += samples * (1 + sizeof(Vec4) + sizeof(BounceNode) + 4);
+      bytes += samples * kLevelRaysPerSample *
+               (sizeof(LevelRay) + sizeof(BounceNode) + sizeof(Vec3) + 4);
+    }
   }
   return bytes;
 }

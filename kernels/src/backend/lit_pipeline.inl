@@ -16,6 +16,13 @@ struct IsVisibleSurface {
   GRANRAY_HD bool operator()(const SurfaceSample& s) const { return s.t < INFINITY; }
 };
 
+// Level by level unless GRANRAY_BOUNCE_PASS=depth asks for the depth-first pass, asked each
+// frame: the tests and benchmarks compare both in one process.
+inline bool bounces_by_level() {
+  const char* way = std::getenv("GRANRAY_BOUNCE_PASS");
+  return way == nullptr || std::string(way) != "depth";
+}
+
 class LitPipeline {
  public:
   explicit LitPipeline(detail::MemoryAccount& account)
@@ -27,7 +34,8 @@ class LitPipeline {
         ray_counts_(account, "bounce rays per pixel"),
         path_sums_(account, "path sums per pixel"),
         material_params_(account, "materials"),
-        grain_ranges_(account, "materials' grain ranges") {}
+        grain_ranges_(account, "materials' grain ranges"),
+        levels_(account) {}
 
   // Pass 1 into this pipeline's surfaces; with `materials` (SPEC 2e), each sample's material
   // slot too.
@@ -55,8 +63,14 @@ class LitPipeline {
   void trace_bounces(const Executor& exec, const Scene& scene, const Occluder& occluded,
                      const CameraFrame& camera, const ShadingParams& shading,
                      const LightingParams& lighting, bool count) {
-    mixes_.resize(lit_sample_count(camera, lighting));
+    const std::size_t samples = lit_sample_count(camera, lighting);
+    mixes_.resize(samples);
     if (count) ray_counts_.resize(std::size_t(camera.width) * std::size_t(camera.height));
+    if (bounces_by_level() && levels_.trace(exec, scene, occluded, camera, shading, lighting,
+                                            surfaces_.data(), slots_.data(), samples, mixes_.data(),
+                                            count ? ray_counts_.data() : nullptr)) {
+      return;
+    }
     exec.for_each_pixel(camera.width, camera.height,
                         TraceBounces<Scene, Occluder>{
                             scene, occluded, camera, shading, lighting, surfaces_.data(),
@@ -185,4 +199,5 @@ class LitPipeline {
   std::vector<MaterialParams> uploaded_params_;  // what material_params_ holds
   std::vector<GrainRange> uploaded_ranges_;
   bool with_materials_ = false;
+  BounceLevels levels_;
 };

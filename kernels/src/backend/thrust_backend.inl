@@ -38,8 +38,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <new>
 #include <optional>
 #include <string>
@@ -52,6 +54,7 @@
 #include "drawn_rows.h"
 #include "granray/camera.h"
 #include "granray/errors.h"
+#include "granray/kernels/bounce_levels.h"
 #include "granray/kernels/lit_exchange.h"
 #include "granray/kernels/lit_passes.h"
 #include "granray/kernels/materials.h"
@@ -85,6 +88,7 @@ inline double ms_since(std::chrono::steady_clock::time_point start) {
 #include "wall_scene.inl"
 #include "frame_buffers.inl"
 #include "shared_planes.inl"
+#include "bounce_levels.inl"
 #include "lit_pipeline.inl"
 #include "rank_halo.inl"
 #include "backend_parts.inl"
