@@ -5,7 +5,8 @@
 # primary rays, shadows + 8 occlusion rays, and a third each matte, mirror metal (k = 0.8) and
 # glass with bounces = 1, 2, 4 unlit and 4 with shadows, the bounce pass level by level and depth
 # first (GRANRAY_BOUNCE_PASS=depth) alternated; the path-traced still of the same scene, 1 and
-# 64 paths per pixel. Logs go to $OUT; a summary is printed.
+# 64 paths per pixel; Nsight Compute over the level kernels unless SKIP_NCU. Logs go to $OUT; a
+# summary is printed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
@@ -32,3 +33,15 @@ common=(--backend cuda -r 1920x1080 --method grid --repeat 20 -n 1000000)
     "$bench" --backend cuda -r 1920x1080 --method grid --repeat 5 -n 1000000 --materials --bounces 4 --path $n | tail -2
   done
 } 2>&1 | tee "$OUT/materials-speed.txt"
+# Nsight Compute over the bounce pass's level kernels (bounces 4), unless SKIP_NCU is set.
+ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+if [ -n "$ncu" ] && [ -z "${SKIP_NCU:-}" ]; then
+  timeout 240 "$ncu" --section SpeedOfLight --section Occupancy --section LaunchStats \
+    --section WarpStateStats --section MemoryWorkloadAnalysis -k regex:for_each_index_kernel \
+    --launch-count 12 "$bench" --backend cuda -r 1920x1080 --method grid --repeat 1 -n 1000000 \
+    --materials --bounces 4 \
+    >"$OUT/ncu-bounce-levels.txt" 2>&1
+  echo "ncu bounce levels: exit $?"
+  grep -E "for_each_index_kernel|Duration|Registers Per Thread|Achieved Occupancy|Active Threads Per Warp|Warp Cycles Per Issued|Compute \(SM\) Throughput" \
+    "$OUT/ncu-bounce-levels.txt" | cut -c1-140 | head -100
+fi

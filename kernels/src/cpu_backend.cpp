@@ -75,6 +75,9 @@ class Executor {
   // Ambient occlusion: a gather of the spheres near a shading point, then a short loop per
   // occlusion ray, casts ambient occlusion faster here than a walk per ray (docs/benchmarks.md).
   static constexpr bool gathers_nearby_spheres = true;
+  // Metal and glass: depth first per pixel; level by level was slower here (a thread runs its
+  // pixel's rays in turn anyway, and the lists cost passes; docs/benchmarks.md).
+  static constexpr bool traces_bounces_by_level = false;
   static constexpr RenderMethod fastest_method = RenderMethod::tiles;
 
   Executor(void* /*cuda_stream*/, Scratch& scratch) : scratch_(&scratch) {}
@@ -93,6 +96,13 @@ class Executor {
 #pragma omp parallel for schedule(dynamic, 1)
     for (int j = 0; j < height; ++j)
       for (int i = 0; i < width; ++i) f(i, j);
+  }
+
+  template <class F>
+  void for_each_index(std::uint32_t count, const F& f) const {
+    const auto n = static_cast<std::int64_t>(count);
+#pragma omp parallel for schedule(dynamic, 64)
+    for (std::int64_t k = 0; k < n; ++k) f(static_cast<std::uint32_t>(k));
   }
 
   template <class Array, class T>

@@ -58,6 +58,21 @@ __global__ void __launch_bounds__(kTileWidth* kTileHeight, GRANRAY_PIXEL_MIN_BLO
   if (i < width && j < height) f(i, j);
 }
 
+// A list of work items (bounce rays of a level), one a thread, in blocks of the pixel kernels'
+// size. At least 8 blocks an SM (64 registers a thread): the bounce levels' trace ran 12-18 %
+// faster so than with no bound (105 registers, a fifth of the SM's warps; docs/benchmarks.md).
+// GRANRAY_INDEX_MIN_BLOCKS (a compile definition) tries other register budgets.
+#ifndef GRANRAY_INDEX_MIN_BLOCKS
+#define GRANRAY_INDEX_MIN_BLOCKS 8
+#endif
+template <class F>
+__global__ void __launch_bounds__(kTileWidth* kTileHeight, GRANRAY_INDEX_MIN_BLOCKS)
+    for_each_index_kernel(std::uint32_t count, F f) {
+  const std::uint32_t k =
+      blockIdx.x * static_cast<std::uint32_t>(kTileWidth * kTileHeight) + threadIdx.x;
+  if (k < count) f(k);
+}
+
 // Device memory for Thrust's and CUB's temporaries, kept across frames: after the first frame
 // no call allocates. Blocks are reused best-fit; everything is freed with the backend.
 class CachingAllocator {
@@ -240,6 +255,9 @@ class Executor {
   // "Screen tiles").
   // Ambient occlusion: a walk per occlusion ray: a gathered list would live in local memory.
   static constexpr bool gathers_nearby_spheres = false;
+  // Metal and glass two or more bounces deep: level by level, so that no lane of a warp idles
+  // while another walks its glass grain's tree of rays (docs/benchmarks.md).
+  static constexpr bool traces_bounces_by_level = true;
   static constexpr RenderMethod fastest_method = RenderMethod::grid;
 
   Executor(void* cuda_stream, Scratch& scratch)
@@ -287,6 +305,14 @@ class Executor {
     const dim3 tiles((static_cast<unsigned>(width) + kTileWidth - 1) / kTileWidth,
                      (static_cast<unsigned>(height) + kTileHeight - 1) / kTileHeight);
     for_each_pixel_kernel<<<tiles, block, 0, stream_>>>(width, height, f);
+    GRANRAY_CUDA_CHECK(cudaGetLastError());
+  }
+
+  template <class F>
+  void for_each_index(std::uint32_t count, const F& f) const {
+    if (count == 0) return;
+    constexpr unsigned block = kTileWidth * kTileHeight;
+    for_each_index_kernel<<<(count + block - 1) / block, block, 0, stream_>>>(count, f);
     GRANRAY_CUDA_CHECK(cudaGetLastError());
   }
 

@@ -22,7 +22,9 @@ class BounceLevels {
              const std::uint8_t* slots, std::size_t samples, Vec4* mixes,
              std::uint32_t* ray_counts) {
     const auto policy = exec.policy();
-    const auto n0 = static_cast<std::uint32_t>(samples);
+    const SampleOrder order{camera, lighting.side * lighting.side};
+    if (order.positions() > std::numeric_limits<std::uint32_t>::max()) return false;
+    const auto n0 = static_cast<std::uint32_t>(order.positions());
     const std::size_t most = kMostRaysPerSample * samples;
     if (ray_counts != nullptr) {
       thrust::fill_n(policy, ray_counts, std::size_t(camera.width) * std::size_t(camera.height),
@@ -31,9 +33,8 @@ class BounceLevels {
     Level& roots = level(0);
     roots.nodes.resize(n0);
     roots.first.resize(std::size_t{n0} + 1);
-    thrust::for_each_n(policy, Index(0), n0,
-                       SplitSampleSurfaces{camera, lighting, scene.table.params, surfaces, slots,
-                                           roots.nodes.data(), roots.first.data() + 1});
+    exec.for_each_index(n0, SplitSampleSurfaces{order, lighting, scene.table.params, surfaces,
+                                                slots, roots.nodes.data(), roots.first.data() + 1});
     std::uint32_t counts[kMaxBounce + 1] = {n0};
     std::uint32_t next_count = scan_counts(exec, roots, n0);
     std::size_t total = 0;
@@ -47,25 +48,24 @@ class BounceLevels {
       to.nodes.resize(next_count);
       to.values.resize(next_count);
       to.first.resize(std::size_t{next_count} + 1);
-      thrust::for_each_n(policy, Index(0), counts[depth],
-                         EmitLevelRays{from.nodes.data(), depth == 0 ? nullptr : from.rays.data(),
-                                       from.first.data(), to.rays.data()});
+      exec.for_each_index(counts[depth], EmitLevelRays{order, from.nodes.data(),
+                                                       depth == 0 ? nullptr : from.rays.data(),
+                                                       from.first.data(), to.rays.data()});
       ++depth;
       counts[depth] = next_count;
-      thrust::for_each_n(policy, Index(0), next_count,
-                         TraceLevel<Scene, Occluder>{
-                             scene, occluded, camera, shading, lighting, to.rays.data(), depth,
-                             to.nodes.data(), to.values.data(), to.first.data() + 1, ray_counts});
+      exec.for_each_index(next_count, TraceLevel<Scene, Occluder>{scene, occluded, camera, shading,
+                                                                  lighting, to.rays.data(), depth,
+                                                                  to.nodes.data(), to.values.data(),
+                                                                  to.first.data() + 1, ray_counts});
       next_count = depth < scene.table.bounces ? scan_counts(exec, to, next_count) : 0u;
     }
     for (int d = depth - 1; d >= 1; --d) {
-      thrust::for_each_n(policy, Index(0), counts[d],
-                         GatherLevel{level(d).nodes.data(), level(d).first.data(),
-                                     level(d + 1).values.data(), level(d).values.data()});
+      exec.for_each_index(counts[d],
+                          GatherLevel{level(d).nodes.data(), level(d).first.data(),
+                                      level(d + 1).values.data(), level(d).values.data()});
     }
-    thrust::for_each_n(policy, Index(0), n0,
-                       FinishMixes{roots.nodes.data(), roots.first.data(),
-                                   depth >= 1 ? level(1).values.data() : nullptr, mixes});
+    exec.for_each_index(n0, FinishMixes{order, roots.nodes.data(), roots.first.data(),
+                                        depth >= 1 ? level(1).values.data() : nullptr, mixes});
     return true;
   }
 

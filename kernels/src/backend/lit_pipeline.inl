@@ -16,11 +16,15 @@ struct IsVisibleSurface {
   GRANRAY_HD bool operator()(const SurfaceSample& s) const { return s.t < INFINITY; }
 };
 
-// Level by level unless GRANRAY_BOUNCE_PASS=depth asks for the depth-first pass, asked each
-// frame: the tests and benchmarks compare both in one process.
-inline bool bounces_by_level() {
+// Whether a frame's bounce pass goes level by level: on a backend where that pays
+// (Executor::traces_bounces_by_level) when it is 2 or more bounces deep (one bounce depth first
+// costs less: a single pass, no lists), unless GRANRAY_BOUNCE_PASS asks for "depth" or "level"
+// (the tests and benchmarks compare both ways in one process).
+inline bool bounces_by_level(int bounces) {
   const char* way = std::getenv("GRANRAY_BOUNCE_PASS");
-  return way == nullptr || std::string(way) != "depth";
+  if (way != nullptr && std::string(way) == "depth") return false;
+  if (way != nullptr && std::string(way) == "level") return true;
+  return Executor::traces_bounces_by_level && bounces >= 2;
 }
 
 class LitPipeline {
@@ -66,9 +70,10 @@ class LitPipeline {
     const std::size_t samples = lit_sample_count(camera, lighting);
     mixes_.resize(samples);
     if (count) ray_counts_.resize(std::size_t(camera.width) * std::size_t(camera.height));
-    if (bounces_by_level() && levels_.trace(exec, scene, occluded, camera, shading, lighting,
-                                            surfaces_.data(), slots_.data(), samples, mixes_.data(),
-                                            count ? ray_counts_.data() : nullptr)) {
+    if (bounces_by_level(scene.table.bounces) &&
+        levels_.trace(exec, scene, occluded, camera, shading, lighting, surfaces_.data(),
+                      slots_.data(), samples, mixes_.data(),
+                      count ? ray_counts_.data() : nullptr)) {
       return;
     }
     exec.for_each_pixel(camera.width, camera.height,

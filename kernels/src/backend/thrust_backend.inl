@@ -5,6 +5,7 @@
 //   struct Memory    { static void* allocate(size_t); static void release(void*); };
 //   class Executor   { Executor(void* stream); policy(); synchronize(); upload(); download();
 //                      for_each_pixel(width, height, f): f(i, j) for every pixel;
+//                      for_each_index(count, f): f(k) for k < count, launched as the pixels;
 //                      download_later(pixels, count): PendingPixels or null (copy at once);
 //                      wait_for_deferred_reads(pixels): before they are overwritten;
 //                      static constexpr MemorySpace native_space; static constexpr name; };

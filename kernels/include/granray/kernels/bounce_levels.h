@@ -42,48 +42,92 @@ GRANRAY_HD_INLINE SampleOfRecord sample_of_record(const CameraFrame& camera, int
           static_cast<int>(k % static_cast<std::size_t>(samples))};
 }
 
-// Level 0: each sample's own surface. A metal or glass one splits (its rays form level 1);
-// `rays[k]`: how many.
-struct SplitSampleSurfaces {
+// Level 0 visits the samples tile by tile (8 x 4 pixels, as a warp of the pixel kernels), so
+// that the rays of each later level, emitted in their surfaces' order, lie near each other too.
+struct SampleOrder {
+  static constexpr int kTileWidth = 8, kTileHeight = 4;
   CameraFrame camera;
+  int samples;  // per pixel
+
+  GRANRAY_HD int tiles_across() const { return (camera.width + kTileWidth - 1) / kTileWidth; }
+  // Positions in all, the tiles' padding past the frame's edges included.
+  GRANRAY_HD std::size_t positions() const {
+    const int down = (camera.height + kTileHeight - 1) / kTileHeight;
+    return static_cast<std::size_t>(tiles_across()) * static_cast<std::size_t>(down) *
+           static_cast<std::size_t>(kTileWidth * kTileHeight * samples);
+  }
+  // The sample at position p; false for padding.
+  GRANRAY_HD bool at(std::uint32_t p, SampleOfRecord& out, std::uint32_t& record) const {
+    const std::uint32_t per_tile = static_cast<std::uint32_t>(kTileWidth * kTileHeight * samples);
+    const std::uint32_t tile = p / per_tile, q = p % per_tile;
+    const std::uint32_t pixel = q / static_cast<std::uint32_t>(samples);
+    const auto across = static_cast<std::uint32_t>(tiles_across());
+    out.i = static_cast<int>((tile % across) * kTileWidth + pixel % kTileWidth);
+    out.j = static_cast<int>((tile / across) * kTileHeight + pixel / kTileWidth);
+    out.s = static_cast<int>(q % static_cast<std::uint32_t>(samples));
+    if (out.i >= camera.width || out.j >= camera.height) return false;
+    record = static_cast<std::uint32_t>(first_sample_of(camera, out.i, out.j, samples)) +
+             static_cast<std::uint32_t>(out.s);
+    return true;
+  }
+};
+
+// How many rays surface e of a level splits into, from the scan of their counts.
+GRANRAY_HD_INLINE std::uint32_t rays_of(const std::uint32_t* first, std::uint32_t e) {
+  return first[e + 1] - first[e];
+}
+
+// Level 0: each sample's own surface, at its position in SampleOrder. A metal or glass one
+// splits (its rays form level 1): its node, and `rays[p]` how many; only those nodes are written.
+struct SplitSampleSurfaces {
+  SampleOrder order;
   LightingParams lighting;
   const MaterialParams* params;
   const SurfaceSample* surfaces;
   const std::uint8_t* slots;
-  BounceNode* nodes;    // per sample
-  std::uint32_t* rays;  // per sample
+  BounceNode* nodes;    // per position
+  std::uint32_t* rays;  // per position
 
-  GRANRAY_HD void operator()(std::uint32_t k) const {
-    BounceNode node{};
-    node.split.rays = 0;
+  GRANRAY_HD void operator()(std::uint32_t p) const {
+    rays[p] = 0u;
+    SampleOfRecord at;
+    std::uint32_t k = 0;
+    if (!order.at(p, at, k)) return;
     const std::uint8_t slot = slots[k];
-    if (slot != kMatteSlot && surfaces[k].t < INFINITY) {
-      const MaterialParams& m = params[slot];
-      if (m.kind != kMatteMaterial) {
-        const SampleOfRecord at = sample_of_record(camera, lighting.side * lighting.side, k);
-        const Ray primary = pixel_sample_ray(camera, at.i, at.j, at.s, lighting.side);
-        node.split = split_at(m, primary, surfaces[k], lighting.wall_offset);
-      }
-    }
+    if (slot == kMatteSlot || !(surfaces[k].t < INFINITY)) return;
+    const MaterialParams& m = params[slot];
+    if (m.kind == kMatteMaterial) return;
+    const Ray primary = pixel_sample_ray(order.camera, at.i, at.j, at.s, lighting.side);
+    BounceNode node;
+    node.split = split_at(m, primary, surfaces[k], lighting.wall_offset);
     node.sum = {0.0f, 0.0f, 0.0f};
-    nodes[k] = node;
-    rays[k] = static_cast<std::uint32_t>(node.split.rays);
+    nodes[p] = node;
+    rays[p] = static_cast<std::uint32_t>(node.split.rays);
   }
 };
 
 // The rays of one level's surfaces into the next level, surface e's from first[e] on (an
-// exclusive scan of their counts). `samples`: each surface's sample, null at level 0 (surface e
-// is sample e's).
+// exclusive scan of their counts). `level`: each surface's ray, for its sample; at level 0
+// (null) surface e is the sample at position e of `order`.
 struct EmitLevelRays {
+  SampleOrder order;
   const BounceNode* nodes;
-  const LevelRay* samples;
+  const LevelRay* level;
   const std::uint32_t* first;
   LevelRay* next;
 
   GRANRAY_HD void operator()(std::uint32_t e) const {
+    const std::uint32_t count = rays_of(first, e);
+    if (count == 0) return;
+    std::uint32_t sample = 0;
+    if (level != nullptr) {
+      sample = level[e].sample;
+    } else {
+      SampleOfRecord at;
+      order.at(e, at, sample);
+    }
     const BounceNode& node = nodes[e];
-    const std::uint32_t sample = samples != nullptr ? samples[e].sample : e;
-    for (int r = 0; r < node.split.rays; ++r) next[first[e] + r] = {node.split.ray[r], sample};
+    for (std::uint32_t r = 0; r < count; ++r) next[first[e] + r] = {node.split.ray[r], sample};
   }
 };
 
@@ -127,7 +171,7 @@ struct TraceLevel {
         }
       }
     }
-    nodes[e] = node;
+    if (node.split.rays > 0) nodes[e] = node;
     values[e] = value;
     rays[e] = static_cast<std::uint32_t>(node.split.rays);
     if (ray_counts != nullptr) {
@@ -144,8 +188,9 @@ struct TraceLevel {
 GRANRAY_HD_INLINE Vec3 gathered(const BounceNode& node, const Vec3* next_values,
                                 std::uint32_t first) {
   Vec3 sum = node.sum;
-  for (int r = 0; r < node.split.rays; ++r)
+  for (int r = 0; r < node.split.rays; ++r) {
     sum = sum + node.split.weight[r] * next_values[first + r];
+  }
   return sum;
 }
 
@@ -158,27 +203,29 @@ struct GatherLevel {
   Vec3* values;
 
   GRANRAY_HD void operator()(std::uint32_t e) const {
-    const BounceNode& node = nodes[e];
-    if (node.split.rays > 0) values[e] = clamp01(gathered(node, next_values, first[e]));
+    if (rays_of(first, e) > 0) values[e] = clamp01(gathered(nodes[e], next_values, first[e]));
   }
 };
 
 // Level 0 last: each sample's mix {add, keep} as bounce_mix returns it ({0, 0, 0, 1} for a
 // sample that does not split).
 struct FinishMixes {
+  SampleOrder order;
   const BounceNode* nodes;
   const std::uint32_t* first;
   const Vec3* next_values;
   Vec4* mixes;
 
-  GRANRAY_HD void operator()(std::uint32_t k) const {
-    const BounceNode& node = nodes[k];
-    if (node.split.rays == 0) {
+  GRANRAY_HD void operator()(std::uint32_t p) const {
+    SampleOfRecord at;
+    std::uint32_t k = 0;
+    if (!order.at(p, at, k)) return;
+    if (rays_of(first, p) == 0) {
       mixes[k] = {0.0f, 0.0f, 0.0f, 1.0f};
       return;
     }
-    const Vec3 sum = gathered(node, next_values, first[k]);
-    mixes[k] = {sum.x, sum.y, sum.z, node.split.keep};
+    const Vec3 sum = gathered(nodes[p], next_values, first[p]);
+    mixes[k] = {sum.x, sum.y, sum.z, nodes[p].split.keep};
   }
 };
 
