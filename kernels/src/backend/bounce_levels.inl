@@ -5,11 +5,6 @@
 
 class BounceLevels {
  public:
-  // Rays of all levels together, per sample, beyond which a frame takes the depth-first pass
-  // (materials.h) instead: what the levels' buffers may cost is bounded by the frame's size
-  // (frame_bytes_per_pixel counts them).
-  static constexpr std::size_t kMostRaysPerSample = kLevelRaysPerSample;
-
   explicit BounceLevels(detail::MemoryAccount& account) : account_(&account) {}
 
   // Each sample's mix into `mixes` and, when `ray_counts` is given, each pixel's bounce rays and
@@ -25,7 +20,9 @@ class BounceLevels {
     const SampleOrder order{camera, lighting.side * lighting.side};
     if (order.positions() > std::numeric_limits<std::uint32_t>::max()) return false;
     const auto n0 = static_cast<std::uint32_t>(order.positions());
-    const std::size_t most = kMostRaysPerSample * samples;
+    // Past kLevelRaysPerSample the frame takes the depth-first pass (frame_bytes_per_pixel
+    // counts the levels' buffers up to that bound).
+    const std::size_t most = kLevelRaysPerSample * samples;
     if (ray_counts != nullptr) {
       thrust::fill_n(policy, ray_counts, std::size_t(camera.width) * std::size_t(camera.height),
                      0u);
