@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
@@ -58,6 +60,33 @@ std::vector<RankBox> rank_boxes(const SceneBounds& own, const SceneBounds& all, 
   return boxes;
 }
 
+// With GRANRAY_STAGE_TIMES set, each rank prints how long each stage of its lit frame took
+// (host time from the end of the stage before, waits on the GPU and the other ranks included):
+// the breakdown behind docs/benchmarks.md's lit frames across ranks.
+class StageLaps {
+ public:
+  StageLaps() : on_(std::getenv("GRANRAY_STAGE_TIMES") != nullptr) {}
+  void lap(const char* stage) {
+    if (!on_) return;
+    const auto now = std::chrono::steady_clock::now();
+    line_ += std::string(line_.empty() ? "" : ", ") + stage + " " +
+             std::to_string(std::chrono::duration<double, std::milli>(now - last_).count());
+    last_ = now;
+  }
+  // A part of the last stage the renderer timed itself.
+  void part(const char* name, double ms) {
+    if (on_) line_ += std::string(" [") + name + " " + std::to_string(ms) + "]";
+  }
+  void print(int rank) const {
+    if (on_) std::fprintf(stderr, "granray: lit stages, rank %d (ms): %s\n", rank, line_.c_str());
+  }
+
+ private:
+  bool on_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+  std::string line_;
+};
+
 }  // namespace
 
 // The halo path (mpi_lit_frame.h): what travels is the halos (grains near each box, once), the
@@ -73,12 +102,15 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
   options.copy_drawn_only = size > 1 && !see_through;
   options.share_planes = in_gpu_memory;
   const auto start = std::chrono::steady_clock::now();
+  StageLaps laps;
   std::uint64_t sent = 0;
   const std::vector<RankBox> boxes = rank_boxes(own, *options.camera_bounds, comm);
+  laps.lap("boxes");
 
   std::vector<HostParticles> halos;
   agreed_step("picking the halos", comm,
               [&] { halos = renderer.halo_for(view, settings, options, boxes, rank); });
+  laps.lap("halo pick");
   HostParticles halo;
   {
     std::vector<std::vector<Vec4>> xyzr(size);
@@ -95,6 +127,7 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
     if (settings.select) halo.select = exchange(select, comm, counts, sent);
   }
   const double halo_ms = ms_since(start);
+  laps.lap("halo send");
 
   FrameStats stats;
   std::vector<SecondaryQuery> queries;
@@ -103,6 +136,10 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
     stats = renderer.cast_with_halo(view, settings, options, halo, boxes, rank, rank == 0, queries,
                                     targets);
   });
+  laps.lap("cast");
+  laps.part("grid", stats.grid_ms);
+  laps.part("primary", stats.primary_ms);
+  laps.part("secondary", stats.secondary_ms);
 
   // Each query to every rank its bit names; the answers come back in the same order.
   auto asked_start = std::chrono::steady_clock::now();
@@ -120,9 +157,11 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
   std::vector<int> from;
   const std::vector<SecondaryQuery> theirs = exchange(to, comm, from, sent);
   double exchange_ms = ms_since(asked_start);
+  laps.lap("ask");
   std::vector<std::uint32_t> words;
   agreed_step("answering other ranks' rays", comm,
               [&] { stats.secondary_ms += renderer.answer_queries(theirs, words); });
+  laps.lap("answer");
   const int mask_words = blocked_mask_words(settings.shading.ao_samples);
   asked_start = std::chrono::steady_clock::now();
   std::vector<std::vector<std::uint32_t>> replies(size);
@@ -146,6 +185,7 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
   std::vector<std::uint32_t> samples(queries.size());
   for (std::size_t q = 0; q < queries.size(); ++q) samples[q] = queries[q].sample;
   exchange_ms += ms_since(asked_start);
+  laps.lap("reply");
 
   if (settings.shading.samples > 1) {  // a pixel's samples may be different ranks'
     std::vector<ShownSample> shown;
@@ -158,16 +198,21 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
                               result == Composited::rgb_depth_ids || see_through, image, comm);
     stats.composite_ms = halo_ms + exchange_ms + ms_since(composite_start);
     stats.exchange_bytes = sent;
+    laps.lap("shade and composite samples");
+    laps.print(rank);
     return stats;
   }
   agreed_step("shading", comm,
               [&] { renderer.shade_with_answers(settings, samples, merged, image, stats); });
+  laps.lap("shade");
   stats.composite_ms = halo_ms + exchange_ms;
   if (in_gpu_memory) {
     composite_in_gpu_memory(renderer, comm, view.cuda_stream, settings, result, image, stats);
   } else {
     composite_rendered(image, settings, comm, compositor, result, see_through, stats);
   }
+  laps.lap("composite");
+  laps.print(rank);
   stats.exchange_bytes = sent;
   return stats;
 }
