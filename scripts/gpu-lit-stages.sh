@@ -12,7 +12,7 @@ source scripts/gpu-env.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0}
 cores=$(nproc --all)
-mpi=(mpirun --bind-to none --oversubscribe)
+mpi=(mpirun --bind-to none --oversubscribe ${EXTRA_MPI:-})
 dem="$PWD/$BUILD/examples/dem/granray-dem"
 work=$(mktemp -d)
 export CUDA_MPS_PIPE_DIRECTORY=$work/mps-pipe CUDA_MPS_LOG_DIRECTORY=$work/mps-log
@@ -29,7 +29,7 @@ mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
   fi
   nvidia-cuda-mps-control -d || echo "MPS did not start"
   for np in ${RANKS:-1 2}; do
-    for mode in unlit lit; do
+    for mode in ${MODES:-unlit lit}; do
       lighting=()
       [ $mode = lit ] && lighting=(--set insitu.shading.shadows=true --set insitu.shading.ao_samples=8)
       log="$OUT/stages-$np-$mode.txt"

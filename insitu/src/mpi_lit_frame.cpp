@@ -108,9 +108,11 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
   laps.lap("boxes");
 
   std::vector<HostParticles> halos;
-  agreed_step("picking the halos", comm,
-              [&] { halos = renderer.halo_for(view, settings, options, boxes, rank); });
-  laps.lap("halo pick");
+  agreed_step("picking the halos", comm, [&] {
+    halos = renderer.halo_for(view, settings, options, boxes, rank);
+    laps.lap("halo pick");
+  });
+  laps.lap("halo agree");
   HostParticles halo;
   {
     std::vector<std::vector<Vec4>> xyzr(size);
@@ -123,11 +125,12 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
     }
     std::vector<int> counts;
     halo.xyzr = exchange(xyzr, comm, counts, sent);
+    laps.lap("halo send xyzr");
     halo.ids = exchange(ids, comm, counts, sent);
     if (settings.select) halo.select = exchange(select, comm, counts, sent);
   }
   const double halo_ms = ms_since(start);
-  laps.lap("halo send");
+  laps.lap("halo send ids");
 
   FrameStats stats;
   std::vector<SecondaryQuery> queries;
@@ -135,8 +138,11 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
   agreed_step("casting this rank's samples", comm, [&] {
     stats = renderer.cast_with_halo(view, settings, options, halo, boxes, rank, rank == 0, queries,
                                     targets);
+    laps.lap("cast");
   });
-  laps.lap("cast");
+  laps.lap("cast agree");
+  laps.part("halo grains", static_cast<double>(halo.xyzr.size()));
+  laps.part("queries", static_cast<double>(queries.size()));
   laps.part("grid", stats.grid_ms);
   laps.part("primary", stats.primary_ms);
   laps.part("secondary", stats.secondary_ms);
