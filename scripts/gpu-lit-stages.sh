@@ -4,7 +4,8 @@
 # unless SKIP_TESTS=1, then runs the example DEM with 2 M grains of bench/scaling-bed.toml at
 # 1920x1080, unlit and lit (shadows + 8 occlusion rays), on 1 and 2 ranks of GPU 0 through MPS
 # (RANKS="1 2 4" for more), with GRANRAY_STAGE_TIMES=1: each rank prints its lit frame's stages,
-# and the script prints their medians over the frames after the first. Logs go to $OUT.
+# and the script prints their medians over the frames after the first. MODES="unlit lit lit-host
+# lit" alternates the ways (lit-host: GRANRAY_HALO=host, the halos in messages). Logs go to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
@@ -29,16 +30,20 @@ mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
   fi
   nvidia-cuda-mps-control -d || echo "MPS did not start"
   for np in ${RANKS:-1 2}; do
-    for mode in ${MODES:-unlit lit}; do
+    for run in ${MODES:-unlit lit}; do
+      mode=${run%%-*}
+      halo=()
+      [[ $run == *-host ]] && halo=(-x GRANRAY_HALO=host)
       lighting=()
       [ $mode = lit ] && lighting=(--set insitu.shading.shadows=true --set insitu.shading.ao_samples=8)
-      log="$OUT/stages-$np-$mode.txt"
+      k=$((${k:-0} + 1))
+      log="$OUT/stages-$np-$run-$k.txt"
       GRANRAY_STAGE_TIMES=1 OMP_NUM_THREADS=$((cores / np)) timeout 200 "${mpi[@]}" \
-        -x GRANRAY_STAGE_TIMES -np $np "$dem" bench/scaling-bed.toml \
+        -x GRANRAY_STAGE_TIMES "${halo[@]}" -np $np "$dem" bench/scaling-bed.toml \
         --set simulation.particles=2000000 --set 'simulation.box=[0.6,2.4,0.6]' \
         --set simulation.steps=${STEPS:-600} --set 'insitu.png=""' --set 'insitu.output=""' \
         ${EXTRA_SETS:-} "${lighting[@]}" >"$log" 2>&1
-      echo "$np rank(s), $mode: $(grep -o "median of .*" "$log" | head -1) | $(grep -oE "DEM [0-9.]+(-[0-9.]+)? ms/step" "$log" | head -1)"
+      echo "$np rank(s), $run: $(grep -o "median of .*" "$log" | head -1) | $(grep -oE "DEM [0-9.]+(-[0-9.]+)? ms/step" "$log" | head -1)"
       python3 - "$log" <<'PY'
 import re, statistics, sys
 rows = {}

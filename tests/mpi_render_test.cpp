@@ -40,10 +40,12 @@ Image image_holding_another_frame(const RenderSettings& settings) {
   return image;
 }
 
-// With `kept`, composites with it; otherwise with a fresh compositor of each method.
-void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector<float>& speed,
-                             RenderSettings settings, Split split, Rng& rng,
-                             mpi::Compositor* kept = nullptr) {
+// With `kept`, composites with it; otherwise with a fresh compositor of each method. Renders
+// with `used` where given, else with a fresh renderer. Returns this rank's last frame's stats.
+FrameStats expect_same_as_one_rank(const std::vector<Vec4>& spheres,
+                                   const std::vector<float>& speed, RenderSettings settings,
+                                   Split split, Rng& rng, mpi::Compositor* kept = nullptr,
+                                   Renderer* used = nullptr) {
   const int rank = rank_of(MPI_COMM_WORLD), size = size_of(MPI_COMM_WORLD);
   std::vector<Vec4> mine;
   std::vector<float> my_speed;
@@ -93,7 +95,9 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
   view.count = mine.size();
   view.scalar = my_speed.data();
   view.ids = split == Split::contiguous_without_ids ? nullptr : ids.data();
-  Renderer renderer(mpi_test_backend());
+  Renderer fresh_renderer(mpi_test_backend());
+  Renderer& renderer = used != nullptr ? *used : fresh_renderer;
+  FrameStats last;
   // Each method on the same split (one test body per method, as Kokkos runs one per backend).
   // two_level with nodes of two ranks: on 3 ranks one node of one, on 4 two nodes of two.
   std::vector<mpi::CompositeMethod> methods = {mpi::CompositeMethod::shared_memory,
@@ -107,6 +111,7 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
     Image composited = image_holding_another_frame(settings);
     const FrameStats stats =
         mpi::render_distributed(renderer, MPI_COMM_WORLD, view, settings, composited, &compositor);
+    last = stats;
     if (rank != 0) continue;
 
     ParticleView all;
@@ -136,8 +141,8 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
     if (method == mpi::CompositeMethod::two_level) fresh.pretend_nodes_of(2);
     mpi::Compositor& compositor = kept != nullptr ? *kept : fresh;
     Image composited = image_holding_another_frame(settings);
-    mpi::render_distributed(renderer, MPI_COMM_WORLD, view, settings, composited, &compositor,
-                            mpi::Composited::rgb);
+    last = mpi::render_distributed(renderer, MPI_COMM_WORLD, view, settings, composited,
+                                   &compositor, mpi::Composited::rgb);
     if (rank != 0) continue;
     Image reference;
     ParticleView all;
@@ -147,6 +152,7 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
     renderer.render(all, settings, reference, {RenderMethod::grid, false});
     EXPECT_EQ(composited.rgb, reference.rgb) << "rgb alone, method " << int(method);
   }
+  return last;
 }
 
 TEST(MpiRender, AnySplitOnAnyRankCountMatchesOneRank) {
@@ -459,6 +465,57 @@ TEST(MpiRender, FramesCompositedInGpuMemoryMatchOneRank) {
       EXPECT_EQ(compositor.in_gpu_memory(), size > 1 && !host) << int(split);
     }
     if (host) unsetenv("GRANRAY_COMPOSITE");
+  }
+}
+
+// Lit frames by halo whose images meet in GPU memory take their halos from the other ranks'
+// mailboxes there (CUDA ranks of one host): frames of growing size through one renderer make the
+// mailboxes larger, every frame equals one rank's image, and so do the halos in messages
+// (GRANRAY_HALO=host), which leave the mailboxes unmade.
+TEST(MpiRender, LitFramesWithHalosInGpuMemoryMatchOneRank) {
+  if (mpi_test_backend() != BackendKind::cuda) GTEST_SKIP() << "CUDA renderers only";
+  Rng rng(shared_seed());
+  const int size = size_of(MPI_COMM_WORLD);
+  for (const bool host : {false, true}) {
+    if (host) setenv("GRANRAY_HALO", "host", 1);
+    Renderer renderer(mpi_test_backend());
+    mpi::Compositor compositor;
+    compositor.gather_lit_frames_up_to(0);
+    std::size_t grown_from = 0;
+    for (const int grains : {400, 1500, 4000}) {
+      for (const Split split :
+           {Split::slabs, Split::round_robin, Split::octants, Split::all_on_last}) {
+        auto spheres = dense_bed(rng, grains, 0.3f, 0.5f);
+        std::vector<float> speed(spheres.size());
+        for (auto& v : speed) v = uniform(rng, 0.0f, 5.0f);
+        RenderSettings s = random_settings(rng, rng() % 2 == 0);
+        s.width = std::min(s.width, 120);
+        s.height = std::min(s.height, 90);
+        s.color = ColorMapping{static_cast<int>(rng() % 7), true, 0.0f, 1.0f};
+        s.shading.shadows = true;
+        s.shading.ao_samples = 1 + static_cast<int>(rng() % 16);
+        s.shading.ao_distance = uniform(rng, 0.2f, 1.5f);  // grains of radius 0.3 to 0.5
+        s.shading.samples = 1;
+        if (rng() % 2 == 0) {
+          s.select = SelectRange{uniform(rng, 0.0f, 2.0f), uniform(rng, 2.5f, 5.0f)};
+        }
+        const FrameStats stats =
+            expect_same_as_one_rank(spheres, speed, s, split, rng, &compositor, &renderer);
+        const std::size_t capacity = renderer.halo_mailbox_capacity();
+        if (size == 1 || host) {
+          EXPECT_EQ(capacity, 0u) << "no mailbox without other ranks or with GRANRAY_HALO=host";
+          continue;
+        }
+        EXPECT_TRUE(compositor.in_gpu_memory());
+        // What this rank's mailbox held for the others (the bytes it "sent") fits it.
+        EXPECT_GE(capacity * kHaloRecordBytes, stats.exchange_bytes) << grains;
+        if (grown_from == 0) grown_from = capacity;
+      }
+    }
+    // The round-robin splits' halos are the whole bed within reach of every box: ten times the
+    // first frame's grains outgrow the first mailbox.
+    if (size > 1 && !host) EXPECT_GT(renderer.halo_mailbox_capacity(), grown_from);
+    if (host) unsetenv("GRANRAY_HALO");
   }
 }
 

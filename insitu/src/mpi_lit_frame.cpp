@@ -87,6 +87,97 @@ class StageLaps {
   std::string line_;
 };
 
+// GRANRAY_HALO=host sends the halos in messages even where the images meet in GPU memory
+// (benchmarks compare the two ways).
+bool halo_on_host_asked() {
+  const char* way = std::getenv("GRANRAY_HALO");
+  return way != nullptr && std::string(way) == "host";
+}
+
+// The halos in messages through host memory: each rank's grains near every other rank's box,
+// then one exchange per kind of value.
+HostParticles halo_in_messages(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
+                               const RenderSettings& settings, const RenderOptions& options,
+                               const std::vector<RankBox>& boxes, std::uint64_t& sent) {
+  const int rank = rank_of(comm), size = size_of(comm);
+  std::vector<HostParticles> halos;
+  agreed_step("picking the halos", comm,
+              [&] { halos = renderer.halo_for(view, settings, options, boxes, rank); });
+  std::vector<std::vector<Vec4>> xyzr(size);
+  std::vector<std::vector<std::uint64_t>> ids(size);
+  std::vector<std::vector<float>> select(size);
+  for (int r = 0; r < size; ++r) {
+    xyzr[r] = std::move(halos[r].xyzr);
+    ids[r] = std::move(halos[r].ids);
+    select[r] = std::move(halos[r].select);
+  }
+  HostParticles halo;
+  std::vector<int> counts;
+  halo.xyzr = exchange(xyzr, comm, counts, sent);
+  halo.ids = exchange(ids, comm, counts, sent);
+  if (settings.select) halo.select = exchange(select, comm, counts, sent);
+  return halo;
+}
+
+// The halos through the ranks' mailboxes in GPU memory (frames whose images meet there): each
+// rank picks its grains for the others, one MPI_Allgather tells every rank every count (and
+// whether some rank's mailbox is too small or not mapped: then every rank makes its own again,
+// half as large again as needed, and maps the others'), each posts its grains, and once all have
+// (the agreement) each reads its part straight out of the others' mailboxes in its cast. What a
+// rank "sends" is what the others read of its mailbox.
+MailboxHalo halo_through_mailboxes(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
+                                   const RenderSettings& settings, const RenderOptions& options,
+                                   const std::vector<RankBox>& boxes, std::uint64_t& sent) {
+  const int rank = rank_of(comm), size = size_of(comm);
+  std::vector<std::uint64_t> counts;
+  agreed_step("picking the halos", comm,
+              [&] { counts = renderer.pick_halo(view, settings, options, boxes, rank); });
+  std::uint64_t total = 0;
+  for (const std::uint64_t c : counts) total += c;
+  const std::size_t capacity = renderer.halo_mailbox_capacity();
+  std::vector<std::uint64_t> row = counts;
+  row.push_back(capacity == 0 || total > capacity ? 1 : 0);
+  const int stride = size + 1;
+  std::vector<std::uint64_t> every(static_cast<std::size_t>(stride) * size);
+  GRANRAY_MPI_CHECK(
+      MPI_Allgather(row.data(), stride, MPI_UINT64_T, every.data(), stride, MPI_UINT64_T, comm));
+  bool remake = false;
+  for (int q = 0; q < size; ++q) remake = remake || every[q * stride + size] != 0;
+  if (remake) {
+    std::vector<unsigned char> handle;
+    agreed_step("making the halo mailboxes", comm,
+                [&] { handle = renderer.share_halo_mailbox(total + total / 2 + 1024); });
+    int length = static_cast<int>(handle.size());  // alike on every rank of one CUDA build
+    GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &length, 1, MPI_INT, MPI_MAX, comm));
+    handle.resize(static_cast<std::size_t>(length));
+    std::vector<unsigned char> all(static_cast<std::size_t>(length) * size);
+    GRANRAY_MPI_CHECK(
+        MPI_Allgather(handle.data(), length, MPI_BYTE, all.data(), length, MPI_BYTE, comm));
+    std::vector<std::vector<unsigned char>> handles(size);
+    for (int q = 0; q < size; ++q) {
+      handles[q].assign(all.begin() + std::ptrdiff_t(q) * length,
+                        all.begin() + std::ptrdiff_t(q + 1) * length);
+    }
+    agreed_step(
+        "mapping the other ranks' halo mailboxes (GRANRAY_HALO=host sends the halos in "
+        "messages instead)",
+        comm, [&] { renderer.open_halo_mailboxes(handles, rank); });
+  }
+  agreed_step("posting the halos", comm, [&] { renderer.post_halo(view.cuda_stream); });
+  MailboxHalo halo;
+  halo.first.assign(size, 0);
+  halo.count.assign(size, 0);
+  for (int q = 0; q < size; ++q) {
+    const std::uint64_t* theirs = &every[static_cast<std::size_t>(q) * stride];
+    for (int d = 0; d < rank; ++d) halo.first[q] += theirs[d];
+    halo.count[q] = theirs[rank];
+  }
+  for (int d = 0; d < size; ++d) {
+    if (d != rank) sent += counts[d] * kHaloRecordBytes;
+  }
+  return halo;
+}
+
 }  // namespace
 
 // The halo path (mpi_lit_frame.h): what travels is the halos (grains near each box, once), the
@@ -107,41 +198,31 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
   const std::vector<RankBox> boxes = rank_boxes(own, *options.camera_bounds, comm);
   laps.lap("boxes");
 
-  std::vector<HostParticles> halos;
-  agreed_step("picking the halos", comm, [&] {
-    halos = renderer.halo_for(view, settings, options, boxes, rank);
-    laps.lap("halo pick");
-  });
-  laps.lap("halo agree");
+  const bool halo_in_gpu_memory = in_gpu_memory && !halo_on_host_asked();
   HostParticles halo;
-  {
-    std::vector<std::vector<Vec4>> xyzr(size);
-    std::vector<std::vector<std::uint64_t>> ids(size);
-    std::vector<std::vector<float>> select(size);
-    for (int r = 0; r < size; ++r) {
-      xyzr[r] = std::move(halos[r].xyzr);
-      ids[r] = std::move(halos[r].ids);
-      select[r] = std::move(halos[r].select);
-    }
-    std::vector<int> counts;
-    halo.xyzr = exchange(xyzr, comm, counts, sent);
-    laps.lap("halo send xyzr");
-    halo.ids = exchange(ids, comm, counts, sent);
-    if (settings.select) halo.select = exchange(select, comm, counts, sent);
+  MailboxHalo mailbox_halo;
+  if (halo_in_gpu_memory) {
+    mailbox_halo = halo_through_mailboxes(renderer, comm, view, settings, options, boxes, sent);
+  } else {
+    halo = halo_in_messages(renderer, comm, view, settings, options, boxes, sent);
   }
   const double halo_ms = ms_since(start);
-  laps.lap("halo send ids");
+  laps.lap("halo");
 
   FrameStats stats;
   std::vector<SecondaryQuery> queries;
   std::vector<std::uint64_t> targets;
   agreed_step("casting this rank's samples", comm, [&] {
-    stats = renderer.cast_with_halo(view, settings, options, halo, boxes, rank, rank == 0, queries,
-                                    targets);
+    stats = halo_in_gpu_memory ? renderer.cast_with_halo(view, settings, options, mailbox_halo,
+                                                         boxes, rank, rank == 0, queries, targets)
+                               : renderer.cast_with_halo(view, settings, options, halo, boxes, rank,
+                                                         rank == 0, queries, targets);
     laps.lap("cast");
   });
   laps.lap("cast agree");
-  laps.part("halo grains", static_cast<double>(halo.xyzr.size()));
+  std::uint64_t halo_grains = halo.xyzr.size();
+  for (const std::uint64_t c : mailbox_halo.count) halo_grains += c;
+  laps.part("halo grains", static_cast<double>(halo_grains));
   laps.part("queries", static_cast<double>(queries.size()));
   laps.part("grid", stats.grid_ms);
   laps.part("primary", stats.primary_ms);

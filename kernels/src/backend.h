@@ -25,6 +25,20 @@ class Backend {
                                     const std::vector<RankBox>& boxes, int rank, bool keep_walls,
                                     std::vector<SecondaryQuery>& queries,
                                     std::vector<std::uint64_t>& targets) = 0;
+  virtual std::vector<std::uint64_t> pick_halo(const ParticleView& particles,
+                                               const RenderSettings& settings,
+                                               const RenderOptions& options,
+                                               const std::vector<RankBox>& boxes, int rank) = 0;
+  virtual std::size_t halo_mailbox_capacity() = 0;
+  virtual std::vector<unsigned char> share_halo_mailbox(std::size_t grains) = 0;
+  virtual void open_halo_mailboxes(const std::vector<std::vector<unsigned char>>& handles,
+                                   int self) = 0;
+  virtual void post_halo(void* cuda_stream) = 0;
+  virtual FrameStats cast_with_halo(const ParticleView& particles, const RenderSettings& settings,
+                                    const RenderOptions& options, const MailboxHalo& halo,
+                                    const std::vector<RankBox>& boxes, int rank, bool keep_walls,
+                                    std::vector<SecondaryQuery>& queries,
+                                    std::vector<std::uint64_t>& targets) = 0;
   virtual double answer_queries(const std::vector<SecondaryQuery>& queries,
                                 std::vector<std::uint32_t>& words) = 0;
   virtual void shade_with_answers(const RenderSettings& settings,

@@ -155,6 +155,35 @@ FrameStats Renderer::cast_with_halo(const ParticleView& particles, const RenderS
                                targets);
 }
 
+std::vector<std::uint64_t> Renderer::pick_halo(const ParticleView& particles,
+                                               const RenderSettings& settings,
+                                               const RenderOptions& options,
+                                               const std::vector<RankBox>& boxes, int rank) {
+  return impl_->pick_halo(particles, settings, options, boxes, rank);
+}
+
+std::size_t Renderer::halo_mailbox_capacity() { return impl_->halo_mailbox_capacity(); }
+
+std::vector<unsigned char> Renderer::share_halo_mailbox(std::size_t grains) {
+  return impl_->share_halo_mailbox(grains);
+}
+
+void Renderer::open_halo_mailboxes(const std::vector<std::vector<unsigned char>>& handles,
+                                   int self) {
+  impl_->open_halo_mailboxes(handles, self);
+}
+
+void Renderer::post_halo(void* cuda_stream) { impl_->post_halo(cuda_stream); }
+
+FrameStats Renderer::cast_with_halo(const ParticleView& particles, const RenderSettings& settings,
+                                    const RenderOptions& options, const MailboxHalo& halo,
+                                    const std::vector<RankBox>& boxes, int rank, bool keep_walls,
+                                    std::vector<SecondaryQuery>& queries,
+                                    std::vector<std::uint64_t>& targets) {
+  return impl_->cast_with_halo(particles, settings, options, halo, boxes, rank, keep_walls, queries,
+                               targets);
+}
+
 double Renderer::answer_queries(const std::vector<SecondaryQuery>& queries,
                                 std::vector<std::uint32_t>& words) {
   return impl_->answer_queries(queries, words);

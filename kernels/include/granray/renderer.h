@@ -127,6 +127,16 @@ struct HostParticles {
   std::vector<std::uint64_t> ids;
 };
 
+// Where the other ranks' halos for this rank lie in their mailboxes (Renderer::pick_halo): per
+// rank q, `count[q]` grains from record `first[q]` of q's mailbox (none from this rank itself).
+// Bytes a halo grain takes in a mailbox: sphere, global id, selection value, padding.
+constexpr std::uint64_t kHaloRecordBytes = 32;
+
+struct MailboxHalo {
+  std::vector<std::uint64_t> first;
+  std::vector<std::uint64_t> count;
+};
+
 // The grid of one frame copied to the host, for tests and diagnostics.
 struct HostGrid {
   GridGeometry geometry{};
@@ -202,6 +212,27 @@ class Renderer {
                         std::vector<std::uint32_t>& words);
   void shade_with_answers(const RenderSettings& settings, const std::vector<std::uint32_t>& samples,
                           const std::vector<std::uint32_t>& words, Image& image, FrameStats& stats);
+
+  // The halos in GPU memory instead of messages (CUDA ranks of one host, once share_planes has
+  // set them up; other backends throw Error): pick_halo picks what halo_for would and returns
+  // how many grains go to each rank; halo_mailbox_capacity is how many this renderer's mailbox
+  // holds while every rank's is mapped (0 before, and again after share_planes);
+  // share_halo_mailbox makes it hold `grains` and returns its handle, open_halo_mailboxes maps
+  // every rank's; post_halo writes the picked grains into it, rank after rank, and returns once
+  // they are there; then cast_with_halo takes each rank's grains for this one straight from its
+  // mailbox. A rank may post again only after every rank's cast has returned.
+  std::vector<std::uint64_t> pick_halo(const ParticleView& particles,
+                                       const RenderSettings& settings, const RenderOptions& options,
+                                       const std::vector<RankBox>& boxes, int rank);
+  std::size_t halo_mailbox_capacity();
+  std::vector<unsigned char> share_halo_mailbox(std::size_t grains);
+  void open_halo_mailboxes(const std::vector<std::vector<unsigned char>>& handles, int self);
+  void post_halo(void* cuda_stream);
+  FrameStats cast_with_halo(const ParticleView& particles, const RenderSettings& settings,
+                            const RenderOptions& options, const MailboxHalo& halo,
+                            const std::vector<RankBox>& boxes, int rank, bool keep_walls,
+                            std::vector<SecondaryQuery>& queries,
+                            std::vector<std::uint64_t>& targets);
 
   // With several samples per pixel, instead of shade_with_answers: every sample of the window
   // as this rank shows it (colour, depth, id), pixel by pixel, for a composite of samples.

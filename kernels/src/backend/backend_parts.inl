@@ -15,7 +15,8 @@ struct BackendParts {
         frame(account),
         shared(account),
         lit(account),
-        halo(account) {}
+        halo(account),
+        mailbox(account) {}
 
   detail::MemoryAccount account;  // every part's buffers count against its limit
   Scratch scratch;                // the executor's, kept between frames
@@ -29,5 +30,6 @@ struct BackendParts {
   FrameBuffers frame;
   SharedPlanes shared;  // frames composited in GPU memory across ranks (shared_planes.inl)
   LitPipeline lit;
-  RankHalo halo;  // lit frames across ranks by halo (lit_across_ranks.inl)
+  RankHalo halo;        // lit frames across ranks by halo (lit_across_ranks.inl)
+  HaloMailbox mailbox;  // their halos in GPU memory (rank_halo.inl)
 };

@@ -34,6 +34,19 @@ struct HaloFrame {
   void* stream;  // the particles' CUDA stream, which the later calls keep
 };
 
+// The other ranks' boxes that this rank's grains may reach: a box farther from this rank's box
+// than the reach gets nothing, with no pass over the grains.
+inline std::vector<bool> boxes_in_reach(const FrameSetup& f, const std::vector<RankBox>& boxes,
+                                        int rank, float reach) {
+  const RankBox own{f.bounds.lo, f.bounds.hi};
+  std::vector<bool> near(boxes.size(), false);
+  for (std::size_t b = 0; b < boxes.size(); ++b) {
+    near[b] = static_cast<int>(b) != rank && f.bounds.renderable > 0 &&
+              !boxes_apart(own, boxes[b], reach);
+  }
+  return near;
+}
+
 // The halos of the other ranks: for each rank, this rank's grains within reach of its box.
 inline std::vector<HostParticles> halo_for_stage(BackendParts& parts, const ParticleView& view,
                                                  const RenderSettings& settings,
@@ -45,19 +58,32 @@ inline std::vector<HostParticles> halo_for_stage(BackendParts& parts, const Part
   const float reach = halo_reach(lighting, f.scene);
   const float* select = selection_values(f.all, settings);
   std::vector<HostParticles> halos(boxes.size());
-  // A box farther from this rank's box than the reach gets nothing: no pass over the grains.
-  const RankBox own{f.bounds.lo, f.bounds.hi};
+  const std::vector<bool> near = boxes_in_reach(f, boxes, rank, reach);
   for (std::size_t b = 0; b < boxes.size(); ++b) {
-    if (static_cast<int>(b) == rank || f.bounds.renderable == 0) continue;
-    if (boxes_apart(own, boxes[b], reach)) continue;
-    parts.halo.pick(exec, f.r, f.all, f.id_of, boxes[b], reach, select, halos[b]);
+    if (near[b]) parts.halo.pick(exec, f.r, f.all, f.id_of, boxes[b], reach, select, halos[b]);
   }
   return halos;
 }
 
+// As halo_for_stage, into the mailbox (RankHalo::pick_for_mailbox): the count for each rank.
+inline std::vector<std::uint64_t> pick_halo_stage(BackendParts& parts, const ParticleView& view,
+                                                  const RenderSettings& settings,
+                                                  const RenderOptions& options,
+                                                  const std::vector<RankBox>& boxes, int rank) {
+  const Executor exec(view.cuda_stream, parts.scratch);
+  const FrameSetup f = set_up_frame(parts, exec, view, settings, options);
+  const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
+  const float reach = halo_reach(lighting, f.scene);
+  return parts.halo.pick_for_mailbox(exec, f.r, f.all, f.id_of, boxes,
+                                     boxes_in_reach(f, boxes, rank, reach), reach,
+                                     selection_values(f.all, settings));
+}
+
+// `Halo`: HostParticles (the halo received in messages) or HaloInMailboxes (read in GPU memory).
+template <class Halo>
 inline FrameStats cast_local_stage(BackendParts& parts, std::optional<HaloFrame>& kept,
                                    const ParticleView& view, const RenderSettings& settings,
-                                   const RenderOptions& options, const HostParticles& halo,
+                                   const RenderOptions& options, const Halo& halo,
                                    const std::vector<RankBox>& boxes, int rank, bool keep_walls,
                                    std::vector<SecondaryQuery>& queries,
                                    std::vector<std::uint64_t>& targets) {

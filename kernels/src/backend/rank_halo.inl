@@ -3,6 +3,101 @@
 // secondary rays. Part of the backend (thrust_backend.inl); included inside namespace
 // granray::GRANRAY_BACKEND_NAMESPACE.
 
+// One grain of a halo as it waits in its rank's mailbox (HaloMailbox) for the rank whose box it
+// reaches: the raw sphere, the global id and the selection value (0 where the frame has none).
+struct HaloRecord {
+  Vec4 xyzr;
+  std::uint64_t id;
+  float select;
+  std::uint32_t unused;
+};
+
+static_assert(sizeof(HaloRecord) == kHaloRecordBytes, "a halo grain's bytes in a mailbox");
+
+struct MakeHaloRecord {
+  const std::uint32_t* picked;
+  const Vec4* spheres;
+  IdMap id_of;
+  const float* select;
+  GRANRAY_HD HaloRecord operator()(std::uint32_t k) const {
+    const std::uint32_t i = picked[k];
+    return {spheres[i], id_of(i), select != nullptr ? select[i] : 0.0f, 0u};
+  }
+};
+
+// A rank's halo records, read out of another rank's mailbox into this rank's arrays.
+struct UnpackHaloRecords {
+  const HaloRecord* records;
+  Vec4* spheres;
+  std::uint64_t* ids;
+  float* select;  // null: not asked for
+  GRANRAY_HD void operator()(std::uint32_t k) const {
+    const HaloRecord r = records[k];
+    spheres[k] = r.xyzr;
+    ids[k] = r.id;
+    if (select != nullptr) select[k] = r.select;
+  }
+};
+
+// The halos a rank picked for the others, in GPU memory that the other processes of the host map
+// (CUDA IPC, as SharedPlanes): its records rank after rank, which each rank reads its part of
+// straight into its particles, so no grain goes through host memory or a message.
+class HaloMailbox {
+ public:
+  explicit HaloMailbox(detail::MemoryAccount& account) : own_(account, "halo mailbox") {}
+
+  // This rank's mailbox for `records` grains and the handle other processes map it by; the
+  // peers mapped before are let go (every rank makes its mailbox again alike).
+  std::vector<unsigned char> share(std::size_t records) {
+    reset();
+    own_.resize(std::max<std::size_t>(records, 1));
+    return PeerMemory::handle_of(own_.data());
+  }
+
+  // Maps every rank's mailbox (handles[self] is this rank's own, used in place).
+  void open(const std::vector<std::vector<unsigned char>>& handles, int self) {
+    reset();
+    for (std::size_t q = 0; q < handles.size(); ++q) {
+      if (static_cast<int>(q) == self) {
+        records_.push_back(own_.data());
+      } else {
+        peers_.emplace_back(handles[q]);
+        records_.push_back(static_cast<const HaloRecord*>(peers_.back().data()));
+      }
+    }
+    capacity_ = own_.size();
+  }
+
+  // Lets the mapped peers go (a new set-up of the ranks' shared planes: share_planes).
+  void reset() {
+    peers_.clear();
+    records_.clear();
+    capacity_ = 0;
+  }
+
+  // Grains this rank's mailbox holds once every rank's is mapped; 0 before.
+  std::size_t capacity() const { return capacity_; }
+  HaloRecord* own() { return own_.data(); }
+  const HaloRecord* of(int rank) const {
+    if (rank < 0 || static_cast<std::size_t>(rank) >= records_.size()) {
+      throw Error("granray: rank " + std::to_string(rank) + "'s halo mailbox is not mapped");
+    }
+    return records_[static_cast<std::size_t>(rank)];
+  }
+
+ private:
+  Array<HaloRecord> own_;
+  std::vector<PeerMemory> peers_;
+  std::vector<const HaloRecord*> records_;  // every rank's, in rank order
+  std::size_t capacity_ = 0;
+};
+
+// Where each rank's halo for this one lies in that rank's mailbox.
+struct HaloInMailboxes {
+  const HaloMailbox& mailboxes;
+  const MailboxHalo& parts;
+};
+
 class RankHalo {
  public:
   explicit RankHalo(detail::MemoryAccount& account)
@@ -49,10 +144,90 @@ class RankHalo {
     }
   }
 
+  // As pick, for every box at once, into the mailbox (post_picked): returns each box's count, and
+  // keeps the picked grains, box after box, until then. Boxes beyond the reach, and `rank`'s own,
+  // get none.
+  std::vector<std::uint64_t> pick_for_mailbox(const Executor& exec, const ResidentParticles& shown,
+                                              const ResidentParticles& all, const IdMap& id_of,
+                                              const std::vector<RankBox>& boxes,
+                                              const std::vector<bool>& near, float reach,
+                                              const float* select) {
+    std::vector<std::uint64_t> counts(boxes.size(), 0);
+    const Index first(0), last(static_cast<std::uint32_t>(shown.count));
+    std::size_t total = 0;
+    for (std::size_t b = 0; b < boxes.size(); ++b) {
+      if (!near[b]) continue;
+      counts[b] = static_cast<std::uint64_t>(
+          thrust::count_if(exec.policy(), first, last, ReachesBox{shown.spheres, boxes[b], reach}));
+      total += counts[b];
+    }
+    picked_.resize(total);
+    std::size_t at = 0;
+    for (std::size_t b = 0; b < boxes.size(); ++b) {
+      if (counts[b] == 0) continue;
+      thrust::copy_if(exec.policy(), first, last, picked_.data() + at,
+                      ReachesBox{shown.spheres, boxes[b], reach});
+      at += counts[b];
+    }
+    posting_ = {all.spheres, id_of, select, total};
+    return counts;
+  }
+
+  // The grains pick_for_mailbox kept, into this rank's mailbox; returns once they are there for
+  // the others to read.
+  void post_picked(const Executor& exec, HaloMailbox& mailbox) {
+    if (posting_.count > mailbox.capacity()) {
+      throw Error("granray: " + std::to_string(posting_.count) + " halo grains for a mailbox of " +
+                  std::to_string(mailbox.capacity()));
+    }
+    if (posting_.count > 0) {
+      thrust::transform(
+          exec.policy(), Index(0), Index(static_cast<std::uint32_t>(posting_.count)), mailbox.own(),
+          MakeHaloRecord{picked_.data(), posting_.spheres, posting_.id_of, posting_.select});
+    }
+    exec.synchronize();
+  }
+
   // This rank's particles followed by its halo, in this backend's memory, with explicit ids.
   ParticleView combine(const Executor& exec, const ResidentParticles& own, std::uint64_t id_offset,
                        const float* own_select, const HostParticles& halo) {
-    const std::size_t n = own.count, h = halo.xyzr.size();
+    const std::size_t h = halo.xyzr.size();
+    return combine_with(exec, own, id_offset, own_select, h, [&](std::size_t n) {
+      append(exec, halo_spheres_, halo.xyzr, spheres_, n);
+      append(exec, halo_ids_, halo.ids, ids_, n);
+      if (own_select != nullptr && halo.select.size() == h) {
+        append(exec, halo_select_, halo.select, select_, n);
+      }
+    });
+  }
+
+  // As combine, with each rank's part of the halo read from its mailbox.
+  ParticleView combine(const Executor& exec, const ResidentParticles& own, std::uint64_t id_offset,
+                       const float* own_select, const HaloInMailboxes& halo) {
+    std::size_t h = 0;
+    for (const std::uint64_t c : halo.parts.count) h += c;
+    return combine_with(exec, own, id_offset, own_select, h, [&](std::size_t n) {
+      std::size_t at = n;
+      for (std::size_t q = 0; q < halo.parts.count.size(); ++q) {
+        const std::uint64_t c = halo.parts.count[q];
+        if (c == 0) continue;
+        const HaloRecord* from = halo.mailboxes.of(static_cast<int>(q)) + halo.parts.first[q];
+        thrust::for_each_n(
+            exec.policy(), Index(0), static_cast<std::uint32_t>(c),
+            UnpackHaloRecords{from, spheres_.data() + at, ids_.data() + at,
+                              own_select != nullptr ? select_.data() + at : nullptr});
+        at += c;
+      }
+    });
+  }
+
+ private:
+  // This rank's `own` particles, then `h` halo grains that fill_halo(n) writes after the first n.
+  template <class FillHalo>
+  ParticleView combine_with(const Executor& exec, const ResidentParticles& own,
+                            std::uint64_t id_offset, const float* own_select, std::size_t h,
+                            FillHalo&& fill_halo) {
+    const std::size_t n = own.count;
     spheres_.resize(n + h);
     ids_.resize(n + h);
     if (n > 0) {
@@ -63,22 +238,21 @@ class RankHalo {
         thrust::sequence(exec.policy(), ids_.data(), ids_.data() + n, id_offset);
       }
     }
-    append(exec, halo_spheres_, halo.xyzr, spheres_, n);
-    append(exec, halo_ids_, halo.ids, ids_, n);
+    if (own_select != nullptr) {
+      select_.resize(n + h);
+      if (n > 0) thrust::copy(exec.policy(), own_select, own_select + n, select_.data());
+    }
+    if (h > 0) fill_halo(n);
     ParticleView view;
     view.space = Executor::native_space;
     view.xyzr = spheres_.data();
     view.ids = ids_.data();
     view.count = n + h;
-    if (own_select != nullptr) {
-      select_.resize(n + h);
-      if (n > 0) thrust::copy(exec.policy(), own_select, own_select + n, select_.data());
-      if (halo.select.size() == h) append(exec, halo_select_, halo.select, select_, n);
-      view.select_scalar = select_.data();
-    }
+    if (own_select != nullptr) view.select_scalar = select_.data();
     return view;
   }
 
+ public:
   // The samples with targets, as queries with their target words (`groups` each), on the host.
   void queries_to_host(const Executor& exec, const SurfaceSample* surfaces, std::size_t samples,
                        int groups, std::vector<SecondaryQuery>& queries,
@@ -137,6 +311,15 @@ class RankHalo {
     thrust::copy(exec.policy(), staging.data(), staging.data() + values.size(), dst.data() + at);
   }
 
+  // What pick_for_mailbox kept for post_picked.
+  struct Posting {
+    const Vec4* spheres = nullptr;
+    IdMap id_of{nullptr, 0};
+    const float* select = nullptr;
+    std::size_t count = 0;
+  };
+
+  Posting posting_;
   Array<Vec4> spheres_;
   Array<std::uint64_t> ids_;
   Array<float> select_;

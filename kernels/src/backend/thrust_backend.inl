@@ -155,6 +155,41 @@ class ThrustBackend final : public detail::Backend {
     });
   }
 
+  std::vector<std::uint64_t> pick_halo(const ParticleView& view, const RenderSettings& settings,
+                                       const RenderOptions& options,
+                                       const std::vector<RankBox>& boxes, int rank) override {
+    return translate_errors(
+        [&] { return pick_halo_stage(parts_, view, settings, options, boxes, rank); });
+  }
+
+  std::size_t halo_mailbox_capacity() override { return parts_.mailbox.capacity(); }
+
+  std::vector<unsigned char> share_halo_mailbox(std::size_t grains) override {
+    return translate_errors([&] { return parts_.mailbox.share(grains); });
+  }
+
+  void open_halo_mailboxes(const std::vector<std::vector<unsigned char>>& handles,
+                           int self) override {
+    translate_errors([&] { parts_.mailbox.open(handles, self); });
+  }
+
+  void post_halo(void* cuda_stream) override {
+    translate_errors(
+        [&] { parts_.halo.post_picked(Executor(cuda_stream, parts_.scratch), parts_.mailbox); });
+  }
+
+  FrameStats cast_with_halo(const ParticleView& view, const RenderSettings& settings,
+                            const RenderOptions& options, const MailboxHalo& halo,
+                            const std::vector<RankBox>& boxes, int rank, bool keep_walls,
+                            std::vector<SecondaryQuery>& queries,
+                            std::vector<std::uint64_t>& targets) override {
+    return translate_errors([&] {
+      return cast_local_stage(parts_, halo_frame_, view, settings, options,
+                              HaloInMailboxes{parts_.mailbox, halo}, boxes, rank, keep_walls,
+                              queries, targets);
+    });
+  }
+
   double answer_queries(const std::vector<SecondaryQuery>& queries,
                         std::vector<std::uint32_t>& words) override {
     return translate_errors([&] { return answer_stage(parts_, halo_frame_, queries, words); });
@@ -174,7 +209,10 @@ class ThrustBackend final : public detail::Backend {
   }
 
   std::vector<unsigned char> share_planes(std::size_t pixels) override {
-    return translate_errors([&] { return parts_.shared.share(pixels); });
+    return translate_errors([&] {
+      parts_.mailbox.reset();  // the ranks, or the frames' size, changed: mapped again alike
+      return parts_.shared.share(pixels);
+    });
   }
 
   void open_shared_planes(const std::vector<std::vector<unsigned char>>& handles,
