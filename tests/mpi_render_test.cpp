@@ -481,7 +481,7 @@ TEST(MpiRender, LitFramesWithHalosInGpuMemoryMatchOneRank) {
     Renderer renderer(mpi_test_backend());
     mpi::Compositor compositor;
     compositor.gather_lit_frames_up_to(0);
-    std::size_t grown_from = 0;
+    std::uint64_t first_capacity = 0, largest = 0;
     for (const int grains : {400, 1500, 4000}) {
       for (const Split split :
            {Split::slabs, Split::round_robin, Split::octants, Split::all_on_last}) {
@@ -499,22 +499,24 @@ TEST(MpiRender, LitFramesWithHalosInGpuMemoryMatchOneRank) {
         if (rng() % 2 == 0) {
           s.select = SelectRange{uniform(rng, 0.0f, 2.0f), uniform(rng, 2.5f, 5.0f)};
         }
-        const FrameStats stats =
-            expect_same_as_one_rank(spheres, speed, s, split, rng, &compositor, &renderer);
-        const std::size_t capacity = renderer.halo_mailbox_capacity();
+        expect_same_as_one_rank(spheres, speed, s, split, rng, &compositor, &renderer);
+        // The largest mailbox over the ranks (each is made for its own halos).
+        std::uint64_t capacity = renderer.halo_mailbox_capacity();
+        MPI_Allreduce(MPI_IN_PLACE, &capacity, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
         if (size == 1 || host) {
           EXPECT_EQ(capacity, 0u) << "no mailbox without other ranks or with GRANRAY_HALO=host";
           continue;
         }
         EXPECT_TRUE(compositor.in_gpu_memory());
-        // What this rank's mailbox held for the others (the bytes it "sent") fits it.
-        EXPECT_GE(capacity * kHaloRecordBytes, stats.exchange_bytes) << grains;
-        if (grown_from == 0) grown_from = capacity;
+        EXPECT_GT(renderer.halo_mailbox_capacity(), 0u) << "every rank's mailbox is mapped";
+        EXPECT_GE(capacity, largest) << "a mailbox never shrinks";
+        if (first_capacity == 0) first_capacity = capacity;
+        largest = capacity;
       }
     }
     // The round-robin splits' halos are the whole bed within reach of every box: ten times the
-    // first frame's grains outgrow the first mailbox.
-    if (size > 1 && !host) EXPECT_GT(renderer.halo_mailbox_capacity(), grown_from);
+    // first frame's grains outgrow the first mailboxes.
+    if (size > 1 && !host) EXPECT_GT(largest, first_capacity);
     if (host) unsetenv("GRANRAY_HALO");
   }
 }

@@ -122,9 +122,9 @@ HostParticles halo_in_messages(Renderer& renderer, MPI_Comm comm, const Particle
 // The halos through the ranks' mailboxes in GPU memory (frames whose images meet there): each
 // rank picks its grains for the others, one MPI_Allgather tells every rank every count (and
 // whether some rank's mailbox is too small or not mapped: then every rank makes its own again,
-// half as large again as needed, and maps the others'), each posts its grains, and once all have
-// (the agreement) each reads its part straight out of the others' mailboxes in its cast. What a
-// rank "sends" is what the others read of its mailbox.
+// half as large again as it needs and never smaller than before, and maps the others'), each posts
+// its grains, and once all have (the agreement) each reads its part straight out of the others'
+// mailboxes in its cast. What a rank "sends" is what the others read of its mailbox.
 MailboxHalo halo_through_mailboxes(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
                                    const RenderSettings& settings, const RenderOptions& options,
                                    const std::vector<RankBox>& boxes, std::uint64_t& sent) {
@@ -145,8 +145,10 @@ MailboxHalo halo_through_mailboxes(Renderer& renderer, MPI_Comm comm, const Part
   for (int q = 0; q < size; ++q) remake = remake || every[q * stride + size] != 0;
   if (remake) {
     std::vector<unsigned char> handle;
-    agreed_step("making the halo mailboxes", comm,
-                [&] { handle = renderer.share_halo_mailbox(total + total / 2 + 1024); });
+    agreed_step("making the halo mailboxes", comm, [&] {
+      handle =
+          renderer.share_halo_mailbox(std::max<std::uint64_t>(capacity, total + total / 2 + 1024));
+    });
     int length = static_cast<int>(handle.size());  // alike on every rank of one CUDA build
     GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &length, 1, MPI_INT, MPI_MAX, comm));
     handle.resize(static_cast<std::size_t>(length));

@@ -46,11 +46,12 @@ class HaloMailbox {
  public:
   explicit HaloMailbox(detail::MemoryAccount& account) : own_(account, "halo mailbox") {}
 
-  // This rank's mailbox for `records` grains and the handle other processes map it by; the
-  // peers mapped before are let go (every rank makes its mailbox again alike).
+  // This rank's mailbox for `records` grains (never fewer than before) and the handle other
+  // processes map it by; the peers mapped before are let go (every rank makes its mailbox again
+  // alike).
   std::vector<unsigned char> share(std::size_t records) {
     reset();
-    own_.resize(std::max<std::size_t>(records, 1));
+    own_.resize(std::max<std::size_t>({records, own_.size(), std::size_t{1}}));
     return PeerMemory::handle_of(own_.data());
   }
 
