@@ -176,6 +176,16 @@ TEST(MpiRender, AnySplitOnAnyRankCountMatchesOneRank) {
   }
 }
 
+// A random small frame with shadows, coloured by the global auto range of the scalar.
+RenderSettings small_lit_settings(Rng& rng) {
+  RenderSettings s = random_settings(rng, rng() % 2 == 0);
+  s.width = std::min(s.width, 120);
+  s.height = std::min(s.height, 90);
+  s.color = ColorMapping{static_cast<int>(rng() % 7), true, 0.0f, 1.0f};
+  s.shading.shadows = true;
+  return s;
+}
+
 // SPEC 2a across ranks: a shadow or occlusion ray from a grain on one rank is blocked by grains
 // on others; the lit image is still the one-rank image, byte for byte.
 TEST(MpiRender, LitFramesOnAnyRankCountMatchOneRank) {
@@ -187,11 +197,7 @@ TEST(MpiRender, LitFramesOnAnyRankCountMatchOneRank) {
           dilute ? dilute_gas(rng, 800, 0.1f, 0.6f, 6.0f) : dense_bed(rng, 1200, 0.3f, 0.5f);
       std::vector<float> speed(spheres.size());
       for (auto& s : speed) s = uniform(rng, 0.0f, 5.0f);
-      RenderSettings s = random_settings(rng, rng() % 2 == 0);
-      s.width = std::min(s.width, 120);
-      s.height = std::min(s.height, 90);
-      s.color = ColorMapping{static_cast<int>(rng() % 7), true, 0.0f, 1.0f};
-      s.shading.shadows = true;
+      RenderSettings s = small_lit_settings(rng);
       s.shading.ao_samples = static_cast<int>(rng() % 40);
       s.shading.specular = rng() % 2 == 0 ? 0.0f : uniform(rng, 0.1f, 0.6f);
       s.shading.samples = rng() % 2 == 0 ? 1 : 4;
@@ -488,11 +494,7 @@ TEST(MpiRender, LitFramesWithHalosInGpuMemoryMatchOneRank) {
         auto spheres = dense_bed(rng, grains, 0.3f, 0.5f);
         std::vector<float> speed(spheres.size());
         for (auto& v : speed) v = uniform(rng, 0.0f, 5.0f);
-        RenderSettings s = random_settings(rng, rng() % 2 == 0);
-        s.width = std::min(s.width, 120);
-        s.height = std::min(s.height, 90);
-        s.color = ColorMapping{static_cast<int>(rng() % 7), true, 0.0f, 1.0f};
-        s.shading.shadows = true;
+        RenderSettings s = small_lit_settings(rng);
         s.shading.ao_samples = 1 + static_cast<int>(rng() % 16);
         s.shading.ao_distance = uniform(rng, 0.2f, 1.5f);  // grains of radius 0.3 to 0.5
         s.shading.samples = 1;
