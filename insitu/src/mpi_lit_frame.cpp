@@ -248,9 +248,13 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
   double exchange_ms = ms_since(asked_start);
   laps.lap("ask");
   std::vector<std::uint32_t> words;
+  double answer_ms = 0.0;
   agreed_step("answering other ranks' rays", comm,
-              [&] { stats.secondary_ms += renderer.answer_queries(theirs, words); });
+              [&] { answer_ms = renderer.answer_queries(theirs, words); });
+  stats.secondary_ms += answer_ms;
   laps.lap("answer");
+  laps.part("asked", static_cast<double>(theirs.size()));
+  laps.part("answer on the device", answer_ms);
   const int mask_words = blocked_mask_words(settings.shading.ao_samples);
   asked_start = std::chrono::steady_clock::now();
   std::vector<std::vector<std::uint32_t>> replies(size);

@@ -176,6 +176,19 @@ inline double answer_stage(BackendParts& parts, const std::optional<HaloFrame>& 
   const auto answer = [&](const auto& spheres) {
     with_wall_occluder(parts, h.options, spheres, [&](const auto& occluder) {
       using Occluder = std::decay_t<decltype(occluder)>;
+      constexpr int pieces = Executor::shadow_ray_pieces;
+      if constexpr (pieces > 1) {
+        if (h.lighting.shadows) {
+          std::uint8_t* blocked = parts.halo.shadow_pieces(count * pieces);
+          thrust::for_each_n(exec.policy(), Index(0), n * pieces,
+                             AnswerShadowPieces<Occluder>{occluder, cam, h.shading, h.lighting, q,
+                                                          pieces, blocked});
+          thrust::for_each_n(exec.policy(), Index(0), n,
+                             AnswerQueries<OcclusionRaysOnly<Occluder>>{
+                                 {occluder}, cam, h.shading, h.lighting, q, out, blocked, pieces});
+          return;
+        }
+      }
       thrust::for_each_n(exec.policy(), Index(0), n,
                          AnswerQueries<Occluder>{occluder, cam, h.shading, h.lighting, q, out});
     });

@@ -103,13 +103,17 @@ struct GrownAxis {
 //   bool done_before(float t): true when nothing the walk has yet to visit can matter, the next
 //                              cell's grown box being entered at t;
 //   void visit(first, last):   cells first..last, one run along x (consecutive indices).
+// The grid's corner opposite its origin.
+GRANRAY_HD_INLINE Vec3 grid_far_corner(const GridGeometry& g) {
+  return {g.origin.x + g.cell_size * static_cast<float>(g.dims[0]),
+          g.origin.y + g.cell_size * static_cast<float>(g.dims[1]),
+          g.origin.z + g.cell_size * static_cast<float>(g.dims[2])};
+}
+
 template <class Visitor>
 GRANRAY_HD void walk_grown_cells(const GridGeometry& g, const Ray& ray, float t_min, float t_max,
                                  Visitor& visitor) {
-  const Vec3 hi = {g.origin.x + g.cell_size * static_cast<float>(g.dims[0]),
-                   g.origin.y + g.cell_size * static_cast<float>(g.dims[1]),
-                   g.origin.z + g.cell_size * static_cast<float>(g.dims[2])};
-  const Interval span = clip_to_box(ray, g.origin, hi, t_min, t_max);
+  const Interval span = clip_to_box(ray, g.origin, grid_far_corner(g), t_min, t_max);
   if (!(span.enter <= span.exit)) return;
 
   GrownAxis x, y, z;

@@ -125,7 +125,69 @@ struct ForwardTargets {
   }
 };
 
-// An answering rank: the blocked words of each query's secondary rays against its occluder.
+// A query's pixel, sample and surface as its asker saw them.
+struct AskedSample {
+  int i, j, s;
+  SurfaceSample surface;
+};
+
+GRANRAY_HD_INLINE AskedSample asked_sample(const SecondaryQuery& query, const CameraFrame& camera,
+                                           const LightingParams& lighting) {
+  const int samples = lighting.side * lighting.side;
+  const std::uint32_t pixel = query.sample / static_cast<std::uint32_t>(samples);
+  return {static_cast<int>(pixel % static_cast<std::uint32_t>(camera.width)),
+          static_cast<int>(pixel / static_cast<std::uint32_t>(camera.width)),
+          static_cast<int>(query.sample % static_cast<std::uint32_t>(samples)),
+          {query.sphere, {0.0f, 0.0f, 0.0f}, query.t, query.id}};
+}
+
+// An occluder whose shadow rays were answered apart (AnswerShadowPieces): it blocks none of
+// them here, and answers the occlusion rays as the occluder does.
+template <class Occluder>
+struct OcclusionRaysOnly {
+  static_assert(!Occluder::gathers_nearby, "a gathering occluder answers its rays by the point");
+  static constexpr bool gathers_nearby = false;
+  Occluder occluded;
+  GRANRAY_HD bool operator()(const Ray&, float, std::uint64_t) const { return false; }
+  GRANRAY_HD void ambient(const ShadingPoint& p, int i, int j, int sample,
+                          const LightingParams& lighting, std::uint64_t skip_id,
+                          std::uint32_t* words) const {
+    occluded.ambient(p, i, j, sample, lighting, skip_id, words);
+  }
+};
+
+// An answering rank on the GPU: the shadow ray of each query walked in `pieces` pieces, one
+// thread each (Occluder::blocks_piece). The few hundred rays another rank asks about cross this
+// rank's whole box; walked one thread each, the longest walk was the kernel's time (0.3 ms at
+// 2 M grains, docs/benchmarks.md) while the GPU idled.
+template <class Occluder>
+struct AnswerShadowPieces {
+  Occluder occluded;
+  CameraFrame camera;
+  ShadingParams shading;
+  LightingParams lighting;
+  const SecondaryQuery* queries;
+  int pieces;
+  std::uint8_t* blocked;  // pieces per query
+
+  GRANRAY_HD void operator()(std::uint32_t t) const {
+    const std::uint32_t q = t / static_cast<std::uint32_t>(pieces);
+    const int k = static_cast<int>(t % static_cast<std::uint32_t>(pieces));
+    const AskedSample a = asked_sample(queries[q], camera, lighting);
+    bool hit = false;
+    if (a.surface.t < INFINITY) {
+      const Ray primary = pixel_sample_ray(camera, a.i, a.j, a.s, lighting.side);
+      const ShadingPoint p =
+          shading_point(primary, a.surface.t, a.surface.sphere, lighting.wall_offset);
+      hit = shadow_matters(p.normal, primary, shading, lighting) &&
+            occluded.blocks_piece(Ray{p.origin, shading.light}, INFINITY, a.surface.id, k, pieces);
+    }
+    blocked[t] = hit ? 1 : 0;
+  }
+};
+
+// An answering rank: the blocked words of each query's secondary rays against its occluder;
+// with `shadow_pieces`, bit 0 (the shadow ray) from AnswerShadowPieces' pieces instead.
 template <class Occluder>
 struct AnswerQueries {
   Occluder occluded;
@@ -134,17 +196,17 @@ struct AnswerQueries {
   LightingParams lighting;
   const SecondaryQuery* queries;
   std::uint32_t* words;  // mask_words per query
+  const std::uint8_t* shadow_pieces = nullptr;
+  int pieces = 0;
 
   GRANRAY_HD void operator()(std::uint32_t q) const {
-    const SecondaryQuery query = queries[q];
-    const int samples = lighting.side * lighting.side;
-    const std::uint32_t pixel = query.sample / static_cast<std::uint32_t>(samples);
-    const int i = static_cast<int>(pixel % static_cast<std::uint32_t>(camera.width));
-    const int j = static_cast<int>(pixel / static_cast<std::uint32_t>(camera.width));
-    const int s = static_cast<int>(query.sample % static_cast<std::uint32_t>(samples));
-    const SurfaceSample surface{query.sphere, {0.0f, 0.0f, 0.0f}, query.t, query.id};
-    find_sample_blockers(occluded, camera, shading, lighting, i, j, s, surface,
-                         words + static_cast<std::size_t>(q) * lighting.mask_words);
+    const AskedSample a = asked_sample(queries[q], camera, lighting);
+    std::uint32_t* out = words + static_cast<std::size_t>(q) * lighting.mask_words;
+    find_sample_blockers(occluded, camera, shading, lighting, a.i, a.j, a.s, a.surface, out);
+    if (shadow_pieces == nullptr) return;
+    for (int k = 0; k < pieces; ++k) {
+      if (shadow_pieces[static_cast<std::size_t>(q) * pieces + k] != 0) set_mask_bit(out, 0);
+    }
   }
 };
 

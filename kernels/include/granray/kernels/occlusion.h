@@ -86,6 +86,24 @@ struct GridOccluder {
     walk_grown_cells(grid.geometry, ray, 0.0f, length, blocker);
     return blocker.blocked;
   }
+  // Piece k of `pieces` of the same test: the ray's span inside the grid cut into equal pieces,
+  // each a little wider than its share (a cell walked twice costs time, not bits), so that
+  // several threads walk one long ray; the OR over the pieces is the whole ray's answer.
+  GRANRAY_HD bool blocks_piece(const Ray& ray, float length, std::uint64_t skip_id, int k,
+                               int pieces) const {
+    if (pieces <= 1) return (*this)(ray, length, skip_id);
+    const Interval span =
+        clip_to_box(ray, grid.geometry.origin, grid_far_corner(grid.geometry), 0.0f, length);
+    if (!(span.enter <= span.exit)) return false;
+    const float share = (span.exit - span.enter) / static_cast<float>(pieces);
+    const float overlap = 0.01f * share;
+    const float t_min = k == 0 ? 0.0f : span.enter + share * static_cast<float>(k) - overlap;
+    const float t_max =
+        k == pieces - 1 ? length : span.enter + share * static_cast<float>(k + 1) + overlap;
+    AnyListedBlocker blocker{grid, id_of, ray, length, skip_id, false};
+    walk_grown_cells(grid.geometry, ray, t_min, t_max, blocker);
+    return blocker.blocked;
+  }
   GRANRAY_HD void ambient(const ShadingPoint& p, int i, int j, int sample,
                           const LightingParams& lighting, std::uint64_t skip_id,
                           std::uint32_t* words) const {
@@ -105,6 +123,12 @@ struct WithWalls {
 
   GRANRAY_HD bool operator()(const Ray& ray, float length, std::uint64_t skip_id) const {
     return spheres(ray, length, skip_id) || wall_blocks(walls, ray, length);
+  }
+  // The walls once, in the first piece.
+  GRANRAY_HD bool blocks_piece(const Ray& ray, float length, std::uint64_t skip_id, int k,
+                               int pieces) const {
+    return spheres.blocks_piece(ray, length, skip_id, k, pieces) ||
+           (k == 0 && wall_blocks(walls, ray, length));
   }
   GRANRAY_HD void gather_pixel(const Vec3* points, int n, float length,
                                PixelNeighbours& out) const {
@@ -157,6 +181,11 @@ struct BruteForceOccluder {
       if (is_renderable(s) && blocks(ray, s, length) && id_of(index) != skip_id) return true;
     }
     return false;
+  }
+  // The reference does not cut its rays: the first piece is the whole test.
+  GRANRAY_HD bool blocks_piece(const Ray& ray, float length, std::uint64_t skip_id, int k,
+                               int) const {
+    return k == 0 && (*this)(ray, length, skip_id);
   }
   GRANRAY_HD void ambient(const ShadingPoint& p, int i, int j, int sample,
                           const LightingParams& lighting, std::uint64_t skip_id,
