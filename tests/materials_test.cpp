@@ -148,7 +148,8 @@ TEST_F(MaterialsTest, LevelByLevelEqualsDepthFirst) {
       s.shading.shadows = !all_glass && rng() % 2 == 0;
       s.shading.ao_samples = all_glass || rng() % 2 == 0 ? 0 : 4;
       s.shading.samples = rng() % 3 == 0 ? 4 : 1;
-      if (rng() % 2 == 0) s.walls = floor_under(spheres, "mirror");
+      // Not under the glass bed: seen from below, a mirror floor would take every ray.
+      if (rng() % 2 == 0 && !all_glass) s.walls = floor_under(spheres, "mirror");
       Renderer renderer(test_backend());
       RenderOptions options{RenderMethod::grid, true};
       options.count_rays = true;

@@ -114,9 +114,15 @@ TEST_F(SeeThroughTest, OnlyTheNearestEightLayersShow) {
     Wall sheet;
     sheet.triangles = {{lo, {hi.x, lo.y, z}, hi}, {lo, hi, {lo.x, hi.y, z}}};
     sheet.color = {uniform(rng, 0.0f, 1.0f), uniform(rng, 0.0f, 1.0f), uniform(rng, 0.0f, 1.0f)};
-    sheet.opacity = uniform(rng, 0.1f, 0.3f);
+    sheet.opacity = uniform(rng, 0.1f, 0.2f);
     sheets.push_back(sheet);
   }
+  // The eighth must show through the seven in front of it (at least 0.8^7 of it passes): as
+  // opaque as any, and far in every channel from the background.
+  const Vec3 bg = s.shading.background;
+  sheets[7].color = {bg.x < 0.5f ? 1.0f : 0.0f, bg.y < 0.5f ? 1.0f : 0.0f,
+                     bg.z < 0.5f ? 1.0f : 0.0f};
+  sheets[7].opacity = 0.3f;
   const auto first = [&](std::size_t n) {
     RenderSettings t = s;
     t.walls = std::make_shared<WallList>(sheets.begin(), sheets.begin() + n);

@@ -1,8 +1,8 @@
-// Another rank's shadow rays are walked in pieces on the GPU, one thread a piece
-// (lit_exchange.h): the pieces of a ray together block exactly what the whole ray blocks, and
-// the answers to queries (shadow bit from the pieces, occlusion bits as before) equal the answers
-// of one thread per query and of the brute-force reference. Random beds and gases, rays from
-// grains and from anywhere (outside the grid too), piece counts that do and do not divide a warp.
+// Another rank's queries are answered ray by ray on the GPU, a thread per occlusion ray and per
+// piece of a shadow ray (lit_exchange.h): the pieces of a ray together block exactly what the
+// whole ray blocks, and the answers equal those of one thread per query and of the brute-force
+// reference. Random beds and gases, rays from grains and from anywhere (outside the grid too),
+// piece counts that do and do not divide a warp.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -88,9 +88,9 @@ TEST(ShadowRayPieces, PiecesTogetherBlockWhatTheWholeRayBlocks) {
   EXPECT_GT(blocked_further_on, 20);
 }
 
-TEST(ShadowRayPieces, QueriesAnsweredInPiecesAsInOneThread) {
+TEST(ShadowRayPieces, QueriesAnsweredRayByRayAsInOneThread) {
   Rng rng(fresh_seed());
-  long asked = 0, shadowed = 0;
+  long asked = 0, shadowed = 0, occluded_rays = 0;
   for (int round = 0; round < 12; ++round) {
     const CameraFrame cam = random_camera_frame(rng, round % 3 == 0);
     const std::vector<Vec4> spheres = dilute_gas(rng, 5000, 0.03f, 0.09f, 1.0f);
@@ -117,14 +117,14 @@ TEST(ShadowRayPieces, QueriesAnsweredInPiecesAsInOneThread) {
     shading.ambient = 0.3f;
     LightingParams lighting{};
     lighting.side = 1;
-    lighting.shadows = true;
-    lighting.ao_samples = round % 4 == 0 ? 0 : 8;
+    lighting.shadows = round % 6 != 5;
+    lighting.ao_samples = round % 4 == 0 ? 0 : 1 + round % 9;
     lighting.ao_distance = 0.15f;
     lighting.mask_words = blocked_mask_words(lighting.ao_samples);
     const auto count = static_cast<std::uint32_t>(queries.size());
     const std::size_t words = static_cast<std::size_t>(count) * lighting.mask_words;
 
-    std::vector<std::uint32_t> expected(words), whole(words), in_pieces(words);
+    std::vector<std::uint32_t> expected(words), whole(words), in_pieces(words, 0xdeadbeefu);
     const AnswerQueries<BruteForceOccluder> by_reference{
         reference, cam, shading, lighting, queries.data(), expected.data()};
     const AnswerQueries<GridOccluder> by_thread{walk,           cam,         shading, lighting,
@@ -133,25 +133,28 @@ TEST(ShadowRayPieces, QueriesAnsweredInPiecesAsInOneThread) {
       by_reference(q);
       by_thread(q);
     }
-    const int pieces = 1 + round % 4 * 11;  // 1, 12, 23, 34
-    std::vector<std::uint8_t> blocked(static_cast<std::size_t>(count) * pieces, 2);
-    const AnswerShadowPieces<GridOccluder> shadow{walk,           cam,    shading,       lighting,
-                                                  queries.data(), pieces, blocked.data()};
-    for (std::uint32_t t = 0; t < count * static_cast<std::uint32_t>(pieces); ++t) shadow(t);
-    const AnswerQueries<OcclusionRaysOnly<GridOccluder>> rest{
-        {walk}, cam, shading, lighting, queries.data(), in_pieces.data(), blocked.data(), pieces};
-    for (std::uint32_t q = 0; q < count; ++q) rest(q);
+    const int pieces = lighting.shadows ? 1 + round % 4 * 11 : 0;  // 1, 12, 23, 34
+    const int rays = pieces + lighting.ao_samples;
+    std::vector<std::uint8_t> blocked(static_cast<std::size_t>(count) * rays, 2);
+    const AnswerRaysApart<GridOccluder> apart{walk,           cam,    shading,       lighting,
+                                              queries.data(), pieces, blocked.data()};
+    for (std::uint32_t t = 0; t < count * static_cast<std::uint32_t>(rays); ++t) apart(t);
+    const GatherAnsweredRays gather{lighting, pieces, blocked.data(), in_pieces.data()};
+    for (std::uint32_t q = 0; q < count; ++q) gather(q);
 
     const std::string where =
         "round " + std::to_string(round) + ", " + std::to_string(pieces) + " pieces";
     EXPECT_EQ(whole, expected) << where;
     EXPECT_EQ(in_pieces, expected) << where;
     for (std::uint32_t q = 0; q < count; ++q) {
-      shadowed += mask_bit(&expected[static_cast<std::size_t>(q) * lighting.mask_words], 0);
+      const std::uint32_t* bits = &expected[static_cast<std::size_t>(q) * lighting.mask_words];
+      shadowed += mask_bit(bits, 0);
+      for (int k = 0; k < lighting.ao_samples; ++k) occluded_rays += mask_bit(bits, 1 + k);
     }
     asked += count;
   }
   EXPECT_GT(asked, 2000);  // the cameras saw the gas
+  EXPECT_GT(occluded_rays, 500);
   // Shadowed and lit samples both occur often.
   EXPECT_GT(shadowed, asked / 20);
   EXPECT_LT(shadowed, asked - asked / 20);

@@ -78,8 +78,9 @@ class Executor {
   // Metal and glass: depth first per pixel; level by level was slower here (a thread runs its
   // pixel's rays in turn anyway, and the lists cost passes; docs/benchmarks.md).
   static constexpr bool traces_bounces_by_level = false;
-  // Another rank's shadow rays: one thread each (cut into pieces, a blocked ray's later pieces
-  // would walk on where one thread stops at the first grain).
+  // Another rank's queries: one thread each, its rays in turn (apart, a blocked shadow ray's later
+  // pieces would walk on where one thread stops at the first grain); no pieces.
+  static constexpr bool answers_rays_apart = false;
   static constexpr int shadow_ray_pieces = 1;
   static constexpr RenderMethod fastest_method = RenderMethod::tiles;
 

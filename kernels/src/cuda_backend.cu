@@ -258,8 +258,9 @@ class Executor {
   // Metal and glass two or more bounces deep: level by level, so that no lane of a warp idles
   // while another walks its glass grain's tree of rays (docs/benchmarks.md).
   static constexpr bool traces_bounces_by_level = true;
-  // Another rank's shadow rays: each walked by a warp, in pieces (lit_exchange.h), not by one
-  // thread while the rest of the GPU idles.
+  // Another rank's queries: every ray in a thread of its own, the shadow ray in 32 pieces
+  // (lit_exchange.h), not one thread per query while the rest of the GPU idles.
+  static constexpr bool answers_rays_apart = true;
   static constexpr int shadow_ray_pieces = 32;
   static constexpr RenderMethod fastest_method = RenderMethod::grid;
 

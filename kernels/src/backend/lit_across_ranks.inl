@@ -176,18 +176,16 @@ inline double answer_stage(BackendParts& parts, const std::optional<HaloFrame>& 
   const auto answer = [&](const auto& spheres) {
     with_wall_occluder(parts, h.options, spheres, [&](const auto& occluder) {
       using Occluder = std::decay_t<decltype(occluder)>;
-      constexpr int pieces = Executor::shadow_ray_pieces;
-      if constexpr (pieces > 1) {
-        if (h.lighting.shadows) {
-          std::uint8_t* blocked = parts.halo.shadow_pieces(count * pieces);
-          thrust::for_each_n(exec.policy(), Index(0), n * pieces,
-                             AnswerShadowPieces<Occluder>{occluder, cam, h.shading, h.lighting, q,
-                                                          pieces, blocked});
-          thrust::for_each_n(exec.policy(), Index(0), n,
-                             AnswerQueries<OcclusionRaysOnly<Occluder>>{
-                                 {occluder}, cam, h.shading, h.lighting, q, out, blocked, pieces});
-          return;
-        }
+      if constexpr (Executor::answers_rays_apart) {
+        const int pieces = h.lighting.shadows ? Executor::shadow_ray_pieces : 0;
+        const auto rays = static_cast<std::uint32_t>(pieces + h.lighting.ao_samples);
+        std::uint8_t* blocked = parts.halo.rays_answered(std::size_t{n} * rays);
+        thrust::for_each_n(
+            exec.policy(), Index(0), n * rays,
+            AnswerRaysApart<Occluder>{occluder, cam, h.shading, h.lighting, q, pieces, blocked});
+        thrust::for_each_n(exec.policy(), Index(0), n,
+                           GatherAnsweredRays{h.lighting, pieces, blocked, out});
+        return;
       }
       thrust::for_each_n(exec.policy(), Index(0), n,
                          AnswerQueries<Occluder>{occluder, cam, h.shading, h.lighting, q, out});

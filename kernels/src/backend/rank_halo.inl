@@ -113,7 +113,7 @@ class RankHalo {
         picked_targets_(account, "ranks asked per query"),
         queries_(account, "secondary ray queries"),
         answers_(account, "secondary ray answers"),
-        shadow_pieces_(account, "pieces of asked shadow rays"),
+        rays_answered_(account, "answered rays"),
         answered_(account, "answered samples"),
         shown_(account, "samples as shown") {}
 
@@ -291,10 +291,10 @@ class RankHalo {
     answers_.resize(words);
     return answers_.data();
   }
-  // Whether each piece of the queries' shadow rays is blocked (lit_exchange.h).
-  std::uint8_t* shadow_pieces(std::size_t count) {
-    shadow_pieces_.resize(count);
-    return shadow_pieces_.data();
+  // Whether each ray (or piece of a shadow ray) of the queries is blocked (lit_exchange.h).
+  std::uint8_t* rays_answered(std::size_t count) {
+    rays_answered_.resize(count);
+    return rays_answered_.data();
   }
   void upload_answers(const Executor& exec, const std::vector<std::uint32_t>& samples,
                       const std::vector<std::uint32_t>& words) {
@@ -338,7 +338,7 @@ class RankHalo {
   Array<std::uint64_t> picked_targets_;
   Array<SecondaryQuery> queries_;
   Array<std::uint32_t> answers_;
-  Array<std::uint8_t> shadow_pieces_;
+  Array<std::uint8_t> rays_answered_;
   Array<std::uint32_t> answered_;
   Array<ShownSample> shown_;
 };

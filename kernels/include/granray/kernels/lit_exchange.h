@@ -141,53 +141,67 @@ GRANRAY_HD_INLINE AskedSample asked_sample(const SecondaryQuery& query, const Ca
           {query.sphere, {0.0f, 0.0f, 0.0f}, query.t, query.id}};
 }
 
-// An occluder whose shadow rays were answered apart (AnswerShadowPieces): it blocks none of
-// them here, and answers the occlusion rays as the occluder does.
+// An answering rank on the GPU: every ray of every query in a thread of its own, the shadow ray
+// cut into `pieces` (Occluder::blocks_piece), then GatherAnsweredRays. Another rank asks about a
+// few hundred samples; one thread per query walked its shadow ray across this rank's box and its
+// occlusion rays in turn while the rest of the GPU idled (0.3 ms at 2 M grains on an H100,
+// docs/benchmarks.md). Each ray is the one-rank test (find_sample_blockers), so are the bits.
 template <class Occluder>
-struct OcclusionRaysOnly {
-  static_assert(!Occluder::gathers_nearby, "a gathering occluder answers its rays by the point");
-  static constexpr bool gathers_nearby = false;
-  Occluder occluded;
-  GRANRAY_HD bool operator()(const Ray&, float, std::uint64_t) const { return false; }
-  GRANRAY_HD void ambient(const ShadingPoint& p, int i, int j, int sample,
-                          const LightingParams& lighting, std::uint64_t skip_id,
-                          std::uint32_t* words) const {
-    occluded.ambient(p, i, j, sample, lighting, skip_id, words);
-  }
-};
-
-// An answering rank on the GPU: the shadow ray of each query walked in `pieces` pieces, one
-// thread each (Occluder::blocks_piece). The few hundred rays another rank asks about cross this
-// rank's whole box; walked one thread each, the longest walk was the kernel's time (0.3 ms at
-// 2 M grains, docs/benchmarks.md) while the GPU idled.
-template <class Occluder>
-struct AnswerShadowPieces {
+struct AnswerRaysApart {
   Occluder occluded;
   CameraFrame camera;
   ShadingParams shading;
   LightingParams lighting;
   const SecondaryQuery* queries;
-  int pieces;
-  std::uint8_t* blocked;  // pieces per query
+  int pieces;             // of a shadow ray; 0 without shadows
+  std::uint8_t* blocked;  // pieces + ao_samples per query
 
   GRANRAY_HD void operator()(std::uint32_t t) const {
-    const std::uint32_t q = t / static_cast<std::uint32_t>(pieces);
-    const int k = static_cast<int>(t % static_cast<std::uint32_t>(pieces));
+    const int rays = pieces + lighting.ao_samples;
+    const std::uint32_t q = t / static_cast<std::uint32_t>(rays);
+    const int k = static_cast<int>(t % static_cast<std::uint32_t>(rays));
     const AskedSample a = asked_sample(queries[q], camera, lighting);
     bool hit = false;
     if (a.surface.t < INFINITY) {
       const Ray primary = pixel_sample_ray(camera, a.i, a.j, a.s, lighting.side);
       const ShadingPoint p =
           shading_point(primary, a.surface.t, a.surface.sphere, lighting.wall_offset);
-      hit = shadow_matters(p.normal, primary, shading, lighting) &&
+      if (k < pieces) {
+        hit =
+            shadow_matters(p.normal, primary, shading, lighting) &&
             occluded.blocks_piece(Ray{p.origin, shading.light}, INFINITY, a.surface.id, k, pieces);
+      } else {  // as find_blockers_at seeds them: by the whole image's pixel
+        hit = occluded(ambient_ray(p, a.i + camera.x0, a.j + camera.y0, a.s, k - pieces, lighting),
+                       lighting.ao_distance, a.surface.id);
+      }
     }
     blocked[t] = hit ? 1 : 0;
   }
 };
 
-// An answering rank: the blocked words of each query's secondary rays against its occluder;
-// with `shadow_pieces`, bit 0 (the shadow ray) from AnswerShadowPieces' pieces instead.
+// Each query's rays answered apart (AnswerRaysApart) into its blocked words.
+struct GatherAnsweredRays {
+  LightingParams lighting;
+  int pieces;
+  const std::uint8_t* blocked;
+  std::uint32_t* words;  // mask_words per query
+
+  GRANRAY_HD void operator()(std::uint32_t q) const {
+    const int rays = pieces + lighting.ao_samples;
+    const std::uint8_t* mine = blocked + static_cast<std::size_t>(q) * rays;
+    std::uint32_t* out = words + static_cast<std::size_t>(q) * lighting.mask_words;
+    for (int w = 0; w < lighting.mask_words; ++w) out[w] = 0u;
+    for (int k = 0; k < pieces; ++k) {
+      if (mine[k] != 0) set_mask_bit(out, 0);
+    }
+    for (int k = 0; k < lighting.ao_samples; ++k) {
+      if (mine[pieces + k] != 0) set_mask_bit(out, 1 + k);
+    }
+  }
+};
+
+// An answering rank: the blocked words of each query's secondary rays against its occluder, one
+// thread per query (the CPU's way).
 template <class Occluder>
 struct AnswerQueries {
   Occluder occluded;
@@ -196,17 +210,11 @@ struct AnswerQueries {
   LightingParams lighting;
   const SecondaryQuery* queries;
   std::uint32_t* words;  // mask_words per query
-  const std::uint8_t* shadow_pieces = nullptr;
-  int pieces = 0;
 
   GRANRAY_HD void operator()(std::uint32_t q) const {
     const AskedSample a = asked_sample(queries[q], camera, lighting);
-    std::uint32_t* out = words + static_cast<std::size_t>(q) * lighting.mask_words;
-    find_sample_blockers(occluded, camera, shading, lighting, a.i, a.j, a.s, a.surface, out);
-    if (shadow_pieces == nullptr) return;
-    for (int k = 0; k < pieces; ++k) {
-      if (shadow_pieces[static_cast<std::size_t>(q) * pieces + k] != 0) set_mask_bit(out, 0);
-    }
+    find_sample_blockers(occluded, camera, shading, lighting, a.i, a.j, a.s, a.surface,
+                         words + static_cast<std::size_t>(q) * lighting.mask_words);
   }
 };
 
