@@ -15,14 +15,6 @@
 namespace granray::test {
 namespace {
 
-Vec3 random_unit(Rng& rng) {
-  for (;;) {
-    const Vec3 v{uniform(rng, -1.0f, 1.0f), uniform(rng, -1.0f, 1.0f), uniform(rng, -1.0f, 1.0f)};
-    const float l2 = dot(v, v);
-    if (l2 > 1e-4f && l2 <= 1.0f) return v * (1.0f / sqrtf(l2));
-  }
-}
-
 // The grid of these spheres as the CPU builds it, with views into it.
 struct TestGrid {
   explicit TestGrid(const std::vector<Vec4>& spheres)

@@ -51,6 +51,14 @@ std::vector<Vec4> random_scene(Rng& rng, const SceneCase& c, float box) {
                   : dense_bed(rng, c.n, c.r_min, c.r_max);
 }
 
+Vec3 random_unit(Rng& rng) {
+  for (;;) {
+    const Vec3 v{uniform(rng, -1.0f, 1.0f), uniform(rng, -1.0f, 1.0f), uniform(rng, -1.0f, 1.0f)};
+    const float l2 = dot(v, v);
+    if (l2 > 1e-4f && l2 <= 1.0f) return v * (1.0f / sqrtf(l2));
+  }
+}
+
 std::vector<Vec4> dilute_gas(Rng& rng, std::size_t n, float r_min, float r_max, float box) {
   std::vector<Vec4> spheres;
   spheres.reserve(n);

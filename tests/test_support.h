@@ -37,6 +37,8 @@ std::uint64_t fresh_seed();
 using Rng = std::mt19937_64;
 
 float uniform(Rng& rng, float lo, float hi);
+// A direction drawn uniformly over the sphere.
+Vec3 random_unit(Rng& rng);
 
 // Grains on a jittered lattice, touching or slightly overlapping like a settled bed.
 std::vector<Vec4> dense_bed(Rng& rng, std::size_t n, float r_min, float r_max);
