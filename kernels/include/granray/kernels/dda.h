@@ -95,6 +95,13 @@ struct GrownAxis {
   }
 };
 
+// The grid's corner opposite its origin.
+GRANRAY_HD_INLINE Vec3 grid_far_corner(const GridGeometry& g) {
+  return {g.origin.x + g.cell_size * static_cast<float>(g.dims[0]),
+          g.origin.y + g.cell_size * static_cast<float>(g.dims[1]),
+          g.origin.z + g.cell_size * static_cast<float>(g.dims[2])};
+}
+
 // The walk behind the grid's traversal (a 3D-DDA, Amanatides & Woo 1987, seed 002, over cells
 // grown by the grid's reach): visits, front to back by where the ray enters their grown box,
 // every cell whose grown box the ray crosses inside the grid during [t_min, t_max], each once.
@@ -103,13 +110,6 @@ struct GrownAxis {
 //   bool done_before(float t): true when nothing the walk has yet to visit can matter, the next
 //                              cell's grown box being entered at t;
 //   void visit(first, last):   cells first..last, one run along x (consecutive indices).
-// The grid's corner opposite its origin.
-GRANRAY_HD_INLINE Vec3 grid_far_corner(const GridGeometry& g) {
-  return {g.origin.x + g.cell_size * static_cast<float>(g.dims[0]),
-          g.origin.y + g.cell_size * static_cast<float>(g.dims[1]),
-          g.origin.z + g.cell_size * static_cast<float>(g.dims[2])};
-}
-
 template <class Visitor>
 GRANRAY_HD void walk_grown_cells(const GridGeometry& g, const Ray& ray, float t_min, float t_max,
                                  Visitor& visitor) {
