@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mpi_agree.h"
+#include "mpi_exchange.h"
 
 namespace granray::mpi::detail {
 
@@ -47,22 +48,11 @@ bool GpuPlaneCompositor::ready(Renderer& renderer, MPI_Comm comm, int width, int
   } catch (const std::exception& e) {
     error = e.what();
   }
-  // The handles are alike in size on every rank of one CUDA build; a failed rank sends zeros.
-  int length = static_cast<int>(handle.size());
-  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &length, 1, MPI_INT, MPI_MAX, comm));
-  handle.resize(static_cast<std::size_t>(length));
-  std::vector<unsigned char> all(static_cast<std::size_t>(length) * size);
-  GRANRAY_MPI_CHECK(
-      MPI_Allgather(handle.data(), length, MPI_BYTE, all.data(), length, MPI_BYTE, comm));
+  const std::vector<std::vector<unsigned char>> handles = every_rank_handle(handle, comm);
   int shared = error.empty() ? 1 : 0;
   GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &shared, 1, MPI_INT, MPI_MIN, comm));
   // Rank 0 alone reads the others' planes: it maps them, and says whether it could.
   if (shared == 1 && rank == 0) {
-    std::vector<std::vector<unsigned char>> handles(size);
-    for (int q = 0; q < size; ++q) {
-      handles[q].assign(all.begin() + std::ptrdiff_t(q) * length,
-                        all.begin() + std::ptrdiff_t(q + 1) * length);
-    }
     try {
       renderer.open_shared_planes(handles, 0);
     } catch (const std::exception& e) {

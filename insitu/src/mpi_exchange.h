@@ -68,4 +68,24 @@ inline std::vector<T> exchange(const std::vector<std::vector<T>>& out, MPI_Comm 
   return all;
 }
 
+// Every rank's handle to memory it lets the host's other processes map (CUDA IPC), in rank
+// order. Handles are alike in length on every rank of one CUDA build; a rank without one (it
+// failed to share) passes an empty handle and the others get zeros of that length.
+inline std::vector<std::vector<unsigned char>> every_rank_handle(std::vector<unsigned char> handle,
+                                                                 MPI_Comm comm) {
+  const int size = size_of(comm);
+  int length = static_cast<int>(handle.size());
+  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &length, 1, MPI_INT, MPI_MAX, comm));
+  handle.resize(static_cast<std::size_t>(length));
+  std::vector<unsigned char> all(static_cast<std::size_t>(length) * size);
+  GRANRAY_MPI_CHECK(
+      MPI_Allgather(handle.data(), length, MPI_BYTE, all.data(), length, MPI_BYTE, comm));
+  std::vector<std::vector<unsigned char>> handles(size);
+  for (int q = 0; q < size; ++q) {
+    handles[q].assign(all.begin() + std::ptrdiff_t(q) * length,
+                      all.begin() + std::ptrdiff_t(q + 1) * length);
+  }
+  return handles;
+}
+
 }  // namespace granray::mpi::detail

@@ -149,17 +149,7 @@ MailboxHalo halo_through_mailboxes(Renderer& renderer, MPI_Comm comm, const Part
       handle =
           renderer.share_halo_mailbox(std::max<std::uint64_t>(capacity, total + total / 2 + 1024));
     });
-    int length = static_cast<int>(handle.size());  // alike on every rank of one CUDA build
-    GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &length, 1, MPI_INT, MPI_MAX, comm));
-    handle.resize(static_cast<std::size_t>(length));
-    std::vector<unsigned char> all(static_cast<std::size_t>(length) * size);
-    GRANRAY_MPI_CHECK(
-        MPI_Allgather(handle.data(), length, MPI_BYTE, all.data(), length, MPI_BYTE, comm));
-    std::vector<std::vector<unsigned char>> handles(size);
-    for (int q = 0; q < size; ++q) {
-      handles[q].assign(all.begin() + std::ptrdiff_t(q) * length,
-                        all.begin() + std::ptrdiff_t(q + 1) * length);
-    }
+    const std::vector<std::vector<unsigned char>> handles = every_rank_handle(handle, comm);
     agreed_step(
         "mapping the other ranks' halo mailboxes (GRANRAY_HALO=host sends the halos in "
         "messages instead)",
