@@ -5,6 +5,7 @@
 // piece counts that do and do not divide a warp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -80,10 +81,56 @@ TEST(ShadowRayPieces, PiecesTogetherBlockWhatTheWholeRayBlocks) {
   EXPECT_GT(blocked_further_on, 20);
 }
 
+// Queries as an asking rank sends them: the first hit of random pixels, and points of walls
+// (a plane through a random point of the gas, facing the camera) that rays there would meet.
+std::vector<SecondaryQuery> random_queries(Rng& rng, const CameraFrame& cam,
+                                           const std::vector<Vec4>& spheres) {
+  const auto n = static_cast<std::uint32_t>(spheres.size());
+  const IdMap id_of{nullptr, 0};
+  std::vector<SecondaryQuery> queries;
+  for (int tries = 0; tries < 2000; ++tries) {
+    const int i = std::uniform_int_distribution<int>(0, cam.width - 1)(rng);
+    const int j = std::uniform_int_distribution<int>(0, cam.height - 1)(rng);
+    const Ray primary = pixel_sample_ray(cam, i, j, 0, 1);
+    const auto pixel = static_cast<std::uint32_t>(j * cam.width + i);
+    const Hit hit = trace_all(spheres.data(), n, id_of, primary);
+    if (tries % 4 == 3) {  // a wall's point before whatever the pixel shows
+      const float t = uniform(rng, 0.5f, 1.0f) * (hit.index == kNoHit ? 1.5f : hit.t);
+      Vec3 normal = normalize(random_unit(rng) - primary.dir * 1.5f);
+      if (dot(normal, primary.dir) > 0.0f) normal = normal * -1.0f;
+      queries.push_back({{normal.x, normal.y, normal.z, 0.0f}, t, pixel, kWallIdBase + tries});
+    } else if (hit.index != kNoHit) {
+      queries.push_back({spheres[hit.index], hit.t, pixel, hit.id});
+    }
+  }
+  return queries;
+}
+
+// What an answer may hold: the bits the one-rank test gives to the rays an answering rank tests
+// (the shadow ray; the occlusion rays of a wall's point, a grain's being final where it was asked).
+std::vector<std::uint32_t> one_rank_answers(const BruteForceOccluder& occluder,
+                                            const CameraFrame& cam, const ShadingParams& shading,
+                                            const LightingParams& lighting,
+                                            const std::vector<SecondaryQuery>& queries) {
+  std::vector<std::uint32_t> words(queries.size() * lighting.mask_words);
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    const AskedSample a = asked_sample(queries[q], cam, lighting);
+    std::uint32_t* out = &words[q * lighting.mask_words];
+    find_sample_blockers(occluder, cam, shading, lighting, a.i, a.j, a.s, a.surface, out);
+    if (!shows_wall(a.surface.sphere)) {
+      for (int k = 1; k <= lighting.ao_samples; ++k) out[k >> 5] &= ~(1u << (k & 31));
+    }
+  }
+  return words;
+}
+
+// Another rank's queries answered, one thread per query and ray by ray: with the answering
+// rank's box round every grain, the one-rank bits; with a box round some of them (the others a
+// halo), at least the bits those grains give and never a bit that no grain gives.
 TEST(ShadowRayPieces, QueriesAnsweredRayByRayAsInOneThread) {
   Rng rng(fresh_seed());
-  long asked = 0, shadowed = 0, occluded_rays = 0;
-  for (int round = 0; round < 12; ++round) {
+  long asked = 0, shadowed = 0, occluded_rays = 0, walls = 0, own_box_rounds = 0;
+  for (int round = 0; round < 16; ++round) {
     const CameraFrame cam = random_camera_frame(rng, round % 3 == 0);
     const std::vector<Vec4> spheres = dilute_gas(rng, 5000, 0.03f, 0.09f, 1.0f);
     const auto n = static_cast<std::uint32_t>(spheres.size());
@@ -91,18 +138,40 @@ TEST(ShadowRayPieces, QueriesAnsweredRayByRayAsInOneThread) {
     const IdMap id_of{nullptr, 0};
     const GridOccluder walk{grid.view, id_of};
     const BruteForceOccluder reference{spheres.data(), n, id_of};
-
-    // Queries as an asking rank sends them: the first hit of random pixels.
-    std::vector<SecondaryQuery> queries;
-    for (int tries = 0; tries < 2000; ++tries) {
-      const int i = std::uniform_int_distribution<int>(0, cam.width - 1)(rng);
-      const int j = std::uniform_int_distribution<int>(0, cam.height - 1)(rng);
-      const Hit hit = trace_all(spheres.data(), n, id_of, pixel_sample_ray(cam, i, j, 0, 1));
-      if (hit.index == kNoHit) continue;
-      queries.push_back(
-          {spheres[hit.index], hit.t, static_cast<std::uint32_t>(j * cam.width + i), hit.id});
-    }
+    const std::vector<SecondaryQuery> queries = random_queries(rng, cam, spheres);
     if (queries.empty()) continue;  // a camera that looks past the gas
+
+    // The answering rank's box: round every grain, or round the grains of a random part of space.
+    RankBox all{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+    for (const Vec4& s : spheres) {
+      all.lo = {std::min(all.lo.x, s.x - s.w), std::min(all.lo.y, s.y - s.w),
+                std::min(all.lo.z, s.z - s.w)};
+      all.hi = {std::max(all.hi.x, s.x + s.w), std::max(all.hi.y, s.y + s.w),
+                std::max(all.hi.z, s.z + s.w)};
+    }
+    RankBox own = all;
+    const bool part = round % 2 == 1;
+    if (part) {
+      const Vec3 size = all.hi - all.lo;
+      const float lo[3] = {uniform(rng, 0.0f, 0.6f), uniform(rng, 0.0f, 0.6f),
+                           uniform(rng, 0.0f, 0.6f)};
+      const float wide[3] = {uniform(rng, 0.2f, 0.5f), uniform(rng, 0.2f, 0.5f),
+                             uniform(rng, 0.2f, 0.5f)};
+      own.lo = all.lo + Vec3{size.x * lo[0], size.y * lo[1], size.z * lo[2]};
+      own.hi = own.lo + Vec3{size.x * wide[0], size.y * wide[1], size.z * wide[2]};
+      ++own_box_rounds;
+    }
+    std::vector<Vec4> inside;  // the grains wholly in the answering rank's box: its own
+    std::vector<std::uint64_t> inside_ids;
+    for (std::uint32_t k = 0; k < n; ++k) {
+      const Vec4 s = spheres[k];
+      if (s.x - s.w >= own.lo.x && s.x + s.w <= own.hi.x && s.y - s.w >= own.lo.y &&
+          s.y + s.w <= own.hi.y && s.z - s.w >= own.lo.z && s.z + s.w <= own.hi.z) {
+        inside.push_back(s);
+        inside_ids.push_back(id_of(k));
+      }
+    }
+
     ShadingParams shading{};
     shading.light = random_unit(rng);
     shading.diffuse = 0.7f;
@@ -112,41 +181,57 @@ TEST(ShadowRayPieces, QueriesAnsweredRayByRayAsInOneThread) {
     lighting.shadows = round % 6 != 5;
     lighting.ao_samples = round % 4 == 0 ? 0 : 1 + round % 9;
     lighting.ao_distance = 0.15f;
+    lighting.wall_offset = 1e-6f;
     lighting.mask_words = blocked_mask_words(lighting.ao_samples);
     const auto count = static_cast<std::uint32_t>(queries.size());
     const std::size_t words = static_cast<std::size_t>(count) * lighting.mask_words;
 
-    std::vector<std::uint32_t> expected(words), whole(words), in_pieces(words, 0xdeadbeefu);
-    const AnswerQueries<BruteForceOccluder> by_reference{
-        reference, cam, shading, lighting, queries.data(), expected.data()};
-    const AnswerQueries<GridOccluder> by_thread{walk,           cam,         shading, lighting,
-                                                queries.data(), whole.data()};
+    const std::vector<std::uint32_t> upper =
+        one_rank_answers(reference, cam, shading, lighting, queries);
+    const BruteForceOccluder own_grains{inside.data(), static_cast<std::uint32_t>(inside.size()),
+                                        IdMap{inside_ids.data(), 0}};
+    const std::vector<std::uint32_t> lower =
+        one_rank_answers(own_grains, cam, shading, lighting, queries);
+
+    std::vector<std::uint32_t> by_reference(words), whole(words), in_pieces(words, 0xdeadbeefu);
+    const AnswerQueries<BruteForceOccluder> answer_by_reference{
+        reference, cam, shading, lighting, queries.data(), own, by_reference.data()};
+    const AnswerQueries<GridOccluder> by_thread{walk,           cam, shading,     lighting,
+                                                queries.data(), own, whole.data()};
     for (std::uint32_t q = 0; q < count; ++q) {
-      by_reference(q);
+      answer_by_reference(q);
       by_thread(q);
     }
     const int pieces = lighting.shadows ? 1 + round % 4 * 11 : 0;  // 1, 12, 23, 34
     const int rays = pieces + lighting.ao_samples;
     std::vector<std::uint8_t> blocked(static_cast<std::size_t>(count) * rays, 2);
-    const AnswerRaysApart<GridOccluder> apart{walk,           cam,    shading,       lighting,
-                                              queries.data(), pieces, blocked.data()};
+    const AnswerRaysApart<GridOccluder> apart{walk,           cam, shading, lighting,
+                                              queries.data(), own, pieces,  blocked.data()};
     for (std::uint32_t t = 0; t < count * static_cast<std::uint32_t>(rays); ++t) apart(t);
     const GatherAnsweredRays gather{lighting, pieces, blocked.data(), in_pieces.data()};
     for (std::uint32_t q = 0; q < count; ++q) gather(q);
 
-    const std::string where =
-        "round " + std::to_string(round) + ", " + std::to_string(pieces) + " pieces";
-    EXPECT_EQ(whole, expected) << where;
-    EXPECT_EQ(in_pieces, expected) << where;
+    const std::string where = "round " + std::to_string(round) + ", " + std::to_string(pieces) +
+                              " pieces" + (part ? ", a part of space" : "");
+    EXPECT_EQ(by_reference, upper) << where;  // the reference walks no part: the whole ray
+    EXPECT_EQ(in_pieces, whole) << where;     // the same cells walked, in pieces or whole
+    if (!part) EXPECT_EQ(whole, upper) << where;
+    for (std::size_t w = 0; w < words; ++w) {
+      EXPECT_EQ(whole[w] & lower[w], lower[w]) << where << ", query " << w / lighting.mask_words;
+      EXPECT_EQ(whole[w] & ~upper[w], 0u) << where << ", query " << w / lighting.mask_words;
+    }
     for (std::uint32_t q = 0; q < count; ++q) {
-      const std::uint32_t* bits = &expected[static_cast<std::size_t>(q) * lighting.mask_words];
+      const std::uint32_t* bits = &upper[static_cast<std::size_t>(q) * lighting.mask_words];
       shadowed += mask_bit(bits, 0);
       for (int k = 0; k < lighting.ao_samples; ++k) occluded_rays += mask_bit(bits, 1 + k);
+      walls += shows_wall(queries[q].sphere) ? 1 : 0;
     }
     asked += count;
   }
   EXPECT_GT(asked, 2000);  // the cameras saw the gas
-  EXPECT_GT(occluded_rays, 500);
+  EXPECT_GT(walls, 500);
+  EXPECT_GT(occluded_rays, 200);  // walls' occlusion rays blocked
+  EXPECT_GT(own_box_rounds, 4);
   // Shadowed and lit samples both occur often.
   EXPECT_GT(shadowed, asked / 20);
   EXPECT_LT(shadowed, asked - asked / 20);

@@ -82,6 +82,9 @@ class Executor {
   // pieces would walk on where one thread stops at the first grain); no pieces.
   static constexpr bool answers_rays_apart = false;
   static constexpr int shadow_ray_pieces = 1;
+  // A frame's drawn span in each row: a thread reads a row from both ends; a reduction by row
+  // over every pixel took 70 ms of a 1080p frame here (docs/benchmarks.md).
+  static constexpr bool spans_rows_in_turn = true;
   static constexpr RenderMethod fastest_method = RenderMethod::tiles;
 
   Executor(void* /*cuda_stream*/, Scratch& scratch) : scratch_(&scratch) {}

@@ -262,6 +262,9 @@ class Executor {
   // (lit_exchange.h), not one thread per query while the rest of the GPU idles.
   static constexpr bool answers_rays_apart = true;
   static constexpr int shadow_ray_pieces = 32;
+  // A frame's drawn span in each row: a reduction by row over every pixel (coalesced), not a
+  // thread per row.
+  static constexpr bool spans_rows_in_turn = false;
   static constexpr RenderMethod fastest_method = RenderMethod::grid;
 
   Executor(void* cuda_stream, Scratch& scratch)

@@ -34,6 +34,23 @@ struct JoinRects {
   }
 };
 
+// A row's drawn span, one call per row: its first and last drawn pixels, read from each end.
+struct DrawnSpanOfRow {
+  const float* depth;
+  std::uint32_t width;
+  PixelRect* spans;
+  GRANRAY_HD void operator()(std::uint32_t y) const {
+    const float* row = depth + static_cast<std::size_t>(y) * width;
+    std::uint32_t x0 = 0, x1 = width;
+    while (x0 < width && !(row[x0] < INFINITY)) ++x0;
+    while (x1 > x0 && !(row[x1 - 1] < INFINITY)) --x1;
+    const auto top = static_cast<std::int32_t>(y);
+    spans[y] = x0 < x1 ? PixelRect{static_cast<std::int32_t>(x0), top,
+                                   static_cast<std::int32_t>(x1), top + 1}
+                       : PixelRect{};
+  }
+};
+
 struct RowOfPixel {
   std::uint32_t width;
   GRANRAY_HD std::uint32_t operator()(std::uint32_t i) const { return i / width; }
@@ -134,11 +151,16 @@ class FrameBuffers {
     const auto w = static_cast<std::uint32_t>(width);
     const auto pixels = w * static_cast<std::uint32_t>(height);
     row_spans_.resize(static_cast<std::size_t>(height));
-    thrust::reduce_by_key(exec.policy(), thrust::make_transform_iterator(Index(0), RowOfPixel{w}),
-                          thrust::make_transform_iterator(Index(pixels), RowOfPixel{w}),
-                          thrust::make_transform_iterator(Index(0), DrawnPixel{depth_.data(), w}),
-                          thrust::make_discard_iterator(), row_spans_.data(),
-                          thrust::equal_to<std::uint32_t>(), JoinRects{});
+    if constexpr (Executor::spans_rows_in_turn) {
+      thrust::for_each_n(exec.policy(), Index(0), static_cast<std::uint32_t>(height),
+                         DrawnSpanOfRow{depth_.data(), w, row_spans_.data()});
+    } else {
+      thrust::reduce_by_key(exec.policy(), thrust::make_transform_iterator(Index(0), RowOfPixel{w}),
+                            thrust::make_transform_iterator(Index(pixels), RowOfPixel{w}),
+                            thrust::make_transform_iterator(Index(0), DrawnPixel{depth_.data(), w}),
+                            thrust::make_discard_iterator(), row_spans_.data(),
+                            thrust::equal_to<std::uint32_t>(), JoinRects{});
+    }
     std::vector<PixelRect> spans(static_cast<std::size_t>(height));
     exec.download(row_spans_.data(), spans.data(), spans.size());
     DrawnRegion drawn;

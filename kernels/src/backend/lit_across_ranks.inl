@@ -32,6 +32,7 @@ struct HaloFrame {
   LightingParams lighting;
   RenderOptions options;
   void* stream;  // the particles' CUDA stream, which the later calls keep
+  RankBox own;   // this rank's box as every rank has it: the answers walk their rays in it
 };
 
 // The other ranks' boxes that this rank's grains may reach: a box farther from this rank's box
@@ -105,7 +106,8 @@ inline FrameStats cast_local_stage(BackendParts& parts, std::optional<HaloFrame>
               {},
               {},
               with_halo,
-              view.cuda_stream};
+              view.cuda_stream,
+              boxes[static_cast<std::size_t>(rank)]};
   h.lighting = make_lighting_params(settings.shading, h.f.scene);
   h.shading = make_shading_params(settings.shading, h.f.camera.frame, h.f.scene);
   exec.mark(0);
@@ -134,7 +136,8 @@ inline FrameStats cast_local_stage(BackendParts& parts, std::optional<HaloFrame>
     exec.for_each_pixel(
         cam.width, cam.height,
         ForwardTargets{cam, h.shading, h.lighting, parts.lit.surfaces(), parts.lit.blocked(),
-                       device_boxes, ranks, rank, parts.halo.targets(samples * groups)});
+                       device_boxes, ranks, rank, halo_reach(h.lighting, h.f.scene),
+                       parts.halo.targets(samples * groups)});
     parts.halo.queries_to_host(exec, parts.lit.surfaces(), samples, groups, queries, targets);
   } else {
     queries.clear();
@@ -180,15 +183,16 @@ inline double answer_stage(BackendParts& parts, const std::optional<HaloFrame>& 
         const int pieces = h.lighting.shadows ? Executor::shadow_ray_pieces : 0;
         const auto rays = static_cast<std::uint32_t>(pieces + h.lighting.ao_samples);
         std::uint8_t* blocked = parts.halo.rays_answered(std::size_t{n} * rays);
-        thrust::for_each_n(
-            exec.policy(), Index(0), n * rays,
-            AnswerRaysApart<Occluder>{occluder, cam, h.shading, h.lighting, q, pieces, blocked});
+        thrust::for_each_n(exec.policy(), Index(0), n * rays,
+                           AnswerRaysApart<Occluder>{occluder, cam, h.shading, h.lighting, q, h.own,
+                                                     pieces, blocked});
         thrust::for_each_n(exec.policy(), Index(0), n,
                            GatherAnsweredRays{h.lighting, pieces, blocked, out});
         return;
       }
-      thrust::for_each_n(exec.policy(), Index(0), n,
-                         AnswerQueries<Occluder>{occluder, cam, h.shading, h.lighting, q, out});
+      thrust::for_each_n(
+          exec.policy(), Index(0), n,
+          AnswerQueries<Occluder>{occluder, cam, h.shading, h.lighting, q, h.own, out});
     });
   };
   if (h.s.layout) {

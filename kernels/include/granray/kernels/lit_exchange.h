@@ -38,29 +38,45 @@ GRANRAY_HD_INLINE bool boxes_apart(const RankBox& a, const RankBox& b, float gap
   return sqrtf(dx * dx + dy * dy + dz * dz) > gap;
 }
 
-// Whether the ray from `o` along `d` (unbounded) meets the box: the slab test.
-GRANRAY_HD_INLINE bool ray_meets_box(Vec3 o, Vec3 d, const RankBox& b) {
+// Where the ray (from t = 0, unbounded) runs inside the box: enter > exit where it misses it.
+GRANRAY_HD_INLINE Interval span_in_box(const Ray& ray, const RankBox& b) {
+  if (box_empty(b)) return {1.0f, 0.0f};
+  return clip_to_box(ray, b.lo, b.hi, 0.0f, INFINITY);
+}
+
+// Whether the ray meets the box at or after `from` along it.
+GRANRAY_HD_INLINE bool ray_meets_box_after(const Ray& ray, const RankBox& b, float from) {
   if (box_empty(b)) return false;
-  float near = 0.0f, far = INFINITY;
-  const float lo[3] = {b.lo.x, b.lo.y, b.lo.z}, hi[3] = {b.hi.x, b.hi.y, b.hi.z};
-  const float origin[3] = {o.x, o.y, o.z}, dir[3] = {d.x, d.y, d.z};
-  for (int a = 0; a < 3; ++a) {
-    if (dir[a] == 0.0f) {
-      if (origin[a] < lo[a] || origin[a] > hi[a]) return false;
-      continue;
-    }
-    const float inv = 1.0f / dir[a];
-    float t0 = (lo[a] - origin[a]) * inv, t1 = (hi[a] - origin[a]) * inv;
-    if (t0 > t1) {
-      const float swap = t0;
-      t0 = t1;
-      t1 = swap;
-    }
-    near = fmaxf(near, t0);
-    far = fminf(far, t1);
-    if (near > far) return false;
-  }
-  return true;
+  const Interval span = clip_to_box(ray, b.lo, b.hi, from, INFINITY);
+  return span.enter <= span.exit;
+}
+
+// The part of space in which a rank holds every other rank's grain that could stop a ray: its
+// box grown along each axis by a little less than reach / sqrt(3). A corner of the box grown by g
+// lies g * sqrt(3) from the box, and the halo holds every grain whose sphere reaches within
+// `reach` of the box, so no point of a grain outside the halo lies in here.
+GRANRAY_HD_INLINE RankBox covered_box(const RankBox& b, float reach) {
+  const float g = 0.57f * reach;
+  return {b.lo - Vec3{g, g, g}, b.hi + Vec3{g, g, g}};
+}
+
+// Where a ray from inside the covered box leaves it: before that point every grain that could
+// block it is here. 0 for a ray from outside (a wall's point may lie anywhere).
+GRANRAY_HD_INLINE float covered_until(const Ray& ray, const RankBox& covered) {
+  const Interval span = span_in_box(ray, covered);
+  return span.enter <= 0.0f && span.enter <= span.exit ? span.exit : 0.0f;
+}
+
+// The part of a shadow ray an answering rank walks: where it runs inside that rank's box (which
+// holds all its grains, radius included), widened a little for rounding. A grain that blocks the
+// ray is met at a point of its sphere, inside its owner's box.
+GRANRAY_HD_INLINE Interval answered_span(const Ray& ray, const RankBox& own) {
+  const Interval span = span_in_box(ray, own);
+  if (!(span.enter <= span.exit)) return span;
+  const Vec3 size = own.hi - own.lo;
+  const float slack =
+      1e-3f * fmaxf(fmaxf(size.x, size.y), size.z) + 1e-3f * (span.exit - span.enter);
+  return {fmaxf(span.enter - slack, 0.0f), span.exit + slack};
 }
 
 // Whether a renderable sphere reaches within `reach` of the box: it belongs in the halo of the
@@ -77,9 +93,10 @@ struct ReachesBox {
 
 // Per sample: the ranks (bit r % 64 of word r / 64 of its `groups` words) that must answer some
 // of its secondary rays still open after this rank's own test. Its shadow ray goes to the ranks
-// whose boxes it crosses; a wall's occlusion rays go to the ranks whose boxes lie within the
-// occlusion distance (a grain's are answered here: its point lies in this rank's box, which the
-// halo covers).
+// whose boxes it meets after it leaves the part of space this rank's halo covers
+// (covered_box): before that, every grain that could block it is here. A wall's occlusion rays
+// go to the ranks whose boxes lie within the occlusion distance, unless the halo covers the
+// whole ball they run in (a grain's are answered here: its point lies in this rank's box).
 struct ForwardTargets {
   CameraFrame camera;
   ShadingParams shading;
@@ -88,13 +105,15 @@ struct ForwardTargets {
   const std::uint32_t* blocked;
   const RankBox* boxes;  // every rank's, grown
   int ranks;
-  int rank;  // this one's: never asked
+  int rank;     // this one's: never asked
+  float reach;  // of the halos (every rank picks its grains for the others' boxes by it)
   std::uint64_t* targets;
 
   GRANRAY_HD void operator()(int i, int j) const {
     const int samples = lighting.side * lighting.side;
     const int groups = target_words(ranks);
     const std::size_t first = first_sample_of(camera, i, j, samples);
+    const RankBox covered = covered_box(boxes[rank], reach);
     for (int s = 0; s < samples; ++s) {
       const std::size_t k = first + static_cast<std::size_t>(s);
       std::uint64_t* mask = targets + k * static_cast<std::size_t>(groups);
@@ -108,15 +127,18 @@ struct ForwardTargets {
       const bool shadow_open =
           shadow_matters(p.normal, primary, shading, lighting) && !mask_bit(words, 0);
       bool occlusion_open = false;
-      if (shows_wall(surface.sphere)) {
+      if (shows_wall(surface.sphere) &&
+          box_distance(p.origin, boxes[rank]) > 0.5f * (reach - lighting.ao_distance)) {
         for (int b = 1; b <= lighting.ao_samples && !occlusion_open; ++b) {
           occlusion_open = !mask_bit(words, b);
         }
       }
       if (!shadow_open && !occlusion_open) continue;
+      const Ray shadow{p.origin, shading.light};
+      const float beyond = shadow_open ? covered_until(shadow, covered) : 0.0f;
       for (int r = 0; r < ranks; ++r) {
         if (r == rank) continue;
-        if ((shadow_open && ray_meets_box(p.origin, shading.light, boxes[r])) ||
+        if ((shadow_open && ray_meets_box_after(shadow, boxes[r], beyond)) ||
             (occlusion_open && box_distance(p.origin, boxes[r]) <= lighting.ao_distance)) {
           mask[r / 64] |= std::uint64_t{1} << (r % 64);
         }
@@ -141,6 +163,31 @@ GRANRAY_HD_INLINE AskedSample asked_sample(const SecondaryQuery& query, const Ca
           {query.sphere, {0.0f, 0.0f, 0.0f}, query.t, query.id}};
 }
 
+// What an answering rank tests of a query: its shadow ray (where the shading model lets it
+// matter) along the ray's part in this rank's box (answered_span), and a wall's occlusion rays.
+// A grain's occlusion rays are final where it was asked (ForwardTargets), so they stay 0 here.
+struct AskedRays {
+  AskedSample a;
+  Ray primary;
+  ShadingPoint p;
+  bool shadow;     // the shadow ray is tested
+  bool occlusion;  // the occlusion rays are tested
+  Interval span;   // of the shadow ray, walked
+};
+
+GRANRAY_HD_INLINE AskedRays asked_rays(const SecondaryQuery& query, const CameraFrame& camera,
+                                       const ShadingParams& shading, const LightingParams& lighting,
+                                       const RankBox& own) {
+  AskedRays r{asked_sample(query, camera, lighting), {}, {}, false, false, {1.0f, 0.0f}};
+  if (!(r.a.surface.t < INFINITY)) return r;
+  r.primary = pixel_sample_ray(camera, r.a.i, r.a.j, r.a.s, lighting.side);
+  r.p = shading_point(r.primary, r.a.surface.t, r.a.surface.sphere, lighting.wall_offset);
+  r.shadow = shadow_matters(r.p.normal, r.primary, shading, lighting);
+  if (r.shadow) r.span = answered_span(Ray{r.p.origin, shading.light}, own);
+  r.occlusion = lighting.ao_samples > 0 && shows_wall(r.a.surface.sphere);
+  return r;
+}
+
 // An answering rank on the GPU: every ray of every query in a thread of its own, the shadow ray
 // cut into `pieces` (Occluder::blocks_piece), then GatherAnsweredRays. Another rank asks about a
 // few hundred samples; one thread per query walked its shadow ray across this rank's box and its
@@ -153,6 +200,7 @@ struct AnswerRaysApart {
   ShadingParams shading;
   LightingParams lighting;
   const SecondaryQuery* queries;
+  RankBox own;            // this rank's box, as the others see it: all its grains lie in it
   int pieces;             // of a shadow ray; 0 without shadows
   std::uint8_t* blocked;  // pieces + ao_samples per query
 
@@ -160,20 +208,15 @@ struct AnswerRaysApart {
     const int rays = pieces + lighting.ao_samples;
     const std::uint32_t q = t / static_cast<std::uint32_t>(rays);
     const int k = static_cast<int>(t % static_cast<std::uint32_t>(rays));
-    const AskedSample a = asked_sample(queries[q], camera, lighting);
+    const AskedRays r = asked_rays(queries[q], camera, shading, lighting, own);
     bool hit = false;
-    if (a.surface.t < INFINITY) {
-      const Ray primary = pixel_sample_ray(camera, a.i, a.j, a.s, lighting.side);
-      const ShadingPoint p =
-          shading_point(primary, a.surface.t, a.surface.sphere, lighting.wall_offset);
-      if (k < pieces) {
-        hit =
-            shadow_matters(p.normal, primary, shading, lighting) &&
-            occluded.blocks_piece(Ray{p.origin, shading.light}, INFINITY, a.surface.id, k, pieces);
-      } else {  // as find_blockers_at seeds them: by the whole image's pixel
-        hit = occluded(ambient_ray(p, a.i + camera.x0, a.j + camera.y0, a.s, k - pieces, lighting),
-                       lighting.ao_distance, a.surface.id);
-      }
+    if (k < pieces) {
+      hit = r.shadow && occluded.blocks_piece(Ray{r.p.origin, shading.light}, INFINITY,
+                                              r.a.surface.id, k, pieces, r.span);
+    } else if (r.occlusion) {  // as find_blockers_at seeds them: by the whole image's pixel
+      hit = occluded(
+          ambient_ray(r.p, r.a.i + camera.x0, r.a.j + camera.y0, r.a.s, k - pieces, lighting),
+          lighting.ao_distance, r.a.surface.id);
     }
     blocked[t] = hit ? 1 : 0;
   }
@@ -200,8 +243,8 @@ struct GatherAnsweredRays {
   }
 };
 
-// An answering rank: the blocked words of each query's secondary rays against its occluder, one
-// thread per query (the CPU's way).
+// An answering rank: the blocked words of each query's asked rays (asked_rays) against its
+// occluder, one thread per query (the CPU's way).
 template <class Occluder>
 struct AnswerQueries {
   Occluder occluded;
@@ -209,12 +252,21 @@ struct AnswerQueries {
   ShadingParams shading;
   LightingParams lighting;
   const SecondaryQuery* queries;
+  RankBox own;           // this rank's box, as the others see it: all its grains lie in it
   std::uint32_t* words;  // mask_words per query
 
   GRANRAY_HD void operator()(std::uint32_t q) const {
-    const AskedSample a = asked_sample(queries[q], camera, lighting);
-    find_sample_blockers(occluded, camera, shading, lighting, a.i, a.j, a.s, a.surface,
-                         words + static_cast<std::size_t>(q) * lighting.mask_words);
+    std::uint32_t* out = words + static_cast<std::size_t>(q) * lighting.mask_words;
+    for (int w = 0; w < lighting.mask_words; ++w) out[w] = 0u;
+    const AskedRays r = asked_rays(queries[q], camera, shading, lighting, own);
+    if (r.shadow && occluded.blocks_piece(Ray{r.p.origin, shading.light}, INFINITY, r.a.surface.id,
+                                          0, 1, r.span)) {
+      set_mask_bit(out, 0);
+    }
+    if (r.occlusion) {  // as find_blockers_at seeds them: by the whole image's pixel
+      occluded.ambient(r.p, r.a.i + camera.x0, r.a.j + camera.y0, r.a.s, lighting, r.a.surface.id,
+                       out);
+    }
   }
 };
 

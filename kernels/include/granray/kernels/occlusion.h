@@ -86,21 +86,28 @@ struct GridOccluder {
     walk_grown_cells(grid.geometry, ray, 0.0f, length, blocker);
     return blocker.blocked;
   }
-  // Piece k of `pieces` of the same test: the ray's span inside the grid cut into equal pieces,
-  // each a little wider than its share (a cell walked twice costs time, not bits), so that
-  // several threads walk one long ray; the OR over the pieces is the whole ray's answer.
+  // Piece k of `pieces` of the same test over the part `within` of the ray (another rank's
+  // answer walks only the ray's part in its own box): that part's span inside the grid cut into
+  // equal pieces, each a little wider than its share (a cell walked twice costs time, not bits),
+  // so that several threads walk one long ray; the OR over the pieces is the whole part's answer.
+  // Every grain listed in a cell walked is tested along the whole ray.
   GRANRAY_HD bool blocks_piece(const Ray& ray, float length, std::uint64_t skip_id, int k,
-                               int pieces) const {
-    if (pieces <= 1) return (*this)(ray, length, skip_id);
+                               int pieces, Interval within = {0.0f, INFINITY}) const {
+    const float from = within.enter, to = fminf(within.exit, length);
+    if (!(from <= to)) return false;
+    AnyListedBlocker blocker{grid, id_of, ray, length, skip_id, false};
+    if (pieces <= 1) {
+      walk_grown_cells(grid.geometry, ray, from, to, blocker);
+      return blocker.blocked;
+    }
     const Interval span =
-        clip_to_box(ray, grid.geometry.origin, grid_far_corner(grid.geometry), 0.0f, length);
+        clip_to_box(ray, grid.geometry.origin, grid_far_corner(grid.geometry), from, to);
     if (!(span.enter <= span.exit)) return false;
     const float share = (span.exit - span.enter) / static_cast<float>(pieces);
     const float overlap = 0.01f * share;
-    const float t_min = k == 0 ? 0.0f : span.enter + share * static_cast<float>(k) - overlap;
+    const float t_min = k == 0 ? from : span.enter + share * static_cast<float>(k) - overlap;
     const float t_max =
-        k == pieces - 1 ? length : span.enter + share * static_cast<float>(k + 1) + overlap;
-    AnyListedBlocker blocker{grid, id_of, ray, length, skip_id, false};
+        k == pieces - 1 ? to : span.enter + share * static_cast<float>(k + 1) + overlap;
     walk_grown_cells(grid.geometry, ray, t_min, t_max, blocker);
     return blocker.blocked;
   }
@@ -126,8 +133,8 @@ struct WithWalls {
   }
   // The walls once, in the first piece.
   GRANRAY_HD bool blocks_piece(const Ray& ray, float length, std::uint64_t skip_id, int k,
-                               int pieces) const {
-    return spheres.blocks_piece(ray, length, skip_id, k, pieces) ||
+                               int pieces, Interval within = {0.0f, INFINITY}) const {
+    return spheres.blocks_piece(ray, length, skip_id, k, pieces, within) ||
            (k == 0 && wall_blocks(walls, ray, length));
   }
   GRANRAY_HD void gather_pixel(const Vec3* points, int n, float length,
@@ -182,9 +189,9 @@ struct BruteForceOccluder {
     }
     return false;
   }
-  // The reference does not cut its rays: the first piece is the whole test.
-  GRANRAY_HD bool blocks_piece(const Ray& ray, float length, std::uint64_t skip_id, int k,
-                               int) const {
+  // The reference does not cut its rays: the first piece is the whole test, along the whole ray.
+  GRANRAY_HD bool blocks_piece(const Ray& ray, float length, std::uint64_t skip_id, int k, int,
+                               Interval = {0.0f, INFINITY}) const {
     return k == 0 && (*this)(ray, length, skip_id);
   }
   GRANRAY_HD void ambient(const ShadingPoint& p, int i, int j, int sample,
