@@ -117,8 +117,21 @@ inline FrameStats cast_local_stage(BackendParts& parts, std::optional<HaloFrame>
   const auto owned = static_cast<std::uint32_t>(own.all.count);
   parts.walls.with_opaque(with_halo, [&](auto walls) {
     if (h.s.method == RenderMethod::tiles) {
-      parts.lit.find_own_surfaces(exec, TileTracer{h.s.lists->view, h.f.id_of}, walls, cam, color,
-                                  h.f.r.spheres, h.lighting, owned, keep_walls);
+      const TileTracer tiles{h.s.lists->view, h.f.id_of};
+      // A tile without a grain of this rank shows nothing here; but where this rank keeps the
+      // walls, a halo grain's hit must still hide the walls behind it.
+      if (!(decltype(walls)::present && keep_walls) && owned < h.f.r.count) {
+        const TileListsView& lists = tiles.lists;
+        const auto count = static_cast<std::uint32_t>(lists.tiles.columns * lists.tiles.rows);
+        std::uint8_t* holds = parts.halo.tiles_holding_own(count);
+        thrust::for_each_n(exec.policy(), Index(0), count,
+                           TileHoldsOwn{lists.offsets, lists.index, owned, holds});
+        parts.lit.find_own_surfaces(exec, OwnTilesTracer{tiles, holds}, walls, cam, color,
+                                    h.f.r.spheres, h.lighting, owned, keep_walls);
+      } else {
+        parts.lit.find_own_surfaces(exec, tiles, walls, cam, color, h.f.r.spheres, h.lighting,
+                                    owned, keep_walls);
+      }
     } else if (h.s.method == RenderMethod::grid) {
       parts.lit.find_own_surfaces(exec, GridTracer{parts.grid.view(*h.s.layout), h.f.id_of}, walls,
                                   cam, color, h.f.r.spheres, h.lighting, owned, keep_walls);

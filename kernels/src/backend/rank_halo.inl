@@ -115,7 +115,8 @@ class RankHalo {
         answers_(account, "secondary ray answers"),
         rays_answered_(account, "answered rays"),
         answered_(account, "answered samples"),
-        shown_(account, "samples as shown") {}
+        shown_(account, "samples as shown"),
+        holds_own_(account, "tiles holding this rank's grains") {}
 
   // This rank's grains within reach of `box`, as the receiving rank needs them: the raw sphere
   // (it hides them as this rank does), the global id, and the selection value when asked.
@@ -277,6 +278,11 @@ class RankHalo {
     exec.download(picked_targets_.data(), targets.data(), targets.size());
   }
 
+  // Per screen tile, whether it lists a grain of this rank (TileHoldsOwn).
+  std::uint8_t* tiles_holding_own(std::size_t tiles) {
+    holds_own_.resize(tiles);
+    return holds_own_.data();
+  }
   std::uint64_t* targets(std::size_t words) {
     targets_.resize(words);
     return targets_.data();
@@ -341,4 +347,5 @@ class RankHalo {
   Array<std::uint8_t> rays_answered_;
   Array<std::uint32_t> answered_;
   Array<ShownSample> shown_;
+  Array<std::uint8_t> holds_own_;
 };

@@ -147,6 +147,32 @@ struct ForwardTargets {
   }
 };
 
+// Per screen tile: whether its list holds a grain of this rank (an index below `owned`; the halo's
+// copies come after). A sample of a tile without one shows another rank's grain or nothing here.
+struct TileHoldsOwn {
+  const std::uint32_t* offsets;
+  const std::uint32_t* index;
+  std::uint32_t owned;
+  std::uint8_t* holds;
+  GRANRAY_HD void operator()(std::uint32_t tile) const {
+    std::uint8_t any = 0;
+    for (std::uint32_t k = offsets[tile]; k < offsets[tile + 1] && any == 0; ++k) {
+      any = index[k] < owned ? 1 : 0;
+    }
+    holds[tile] = any;
+  }
+};
+
+// Screen tiles across ranks: the tiles without a grain of this rank cast no primary ray here.
+struct OwnTilesTracer {
+  TileTracer tiles;
+  const std::uint8_t* holds_own;  // per tile (TileHoldsOwn)
+  GRANRAY_HD bool may_hit(int i, int j) const {
+    return holds_own[tile_of_pixel(tiles.lists.tiles, i, j)] != 0;
+  }
+  GRANRAY_HD Hit operator()(const Ray& ray, int i, int j) const { return tiles(ray, i, j); }
+};
+
 // A query's pixel, sample and surface as its asker saw them.
 struct AskedSample {
   int i, j, s;
