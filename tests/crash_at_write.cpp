@@ -2,7 +2,9 @@
 // and ends the process (as a SIGKILL would: no clean-up, no flush) just before write number
 // GRANRAY_CRASH_AT_WRITE, so a test can cut a writer at every point of its flushes, not only
 // where a timed kill happens to land. GRANRAY_WRITE_LOG names a file that gets the running write
-// count at every fsync of such a file: where the writer's durable points fall.
+// count at every fsync of such a file: where the writer's durable points fall. With
+// GRANRAY_CRASH_PARTIAL set, that write is cut where a SIGKILL can cut it (the kernel checks for
+// one between the pages of a write): its bytes up to the first page boundary reach the file.
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -25,13 +27,27 @@ bool is_hdf5_file(int fd) {
   return n > 3 && std::memcmp(target + n - 3, ".h5", 3) == 0;
 }
 
-void count_write(int fd) {
-  if (!is_hdf5_file(fd)) return;
+// Whether this write is the one to cut.
+bool count_write(int fd) {
+  if (!is_hdf5_file(fd)) return false;
   static const long crash_at = [] {
     const char* v = std::getenv("GRANRAY_CRASH_AT_WRITE");
     return v != nullptr ? std::atol(v) : 0L;
   }();
-  if (++writes == crash_at) _exit(137);
+  return ++writes == crash_at;
+}
+
+// Ends the process at a write of n bytes at `at` (-1: the file's position), after the part of
+// it before the first page boundary when a partial cut is asked for.
+template <class Write>
+[[noreturn]] void crash(Write&& write_prefix, size_t n, off_t at) {
+  static const bool partial = std::getenv("GRANRAY_CRASH_PARTIAL") != nullptr;
+  constexpr off_t kPage = 4096;
+  if (partial && at >= 0) {
+    const off_t boundary = (at / kPage + 1) * kPage;
+    if (at + static_cast<off_t>(n) > boundary) write_prefix(static_cast<size_t>(boundary - at));
+  }
+  _exit(137);
 }
 
 void log_sync(int fd) {
@@ -55,19 +71,19 @@ extern "C" {
 
 ssize_t pwrite(int fd, const void* buf, size_t n, off_t at) {
   static const auto real = next<ssize_t (*)(int, const void*, size_t, off_t)>("pwrite");
-  count_write(fd);
+  if (count_write(fd)) crash([&](size_t k) { real(fd, buf, k, at); }, n, at);
   return real(fd, buf, n, at);
 }
 
 ssize_t pwrite64(int fd, const void* buf, size_t n, off64_t at) {
   static const auto real = next<ssize_t (*)(int, const void*, size_t, off64_t)>("pwrite64");
-  count_write(fd);
+  if (count_write(fd)) crash([&](size_t k) { real(fd, buf, k, at); }, n, at);
   return real(fd, buf, n, at);
 }
 
 ssize_t write(int fd, const void* buf, size_t n) {
   static const auto real = next<ssize_t (*)(int, const void*, size_t)>("write");
-  count_write(fd);
+  if (count_write(fd)) crash([&](size_t k) { real(fd, buf, k); }, n, lseek(fd, 0, SEEK_CUR));
   return real(fd, buf, n);
 }
 

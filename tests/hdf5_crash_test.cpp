@@ -94,9 +94,10 @@ TEST_F(Hdf5OutputTest, KilledWriterLeavesAReadableFileWithEveryReportedFrame) {
 }
 
 // A timed kill rarely lands inside a flush; here the writer is cut just before one chosen write
-// to the file: at every write of the 65th frame, which splits the root of /frames/rgb's chunk
-// index (a node holds 64 entries: the old entries move to a new node and the root is rewritten
-// to point there), and of the 128th, which splits a full leaf under it, and at random writes.
+// to the file, or inside it: at every write of the 65th frame, which splits the root of
+// /frames/rgb's chunk index (a node holds 64 entries: the old entries move to a new node and the
+// root is rewritten to point there), and of the 128th, which splits a full leaf under it, and at
+// random writes.
 TEST_F(Hdf5OutputTest, WriterCutAtAnyWriteKeepsEveryReportedFrame) {
   Rng rng(fresh_seed());
   const std::string preload = std::string("LD_PRELOAD=") + GRANRAY_CRASH_AT_WRITE_LIB + " ";
@@ -116,17 +117,22 @@ TEST_F(Hdf5OutputTest, WriterCutAtAnyWriteKeepsEveryReportedFrame) {
   }
   std::uniform_int_distribution<long> anywhere(1, durable.back());
   for (int k = 0; k < 6; ++k) cuts.push_back(anywhere(rng));
+  // Each cut twice: before the write, and inside it at its first page boundary, as a SIGKILL
+  // can cut a write of several pages.
   for (const long cut : cuts) {
-    const std::string h5 = dir_ + "/cut" + std::to_string(cut) + ".h5";
-    const std::string printed = command_output(
-        "GRANRAY_CRASH_AT_WRITE=" + std::to_string(cut) + " " + preload + probe + h5 + " 130",
-        &status);
-    ASSERT_NE(status, 0) << "the writer was not cut at write " << cut;
-    const unsigned long long reported = reported_frames(printed);
-    SCOPED_TRACE(::testing::Message()
-                 << "cut before write " << cut << ", " << reported << " frames reported");
-    ASSERT_NO_FATAL_FAILURE(expect_every_reported_frame(h5, reported));
-    std::filesystem::remove(h5);
+    for (const bool partial : {false, true}) {
+      const std::string h5 = dir_ + "/cut" + std::to_string(cut) + ".h5";
+      const std::string printed = command_output(
+          std::string(partial ? "GRANRAY_CRASH_PARTIAL=1 " : "") +
+              "GRANRAY_CRASH_AT_WRITE=" + std::to_string(cut) + " " + preload + probe + h5 + " 130",
+          &status);
+      ASSERT_NE(status, 0) << "the writer was not cut at write " << cut;
+      const unsigned long long reported = reported_frames(printed);
+      SCOPED_TRACE(::testing::Message() << "cut " << (partial ? "inside" : "before") << " write "
+                                        << cut << ", " << reported << " frames reported");
+      ASSERT_NO_FATAL_FAILURE(expect_every_reported_frame(h5, reported));
+      std::filesystem::remove(h5);
+    }
   }
 }
 
