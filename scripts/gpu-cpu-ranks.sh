@@ -3,7 +3,9 @@
 # copy of the tree before a change): builds granray-render of both trees, then renders the
 # LIGGGHTS packing (1920 x 1080, shadows + 8 occlusion rays) on 1, 2 and 4 ranks with all the
 # cores shared (cores / N OpenMP threads each), before and after alternated ROUNDS times (2),
-# and checks that every image equals the one-rank image. Logs in $OUT.
+# and checks that every image equals the one-rank image. SNAPSHOTS=N renders the packing N times
+# in one process (a dump of N snapshots) and prints the medians of the frames after the first,
+# as a run's later frames see them (its arrays made already). Logs in $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
@@ -12,17 +14,27 @@ GRANRAY_TARGETS="granray-render" source scripts/gpu-build.sh
 build .before build-before granray-render || exit 1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 cores=$(nproc --all)
-dump=.data/liggghts/pour-20k.step10000.liggghts
+packing=.data/liggghts/pour-20k.step10000.liggghts
 work=$(mktemp -d)
+snapshots=${SNAPSHOTS:-1}
+dump=$work/packing.liggghts
+for k in $(seq "$snapshots"); do sed "2s/.*/$((10000 + k))/" "$packing"; done >"$dump"
+median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2)}'; }
 for round in $(seq "${ROUNDS:-2}"); do
   for tree in build-before "$BUILD"; do
     for np in 1 2 4; do
-      line=$(OMP_NUM_THREADS=$((cores / np)) timeout 120 mpirun --bind-to none --oversubscribe \
+      log=$work/$tree-$np.log
+      OMP_NUM_THREADS=$((cores / np)) timeout 300 mpirun --bind-to none --oversubscribe \
         -np $np "$tree/tools/granray-render" "$dump" --set width=1920 --set height=1080 \
         --set 'backend="cpu"' --set shading.shadows=true --set shading.ao_samples=8 \
-        --out "$work/$tree-$np.png" 2>&1 | tail -1)
-      same=$(cmp -s "$work/$tree-$np.png" "$work/$tree-1.png" && echo same || echo DIFFERS)
-      echo "round $round, $tree, $np rank(s): $(grep -oE "render [0-9.]+ ms|composite [0-9.]+ ms|sent [0-9.]+ MB|frame [0-9.]+ ms" <<<"$line" | tr '\n' ' ')($same as 1 rank)"
+        --out "$work/$tree-$np-*.png" >"$log" 2>&1
+      same=same
+      for k in $(seq "$snapshots"); do
+        cmp -s "$work/$tree-$np-$((10000 + k)).png" "$work/$tree-1-$((10000 + k)).png" || same=DIFFERS
+      done
+      later=$(grep " frame " "$log" | tail -n +$((snapshots > 1 ? 2 : 1)))
+      field() { grep -oE "$1 [0-9.]+ $2" <<<"$later" | awk '{print $2}' | median; }
+      echo "round $round, $tree, $np rank(s): render $(field render ms) ms, composite $(field composite ms) ms, sent $(field sent MB) MB, frame $(field frame ms) ms (medians of $(wc -l <<<"$later") frames; $same as 1 rank)"
     done
   done
 done 2>&1 | tee "$OUT/cpu-ranks.txt"
