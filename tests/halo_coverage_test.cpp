@@ -2,15 +2,15 @@
 // holds every other rank's grain that reaches within `reach` of its box, so a shadow ray needs
 // another rank only where it meets that rank's box after leaving the covered box, and a wall's
 // occlusion rays none where their whole ball lies near the box. Checked against every grain on
-// random beds and gases split among ranks as slabs, random boxes, round-robin (boxes that
-// overlap wholly) and at random.
+// random beds and gases split among ranks as slabs, boxes cut across random directions,
+// round-robin (boxes that overlap wholly) and at random.
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <numeric>
 #include <string>
 #include <vector>
 
+#include "granray/io/spatial_share.h"
 #include "granray/kernels/lit_exchange.h"
 #include "granray/kernels/occlusion.h"
 #include "test_support.h"
@@ -24,7 +24,7 @@ const char* split_name(SplitKind k) {
     case SplitKind::slabs:
       return "slabs";
     case SplitKind::boxes:
-      return "random boxes";
+      return "boxes across random directions";
     case SplitKind::round_robin:
       return "round-robin";
     default:
@@ -32,9 +32,9 @@ const char* split_name(SplitKind k) {
   }
 }
 
-float axis_of(Vec4 s, int a) { return a == 0 ? s.x : a == 1 ? s.y : s.z; }
-
-// The owner of each grain: slabs and boxes cut at medians (boxes along random axes, recursively).
+// The owner of each grain. Slabs and boxes are granray-render's spatial shares (recursive
+// bisection at the median, io/spatial_share.h): slabs along one axis, boxes along the longest of
+// three random directions (as shares cut across a picture, whose boxes overlap in the world).
 std::vector<int> owners(Rng& rng, const std::vector<Vec4>& spheres, int ranks, SplitKind kind) {
   std::vector<int> owner(spheres.size(), 0);
   if (kind == SplitKind::round_robin) {
@@ -45,29 +45,18 @@ std::vector<int> owners(Rng& rng, const std::vector<Vec4>& spheres, int ranks, S
     for (int& o : owner) o = std::uniform_int_distribution<int>(0, ranks - 1)(rng);
     return owner;
   }
-  std::vector<std::uint32_t> order(spheres.size());
-  std::iota(order.begin(), order.end(), 0u);
-  const int slab_axis = std::uniform_int_distribution<int>(0, 2)(rng);
-  // Grains [first, last) of `order` shared by ranks [r0, r0 + n).
-  const auto cut = [&](auto&& self, std::size_t first, std::size_t last, int r0, int n) -> void {
-    if (n == 1) {
-      for (std::size_t k = first; k < last; ++k) owner[order[k]] = r0;
-      return;
-    }
-    const int a =
-        kind == SplitKind::slabs ? slab_axis : std::uniform_int_distribution<int>(0, 2)(rng);
-    const int left = n / 2;
-    const std::size_t mid = first + (last - first) * static_cast<std::size_t>(left) / n;
-    std::nth_element(order.begin() + static_cast<std::ptrdiff_t>(first),
-                     order.begin() + static_cast<std::ptrdiff_t>(mid),
-                     order.begin() + static_cast<std::ptrdiff_t>(last),
-                     [&](std::uint32_t p, std::uint32_t q) {
-                       return axis_of(spheres[p], a) < axis_of(spheres[q], a);
-                     });
-    self(self, first, mid, r0, left);
-    self(self, mid, last, r0 + left, n - left);
-  };
-  cut(cut, 0, spheres.size(), 0, ranks);
+  std::vector<Vec3> axes;
+  if (kind == SplitKind::slabs) {
+    const int a = std::uniform_int_distribution<int>(0, 2)(rng);
+    axes.push_back({a == 0 ? 1.0f : 0.0f, a == 1 ? 1.0f : 0.0f, a == 2 ? 1.0f : 0.0f});
+  } else {
+    for (int k = 0; k < 3; ++k) axes.push_back(random_unit(rng));
+  }
+  io::ParticleFrame frame;
+  frame.xyzr = spheres;
+  for (int r = 0; r < ranks; ++r) {
+    for (const std::size_t k : io::spatial_share_indices(frame, r, ranks, axes)) owner[k] = r;
+  }
   return owner;
 }
 
@@ -155,7 +144,7 @@ TEST(HaloCoverage, EveryGrainBeyondTheHaloThatBlocksIsInABoxTheRayIsAskedOf) {
               << where << ": grain " << k << " of rank " << owner[k];
         }
         beyond_halo_grains += static_cast<long>(beyond.size());
-        for (int q = 0; q < 150; ++q) {  // shadow rays from shading points of rank a's grains
+        for (int q = 0; q < 250; ++q) {  // shadow rays from shading points of rank a's grains
           const Vec4 s =
               spheres[mine[std::uniform_int_distribution<std::size_t>(0, mine.size() - 1)(rng)]];
           const Ray ray{center_of(s) + random_unit(rng) * (s.w * (1.0f + 1e-4f)), random_unit(rng)};
