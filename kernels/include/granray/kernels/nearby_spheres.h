@@ -54,11 +54,15 @@ GRANRAY_HD_INLINE void for_each_reference_near(const GridView& g, Vec3 p, float 
   }
 }
 
-// The references near every shading point of a pixel's samples: those whose sphere's centre lies
-// within length + r + the points' spread of the first point. `complete` false: more than fit, or
-// the points lie too far apart to share; each sample then reads the grid itself.
+// The spheres near every shading point of a pixel's samples: those whose centre lies within
+// length + r + the points' spread of the first point, with their ids, kept apart by coordinate
+// so that each sample's cull runs over them without branches, several at a time. `complete`
+// false: more than fit, or the points lie too far apart to share; each sample then reads the
+// grid itself.
 struct PixelNeighbours {
-  std::uint32_t ref[kPixelNeighbours];
+  float x[kPixelNeighbours], y[kPixelNeighbours], z[kPixelNeighbours], r[kPixelNeighbours];
+  Vec4 sphere[kPixelNeighbours];
+  std::uint64_t id[kPixelNeighbours];
   int count;
   bool complete;
 };
@@ -97,20 +101,31 @@ struct NearbySphereOccluder {
     if (!(spread <= ball(length))) return;  // a silhouette: points too far apart to share
     const GridView& g = walk.grid;
     const float pad_here = pad();
-    bool fits = true;
+    // The references first, each written to the next slot and counted only when kept (a test
+    // that passes or fails at random costs a branch mispredicted every other time); then the
+    // kept ones' spheres and ids.
+    std::uint32_t ref[kPixelNeighbours + 1];  // the last one a scratch slot
+    int count = 0;
     for_each_reference_near(g, c, ball(length) + spread, [&](std::uint32_t k) {
       const Vec4 s = g.ref_spheres[k];
       const Vec3 to_centre = center_of(s) - c;
       const float reach = length + s.w + pad_here + spread;
-      if (dot(to_centre, to_centre) >= reach * reach) return true;
-      if (out.count == kPixelNeighbours) {
-        fits = false;
-        return false;
-      }
-      out.ref[out.count++] = k;
+      ref[count < kPixelNeighbours ? count : kPixelNeighbours] = k;
+      count += static_cast<int>(!(dot(to_centre, to_centre) >= reach * reach));
       return true;
     });
-    out.complete = fits;
+    if (count > kPixelNeighbours) return;
+    for (int n = 0; n < count; ++n) {
+      const Vec4 s = g.ref_spheres[ref[n]];
+      out.x[n] = s.x;
+      out.y[n] = s.y;
+      out.z[n] = s.z;
+      out.r[n] = s.w;
+      out.sphere[n] = s;
+      out.id[n] = walk.id_of(g.ref_index[ref[n]]);
+    }
+    out.count = count;
+    out.complete = true;
   }
 
   // ambient() reading the references near the pixel's samples (gather_pixel) when `pixel` holds
@@ -134,29 +149,38 @@ struct NearbySphereOccluder {
     // A blocker holds a point o + t d with 0 < t < length, so its centre lies within length + r
     // of o, and (d . n >= 0) on the normal's side of the plane r below o.
     const float pad_here = pad();
-    Vec4 nearby[kNearbySpheres];
+    // Each candidate is written to the next slot and counted only when its tests pass: they pass
+    // or fail at random, and a branch on them is mispredicted every other time.
+    Vec4 nearby[kNearbySpheres + 1];  // the last one a scratch slot
     int count = 0;
-    bool overflow = false;
-    const auto keep = [&](std::uint32_t k) {
-      const Vec4 s = g.ref_spheres[k];
-      const Vec3 to_centre = center_of(s) - p.origin;
-      const float reach = length + s.w + pad_here;
-      if (dot(to_centre, to_centre) >= reach * reach) return true;
-      if (dot(to_centre, p.normal) <= -(s.w + pad_here)) return true;
-      if (walk.id_of(g.ref_index[k]) == skip_id) return true;
-      if (count == kNearbySpheres) {
-        overflow = true;
-        return false;
-      }
-      nearby[count++] = s;
-      return true;
-    };
     if (pixel != nullptr && pixel->complete) {
-      for (int n = 0; n < pixel->count && keep(pixel->ref[n]); ++n) {
+      // The geometric tests over the coordinates alone first, so that the compiler tests
+      // several spheres at once; then the list, in the pixel list's order.
+      const Vec3 o = p.origin, n = p.normal;
+      int near[kPixelNeighbours];
+      for (int k = 0; k < pixel->count; ++k) {
+        const Vec3 to_centre{pixel->x[k] - o.x, pixel->y[k] - o.y, pixel->z[k] - o.z};
+        const float reach = length + pixel->r[k] + pad_here;
+        near[k] = static_cast<int>(!(dot(to_centre, to_centre) >= reach * reach)) &
+                  static_cast<int>(!(dot(to_centre, n) <= -(pixel->r[k] + pad_here)));
+      }
+      for (int k = 0; k < pixel->count; ++k) {
+        nearby[count < kNearbySpheres ? count : kNearbySpheres] = pixel->sphere[k];
+        count += near[k] & static_cast<int>(pixel->id[k] != skip_id);
       }
     } else {
-      for_each_reference_near(g, p.origin, ball(length), keep);
+      for_each_reference_near(g, p.origin, ball(length), [&](std::uint32_t k) {
+        const Vec4 s = g.ref_spheres[k];
+        const Vec3 to_centre = center_of(s) - p.origin;
+        const float reach = length + s.w + pad_here;
+        nearby[count < kNearbySpheres ? count : kNearbySpheres] = s;
+        count += static_cast<int>(!(dot(to_centre, to_centre) >= reach * reach)) &
+                 static_cast<int>(!(dot(to_centre, p.normal) <= -(s.w + pad_here))) &
+                 static_cast<int>(walk.id_of(g.ref_index[k]) != skip_id);
+        return true;
+      });
     }
+    const bool overflow = count > kNearbySpheres;
     if (overflow) {
       find_ambient_blockers_by_ray(walk, p, i, j, sample, lighting, skip_id, words, also);
       return;
