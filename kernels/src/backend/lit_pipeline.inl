@@ -151,9 +151,15 @@ class LitPipeline {
                      const ShadingParams& shading, const LightingParams& lighting) {
     blocked_.resize(lit_sample_count(camera, lighting) *
                     static_cast<std::size_t>(lighting.mask_words));
-    exec.for_each_pixel(camera.width, camera.height,
-                        FindBlockers<Occluder>{occluded, camera, shading, lighting,
-                                               surfaces_.data(), blocked_.data()});
+    const FindBlockers<Occluder> find{occluded, camera,           shading,
+                                      lighting, surfaces_.data(), blocked_.data()};
+    if constexpr (Occluder::gathers_nearby) {
+      const int block = gather_block(lighting.side * lighting.side);
+      exec.for_each_pixel((camera.width + block - 1) / block, (camera.height + block - 1) / block,
+                          FindBlockersInBlocks<Occluder>{find, block});
+    } else {
+      exec.for_each_pixel(camera.width, camera.height, find);
+    }
   }
 
   // Pass 3 into `pixels`; without pass 2 (no secondary rays) nothing is blocked.

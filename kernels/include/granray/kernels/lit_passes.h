@@ -124,44 +124,84 @@ struct FindBlockers {
   const SurfaceSample* surfaces;
   std::uint32_t* blocked;  // mask_words per sample
 
+  GRANRAY_HD std::uint32_t* words_of(std::size_t sample) const {
+    return blocked + sample * static_cast<std::size_t>(lighting.mask_words);
+  }
+
   GRANRAY_HD void operator()(int i, int j) const {
     const int samples = lighting.side * lighting.side;
     const std::size_t first = first_sample_of(camera, i, j, samples);
-    const auto words_of = [&](int s) {
-      return blocked +
-             (first + static_cast<std::size_t>(s)) * static_cast<std::size_t>(lighting.mask_words);
-    };
-    if constexpr (Occluder::gathers_nearby) {
-      // Several samples of a pixel read the grid's cells near them once (nearby_spheres.h).
-      if (samples > 1 && samples <= kMostSamplesPerPixel && lighting.ao_samples > 0) {
-        // Each sample's primary ray and shading point once, for the pixel's gather and its rays.
-        Ray primary[kMostSamplesPerPixel];
-        ShadingPoint point[kMostSamplesPerPixel];
-        Vec3 origins[kMostSamplesPerPixel];
-        int n = 0;
-        for (int s = 0; s < samples; ++s) {
-          std::uint32_t* words = words_of(s);
-          for (int w = 0; w < lighting.mask_words; ++w) words[w] = 0u;
-          const SurfaceSample& surface = surfaces[first + s];
-          if (!(surface.t < INFINITY)) continue;
-          primary[s] = pixel_sample_ray(camera, i, j, s, lighting.side);
-          point[s] = shading_point(primary[s], surface.t, surface.sphere, lighting.wall_offset);
-          origins[n++] = point[s].origin;
-        }
-        PixelNeighbours pixel;
-        occluded.gather_pixel(origins, n, lighting.ao_distance, pixel);
-        for (int s = 0; s < samples; ++s) {
-          const SurfaceSample& surface = surfaces[first + s];
-          if (!(surface.t < INFINITY)) continue;
-          find_blockers_at(occluded, camera, shading, lighting, i, j, s, surface.id, primary[s],
-                           point[s], words_of(s), &pixel);
-        }
-        return;
-      }
-    }
     for (int s = 0; s < samples; ++s) {
       find_sample_blockers(occluded, camera, shading, lighting, i, j, s, surfaces[first + s],
-                           words_of(s));
+                           words_of(first + static_cast<std::size_t>(s)));
+    }
+  }
+};
+
+// Pass 2 for an occluder that gathers the spheres near its points (the CPU's): the samples of a
+// block of pixels read the grid's cells near them once, and each keeps its own from that list
+// (nearby_spheres.h): neighbouring pixels' points lie close together on the same grains, so that
+// their gathers would read nearly the same cells. Called per block (bi, bj) of `block` x `block`
+// pixels (gather_block); the same bits as FindBlockers.
+constexpr int kMostGatheredSamples = 16;
+
+// The side of the blocks: as many pixels as keep a block's samples within kMostGatheredSamples
+// (1 sample: 4 x 4 pixels, 2 x 2 samples: 2 x 2, more: each pixel alone).
+GRANRAY_HD_INLINE int gather_block(int samples) {
+  return 16 * samples <= kMostGatheredSamples ? 4 : (4 * samples <= kMostGatheredSamples ? 2 : 1);
+}
+
+template <class Occluder>
+struct FindBlockersInBlocks {
+  FindBlockers<Occluder> pixels;
+  int block;  // gather_block of the samples per pixel
+
+  GRANRAY_HD void operator()(int bi, int bj) const {
+    const CameraFrame& camera = pixels.camera;
+    const LightingParams& lighting = pixels.lighting;
+    const int samples = lighting.side * lighting.side;
+    const int i0 = bi * block, j0 = bj * block;
+    const int i1 = i0 + block < camera.width ? i0 + block : camera.width;
+    const int j1 = j0 + block < camera.height ? j0 + block : camera.height;
+    if (samples * block * block > kMostGatheredSamples || lighting.ao_samples == 0) {
+      for (int j = j0; j < j1; ++j)
+        for (int i = i0; i < i1; ++i) pixels(i, j);
+      return;
+    }
+    // Each sample's primary ray and shading point once, for the block's gather and its rays.
+    Ray primary[kMostGatheredSamples];
+    ShadingPoint point[kMostGatheredSamples];
+    Vec3 origins[kMostGatheredSamples];
+    int n = 0, at = 0;
+    for (int j = j0; j < j1; ++j) {
+      for (int i = i0; i < i1; ++i) {
+        const std::size_t first = first_sample_of(camera, i, j, samples);
+        for (int s = 0; s < samples; ++s, ++at) {
+          std::uint32_t* words = pixels.words_of(first + static_cast<std::size_t>(s));
+          for (int w = 0; w < lighting.mask_words; ++w) words[w] = 0u;
+          const SurfaceSample& surface = pixels.surfaces[first + static_cast<std::size_t>(s)];
+          if (!(surface.t < INFINITY)) continue;
+          primary[at] = pixel_sample_ray(camera, i, j, s, lighting.side);
+          point[at] = shading_point(primary[at], surface.t, surface.sphere, lighting.wall_offset);
+          origins[n++] = point[at].origin;
+        }
+      }
+    }
+    if (n == 0) return;
+    PixelNeighbours near;
+    pixels.occluded.gather_pixel(origins, n, lighting.ao_distance, near);
+    at = 0;
+    for (int j = j0; j < j1; ++j) {
+      for (int i = i0; i < i1; ++i) {
+        const std::size_t first = first_sample_of(camera, i, j, samples);
+        for (int s = 0; s < samples; ++s, ++at) {
+          const SurfaceSample& surface = pixels.surfaces[first + static_cast<std::size_t>(s)];
+          if (!(surface.t < INFINITY)) continue;
+          find_blockers_at(pixels.occluded, camera, pixels.shading, lighting, i, j, s, surface.id,
+                           primary[at], point[at],
+                           pixels.words_of(first + static_cast<std::size_t>(s)), &near);
+        }
+      }
     }
   }
 };
