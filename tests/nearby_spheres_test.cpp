@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "granray/kernels/lit_passes.h"
 #include "granray/kernels/nearby_spheres.h"
 #include "test_support.h"
 
@@ -24,48 +25,80 @@ std::vector<std::uint32_t> blocked_bits(const Occluder& occluder, const ShadingP
   return words;
 }
 
-TEST(NearbySpheres, EveryWayBlocksTheRaysTheReferenceBlocks) {
-  Rng rng(fresh_seed());
+// A random scene of each kind with its grid and the three occluders over it.
+struct OcclusionScene {
+  std::string label;
+  std::vector<Vec4> spheres;
+  HostGrid host;
+  GridView grid;
+  IdMap id_of{nullptr, 0};
+  float mean_radius = 0.0f;
+
+  GridOccluder walk() const { return {grid, id_of}; }
+  NearbySphereOccluder gathered() const { return {walk()}; }
+  BruteForceOccluder reference() const {
+    return {spheres.data(), static_cast<std::uint32_t>(spheres.size()), id_of};
+  }
+};
+
+std::vector<OcclusionScene> occlusion_scenes(Rng& rng) {
   const SceneCase cases[] = {{"dense monodisperse bed", 1500, 0.5f, 0.5f, false},
                              {"dense polydisperse bed", 1500, 0.2f, 0.6f, false},
                              {"dilute polydisperse gas", 800, 0.05f, 0.6f, true},
                              {"giants among small grains", 1200, 0.2f, 0.3f, false}};
-  const int ray_counts[] = {1, 3, 7, 8, 9, 16, 31, 33, 64};
-  long blocked_total = 0, open_total = 0;
+  std::vector<OcclusionScene> scenes;
   for (const SceneCase& c : cases) {
-    std::vector<Vec4> spheres = random_scene(rng, c, 6.0f);
-    if (std::string(c.label) == "giants among small grains") {
+    OcclusionScene scene;
+    scene.label = c.label;
+    scene.spheres = random_scene(rng, c, 6.0f);
+    if (scene.label == "giants among small grains") {
       // A few grains far larger than the grid's cells: listed in every cell they overlap.
       for (int k = 0; k < 6; ++k) {
-        Vec4& s = spheres[std::uniform_int_distribution<std::size_t>(0, spheres.size() - 1)(rng)];
+        Vec4& s = scene.spheres[std::uniform_int_distribution<std::size_t>(
+            0, scene.spheres.size() - 1)(rng)];
         s.w = uniform(rng, 1.0f, 2.5f);
       }
     }
-    const auto n = static_cast<std::uint32_t>(spheres.size());
-    const HostGrid host = Renderer(BackendKind::cpu).build_grid(view_of(spheres));
-    const GridView grid{host.geometry, host.cell_offsets.data(), host.ref_spheres.data(),
-                        host.ref_index.data()};
-    const IdMap id_of{nullptr, 0};
-    const GridOccluder walk{grid, id_of};
-    const NearbySphereOccluder gathered{walk};
-    const BruteForceOccluder reference{spheres.data(), n, id_of};
-    float mean_radius = 0.0f;
-    for (const Vec4& s : spheres) mean_radius += s.w / static_cast<float>(n);
+    scene.host = Renderer(BackendKind::cpu).build_grid(view_of(scene.spheres));
+    for (const Vec4& s : scene.spheres)
+      scene.mean_radius += s.w / static_cast<float>(scene.spheres.size());
+    scenes.push_back(std::move(scene));
+    OcclusionScene& kept = scenes.back();  // the grid's view of the stored arrays
+    kept.grid = {kept.host.geometry, kept.host.cell_offsets.data(), kept.host.ref_spheres.data(),
+                 kept.host.ref_index.data()};
+  }
+  return scenes;
+}
 
+LightingParams random_occlusion(Rng& rng, int rays, float mean_radius) {
+  LightingParams lighting{};
+  lighting.side = 1;
+  lighting.ao_samples = rays;
+  lighting.ao_distance = mean_radius * uniform(rng, 0.05f, 6.0f);
+  lighting.mask_words = blocked_mask_words(lighting.ao_samples);
+  return lighting;
+}
+
+TEST(NearbySpheres, EveryWayBlocksTheRaysTheReferenceBlocks) {
+  Rng rng(fresh_seed());
+  const int ray_counts[] = {1, 3, 7, 8, 9, 16, 31, 33, 64};
+  long blocked_total = 0, open_total = 0;
+  for (const OcclusionScene& scene : occlusion_scenes(rng)) {
+    const auto n = static_cast<std::uint32_t>(scene.spheres.size());
+    const GridOccluder walk = scene.walk();
+    const NearbySphereOccluder gathered = scene.gathered();
+    const BruteForceOccluder reference = scene.reference();
     for (int q = 0; q < 300; ++q) {
-      LightingParams lighting{};
-      lighting.side = 1;
-      lighting.ao_samples = ray_counts[q % std::size(ray_counts)];
-      lighting.ao_distance = mean_radius * uniform(rng, 0.05f, 6.0f);
-      lighting.mask_words = blocked_mask_words(lighting.ao_samples);
+      const LightingParams lighting =
+          random_occlusion(rng, ray_counts[q % std::size(ray_counts)], scene.mean_radius);
       ShadingPoint p;
       std::uint64_t skip_id;
       if (q % 5 != 4) {  // a point on a grain, a hair outside it (shading_point)
         const std::uint32_t k = std::uniform_int_distribution<std::uint32_t>(0, n - 1)(rng);
-        const Vec4 s = spheres[k];
+        const Vec4 s = scene.spheres[k];
         p.normal = random_unit(rng);
         p.origin = center_of(s) + p.normal * (s.w * (1.0f + 1e-4f));
-        skip_id = id_of(k);
+        skip_id = scene.id_of(k);
       } else {  // anywhere with any normal, as a wall's point: nothing skipped
         p.origin = {uniform(rng, -1.0f, 7.0f), uniform(rng, -1.0f, 7.0f),
                     uniform(rng, -1.0f, 7.0f)};
@@ -76,7 +109,7 @@ TEST(NearbySpheres, EveryWayBlocksTheRaysTheReferenceBlocks) {
       const int j = std::uniform_int_distribution<int>(0, 1079)(rng);
       const int sample = std::uniform_int_distribution<int>(0, 15)(rng);
       const auto expected = blocked_bits(reference, p, i, j, sample, lighting, skip_id);
-      const std::string where = std::string(c.label) + ", query " + std::to_string(q) + ", " +
+      const std::string where = scene.label + ", query " + std::to_string(q) + ", " +
                                 std::to_string(lighting.ao_samples) + " rays";
       EXPECT_EQ(blocked_bits(walk, p, i, j, sample, lighting, skip_id), expected) << where;
       EXPECT_EQ(blocked_bits(gathered, p, i, j, sample, lighting, skip_id), expected) << where;
@@ -86,6 +119,69 @@ TEST(NearbySpheres, EveryWayBlocksTheRaysTheReferenceBlocks) {
     }
   }
   // Both answers occur often: the comparison is not between empty masks.
+  EXPECT_GT(blocked_total, 1000);
+  EXPECT_GT(open_total, 1000);
+}
+
+// The points of a block of pixels share one gather (gather_pixel, FindBlockersInBlocks): each
+// point's rays, culled from the shared list, are blocked exactly as the reference blocks them.
+// Blocks of 1-16 points close together on one grain or on neighbouring grains (a block inside a
+// grain's picture), and sometimes far apart (a silhouette: the list is not shared).
+TEST(NearbySpheres, PointsSharingOneGatherBlockTheRaysTheReferenceBlocks) {
+  Rng rng(fresh_seed());
+  long shared = 0, alone = 0, blocked_total = 0, open_total = 0;
+  for (const OcclusionScene& scene : occlusion_scenes(rng)) {
+    const auto n = static_cast<std::uint32_t>(scene.spheres.size());
+    const NearbySphereOccluder gathered = scene.gathered();
+    const BruteForceOccluder reference = scene.reference();
+    for (int q = 0; q < 200; ++q) {
+      const LightingParams lighting =
+          random_occlusion(rng, std::uniform_int_distribution<int>(1, 12)(rng), scene.mean_radius);
+      const int count = std::uniform_int_distribution<int>(1, kMostGatheredSamples)(rng);
+      const float spread = q % 4 == 3 ? 20.0f : uniform(rng, 0.0f, 0.3f);  // of a radius
+      const std::uint32_t first = std::uniform_int_distribution<std::uint32_t>(0, n - 1)(rng);
+      const Vec3 facing = random_unit(rng);
+      ShadingPoint points[kMostGatheredSamples];
+      std::uint64_t skip[kMostGatheredSamples];
+      Vec3 origins[kMostGatheredSamples];
+      for (int k = 0; k < count; ++k) {
+        // Mostly the first grain, sometimes the grain nearest a point beside it.
+        std::uint32_t g = first;
+        if (k % 3 == 2) {
+          const Vec3 beside =
+              center_of(scene.spheres[first]) + random_unit(rng) * (2.0f * scene.spheres[first].w);
+          float best = INFINITY;
+          for (std::uint32_t m = 0; m < n; ++m) {
+            const Vec3 d = center_of(scene.spheres[m]) - beside;
+            if (dot(d, d) < best) best = dot(d, d), g = m;
+          }
+        }
+        const Vec4 s = scene.spheres[g];
+        points[k].normal = normalize(facing + random_unit(rng) * spread);
+        points[k].origin = center_of(s) + points[k].normal * (s.w * (1.0f + 1e-4f));
+        skip[k] = scene.id_of(g);
+        origins[k] = points[k].origin;
+      }
+      PixelNeighbours near;
+      gathered.gather_pixel(origins, count, lighting.ao_distance, near);
+      (near.complete ? shared : alone) += 1;
+      const int i = std::uniform_int_distribution<int>(0, 1919)(rng);
+      const int j = std::uniform_int_distribution<int>(0, 1079)(rng);
+      for (int k = 0; k < count; ++k) {
+        const auto expected = blocked_bits(reference, points[k], i, j, k, lighting, skip[k]);
+        std::vector<std::uint32_t> words(static_cast<std::size_t>(lighting.mask_words), 0u);
+        gathered.ambient_near(points[k], i, j, k, lighting, skip[k], words.data(), &near);
+        EXPECT_EQ(words, expected) << scene.label << ", block " << q << ", point " << k << " of "
+                                   << count << (near.complete ? " (shared)" : " (alone)");
+        for (int r = 0; r < lighting.ao_samples; ++r) {
+          (mask_bit(expected.data(), 1 + r) ? blocked_total : open_total) += 1;
+        }
+      }
+    }
+  }
+  // Shared lists, lists not shared, blocked and open rays all occur often.
+  EXPECT_GT(shared, 300);
+  EXPECT_GT(alone, 50);
   EXPECT_GT(blocked_total, 1000);
   EXPECT_GT(open_total, 1000);
 }
