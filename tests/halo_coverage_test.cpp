@@ -113,7 +113,7 @@ TEST(HaloCoverage, EveryGrainBeyondTheHaloThatBlocksIsInABoxTheRayIsAskedOf) {
   const SplitKind kinds[] = {SplitKind::slabs, SplitKind::boxes, SplitKind::round_robin,
                              SplitKind::random_owner};
   long beyond_halo_blockers = 0, asks_before = 0, asks_now = 0, covered_walls = 0;
-  long inside_covered = 0, beyond_halo_grains = 0;
+  long covered_ranks = 0, beyond_halo_grains = 0;
   for (const SceneCase& c : cases) {
     const std::vector<Vec4> spheres = random_scene(rng, c, 12.0f);
     float max_radius = 0.0f;
@@ -164,14 +164,8 @@ TEST(HaloCoverage, EveryGrainBeyondTheHaloThatBlocksIsInABoxTheRayIsAskedOf) {
             asks_before += before;
             // A rank whose box lies inside the covered box (round-robin boxes overlap almost
             // wholly) is never asked: a ray does not come back into the covered box.
-            const float pad = 1e-3f * reach;
-            if (box_empty(boxes[r]) ||
-                !(boxes[r].lo.x >= covered.lo.x + pad && boxes[r].lo.y >= covered.lo.y + pad &&
-                  boxes[r].lo.z >= covered.lo.z + pad && boxes[r].hi.x <= covered.hi.x - pad &&
-                  boxes[r].hi.y <= covered.hi.y - pad && boxes[r].hi.z <= covered.hi.z - pad)) {
-              continue;
-            }
-            ++inside_covered;
+            if (box_empty(boxes[r]) || !inside_covered(boxes[r], covered, reach)) continue;
+            ++covered_ranks;
             EXPECT_FALSE(now) << where << ": rank " << r << " inside the covered box asked";
           }
         }
@@ -196,7 +190,7 @@ TEST(HaloCoverage, EveryGrainBeyondTheHaloThatBlocksIsInABoxTheRayIsAskedOf) {
   EXPECT_GT(beyond_halo_blockers, 500);  // grains beyond the halo do block rays
   EXPECT_GT(covered_walls, 1000);
   EXPECT_LT(asks_now, asks_before);  // fewer asks than by the boxes alone
-  EXPECT_GT(inside_covered, 200);
+  EXPECT_GT(covered_ranks, 200);
 }
 
 }  // namespace

@@ -115,7 +115,9 @@ inline FrameStats cast_local_stage(BackendParts& parts, std::optional<HaloFrame>
   exec.mark(1);
   const CameraFrame& cam = h.f.camera.frame;
   const auto owned = static_cast<std::uint32_t>(own.all.count);
+  bool wall_samples = false;  // whether this rank shows the walls' points
   parts.walls.with_opaque(with_halo, [&](auto walls) {
+    wall_samples = decltype(walls)::present && keep_walls;
     if (h.s.method == RenderMethod::tiles) {
       const TileTracer tiles{h.s.lists->view, h.f.id_of};
       // A tile without a grain of this rank shows nothing here; but where this rank keeps the
@@ -142,15 +144,19 @@ inline FrameStats cast_local_stage(BackendParts& parts, std::optional<HaloFrame>
   });
   exec.mark(2);
   const std::size_t samples = lit_sample_count(cam, h.lighting);
+  const float reach = halo_reach(h.lighting, h.f.scene);
   if (has_secondary_rays(h.lighting)) {
     cast_blockers(parts, exec, h.f, h.s, with_halo, h.shading, h.lighting);
+  }
+  if (has_secondary_rays(h.lighting) &&
+      may_ask_another_rank(boxes.data(), static_cast<int>(boxes.size()), rank, reach,
+                           h.lighting.shadows, wall_samples)) {
     const RankBox* device_boxes = parts.lit.upload_boxes(exec, boxes);
     const int ranks = static_cast<int>(boxes.size()), groups = target_words(ranks);
     exec.for_each_pixel(
         cam.width, cam.height,
         ForwardTargets{cam, h.shading, h.lighting, parts.lit.surfaces(), parts.lit.blocked(),
-                       device_boxes, ranks, rank, halo_reach(h.lighting, h.f.scene),
-                       parts.halo.targets(samples * groups)});
+                       device_boxes, ranks, rank, reach, parts.halo.targets(samples * groups)});
     parts.halo.queries_to_host(exec, parts.lit.surfaces(), samples, groups, queries, targets);
   } else {
     queries.clear();

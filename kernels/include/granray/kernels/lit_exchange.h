@@ -60,6 +60,20 @@ GRANRAY_HD_INLINE RankBox covered_box(const RankBox& b, float reach) {
   return {b.lo - Vec3{g, g, g}, b.hi + Vec3{g, g, g}};
 }
 
+// Whether box b lies inside the covered box with room for rounding (a thousandth of the reach,
+// and some 64 float steps of the coordinates): a shadow ray from inside the covered box meets b
+// only before it leaves, so it is never asked of b's rank.
+GRANRAY_HD_INLINE bool inside_covered(const RankBox& b, const RankBox& covered, float reach) {
+  if (box_empty(b)) return true;
+  const float size = fmaxf(fmaxf(fmaxf(fabsf(covered.lo.x), fabsf(covered.hi.x)),
+                                 fmaxf(fabsf(covered.lo.y), fabsf(covered.hi.y))),
+                           fmaxf(fabsf(covered.lo.z), fabsf(covered.hi.z)));
+  const float pad = 1e-3f * reach + 4e-6f * size;
+  return b.lo.x >= covered.lo.x + pad && b.lo.y >= covered.lo.y + pad &&
+         b.lo.z >= covered.lo.z + pad && b.hi.x <= covered.hi.x - pad &&
+         b.hi.y <= covered.hi.y - pad && b.hi.z <= covered.hi.z - pad;
+}
+
 // Where a ray from inside the covered box leaves it: before that point every grain that could
 // block it is here. 0 for a ray from outside (a wall's point may lie anywhere).
 GRANRAY_HD_INLINE float covered_until(const Ray& ray, const RankBox& covered) {
@@ -90,6 +104,21 @@ struct ReachesBox {
     return is_renderable(s) && box_distance(center_of(s), box) <= s.w + reach;
   }
 };
+
+// Whether any sample of this rank can ask another rank (ForwardTargets): its grains' shadow rays
+// start inside its covered box and are never asked of a rank whose box lies inside it; only a
+// wall's point (where this rank keeps the walls) asks about its occlusion rays. When none can,
+// the pass is not run.
+inline bool may_ask_another_rank(const RankBox* boxes, int ranks, int rank, float reach,
+                                 bool shadows, bool wall_samples) {
+  if (wall_samples) return true;
+  if (!shadows) return false;
+  const RankBox covered = covered_box(boxes[rank], reach);
+  for (int r = 0; r < ranks; ++r) {
+    if (r != rank && !inside_covered(boxes[r], covered, reach)) return true;
+  }
+  return false;
+}
 
 // Per sample: the ranks (bit r % 64 of word r / 64 of its `groups` words) that must answer some
 // of its secondary rays still open after this rank's own test. Its shadow ray goes to the ranks
