@@ -54,11 +54,11 @@ GRANRAY_HD_INLINE void for_each_reference_near(const GridView& g, Vec3 p, float 
   }
 }
 
-// The spheres near every shading point of a pixel's samples: those whose centre lies within
-// length + r + the points' spread of the first point, with their ids, kept apart by coordinate
-// so that each sample's cull runs over them without branches, several at a time. `complete`
-// false: more than fit, or the points lie too far apart to share; each sample then reads the
-// grid itself.
+// The spheres near every shading point of a block of pixels' samples (FindBlockersInBlocks):
+// those whose centre lies within length + r + the points' spread of the first point, with their
+// ids; kept apart by coordinate for each sample's cull, which then runs over several at once
+// without branches, and whole for the list it copies out. `complete` false: more than fit, or
+// the points lie too far apart to share; each sample then reads the grid itself.
 struct PixelNeighbours {
   float x[kPixelNeighbours], y[kPixelNeighbours], z[kPixelNeighbours], r[kPixelNeighbours];
   Vec4 sphere[kPixelNeighbours];
