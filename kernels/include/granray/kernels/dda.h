@@ -23,8 +23,11 @@ GRANRAY_HD_INLINE Interval clip_to_box(const Ray& ray, Vec3 lo, Vec3 hi, float t
       if (o < l || o > h) return {1.0f, 0.0f};
       continue;
     }
-    float t0 = (l - o) / d;
-    float t1 = (h - o) / d;
+    // One division per axis, not two: an IEEE division is a long sequence on the GPU, and the
+    // extra rounding of the product is far inside the pad that the cells' reach carries.
+    const float inv = 1.0f / d;
+    float t0 = (l - o) * inv;
+    float t1 = (h - o) * inv;
     if (t0 > t1) {
       const float tmp = t0;
       t0 = t1;
@@ -61,9 +64,10 @@ struct GrownAxis {
     const float p = o + d * t0 - grid_origin;
     lo = clamp_cell((p - g.reach) * g.inv_cell_size, n);
     hi = clamp_cell((p + g.reach) * g.inv_cell_size, n);
-    lower = (grid_origin - g.reach - o) / d;
-    upper = (grid_origin + g.cell_size + g.reach - o) / d;
-    per_cell = g.cell_size / d;
+    const float inv = 1.0f / d;  // as in clip_to_box
+    lower = (grid_origin - g.reach - o) * inv;
+    upper = (grid_origin + g.cell_size + g.reach - o) * inv;
+    per_cell = g.cell_size * inv;
     schedule();
   }
   GRANRAY_HD void schedule() {
