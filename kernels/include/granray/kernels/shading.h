@@ -80,7 +80,7 @@ GRANRAY_HD_INLINE Vec3 clamp01(Vec3 c) { return {clamp01(c.x), clamp01(c.y), cla
 GRANRAY_HD_INLINE bool on_outline(const Ray& ray, Vec4 sphere, const ShadingParams& params) {
   if (!(params.outline > 0.0f)) return false;
   const Vec3 oc = ray.origin - center_of(sphere);
-  const Vec3 l = oc - ray.dir * (dot(oc, ray.dir) / dot(ray.dir, ray.dir));
+  const Vec3 l = oc - ray.dir * (dot(oc, ray.dir) * (1.0f / dot(ray.dir, ray.dir)));
   const float inner = sphere.w * (1.0f - params.outline);
   return dot(l, l) > inner * inner;
 }
