@@ -20,8 +20,8 @@ rows=("-n 1000000 10000000" "-n 1000000 --shadows --ao 8" "-n 1000000 --material
 for round in $(seq "$rounds"); do
   for tree in before after; do
     for row in "${rows[@]}"; do
-      # shellcheck disable=SC2086
       echo "round $round, $tree: $row"
+      # shellcheck disable=SC2086  # a row is several arguments
       build-$tree/bench/granray-bench "${common[@]}" $row 2>&1 | tail -n +2 | grep -v '^backend'
     done
   done

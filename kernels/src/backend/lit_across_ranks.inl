@@ -145,12 +145,10 @@ inline FrameStats cast_local_stage(BackendParts& parts, std::optional<HaloFrame>
   exec.mark(2);
   const std::size_t samples = lit_sample_count(cam, h.lighting);
   const float reach = halo_reach(h.lighting, h.f.scene);
-  if (has_secondary_rays(h.lighting)) {
-    cast_blockers(parts, exec, h.f, h.s, with_halo, h.shading, h.lighting);
-  }
-  if (has_secondary_rays(h.lighting) &&
-      may_ask_another_rank(boxes.data(), static_cast<int>(boxes.size()), rank, reach,
-                           h.lighting.shadows, wall_samples)) {
+  const bool secondary = has_secondary_rays(h.lighting);
+  if (secondary) cast_blockers(parts, exec, h.f, h.s, with_halo, h.shading, h.lighting);
+  if (secondary && may_ask_another_rank(boxes.data(), static_cast<int>(boxes.size()), rank, reach,
+                                        h.lighting.shadows, wall_samples)) {
     const RankBox* device_boxes = parts.lit.upload_boxes(exec, boxes);
     const int ranks = static_cast<int>(boxes.size()), groups = target_words(ranks);
     exec.for_each_pixel(

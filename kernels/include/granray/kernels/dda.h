@@ -12,7 +12,12 @@ struct Interval {
   float exit;
 };
 
-GRANRAY_HD_INLINE Interval clip_to_box(const Ray& ray, Vec3 lo, Vec3 hi, float t_min, float t_max) {
+// Where the ray is inside the box [lo, hi] within [t_min, t_max] (empty when enter > exit), given
+// its reciprocal direction inv_dir (reciprocal(ray.dir)). One division per axis, not two: an IEEE
+// division is a long sequence on the GPU, and the product's extra rounding is far inside the pad
+// that the cells' reach carries.
+GRANRAY_HD_INLINE Interval clip_to_box(const Ray& ray, Vec3 inv_dir, Vec3 lo, Vec3 hi, float t_min,
+                                       float t_max) {
   Interval span{t_min, t_max};
   for (int a = 0; a < 3; ++a) {
     const float o = component(ray.origin, a);
@@ -23,9 +28,7 @@ GRANRAY_HD_INLINE Interval clip_to_box(const Ray& ray, Vec3 lo, Vec3 hi, float t
       if (o < l || o > h) return {1.0f, 0.0f};
       continue;
     }
-    // One division per axis, not two: an IEEE division is a long sequence on the GPU, and the
-    // extra rounding of the product is far inside the pad that the cells' reach carries.
-    const float inv = 1.0f / d;
+    const float inv = component(inv_dir, a);
     float t0 = (l - o) * inv;
     float t1 = (h - o) * inv;
     if (t0 > t1) {
@@ -37,6 +40,10 @@ GRANRAY_HD_INLINE Interval clip_to_box(const Ray& ray, Vec3 lo, Vec3 hi, float t
     span.exit = nan_ignoring_min(span.exit, t1);
   }
   return span;
+}
+
+GRANRAY_HD_INLINE Interval clip_to_box(const Ray& ray, Vec3 lo, Vec3 hi, float t_min, float t_max) {
+  return clip_to_box(ray, reciprocal(ray.dir), lo, hi, t_min, t_max);
 }
 
 // One axis of the walk over grown cells: the window [lo, hi] of the cell indices whose extent
@@ -57,14 +64,14 @@ struct GrownAxis {
   float t_enter;
   float t_leave;
 
-  GRANRAY_HD void start(float o, float d, float grid_origin, int n, float t0,
+  // inv: 1 / d, as clip_to_box takes it.
+  GRANRAY_HD void start(float o, float d, float inv, float grid_origin, int n, float t0,
                         const GridGeometry& g) {
     dim = n;
     step = d > 0.0f ? 1 : (d < 0.0f ? -1 : 0);
     const float p = o + d * t0 - grid_origin;
     lo = clamp_cell((p - g.reach) * g.inv_cell_size, n);
     hi = clamp_cell((p + g.reach) * g.inv_cell_size, n);
-    const float inv = 1.0f / d;  // as in clip_to_box
     lower = (grid_origin - g.reach - o) * inv;
     upper = (grid_origin + g.cell_size + g.reach - o) * inv;
     per_cell = g.cell_size * inv;
@@ -117,13 +124,16 @@ GRANRAY_HD_INLINE Vec3 grid_far_corner(const GridGeometry& g) {
 template <class Visitor>
 GRANRAY_HD void walk_grown_cells(const GridGeometry& g, const Ray& ray, float t_min, float t_max,
                                  Visitor& visitor) {
-  const Interval span = clip_to_box(ray, g.origin, grid_far_corner(g), t_min, t_max);
+  // The reciprocal direction once for the clip and the three axes (they are not always inlined
+  // together, and the CPU would divide twice).
+  const Vec3 inv = reciprocal(ray.dir);
+  const Interval span = clip_to_box(ray, inv, g.origin, grid_far_corner(g), t_min, t_max);
   if (!(span.enter <= span.exit)) return;
 
   GrownAxis x, y, z;
-  x.start(ray.origin.x, ray.dir.x, g.origin.x, g.dims[0], span.enter, g);
-  y.start(ray.origin.y, ray.dir.y, g.origin.y, g.dims[1], span.enter, g);
-  z.start(ray.origin.z, ray.dir.z, g.origin.z, g.dims[2], span.enter, g);
+  x.start(ray.origin.x, ray.dir.x, inv.x, g.origin.x, g.dims[0], span.enter, g);
+  y.start(ray.origin.y, ray.dir.y, inv.y, g.origin.y, g.dims[1], span.enter, g);
+  z.start(ray.origin.z, ray.dir.z, inv.z, g.origin.z, g.dims[2], span.enter, g);
   for (int k = z.lo; k <= z.hi; ++k)
     for (int j = y.lo; j <= y.hi; ++j)
       visitor.visit(cell_index(g, x.lo, j, k), cell_index(g, x.hi, j, k));

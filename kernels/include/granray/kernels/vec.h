@@ -26,6 +26,9 @@ GRANRAY_HD_INLINE Vec3 cross(Vec3 a, Vec3 b) {
   return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
 GRANRAY_HD_INLINE Vec3 normalize(Vec3 a) { return a * (1.0f / sqrtf(dot(a, a))); }
+// Component by component 1 / a (inf where a component is 0): the slab tests' reciprocal
+// direction, one division per axis.
+GRANRAY_HD_INLINE Vec3 reciprocal(Vec3 a) { return {1.0f / a.x, 1.0f / a.y, 1.0f / a.z}; }
 GRANRAY_HD_INLINE Vec3 center_of(Vec4 s) { return {s.x, s.y, s.z}; }
 
 GRANRAY_HD_INLINE float component(Vec3 a, int axis) {

@@ -220,7 +220,7 @@ struct BoxRay {
 };
 
 GRANRAY_HD_INLINE BoxRay box_ray(const Ray& ray) {
-  const Vec3 inv = {1.0f / ray.dir.x, 1.0f / ray.dir.y, 1.0f / ray.dir.z};
+  const Vec3 inv = reciprocal(ray.dir);
   const Vec3 o = ray.origin, d = ray.dir;
   const bool numbers_only = is_finite(o.x) && is_finite(o.y) && is_finite(o.z) && is_finite(d.x) &&
                             is_finite(d.y) && is_finite(d.z) && is_finite(inv.x) &&
