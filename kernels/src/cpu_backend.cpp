@@ -13,9 +13,6 @@
 #include <vector>
 
 #include "drawn_rows.h"
-#ifdef GRANRAY_WITH_EMBREE
-#include "embree_spheres.h"
-#endif
 #include "granray/errors.h"
 #include "granray/image.h"
 #include "granray/kernels/shading.h"
@@ -66,9 +63,6 @@ inline std::size_t system_free_memory() { return host_memory_available(); }
 // What a backend keeps between frames for its executor: here the stage time marks.
 struct Scratch {
   std::chrono::steady_clock::time_point marks[kStageMarks];
-#ifdef GRANRAY_WITH_EMBREE
-  std::unique_ptr<detail::EmbreeSpheres> embree;  // GRANRAY_CPU_OCCLUDER=embree (lit_frame.inl)
-#endif
 };
 
 class Executor {

@@ -76,34 +76,9 @@ inline void find_blockers_with_walls(BackendParts& parts, const Executor& exec, 
   });
 }
 
-#if defined(GRANRAY_WITH_EMBREE) && !defined(__CUDACC__)
-// An evaluation (issue #39): with GRANRAY_CPU_OCCLUDER=embree, Embree's spheres answer the
-// secondary rays (and trace bounce rays and paths) instead of the grid.
-inline bool embree_asked() {
-  static const bool asked = [] {
-    const char* way = std::getenv("GRANRAY_CPU_OCCLUDER");
-    return way != nullptr && std::string(way) == "embree";
-  }();
-  return asked;
-}
-
-inline detail::EmbreeSpheres& embree_scene(BackendParts& parts, const FrameSetup& f) {
-  if (!parts.scratch.embree) parts.scratch.embree = std::make_unique<detail::EmbreeSpheres>();
-  parts.scratch.embree->build(f.r.spheres, f.r.count, f.id_of);
-  return *parts.scratch.embree;
-}
-#endif
-
 inline void cast_blockers(BackendParts& parts, const Executor& exec, const FrameSetup& f,
                           const LitStructures& s, const RenderOptions& options,
                           const ShadingParams& shading, const LightingParams& lighting) {
-#if defined(GRANRAY_WITH_EMBREE) && !defined(__CUDACC__)
-  if (s.layout && embree_asked()) {
-    find_blockers_with_walls(parts, exec, f, options,
-                             detail::EmbreeOccluder{&embree_scene(parts, f)}, shading, lighting);
-    return;
-  }
-#endif
   if (s.layout && Executor::gathers_nearby_spheres) {
     find_blockers_with_walls(parts, exec, f, options,
                              NearbySphereOccluder{{parts.grid.view(*s.layout), f.id_of}}, shading,
@@ -138,13 +113,6 @@ void with_bounce_scene(BackendParts& parts, const FrameSetup& f, const LitStruct
                          [&](const auto& occluder) { trace(scene, occluder); });
     });
   };
-#if defined(GRANRAY_WITH_EMBREE) && !defined(__CUDACC__)
-  if (s.layout && embree_asked()) {
-    detail::EmbreeSpheres& embree = embree_scene(parts, f);
-    trace_with(detail::EmbreeTracer{&embree}, detail::EmbreeOccluder{&embree});
-    return;
-  }
-#endif
   if (s.layout) {
     const GridView grid = parts.grid.view(*s.layout);
     trace_with(GridTracer{grid, f.id_of}, GridOccluder{grid, f.id_of});
