@@ -146,17 +146,30 @@ inline FrameStats cast_local_stage(BackendParts& parts, std::optional<HaloFrame>
   const std::size_t samples = lit_sample_count(cam, h.lighting);
   const float reach = halo_reach(h.lighting, h.f.scene);
   const bool secondary = has_secondary_rays(h.lighting);
-  if (secondary) cast_blockers(parts, exec, h.f, h.s, with_halo, h.shading, h.lighting);
-  if (secondary && may_ask_another_rank(boxes.data(), static_cast<int>(boxes.size()), rank, reach,
-                                        h.lighting.shadows, wall_samples)) {
+  const bool may_ask =
+      secondary && may_ask_another_rank(boxes.data(), static_cast<int>(boxes.size()), rank, reach,
+                                        h.lighting.shadows, wall_samples);
+  if (may_ask) {
     const RankBox* device_boxes = parts.lit.upload_boxes(exec, boxes);
     const int ranks = static_cast<int>(boxes.size()), groups = target_words(ranks);
-    exec.for_each_pixel(
-        cam.width, cam.height,
-        ForwardTargets{cam, h.shading, h.lighting, parts.lit.surfaces(), parts.lit.blocked(),
-                       device_boxes, ranks, rank, reach, parts.halo.targets(samples * groups)});
+    std::uint64_t* asks = parts.halo.targets(samples * static_cast<std::size_t>(groups));
+    ForwardTargets forward{cam,     h.shading,    h.lighting, parts.lit.surfaces(),
+                           nullptr, device_boxes, ranks,      rank,
+                           reach,   asks};
+    if constexpr (Executor::gathers_nearby_spheres) {
+      // Pass 2 has each sample's ray and point at hand: it picks the ranks to ask as it goes
+      // (a pass of its own over every sample cost a CPU rank 25-35 ms a 1080p frame).
+      thrust::fill_n(exec.policy(), asks, samples * static_cast<std::size_t>(groups),
+                     std::uint64_t{0});
+      cast_blockers(parts, exec, h.f, h.s, with_halo, h.shading, h.lighting, forward);
+    } else {
+      cast_blockers(parts, exec, h.f, h.s, with_halo, h.shading, h.lighting);
+      forward.blocked = parts.lit.blocked();
+      exec.for_each_pixel(cam.width, cam.height, forward);
+    }
     parts.halo.queries_to_host(exec, parts.lit.surfaces(), samples, groups, queries, targets);
   } else {
+    if (secondary) cast_blockers(parts, exec, h.f, h.s, with_halo, h.shading, h.lighting);
     queries.clear();
     targets.clear();
   }
@@ -234,7 +247,7 @@ inline void fold_answers(BackendParts& parts, const Executor& exec, const HaloFr
 }
 
 // The answers folded in, then every sample shaded; the image gets depth and ids from each
-// pixel's first sample.
+// pixel's first sample in the same pass.
 inline void shade_stage(BackendParts& parts, const std::optional<HaloFrame>& kept,
                         const RenderSettings& settings, const std::vector<std::uint32_t>& samples,
                         const std::vector<std::uint32_t>& words, Image& image, FrameStats& stats) {
@@ -247,9 +260,8 @@ inline void shade_stage(BackendParts& parts, const std::optional<HaloFrame>& kep
   parts.frame.prepare(exec, pixels, true, false);
   parts.walls.with_see_through(h.options, [&](auto walls) {
     parts.lit.shade(exec, cam, h.shading, h.lighting, has_secondary_rays(h.lighting), walls,
-                    parts.frame.rgb());
+                    parts.frame.rgb(), parts.frame.depth(), parts.frame.hit_ids());
   });
-  parts.lit.first_sample_hits(exec, cam, h.lighting, parts.frame.depth(), parts.frame.hit_ids());
   RenderOptions delivery = h.options;
   delivery.with_hits = true;
   delivery.defer_pixels = false;

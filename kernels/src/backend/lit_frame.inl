@@ -67,29 +67,34 @@ inline void with_wall_occluder(BackendParts& parts, const RenderOptions& options
   });
 }
 
-template <class Occluder>
+template <class Occluder, class Forward>
 inline void find_blockers_with_walls(BackendParts& parts, const Executor& exec, const FrameSetup& f,
                                      const RenderOptions& options, const Occluder& spheres,
-                                     const ShadingParams& shading, const LightingParams& lighting) {
+                                     const ShadingParams& shading, const LightingParams& lighting,
+                                     const Forward& forward) {
   with_wall_occluder(parts, options, spheres, [&](const auto& occluder) {
-    parts.lit.find_blockers(exec, occluder, f.camera.frame, shading, lighting);
+    parts.lit.find_blockers(exec, occluder, f.camera.frame, shading, lighting, forward);
   });
 }
 
+// Pass 2; `forward` after each visible sample's bits (across ranks: ForwardTargets).
+template <class Forward = NoForward>
 inline void cast_blockers(BackendParts& parts, const Executor& exec, const FrameSetup& f,
                           const LitStructures& s, const RenderOptions& options,
-                          const ShadingParams& shading, const LightingParams& lighting) {
+                          const ShadingParams& shading, const LightingParams& lighting,
+                          const Forward& forward = {}) {
   if (s.layout && Executor::gathers_nearby_spheres) {
     find_blockers_with_walls(parts, exec, f, options,
                              NearbySphereOccluder{{parts.grid.view(*s.layout), f.id_of}}, shading,
-                             lighting);
+                             lighting, forward);
   } else if (s.layout) {
     find_blockers_with_walls(parts, exec, f, options,
-                             GridOccluder{parts.grid.view(*s.layout), f.id_of}, shading, lighting);
+                             GridOccluder{parts.grid.view(*s.layout), f.id_of}, shading, lighting,
+                             forward);
   } else {  // brute force, or no secondary rays (then no occluder is asked)
     find_blockers_with_walls(parts, exec, f, options,
-                             BruteForceOccluder{f.r.spheres, f.r.count, f.id_of}, shading,
-                             lighting);
+                             BruteForceOccluder{f.r.spheres, f.r.count, f.id_of}, shading, lighting,
+                             forward);
   }
 }
 
@@ -170,11 +175,8 @@ inline void render_lit(BackendParts& parts, const Executor& exec, const FrameSet
   exec.mark(4);
   parts.walls.with_see_through(options, [&](auto walls) {
     parts.lit.shade(exec, f.camera.frame, target.shading, lighting, has_secondary_rays(lighting),
-                    walls, target.rgb);
+                    walls, target.rgb, target.depth, target.hit_id);
   });
-  if (target.depth != nullptr) {
-    parts.lit.first_sample_hits(exec, f.camera.frame, lighting, target.depth, target.hit_id);
-  }
   exec.mark(5);
   exec.synchronize();
   record_structures(s, stats);

@@ -145,33 +145,38 @@ class LitPipeline {
     return boxes_.data();
   }
 
-  // Pass 2 over this pipeline's surfaces, against one occluder's spheres.
-  template <class Occluder>
+  // Pass 2 over this pipeline's surfaces, against one occluder's spheres; `forward` after each
+  // visible sample's bits (NoForward: nothing).
+  template <class Occluder, class Forward = NoForward>
   void find_blockers(const Executor& exec, const Occluder& occluded, const CameraFrame& camera,
-                     const ShadingParams& shading, const LightingParams& lighting) {
+                     const ShadingParams& shading, const LightingParams& lighting,
+                     const Forward& forward = {}) {
     blocked_.resize(lit_sample_count(camera, lighting) *
                     static_cast<std::size_t>(lighting.mask_words));
-    const FindBlockers<Occluder> find{occluded, camera,           shading,
-                                      lighting, surfaces_.data(), blocked_.data()};
+    const FindBlockers<Occluder, Forward> find{occluded,         camera,          shading, lighting,
+                                               surfaces_.data(), blocked_.data(), forward};
     if constexpr (Occluder::gathers_nearby) {
       const int block = gather_block(lighting.side * lighting.side);
       exec.for_each_pixel((camera.width + block - 1) / block, (camera.height + block - 1) / block,
-                          FindBlockersInBlocks<Occluder>{find, block});
+                          FindBlockersInBlocks<Occluder, Forward>{find, block});
     } else {
       exec.for_each_pixel(camera.width, camera.height, find);
     }
   }
 
-  // Pass 3 into `pixels`; without pass 2 (no secondary rays) nothing is blocked.
+  // Pass 3 into `pixels`; without pass 2 (no secondary rays) nothing is blocked. With `depth`,
+  // each pixel's first sample's depth and id into `depth` and `hit_id` in the same pass.
   template <class Walls>
   void shade(const Executor& exec, const CameraFrame& camera, const ShadingParams& shading,
-             const LightingParams& lighting, bool with_blocked, const Walls& walls,
-             Rgb8* pixels) const {
+             const LightingParams& lighting, bool with_blocked, const Walls& walls, Rgb8* pixels,
+             float* depth = nullptr, std::uint64_t* hit_id = nullptr) const {
     exec.for_each_pixel(camera.width, camera.height,
                         ShadeSurfaces<Walls>{{camera, shading, lighting, surfaces_.data(),
                                               with_blocked ? blocked_.data() : nullptr, walls,
                                               with_materials_ ? mixes_.data() : nullptr},
-                                             pixels});
+                                             pixels,
+                                             depth,
+                                             hit_id});
   }
 
   // Each pixel's first sample as its depth and id (RenderOptions::with_hits).

@@ -127,6 +127,7 @@ inline bool may_ask_another_rank(const RankBox* boxes, int ranks, int rank, floa
 // go to the ranks whose boxes lie within the occlusion distance, unless the halo covers the
 // whole ball they run in (a grain's are answered here: its point lies in this rank's box).
 struct ForwardTargets {
+  static constexpr bool present = true;  // as pass 2's Forward (lit_passes.h)
   CameraFrame camera;
   ShadingParams shading;
   LightingParams lighting;
@@ -142,7 +143,6 @@ struct ForwardTargets {
     const int samples = lighting.side * lighting.side;
     const int groups = target_words(ranks);
     const std::size_t first = first_sample_of(camera, i, j, samples);
-    const RankBox covered = covered_box(boxes[rank], reach);
     for (int s = 0; s < samples; ++s) {
       const std::size_t k = first + static_cast<std::size_t>(s);
       std::uint64_t* mask = targets + k * static_cast<std::size_t>(groups);
@@ -150,27 +150,38 @@ struct ForwardTargets {
       const SurfaceSample surface = surfaces[k];
       if (!(surface.t < INFINITY)) continue;
       const std::uint32_t* words = blocked + k * static_cast<std::size_t>(lighting.mask_words);
+      // A grain's point asks only about its shadow ray: none, or one blocked here already, asks
+      // nothing (most samples of a bed), before its ray and point are worked out.
+      if (!shows_wall(surface.sphere) && (!lighting.shadows || mask_bit(words, 0))) continue;
       const Ray primary = pixel_sample_ray(camera, i, j, s, lighting.side);
-      const ShadingPoint p =
-          shading_point(primary, surface.t, surface.sphere, lighting.wall_offset);
-      const bool shadow_open =
-          shadow_matters(p.normal, primary, shading, lighting) && !mask_bit(words, 0);
-      bool occlusion_open = false;
-      if (shows_wall(surface.sphere) &&
-          box_distance(p.origin, boxes[rank]) > 0.5f * (reach - lighting.ao_distance)) {
-        for (int b = 1; b <= lighting.ao_samples && !occlusion_open; ++b) {
-          occlusion_open = !mask_bit(words, b);
-        }
+      sample(k, primary, shading_point(primary, surface.t, surface.sphere, lighting.wall_offset),
+             surface, words);
+    }
+  }
+
+  // Sample k's targets, into its zeroed mask, once its bits here are final: pass 2 calls this
+  // where its primary ray and point are at hand (the CPU), the pass above otherwise.
+  GRANRAY_HD void sample(std::size_t k, const Ray& primary, const ShadingPoint& p,
+                         const SurfaceSample& surface, const std::uint32_t* words) const {
+    std::uint64_t* mask = targets + k * static_cast<std::size_t>(target_words(ranks));
+    const bool shadow_open =
+        shadow_matters(p.normal, primary, shading, lighting) && !mask_bit(words, 0);
+    bool occlusion_open = false;
+    if (shows_wall(surface.sphere) &&
+        box_distance(p.origin, boxes[rank]) > 0.5f * (reach - lighting.ao_distance)) {
+      for (int b = 1; b <= lighting.ao_samples && !occlusion_open; ++b) {
+        occlusion_open = !mask_bit(words, b);
       }
-      if (!shadow_open && !occlusion_open) continue;
-      const Ray shadow{p.origin, shading.light};
-      const float beyond = shadow_open ? covered_until(shadow, covered) : 0.0f;
-      for (int r = 0; r < ranks; ++r) {
-        if (r == rank) continue;
-        if ((shadow_open && ray_meets_box_after(shadow, boxes[r], beyond)) ||
-            (occlusion_open && box_distance(p.origin, boxes[r]) <= lighting.ao_distance)) {
-          mask[r / 64] |= std::uint64_t{1} << (r % 64);
-        }
+    }
+    if (!shadow_open && !occlusion_open) return;
+    const RankBox covered = covered_box(boxes[rank], reach);
+    const Ray shadow{p.origin, shading.light};
+    const float beyond = shadow_open ? covered_until(shadow, covered) : 0.0f;
+    for (int r = 0; r < ranks; ++r) {
+      if (r == rank) continue;
+      if ((shadow_open && ray_meets_box_after(shadow, boxes[r], beyond)) ||
+          (occlusion_open && box_distance(p.origin, boxes[r]) <= lighting.ao_distance)) {
+        mask[r / 64] |= std::uint64_t{1} << (r % 64);
       }
     }
   }

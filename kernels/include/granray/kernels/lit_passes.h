@@ -113,9 +113,18 @@ GRANRAY_HD_INLINE void find_sample_blockers(const Occluder& occluded, const Came
 
 constexpr int kMostSamplesPerPixel = 16;  // a 4 x 4 grid (SPEC 2a)
 
+// What pass 2 does after a sample's bits are final: nothing, or (across ranks, on the CPU) which
+// other ranks must answer its open rays (ForwardTargets::sample in lit_exchange.h), where its
+// primary ray and shading point are at hand.
+struct NoForward {
+  static constexpr bool present = false;
+  GRANRAY_HD void sample(std::size_t, const Ray&, const ShadingPoint&, const SurfaceSample&,
+                         const std::uint32_t*) const {}
+};
+
 // Pass 2: which of each sample's secondary rays this occluder's spheres block. The visible
 // sphere itself never blocks its own rays (skipped by id).
-template <class Occluder>
+template <class Occluder, class Forward = NoForward>
 struct FindBlockers {
   Occluder occluded;
   CameraFrame camera;
@@ -123,6 +132,7 @@ struct FindBlockers {
   LightingParams lighting;
   const SurfaceSample* surfaces;
   std::uint32_t* blocked;  // mask_words per sample
+  Forward forward{};
 
   GRANRAY_HD std::uint32_t* words_of(std::size_t sample) const {
     return blocked + sample * static_cast<std::size_t>(lighting.mask_words);
@@ -132,8 +142,22 @@ struct FindBlockers {
     const int samples = lighting.side * lighting.side;
     const std::size_t first = first_sample_of(camera, i, j, samples);
     for (int s = 0; s < samples; ++s) {
-      find_sample_blockers(occluded, camera, shading, lighting, i, j, s, surfaces[first + s],
-                           words_of(first + static_cast<std::size_t>(s)));
+      const std::size_t k = first + static_cast<std::size_t>(s);
+      if constexpr (Forward::present) {
+        std::uint32_t* words = words_of(k);
+        for (int w = 0; w < lighting.mask_words; ++w) words[w] = 0u;
+        const SurfaceSample& surface = surfaces[k];
+        if (!(surface.t < INFINITY)) continue;
+        const Ray primary = pixel_sample_ray(camera, i, j, s, lighting.side);
+        const ShadingPoint p =
+            shading_point(primary, surface.t, surface.sphere, lighting.wall_offset);
+        find_blockers_at(occluded, camera, shading, lighting, i, j, s, surface.id, primary, p,
+                         words);
+        forward.sample(k, primary, p, surface, words);
+      } else {
+        find_sample_blockers(occluded, camera, shading, lighting, i, j, s, surfaces[k],
+                             words_of(k));
+      }
     }
   }
 };
@@ -151,9 +175,9 @@ GRANRAY_HD_INLINE int gather_block(int samples) {
   return 16 * samples <= kMostGatheredSamples ? 4 : (4 * samples <= kMostGatheredSamples ? 2 : 1);
 }
 
-template <class Occluder>
+template <class Occluder, class Forward = NoForward>
 struct FindBlockersInBlocks {
-  FindBlockers<Occluder> pixels;
+  FindBlockers<Occluder, Forward> pixels;
   int block;  // gather_block of the samples per pixel
 
   GRANRAY_HD void operator()(int bi, int bj) const {
@@ -197,9 +221,13 @@ struct FindBlockersInBlocks {
         for (int s = 0; s < samples; ++s, ++at) {
           const SurfaceSample& surface = pixels.surfaces[first + static_cast<std::size_t>(s)];
           if (!(surface.t < INFINITY)) continue;
+          std::uint32_t* words = pixels.words_of(first + static_cast<std::size_t>(s));
           find_blockers_at(pixels.occluded, camera, pixels.shading, lighting, i, j, s, surface.id,
-                           primary[at], point[at],
-                           pixels.words_of(first + static_cast<std::size_t>(s)), &near);
+                           primary[at], point[at], words, &near);
+          if constexpr (Forward::present) {
+            pixels.forward.sample(first + static_cast<std::size_t>(s), primary[at], point[at],
+                                  surface, words);
+          }
         }
       }
     }
@@ -249,17 +277,28 @@ struct ShownSamples {
   }
 };
 
-// Pass 3: each pixel the mean of its samples' shown colours, quantised (SPEC 2a).
+// Pass 3: each pixel the mean of its samples' shown colours, quantised (SPEC 2a); with `depth`
+// (and `hit_id`), its first sample's depth and visible id too, in the same pass over the samples.
 template <class Walls = NoWalls>
 struct ShadeSurfaces {
   ShownSamples<Walls> shown;
   Rgb8* rgb;
+  float* depth = nullptr;
+  std::uint64_t* hit_id = nullptr;
 
   GRANRAY_HD void operator()(int i, int j) const {
     Vec3 sum = {0.0f, 0.0f, 0.0f};
     shown.each(i, j, [&](std::size_t, Vec3 color) { sum = sum + color; });
-    rgb[static_cast<std::size_t>(j) * static_cast<std::size_t>(shown.camera.width) +
-        static_cast<std::size_t>(i)] = mean_color(sum, shown.lighting.side * shown.lighting.side);
+    const std::size_t pixel =
+        static_cast<std::size_t>(j) * static_cast<std::size_t>(shown.camera.width) +
+        static_cast<std::size_t>(i);
+    rgb[pixel] = mean_color(sum, shown.lighting.side * shown.lighting.side);
+    if (depth != nullptr) {
+      const SurfaceSample& first = shown.surfaces[first_sample_of(
+          shown.camera, i, j, shown.lighting.side * shown.lighting.side)];
+      depth[pixel] = first.t;
+      hit_id[pixel] = first.id;
+    }
   }
 };
 
