@@ -4,19 +4,25 @@
 # trees and the GPU tests from this one, runs the GPU tests, then alternates the two benchmarks
 # over ROUNDS rounds (default 2) on issue 39's rows: primary rays over 1 M and 10 M dense grains,
 # shadows + 8 occlusion rays over 1 M, metal and glass 4 bounces deep, 1920 x 1080, grid method,
-# medians of 20 frames. Logs go to $OUT; the rows are printed.
+# medians of 20 frames (ALL_ROWS=1: more, below). Builds both trees at once. Logs go to $OUT; the
+# rows are printed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
 source scripts/gpu-build-at.sh
 before=${BEFORE:-.before}
 rounds=${ROUNDS:-2}
-build "$before" build-before granray-bench || exit 1
+build "$before" build-before granray-bench &
+first=$!
 build . build-after granray-bench granray_gpu_tests || exit 1
+wait "$first" || exit 1
 (cd build-after && ctest -L gpu -R '^cuda[.]' -j 4) >"$OUT/gpu_tests.log" 2>&1
 grep -E "tests passed|tests failed|Failed" "$OUT/gpu_tests.log" | head -20
 common=(--backend cuda -r 1920x1080 --method grid --repeat 20)
 rows=("-n 1000000 10000000" "-n 1000000 --shadows --ao 8" "-n 1000000 --materials --bounces 4")
+# ALL_ROWS=1 adds the lit 10 M bed and the 100,000-triangle cylinder, unlit and lit.
+[ -n "${ALL_ROWS:-}" ] && rows+=("-n 10000000 --shadows --ao 8" "-n 1000000 --cylinder-wall 25001"
+  "-n 1000000 --cylinder-wall 25001 --shadows --ao 8")
 for round in $(seq "$rounds"); do
   for tree in before after; do
     for row in "${rows[@]}"; do

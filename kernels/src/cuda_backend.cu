@@ -9,6 +9,7 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <map>
 #include <memory>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -35,9 +36,13 @@ constexpr int kStageMarks = 6;
 
 // Pixel kernels run in blocks of 8 x 16 pixels, so each warp casts an 8 x 4 tile of neighbouring
 // rays that walk the same cells. Their own launch rather than thrust::for_each: its kernel leaves
-// the block size open, which caps a thread at 64 registers, and the grid walk needs more.
-// GRANRAY_PIXEL_TILE_WIDTH / _HEIGHT / GRANRAY_PIXEL_MIN_BLOCKS (compile definitions) try other
-// shapes and register budgets without editing this file (scripts/gpu-tiles.sh times them).
+// the block size open, which caps a thread at 64 registers, and the grid walk needs more. At
+// least 10 blocks an SM (48 registers a thread): the secondary rays' pass ran 19-20 % faster so
+// and primary rays 2-3 % (more warps to hide the grid's loads behind), except where a kernel
+// walks the walls' tree (`walls` present: the tree's stack then spills), which keeps no bound
+// (docs/benchmarks.md). GRANRAY_PIXEL_TILE_WIDTH / _HEIGHT / GRANRAY_PIXEL_MIN_BLOCKS /
+// GRANRAY_WALL_PIXEL_MIN_BLOCKS (compile definitions) try other shapes and register budgets
+// without editing this file (scripts/gpu-tiles.sh times them).
 #ifndef GRANRAY_PIXEL_TILE_WIDTH
 #define GRANRAY_PIXEL_TILE_WIDTH 8
 #endif
@@ -45,17 +50,38 @@ constexpr int kStageMarks = 6;
 #define GRANRAY_PIXEL_TILE_HEIGHT 16
 #endif
 #ifndef GRANRAY_PIXEL_MIN_BLOCKS
-#define GRANRAY_PIXEL_MIN_BLOCKS 1
+#define GRANRAY_PIXEL_MIN_BLOCKS 10
+#endif
+#ifndef GRANRAY_WALL_PIXEL_MIN_BLOCKS
+#define GRANRAY_WALL_PIXEL_MIN_BLOCKS 1
 #endif
 constexpr int kTileWidth = GRANRAY_PIXEL_TILE_WIDTH;
 constexpr int kTileHeight = GRANRAY_PIXEL_TILE_HEIGHT;
 
+// Whether a pixel kernel's functor walks the walls' tree itself (a `walls` member that is present).
+template <class F, class = void>
+struct WalksWalls : std::false_type {};
 template <class F>
-__global__ void __launch_bounds__(kTileWidth* kTileHeight, GRANRAY_PIXEL_MIN_BLOCKS)
-    for_each_pixel_kernel(int width, int height, F f) {
+struct WalksWalls<F, std::void_t<decltype(std::declval<const F&>().walls)>>
+    : std::bool_constant<std::decay_t<decltype(std::declval<const F&>().walls)>::present> {};
+
+template <class F>
+__device__ __forceinline__ void run_pixel(int width, int height, const F& f) {
   const int i = static_cast<int>(blockIdx.x) * kTileWidth + static_cast<int>(threadIdx.x);
   const int j = static_cast<int>(blockIdx.y) * kTileHeight + static_cast<int>(threadIdx.y);
   if (i < width && j < height) f(i, j);
+}
+
+template <class F>
+__global__ void __launch_bounds__(kTileWidth* kTileHeight, GRANRAY_PIXEL_MIN_BLOCKS)
+    for_each_pixel_kernel(int width, int height, F f) {
+  run_pixel(width, height, f);
+}
+
+template <class F>
+__global__ void __launch_bounds__(kTileWidth* kTileHeight, GRANRAY_WALL_PIXEL_MIN_BLOCKS)
+    for_each_wall_pixel_kernel(int width, int height, F f) {
+  run_pixel(width, height, f);
 }
 
 // A list of work items (bounce rays of a level), one a thread, in blocks of the pixel kernels'
@@ -311,7 +337,11 @@ class Executor {
     const dim3 block(kTileWidth, kTileHeight);
     const dim3 tiles((static_cast<unsigned>(width) + kTileWidth - 1) / kTileWidth,
                      (static_cast<unsigned>(height) + kTileHeight - 1) / kTileHeight);
-    for_each_pixel_kernel<<<tiles, block, 0, stream_>>>(width, height, f);
+    if constexpr (WalksWalls<F>::value) {
+      for_each_wall_pixel_kernel<<<tiles, block, 0, stream_>>>(width, height, f);
+    } else {
+      for_each_pixel_kernel<<<tiles, block, 0, stream_>>>(width, height, f);
+    }
     GRANRAY_CUDA_CHECK(cudaGetLastError());
   }
 
