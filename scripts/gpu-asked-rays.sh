@@ -3,16 +3,21 @@
 # a copy of the tree before the change, e.g. `git archive 8e6cfe1 | tar -x -C .before`): builds
 # both trees, runs the GPU tests and the MPI rendering tests on CUDA on 1-4 ranks of GPU 0, then
 # the lit frame's stages of the example DEM (2 M grains, 1080p, shadows + 8 occlusion rays; see
-# gpu-lit-stages.sh) before and after, alternated ROUNDS times (2). Logs in $OUT.
+# gpu-lit-stages.sh) before and after, alternated ROUNDS times (2). SKIP_TESTS=1 leaves the
+# tests out; RANKS, MODES and STEPS go to gpu-lit-stages.sh. Logs in $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
 source scripts/gpu-build-at.sh
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
-GRANRAY_TARGETS="granray-dem granray_gpu_tests granray_mpi_tests" source scripts/gpu-build.sh
-build .before build-before granray-dem || exit 1
+build .before build-before granray-dem &
+before_build=$!
+targets="granray-dem granray_gpu_tests granray_mpi_tests"
+[ "${SKIP_TESTS:-0}" = 1 ] && targets="granray-dem"
+GRANRAY_TARGETS="$targets" source scripts/gpu-build.sh
+wait "$before_build" || exit 1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
-{
+[ "${SKIP_TESTS:-0}" = 1 ] || {
   (cd "$BUILD" && ctest -L gpu -R '^cuda[.]' -j 4 --output-on-failure) >"$OUT/gpu-tests.log" 2>&1
   echo "GPU tests: $(grep -E "tests passed" "$OUT/gpu-tests.log")"
   grep -E "\(Failed\)|Timeout" "$OUT/gpu-tests.log" | head
