@@ -20,9 +20,11 @@ wait "$first" || exit 1
 grep -E "tests passed|tests failed|Failed" "$OUT/gpu_tests.log" | head -20
 common=(--backend cuda -r 1920x1080 --method grid --repeat 20)
 rows=("-n 1000000 10000000" "-n 1000000 --shadows --ao 8" "-n 1000000 --materials --bounces 4")
-# ALL_ROWS=1 adds the lit 10 M bed and the 100,000-triangle cylinder, unlit and lit.
+# ALL_ROWS=1 adds the lit 10 M bed, the 100,000-triangle cylinder, unlit and lit, and the
+# path-traced still (16 paths, 4 bounces).
 [ -n "${ALL_ROWS:-}" ] && rows+=("-n 10000000 --shadows --ao 8" "-n 1000000 --cylinder-wall 25001"
-  "-n 1000000 --cylinder-wall 25001 --shadows --ao 8")
+  "-n 1000000 --cylinder-wall 25001 --shadows --ao 8"
+  "-n 1000000 --materials --bounces 4 --path 16")
 for round in $(seq "$rounds"); do
   for tree in before after; do
     for row in "${rows[@]}"; do

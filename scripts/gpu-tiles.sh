@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
 # Kernel shapes and register budgets on the GPU machine (carry .deps): builds granray-bench once
-# per variant ("WIDTHxHEIGHTxPIXEL_MIN_BLOCKS[xINDEX_MIN_BLOCKS]", compile definitions of
-# kernels/src/cuda_backend.cu: the pixel kernels' block, the least blocks an SM that the launch
-# bounds of those walking no walls ask for, and the same for the bounce levels' index kernels, 8
-# when left out), in parallel, then times each on issue 39's and 43's rows (1920 x 1080, grid,
-# medians of 20 frames), variants alternated over ROUNDS rounds in one run.
-# VARIANTS="8x16x10 8x16x1 8x16x12" and ROWS (granray-bench arguments, a row a line) as below
-# by default.
+# per variant ("WIDTHxHEIGHTxMIN_BLOCKS[xINDEX_MIN_BLOCKS]", compile definitions of
+# kernels/src/cuda_backend.cu: the block of every pixel kernel that walks no walls, primary or
+# not, and the least blocks an SM their launch bounds ask for, then the same for the bounce
+# levels' index kernels, 8 when left out; "default": the file's own choices), in parallel, then
+# times each on issue 39's and 43's rows (1920 x 1080, grid, medians of 20 frames), variants
+# alternated over ROUNDS rounds in one run. VARIANTS="default 8x16x10 8x16x1" and ROWS
+# (granray-bench arguments, a row a line) as below by default.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
 source scripts/gpu-build-at.sh
-variants=${VARIANTS:-"8x16x10 8x16x1 8x16x12"}
+variants=${VARIANTS:-"default 8x16x10 8x16x1"}
 for v in $variants; do
   IFS=x read -r w h b i <<<"$v"
   (
-    extra+=("-DCMAKE_CUDA_FLAGS=-DGRANRAY_PIXEL_TILE_WIDTH=$w -DGRANRAY_PIXEL_TILE_HEIGHT=$h -DGRANRAY_PIXEL_MIN_BLOCKS=$b -DGRANRAY_INDEX_MIN_BLOCKS=${i:-8}")
+    if [ "$v" != default ]; then
+      flags=""
+      for kind in PIXEL PRIMARY; do
+        flags+=" -DGRANRAY_${kind}_TILE_WIDTH=$w -DGRANRAY_${kind}_TILE_HEIGHT=$h"
+        flags+=" -DGRANRAY_${kind}_TILE_MIN_BLOCKS=$b"
+      done
+      extra+=("-DCMAKE_CUDA_FLAGS=$flags -DGRANRAY_INDEX_MIN_BLOCKS=${i:-8}")
+    fi
     build . "build-tiles-$v" granray-bench || echo "variant $v did not build"
   ) &
 done

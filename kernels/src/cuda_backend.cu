@@ -34,29 +34,58 @@ struct Memory {
 
 constexpr int kStageMarks = 6;
 
-// Pixel kernels run in blocks of 8 x 16 pixels, so each warp casts an 8 x 4 tile of neighbouring
-// rays that walk the same cells. Their own launch rather than thrust::for_each: its kernel leaves
-// the block size open, which caps a thread at 64 registers, and the grid walk needs more. At
-// least 10 blocks an SM (48 registers a thread): the secondary rays' pass ran 19-20 % faster so
-// and primary rays 2-3 % (more warps to hide the grid's loads behind), except where a kernel
-// walks the walls' tree (`walls` present: the tree's stack then spills), which keeps no bound
-// (docs/benchmarks.md). GRANRAY_PIXEL_TILE_WIDTH / _HEIGHT / GRANRAY_PIXEL_MIN_BLOCKS /
-// GRANRAY_WALL_PIXEL_MIN_BLOCKS (compile definitions) try other shapes and register budgets
-// without editing this file (scripts/gpu-tiles.sh times them).
+// Pixel kernels run in blocks of 8 x 16 pixels (warps of 8 x 4 neighbouring rays that walk the
+// same cells), at least 10 blocks an SM (48 registers a thread): against no bound, the secondary
+// rays' pass ran 19-20 % faster and the path-traced still 20 % (more warps to hide the grid's
+// loads behind). The primary rays' kernels (a `trace` member) take blocks of 16 x 16 at 5 an SM
+// (the same 48 registers): 5-7 % faster than 8 x 16, where the secondary rays' pass among walls
+// was 8 % slower so. Kernels that walk the walls' tree themselves (a `walls` member that is
+// present) lost 5 % at 48 registers (their stack spills): they keep blocks of 8 x 16 with no bound
+// (docs/benchmarks.md). Their own launch rather than thrust::for_each: its kernel leaves the block
+// size open, which caps a thread at 64 registers. The compile definitions GRANRAY_PIXEL_TILE_*,
+// GRANRAY_PRIMARY_TILE_* and GRANRAY_WALL_TILE_* (_WIDTH, _HEIGHT, _MIN_BLOCKS) try other shapes
+// and budgets (scripts/gpu-tiles.sh times them).
 #ifndef GRANRAY_PIXEL_TILE_WIDTH
 #define GRANRAY_PIXEL_TILE_WIDTH 8
 #endif
 #ifndef GRANRAY_PIXEL_TILE_HEIGHT
 #define GRANRAY_PIXEL_TILE_HEIGHT 16
 #endif
-#ifndef GRANRAY_PIXEL_MIN_BLOCKS
-#define GRANRAY_PIXEL_MIN_BLOCKS 10
+#ifndef GRANRAY_PIXEL_TILE_MIN_BLOCKS
+#define GRANRAY_PIXEL_TILE_MIN_BLOCKS 10
 #endif
-#ifndef GRANRAY_WALL_PIXEL_MIN_BLOCKS
-#define GRANRAY_WALL_PIXEL_MIN_BLOCKS 1
+#ifndef GRANRAY_PRIMARY_TILE_WIDTH
+#define GRANRAY_PRIMARY_TILE_WIDTH 16
 #endif
-constexpr int kTileWidth = GRANRAY_PIXEL_TILE_WIDTH;
-constexpr int kTileHeight = GRANRAY_PIXEL_TILE_HEIGHT;
+#ifndef GRANRAY_PRIMARY_TILE_HEIGHT
+#define GRANRAY_PRIMARY_TILE_HEIGHT 16
+#endif
+#ifndef GRANRAY_PRIMARY_TILE_MIN_BLOCKS
+#define GRANRAY_PRIMARY_TILE_MIN_BLOCKS 5
+#endif
+#ifndef GRANRAY_WALL_TILE_WIDTH
+#define GRANRAY_WALL_TILE_WIDTH 8
+#endif
+#ifndef GRANRAY_WALL_TILE_HEIGHT
+#define GRANRAY_WALL_TILE_HEIGHT 16
+#endif
+#ifndef GRANRAY_WALL_TILE_MIN_BLOCKS
+#define GRANRAY_WALL_TILE_MIN_BLOCKS 1
+#endif
+
+// A pixel kernel's block: its shape and the least blocks an SM its launch bounds ask for.
+template <int Width, int Height, int MinBlocks>
+struct PixelTile {
+  static constexpr int width = Width;
+  static constexpr int height = Height;
+  static constexpr int min_blocks = MinBlocks;
+};
+using PlainTile =
+    PixelTile<GRANRAY_PIXEL_TILE_WIDTH, GRANRAY_PIXEL_TILE_HEIGHT, GRANRAY_PIXEL_TILE_MIN_BLOCKS>;
+using PrimaryTile = PixelTile<GRANRAY_PRIMARY_TILE_WIDTH, GRANRAY_PRIMARY_TILE_HEIGHT,
+                              GRANRAY_PRIMARY_TILE_MIN_BLOCKS>;
+using WallTile =
+    PixelTile<GRANRAY_WALL_TILE_WIDTH, GRANRAY_WALL_TILE_HEIGHT, GRANRAY_WALL_TILE_MIN_BLOCKS>;
 
 // Whether a pixel kernel's functor walks the walls' tree itself (a `walls` member that is present).
 template <class F, class = void>
@@ -65,37 +94,38 @@ template <class F>
 struct WalksWalls<F, std::void_t<decltype(std::declval<const F&>().walls)>>
     : std::bool_constant<std::decay_t<decltype(std::declval<const F&>().walls)>::present> {};
 
+// Whether it casts primary rays (a `trace` member: RenderPixel, FindSurfaces).
+template <class F, class = void>
+struct CastsPrimaryRays : std::false_type {};
 template <class F>
-__device__ __forceinline__ void run_pixel(int width, int height, const F& f) {
-  const int i = static_cast<int>(blockIdx.x) * kTileWidth + static_cast<int>(threadIdx.x);
-  const int j = static_cast<int>(blockIdx.y) * kTileHeight + static_cast<int>(threadIdx.y);
+struct CastsPrimaryRays<F, std::void_t<decltype(std::declval<const F&>().trace)>> : std::true_type {
+};
+
+template <class F>
+using TileOf =
+    std::conditional_t<WalksWalls<F>::value, WallTile,
+                       std::conditional_t<CastsPrimaryRays<F>::value, PrimaryTile, PlainTile>>;
+
+template <class Tile, class F>
+__global__ void __launch_bounds__(Tile::width* Tile::height, Tile::min_blocks)
+    for_each_pixel_kernel(int width, int height, F f) {
+  const int i = static_cast<int>(blockIdx.x) * Tile::width + static_cast<int>(threadIdx.x);
+  const int j = static_cast<int>(blockIdx.y) * Tile::height + static_cast<int>(threadIdx.y);
   if (i < width && j < height) f(i, j);
 }
 
-template <class F>
-__global__ void __launch_bounds__(kTileWidth* kTileHeight, GRANRAY_PIXEL_MIN_BLOCKS)
-    for_each_pixel_kernel(int width, int height, F f) {
-  run_pixel(width, height, f);
-}
-
-template <class F>
-__global__ void __launch_bounds__(kTileWidth* kTileHeight, GRANRAY_WALL_PIXEL_MIN_BLOCKS)
-    for_each_wall_pixel_kernel(int width, int height, F f) {
-  run_pixel(width, height, f);
-}
-
-// A list of work items (bounce rays of a level), one a thread, in blocks of the pixel kernels'
-// size. At least 8 blocks an SM (64 registers a thread): the bounce levels' trace ran 12-18 %
-// faster so than with no bound (105 registers, a fifth of the SM's warps; docs/benchmarks.md).
-// GRANRAY_INDEX_MIN_BLOCKS (a compile definition) tries other register budgets.
+// A list of work items (bounce rays of a level), one a thread, in blocks of 128 whatever the
+// pixel kernels' block. At least 8 blocks an SM (64 registers a thread): the bounce levels'
+// trace ran 12-18 % faster so than with no bound (105 registers, a fifth of the SM's warps;
+// docs/benchmarks.md). GRANRAY_INDEX_MIN_BLOCKS (a compile definition) tries other budgets.
 #ifndef GRANRAY_INDEX_MIN_BLOCKS
 #define GRANRAY_INDEX_MIN_BLOCKS 8
 #endif
+constexpr unsigned kIndexBlock = 128;
 template <class F>
-__global__ void __launch_bounds__(kTileWidth* kTileHeight, GRANRAY_INDEX_MIN_BLOCKS)
+__global__ void __launch_bounds__(kIndexBlock, GRANRAY_INDEX_MIN_BLOCKS)
     for_each_index_kernel(std::uint32_t count, F f) {
-  const std::uint32_t k =
-      blockIdx.x * static_cast<std::uint32_t>(kTileWidth * kTileHeight) + threadIdx.x;
+  const std::uint32_t k = blockIdx.x * kIndexBlock + threadIdx.x;
   if (k < count) f(k);
 }
 
@@ -334,22 +364,19 @@ class Executor {
   template <class F>
   void for_each_pixel(int width, int height, const F& f) const {
     if (width <= 0 || height <= 0) return;
-    const dim3 block(kTileWidth, kTileHeight);
-    const dim3 tiles((static_cast<unsigned>(width) + kTileWidth - 1) / kTileWidth,
-                     (static_cast<unsigned>(height) + kTileHeight - 1) / kTileHeight);
-    if constexpr (WalksWalls<F>::value) {
-      for_each_wall_pixel_kernel<<<tiles, block, 0, stream_>>>(width, height, f);
-    } else {
-      for_each_pixel_kernel<<<tiles, block, 0, stream_>>>(width, height, f);
-    }
+    using Tile = TileOf<F>;
+    const dim3 block(Tile::width, Tile::height);
+    const dim3 tiles((static_cast<unsigned>(width) + Tile::width - 1) / Tile::width,
+                     (static_cast<unsigned>(height) + Tile::height - 1) / Tile::height);
+    for_each_pixel_kernel<Tile><<<tiles, block, 0, stream_>>>(width, height, f);
     GRANRAY_CUDA_CHECK(cudaGetLastError());
   }
 
   template <class F>
   void for_each_index(std::uint32_t count, const F& f) const {
     if (count == 0) return;
-    constexpr unsigned block = kTileWidth * kTileHeight;
-    for_each_index_kernel<<<(count + block - 1) / block, block, 0, stream_>>>(count, f);
+    for_each_index_kernel<<<(count + kIndexBlock - 1) / kIndexBlock, kIndexBlock, 0, stream_>>>(
+        count, f);
     GRANRAY_CUDA_CHECK(cudaGetLastError());
   }
 
