@@ -106,8 +106,27 @@ using TileOf =
     std::conditional_t<WalksWalls<F>::value, WallTile,
                        std::conditional_t<CastsPrimaryRays<F>::value, PrimaryTile, PlainTile>>;
 
+// The most threads an SM of the architecture being compiled holds (Turing 1024; Ampere's and Ada's
+// consumer parts and consumer Blackwell 1536): the launch bounds ask no more blocks than fit, so
+// that ptxas does not drop them.
+constexpr int most_threads_per_sm() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750 && __CUDA_ARCH__ < 800
+  return 1024;
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || \
+                                 __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
+  return 1536;
+#else
+  return 2048;
+#endif
+}
+template <int Threads, int MinBlocks>
+constexpr int fitting_min_blocks = MinBlocks* Threads <= most_threads_per_sm()
+                                       ? MinBlocks
+                                       : most_threads_per_sm() / Threads;
+
 template <class Tile, class F>
-__global__ void __launch_bounds__(Tile::width* Tile::height, Tile::min_blocks)
+__global__ void __launch_bounds__(Tile::width* Tile::height,
+                                  fitting_min_blocks<Tile::width * Tile::height, Tile::min_blocks>)
     for_each_pixel_kernel(int width, int height, F f) {
   const int i = static_cast<int>(blockIdx.x) * Tile::width + static_cast<int>(threadIdx.x);
   const int j = static_cast<int>(blockIdx.y) * Tile::height + static_cast<int>(threadIdx.y);
@@ -123,7 +142,8 @@ __global__ void __launch_bounds__(Tile::width* Tile::height, Tile::min_blocks)
 #endif
 constexpr unsigned kIndexBlock = 128;
 template <class F>
-__global__ void __launch_bounds__(kIndexBlock, GRANRAY_INDEX_MIN_BLOCKS)
+__global__ void __launch_bounds__(kIndexBlock,
+                                  fitting_min_blocks<kIndexBlock, GRANRAY_INDEX_MIN_BLOCKS>)
     for_each_index_kernel(std::uint32_t count, F f) {
   const std::uint32_t k = blockIdx.x * kIndexBlock + threadIdx.x;
   if (k < count) f(k);
