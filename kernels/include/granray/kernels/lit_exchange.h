@@ -127,7 +127,6 @@ inline bool may_ask_another_rank(const RankBox* boxes, int ranks, int rank, floa
 // go to the ranks whose boxes lie within the occlusion distance, unless the halo covers the
 // whole ball they run in (a grain's are answered here: its point lies in this rank's box).
 struct ForwardTargets {
-  static constexpr bool present = true;  // as pass 2's Forward (lit_passes.h)
   CameraFrame camera;
   ShadingParams shading;
   LightingParams lighting;

@@ -97,30 +97,31 @@ GRANRAY_HD_INLINE void find_blockers_at(const Occluder& occluded, const CameraFr
   }
 }
 
+// What pass 2 does after a sample's bits are final: nothing, or (across ranks, on the CPU) which
+// other ranks must answer its open rays (ForwardTargets::sample in lit_exchange.h), where its
+// primary ray and shading point are at hand.
+struct NoForward {
+  GRANRAY_HD void sample(std::size_t, const Ray&, const ShadingPoint&, const SurfaceSample&,
+                         const std::uint32_t*) const {}
+};
+
 // Which of sample s of pixel (i, j)'s secondary rays this occluder's spheres block, into its
-// blocked words.
-template <class Occluder>
+// blocked words; then `forward.sample` with its record index `record`.
+template <class Occluder, class Forward = NoForward>
 GRANRAY_HD_INLINE void find_sample_blockers(const Occluder& occluded, const CameraFrame& camera,
                                             const ShadingParams& shading,
                                             const LightingParams& lighting, int i, int j, int s,
-                                            const SurfaceSample& surface, std::uint32_t* words) {
+                                            const SurfaceSample& surface, std::uint32_t* words,
+                                            const Forward& forward = {}, std::size_t record = 0) {
   for (int w = 0; w < lighting.mask_words; ++w) words[w] = 0u;
   if (!(surface.t < INFINITY)) return;
   const Ray primary = pixel_sample_ray(camera, i, j, s, lighting.side);
   const ShadingPoint p = shading_point(primary, surface.t, surface.sphere, lighting.wall_offset);
   find_blockers_at(occluded, camera, shading, lighting, i, j, s, surface.id, primary, p, words);
+  forward.sample(record, primary, p, surface, words);
 }
 
 constexpr int kMostSamplesPerPixel = 16;  // a 4 x 4 grid (SPEC 2a)
-
-// What pass 2 does after a sample's bits are final: nothing, or (across ranks, on the CPU) which
-// other ranks must answer its open rays (ForwardTargets::sample in lit_exchange.h), where its
-// primary ray and shading point are at hand.
-struct NoForward {
-  static constexpr bool present = false;
-  GRANRAY_HD void sample(std::size_t, const Ray&, const ShadingPoint&, const SurfaceSample&,
-                         const std::uint32_t*) const {}
-};
 
 // Pass 2: which of each sample's secondary rays this occluder's spheres block. The visible
 // sphere itself never blocks its own rays (skipped by id).
@@ -143,21 +144,8 @@ struct FindBlockers {
     const std::size_t first = first_sample_of(camera, i, j, samples);
     for (int s = 0; s < samples; ++s) {
       const std::size_t k = first + static_cast<std::size_t>(s);
-      if constexpr (Forward::present) {
-        std::uint32_t* words = words_of(k);
-        for (int w = 0; w < lighting.mask_words; ++w) words[w] = 0u;
-        const SurfaceSample& surface = surfaces[k];
-        if (!(surface.t < INFINITY)) continue;
-        const Ray primary = pixel_sample_ray(camera, i, j, s, lighting.side);
-        const ShadingPoint p =
-            shading_point(primary, surface.t, surface.sphere, lighting.wall_offset);
-        find_blockers_at(occluded, camera, shading, lighting, i, j, s, surface.id, primary, p,
-                         words);
-        forward.sample(k, primary, p, surface, words);
-      } else {
-        find_sample_blockers(occluded, camera, shading, lighting, i, j, s, surfaces[k],
-                             words_of(k));
-      }
+      find_sample_blockers(occluded, camera, shading, lighting, i, j, s, surfaces[k], words_of(k),
+                           forward, k);
     }
   }
 };
@@ -224,10 +212,8 @@ struct FindBlockersInBlocks {
           std::uint32_t* words = pixels.words_of(first + static_cast<std::size_t>(s));
           find_blockers_at(pixels.occluded, camera, pixels.shading, lighting, i, j, s, surface.id,
                            primary[at], point[at], words, &near);
-          if constexpr (Forward::present) {
-            pixels.forward.sample(first + static_cast<std::size_t>(s), primary[at], point[at],
-                                  surface, words);
-          }
+          pixels.forward.sample(first + static_cast<std::size_t>(s), primary[at], point[at],
+                                surface, words);
         }
       }
     }
