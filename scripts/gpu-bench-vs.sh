@@ -25,6 +25,8 @@ rows=("-n 1000000 10000000" "-n 1000000 --shadows --ao 8" "-n 1000000 --material
 [ -n "${ALL_ROWS:-}" ] && rows+=("-n 10000000 --shadows --ao 8" "-n 1000000 --cylinder-wall 25001"
   "-n 1000000 --cylinder-wall 25001 --shadows --ao 8"
   "-n 1000000 --materials --bounces 4 --path 16")
+# ROWS="row;row": these rows instead (each the arguments after the common ones).
+[ -n "${ROWS:-}" ] && IFS=';' read -ra rows <<<"$ROWS"
 for round in $(seq "$rounds"); do
   for tree in before after; do
     for row in "${rows[@]}"; do
