@@ -111,11 +111,6 @@ class Executor {
 #pragma omp parallel for schedule(dynamic, 64)
     for (std::int64_t k = 0; k < n; ++k) f(static_cast<std::uint32_t>(k));
   }
-  // Work items walked in steps (SteppedTraceLevel): a CPU thread walks each whole.
-  template <class F>
-  void for_each_stepped(std::uint32_t count, const F& f) const {
-    for_each_index(count, f);
-  }
 
   template <class Array, class T>
   void upload(Array& dst, const T* src, std::size_t count) const {

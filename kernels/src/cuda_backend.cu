@@ -149,61 +149,6 @@ __global__ void __launch_bounds__(kIndexBlock,
   if (k < count) f(k);
 }
 
-// Work items walked in steps (F: State, start, step, finish; SteppedTraceLevel): threads stay
-// resident and a thread whose item is done takes the next from `next` between steps, while its
-// warp's other threads go on with theirs (persistent threads with replacement, Aila & Laine
-// 2009). Traced one a thread, a level's bounce rays kept 9-10 of a warp's 32 threads busy: a ray
-// that leaves the bed walks to the grid's edge while the rays that met a neighbour idle.
-#ifndef GRANRAY_STEPPED_MIN_BLOCKS
-#define GRANRAY_STEPPED_MIN_BLOCKS 8
-#endif
-#ifndef GRANRAY_STEPPED_REFILL
-#define GRANRAY_STEPPED_REFILL 1
-#endif
-#ifndef GRANRAY_STEPPED_STEPS
-#define GRANRAY_STEPPED_STEPS 1
-#endif
-template <class F>
-__global__ void __launch_bounds__(kIndexBlock,
-                                  fitting_min_blocks<kIndexBlock, GRANRAY_STEPPED_MIN_BLOCKS>)
-    for_each_stepped_kernel(std::uint32_t count, F f, std::uint32_t* next) {
-  constexpr unsigned kWarp = 0xffffffffu;
-  const unsigned lane = threadIdx.x & 31u;
-  typename F::State state;
-  std::uint32_t item = 0;
-  bool live = false, drained = false;
-  for (;;) {
-    const unsigned walking = __ballot_sync(kWarp, live);
-    const unsigned done = __ballot_sync(kWarp, drained);
-    if (walking == 0u && done == kWarp) return;
-    // Once enough of the warp's threads are idle, they take consecutive items with one atomic.
-    const unsigned idle = kWarp & ~(walking | done);
-    if (idle != 0u && (__popc(idle) >= GRANRAY_STEPPED_REFILL || walking == 0u)) {
-      const int leader = __ffs(static_cast<int>(idle)) - 1;
-      std::uint32_t base = 0;
-      if (static_cast<int>(lane) == leader) {
-        base = atomicAdd(next, static_cast<unsigned>(__popc(idle)));
-      }
-      base = __shfl_sync(kWarp, base, leader);
-      if (!live && !drained) {
-        item = base + static_cast<std::uint32_t>(__popc(idle & ((1u << lane) - 1u)));
-        if (item >= count) {
-          drained = true;
-        } else {
-          live = f.start(item, state);
-          if (!live) f.finish(item, state);
-        }
-      }
-    }
-    for (int k = 0; k < GRANRAY_STEPPED_STEPS && live; ++k) {
-      if (!f.step(state)) {
-        f.finish(item, state);
-        live = false;
-      }
-    }
-  }
-}
-
 // Device memory for Thrust's and CUB's temporaries, kept across frames: after the first frame
 // no call allocates. Blocks are reused best-fit; everything is freed with the backend.
 class CachingAllocator {
@@ -453,29 +398,6 @@ class Executor {
     for_each_index_kernel<<<(count + kIndexBlock - 1) / kIndexBlock, kIndexBlock, 0, stream_>>>(
         count, f);
     GRANRAY_CUDA_CHECK(cudaGetLastError());
-  }
-
-  // As many resident blocks as the GPU holds at once (fewer for a short list), the items handed
-  // out by a counter in device memory.
-  template <class F>
-  void for_each_stepped(std::uint32_t count, const F& f) const {
-    if (count == 0) return;
-    int device = 0, sms = 0, per_sm = 0;
-    GRANRAY_CUDA_CHECK(cudaGetDevice(&device));
-    GRANRAY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    GRANRAY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, for_each_stepped_kernel<F>, static_cast<int>(kIndexBlock), 0));
-    const std::uint32_t blocks =
-        std::min<std::uint32_t>((count + kIndexBlock - 1) / kIndexBlock,
-                                static_cast<std::uint32_t>(std::max(1, sms * std::max(1, per_sm))));
-    char* next = scratch_->temporaries.allocate(sizeof(std::uint32_t));
-    GRANRAY_CUDA_CHECK(cudaMemsetAsync(next, 0, sizeof(std::uint32_t), stream_));
-    for_each_stepped_kernel<<<blocks, kIndexBlock, 0, stream_>>>(
-        count, f, reinterpret_cast<std::uint32_t*>(next));
-    const cudaError_t launched = cudaGetLastError();
-    // Stream-ordered: a later user of this block runs after the kernel.
-    scratch_->temporaries.deallocate(next, sizeof(std::uint32_t));
-    GRANRAY_CUDA_CHECK(launched);
   }
 
   template <class Array, class T>

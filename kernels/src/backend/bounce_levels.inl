@@ -50,10 +50,10 @@ class BounceLevels {
                                                        from.first.data(), to.rays.data()});
       ++depth;
       counts[depth] = next_count;
-      trace_level(exec, next_count,
-                  TraceLevel<Scene, Occluder>{scene, occluded, camera, shading, lighting,
-                                              to.rays.data(), depth, to.nodes.data(),
-                                              to.values.data(), to.first.data() + 1, ray_counts});
+      exec.for_each_index(next_count, TraceLevel<Scene, Occluder>{scene, occluded, camera, shading,
+                                                                  lighting, to.rays.data(), depth,
+                                                                  to.nodes.data(), to.values.data(),
+                                                                  to.first.data() + 1, ray_counts});
       next_count = depth < scene.table.bounces ? scan_counts(exec, to, next_count) : 0u;
     }
     for (int d = depth - 1; d >= 1; --d) {
@@ -67,19 +67,6 @@ class BounceLevels {
   }
 
  private:
-  // Through the grid a level's rays are stepped (a thread takes the next ray as soon as its own
-  // is done); through tile lists or every sphere each is traced whole.
-  template <class Scene, class Occluder>
-  static void trace_level(const Executor& exec, std::uint32_t count,
-                          const TraceLevel<Scene, Occluder>& f) {
-    exec.for_each_index(count, f);
-  }
-  template <class Walls, class Occluder>
-  static void trace_level(const Executor& exec, std::uint32_t count,
-                          const TraceLevel<BounceScene<GridTracer, Walls>, Occluder>& f) {
-    exec.for_each_stepped(count, SteppedTraceLevel<Walls, Occluder>{f});
-  }
-
   struct Level {
     explicit Level(detail::MemoryAccount& account)
         : rays(account, "bounce rays of a level"),

@@ -10,7 +10,6 @@
 #include <cstdint>
 
 #include "granray/kernels/materials.h"
-#include "granray/kernels/pixel_kernels.h"
 
 namespace granray {
 
@@ -149,13 +148,11 @@ struct TraceLevel {
   std::uint32_t* rays;        // per ray: how many its surface splits into
   std::uint32_t* ray_counts;  // per pixel, when counted: its rays and their secondary rays
 
-  GRANRAY_HD void operator()(std::uint32_t e) const { finish(e, scene.nearest(level[e].ray)); }
-
-  // Ray e's colour, node and count from its nearest surface `hit`.
-  GRANRAY_HD void finish(std::uint32_t e, const BounceHit& hit) const {
+  GRANRAY_HD void operator()(std::uint32_t e) const {
     const Ray ray = level[e].ray;
     const SampleOfRecord at =
         sample_of_record(camera, lighting.side * lighting.side, level[e].sample);
+    const BounceHit hit = scene.nearest(ray);
     std::uint32_t traced = 1;
     Vec3 value = shading.background;
     BounceNode node{};
@@ -183,48 +180,6 @@ struct TraceLevel {
                            static_cast<std::size_t>(at.i),
                        traced);
     }
-  }
-};
-
-// TraceLevel through the grid, one walk event a step (GrownWalk), for executors that hand a
-// thread whose ray is done the next ray of the level while its warp's other threads walk on
-// (`for_each_stepped`); operator() walks each ray whole. The same visits in the same order as
-// the grid tracer's: the same hits.
-template <class Walls, class Occluder>
-struct SteppedTraceLevel {
-  TraceLevel<BounceScene<GridTracer, Walls>, Occluder> level;
-
-  struct State {
-    Ray ray;
-    GrownWalk walk;
-    Hit best;
-  };
-
-  // Ray e's walk begun; false when it misses the grid (nothing to step).
-  GRANRAY_HD bool start(std::uint32_t e, State& s) const {
-    s.ray = level.level[e].ray;
-    NearestListedHit nearest{level.scene.trace.grid, level.scene.trace.id_of, s.ray, no_hit()};
-    const bool more = s.walk.begin(level.scene.trace.grid.geometry, s.ray, 0.0f, INFINITY, nearest);
-    s.best = nearest.best;
-    return more;
-  }
-  // One event of the walk; false when it is over.
-  GRANRAY_HD bool step(State& s) const {
-    NearestListedHit nearest{level.scene.trace.grid, level.scene.trace.id_of, s.ray, s.best};
-    const bool more = s.walk.step(level.scene.trace.grid.geometry, nearest);
-    s.best = nearest.best;
-    return more;
-  }
-  GRANRAY_HD void finish(std::uint32_t e, const State& s) const {
-    level.finish(e, level.scene.with_walls(s.ray, s.best));
-  }
-  GRANRAY_HD void operator()(std::uint32_t e) const {
-    State s;
-    if (start(e, s)) {
-      while (step(s)) {
-      }
-    }
-    finish(e, s);
   }
 };
 

@@ -121,36 +121,26 @@ GRANRAY_HD_INLINE Vec3 grid_far_corner(const GridGeometry& g) {
 //   bool done_before(float t): true when nothing the walk has yet to visit can matter, the next
 //                              cell's grown box being entered at t;
 //   void visit(first, last):   cells first..last, one run along x (consecutive indices).
-// Resumable, one event a step: a GPU thread whose ray is done takes another ray between steps
-// while the other threads of its warp go on with theirs (walk_grown_cells walks it whole).
-struct GrownWalk {
+template <class Visitor>
+GRANRAY_HD void walk_grown_cells(const GridGeometry& g, const Ray& ray, float t_min, float t_max,
+                                 Visitor& visitor) {
+  // The reciprocal direction once for the clip and the three axes (they are not always inlined
+  // together, and the CPU would divide twice).
+  const Vec3 inv = reciprocal(ray.dir);
+  const Interval span = clip_to_box(ray, inv, g.origin, grid_far_corner(g), t_min, t_max);
+  if (!(span.enter <= span.exit)) return;
+
   GrownAxis x, y, z;
-  float exit;
+  x.start(ray.origin.x, ray.dir.x, inv.x, g.origin.x, g.dims[0], span.enter, g);
+  y.start(ray.origin.y, ray.dir.y, inv.y, g.origin.y, g.dims[1], span.enter, g);
+  z.start(ray.origin.z, ray.dir.z, inv.z, g.origin.z, g.dims[2], span.enter, g);
+  for (int k = z.lo; k <= z.hi; ++k)
+    for (int j = y.lo; j <= y.hi; ++j)
+      visitor.visit(cell_index(g, x.lo, j, k), cell_index(g, x.hi, j, k));
 
-  // The cells round the ray's entry; false when it misses the grid during [t_min, t_max].
-  template <class Visitor>
-  GRANRAY_HD bool begin(const GridGeometry& g, const Ray& ray, float t_min, float t_max,
-                        Visitor& visitor) {
-    // The reciprocal direction once for the clip and the three axes (they are not always inlined
-    // together, and the CPU would divide twice).
-    const Vec3 inv = reciprocal(ray.dir);
-    const Interval span = clip_to_box(ray, inv, g.origin, grid_far_corner(g), t_min, t_max);
-    if (!(span.enter <= span.exit)) return false;
-    exit = span.exit;
-    x.start(ray.origin.x, ray.dir.x, inv.x, g.origin.x, g.dims[0], span.enter, g);
-    y.start(ray.origin.y, ray.dir.y, inv.y, g.origin.y, g.dims[1], span.enter, g);
-    z.start(ray.origin.z, ray.dir.z, inv.z, g.origin.z, g.dims[2], span.enter, g);
-    for (int k = z.lo; k <= z.hi; ++k)
-      for (int j = y.lo; j <= y.hi; ++j)
-        visitor.visit(cell_index(g, x.lo, j, k), cell_index(g, x.hi, j, k));
-    return true;
-  }
-
-  // The next event's cells; false when the walk is over (nothing visited then).
-  template <class Visitor>
-  GRANRAY_HD bool step(const GridGeometry& g, Visitor& visitor) {
+  for (;;) {
     const float t_enter = nan_ignoring_min(x.t_enter, nan_ignoring_min(y.t_enter, z.t_enter));
-    if (!(t_enter <= exit) || visitor.done_before(t_enter)) return false;
+    if (!(t_enter <= span.exit) || visitor.done_before(t_enter)) return;
     // Indices left behind before the next one enters go first; on a tie the window grows first,
     // so a cell touched only at that instant is visited too.
     x.leave_before(t_enter);
@@ -172,16 +162,6 @@ struct GrownWalk {
       for (int j = y.lo; j <= y.hi; ++j)
         visitor.visit(cell_index(g, x.lo, j, k), cell_index(g, x.hi, j, k));
     }
-    return true;
-  }
-};
-
-template <class Visitor>
-GRANRAY_HD void walk_grown_cells(const GridGeometry& g, const Ray& ray, float t_min, float t_max,
-                                 Visitor& visitor) {
-  GrownWalk walk;
-  if (!walk.begin(g, ray, t_min, t_max, visitor)) return;
-  while (walk.step(g, visitor)) {
   }
 }
 

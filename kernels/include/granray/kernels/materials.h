@@ -109,11 +109,7 @@ struct BounceScene {
   Walls primary_walls;
 
   GRANRAY_HD BounceHit nearest(const Ray& ray, bool primary = false) const {
-    return with_walls(ray, trace(ray, 0, 0), primary);
-  }
-
-  // The surface of the grains' nearest hit `hit` along `ray`, or of a wall before it.
-  GRANRAY_HD BounceHit with_walls(const Ray& ray, const Hit& hit, bool primary = false) const {
+    const Hit hit = trace(ray, 0, 0);
     BounceHit out{background_sample(), kMatteSlot};
     if (hit.index != kNoHit) {
       const Vec4 sphere = spheres[hit.index];
