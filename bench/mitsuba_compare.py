@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """granray's path-traced still against Mitsuba 3's path tracer on the same scene, in one run.
 
-The scene: a bed of grains (generated, or read from an 'x y z r' text file), a third each matte,
+The scene: a bed of grains (generated, or read from an 'x y z r' text file; either scaled to a mean
+radius of 1, which Mitsuba's ellipsoids need), a third each matte,
 mirror metal (reflectance k: Mitsuba's blendbsdf of its diffuse and a conductor with material
 "none") and glass, on a matte floor, under a uniform sky (the background) and, optionally, a
 point sun (sun_radius 0: Mitsuba's directional emitter with irradiance pi x sun_intensity). Both
@@ -110,6 +111,10 @@ def main():
 
     grains = np.loadtxt(args.input, usecols=(0, 1, 2, 3), dtype=np.float32, ndmin=2) \
         if args.input else dense_bed(args.grains)
+    # Scaled to a mean radius of 1 for both: Mitsuba 3.9's ellipsoids draw grains of millimetre
+    # radii (the LIGGGHTS packing in metres) as blocks, while granray's image does not depend on
+    # the scale.
+    grains = grains * np.float32(1.0 / float(grains[:, 3].mean()))
     n = len(grains)
     kind = np.arange(n) % (2 if args.no_glass else 3)  # 0 matte, 1 mirror metal, 2 glass
     lo = (grains[:, :3] - grains[:, 3:]).min(axis=0)
