@@ -25,16 +25,18 @@ inline int size_of(MPI_Comm comm) {
 }
 
 // Every rank's lists to every rank, as raw bytes (one MPI_Alltoallv of counts, one of data):
-// what this rank received, rank after rank, with each rank's count in `received`. Adds the bytes
-// sent to `sent_bytes`.
+// `packed` holds the lists rank after rank, `counts[r]` elements for rank r. Returns what this
+// rank received, rank after rank, with each rank's count in `received`. Adds the bytes sent to
+// `sent_bytes`.
 template <class T>
-inline std::vector<T> exchange(const std::vector<std::vector<T>>& out, MPI_Comm comm,
-                               std::vector<int>& received, std::uint64_t& sent_bytes) {
-  const int size = static_cast<int>(out.size());
+inline std::vector<T> exchange_packed(const std::vector<T>& packed,
+                                      const std::vector<std::size_t>& counts, MPI_Comm comm,
+                                      std::vector<int>& received, std::uint64_t& sent_bytes) {
+  const int size = static_cast<int>(counts.size());
   std::vector<int> send_counts(size), send_offsets(size), recv_counts(size), recv_offsets(size);
   std::size_t total = 0;
   for (int r = 0; r < size; ++r) {
-    const std::size_t bytes = out[r].size() * sizeof(T);
+    const std::size_t bytes = counts[r] * sizeof(T);
     if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max()) ||
         total + bytes > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
       throw Error("granray: a lit frame across ranks would send more than 2 GiB in one exchange");
@@ -43,9 +45,6 @@ inline std::vector<T> exchange(const std::vector<std::vector<T>>& out, MPI_Comm 
     send_counts[r] = static_cast<int>(bytes);
     total += bytes;
   }
-  std::vector<T> packed;
-  packed.reserve(total / sizeof(T));
-  for (const std::vector<T>& list : out) packed.insert(packed.end(), list.begin(), list.end());
   GRANRAY_MPI_CHECK(
       MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm));
   std::size_t in = 0;
@@ -66,6 +65,19 @@ inline std::vector<T> exchange(const std::vector<std::vector<T>>& out, MPI_Comm 
     if (r != rank_of(comm)) sent_bytes += static_cast<std::uint64_t>(send_counts[r]);
   }
   return all;
+}
+
+// The same for lists kept apart, `out[r]` for rank r.
+template <class T>
+inline std::vector<T> exchange(const std::vector<std::vector<T>>& out, MPI_Comm comm,
+                               std::vector<int>& received, std::uint64_t& sent_bytes) {
+  std::vector<std::size_t> counts(out.size());
+  std::size_t total = 0;
+  for (std::size_t r = 0; r < out.size(); ++r) total += counts[r] = out[r].size();
+  std::vector<T> packed;
+  packed.reserve(total);
+  for (const std::vector<T>& list : out) packed.insert(packed.end(), list.begin(), list.end());
+  return exchange_packed(packed, counts, comm, received, sent_bytes);
 }
 
 // Every rank's handle to memory it lets the host's other processes map (CUDA IPC), in rank

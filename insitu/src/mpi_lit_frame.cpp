@@ -271,9 +271,9 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
   laps.lap("reply");
 
   if (settings.shading.samples > 1) {  // a pixel's samples may be different ranks'
-    std::vector<ShownSample> shown;
+    HostSamples shown{nullptr, 0};
     agreed_step("shading", comm,
-                [&] { renderer.shade_samples_with_answers(samples, merged, shown); });
+                [&] { shown = renderer.shade_samples_with_answers(samples, merged); });
     const auto composite_start = std::chrono::steady_clock::now();
     const PixelRect window = render_window(settings);
     sent += composite_samples(shown, window.x1 - window.x0, window.y1 - window.y0,

@@ -2,7 +2,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <numeric>
 
+#include "granray/errors.h"
 #include "mpi_exchange.h"
 
 namespace granray::mpi::detail {
@@ -28,26 +30,40 @@ int band_start(int r, int height, int ranks) {
 
 }  // namespace
 
-std::uint64_t composite_samples(const std::vector<ShownSample>& mine, int width, int height,
-                                int samples, bool with_hits, Image& image, MPI_Comm comm) {
+std::uint64_t composite_samples(HostSamples mine, int width, int height, int samples,
+                                bool with_hits, Image& image, MPI_Comm comm) {
   const int rank = rank_of(comm), size = size_of(comm);
   const std::size_t per_row = static_cast<std::size_t>(width) * samples;
+  if (mine.count != per_row * static_cast<std::size_t>(height)) {
+    throw Error("granray: the shown samples do not cover the window");
+  }
   std::uint64_t sent = 0;
-  std::vector<std::vector<DrawnSample>> to(size);
+  // The drawn samples of the other ranks' bands, band after band, packed as they go (a list per
+  // rank and a copy would fault in as many fresh pages again).
+  std::vector<std::size_t> drawn(size, 0);
+  for (int r = 0; r < size; ++r) {
+    if (r == rank) continue;
+    const std::size_t first = per_row * band_start(r, height, size),
+                      last = per_row * band_start(r + 1, height, size);
+    for (std::size_t k = first; k < last; ++k) drawn[r] += mine.data[k].t < INFINITY ? 1 : 0;
+  }
+  std::vector<DrawnSample> packed;
+  packed.reserve(std::accumulate(drawn.begin(), drawn.end(), std::size_t{0}));
   for (int r = 0; r < size; ++r) {
     if (r == rank) continue;
     const std::size_t first = per_row * band_start(r, height, size),
                       last = per_row * band_start(r + 1, height, size);
     for (std::size_t k = first; k < last; ++k) {
-      if (mine[k].t < INFINITY) to[r].push_back({static_cast<std::uint32_t>(k), 0u, mine[k]});
+      if (mine.data[k].t < INFINITY) {
+        packed.push_back({static_cast<std::uint32_t>(k), 0u, mine.data[k]});
+      }
     }
   }
   std::vector<int> counts;
-  const std::vector<DrawnSample> theirs = exchange(to, comm, counts, sent);
+  const std::vector<DrawnSample> theirs = exchange_packed(packed, drawn, comm, counts, sent);
   const int y0 = band_start(rank, height, size), y1 = band_start(rank + 1, height, size);
   const std::size_t first = per_row * y0;
-  std::vector<ShownSample> band(mine.begin() + static_cast<std::ptrdiff_t>(first),
-                                mine.begin() + static_cast<std::ptrdiff_t>(per_row * y1));
+  ShownSample* band = mine.data + first;  // this rank's rows, composited where they lie
   for (const DrawnSample& d : theirs) {
     ShownSample& kept = band[d.sample - first];
     if (nearer(d.shown, kept)) kept = d.shown;

@@ -45,9 +45,8 @@ class Backend {
                                   const std::vector<std::uint32_t>& samples,
                                   const std::vector<std::uint32_t>& words, Image& image,
                                   FrameStats& stats) = 0;
-  virtual void shade_samples_with_answers(const std::vector<std::uint32_t>& samples,
-                                          const std::vector<std::uint32_t>& words,
-                                          std::vector<ShownSample>& out) = 0;
+  virtual HostSamples shade_samples_with_answers(const std::vector<std::uint32_t>& samples,
+                                                 const std::vector<std::uint32_t>& words) = 0;
   virtual std::vector<unsigned char> share_planes(std::size_t pixels) = 0;
   virtual void open_shared_planes(const std::vector<std::vector<unsigned char>>& handles,
                                   int self) = 0;

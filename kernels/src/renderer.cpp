@@ -196,10 +196,9 @@ void Renderer::shade_with_answers(const RenderSettings& settings,
   impl_->shade_with_answers(settings, samples, words, image, stats);
 }
 
-void Renderer::shade_samples_with_answers(const std::vector<std::uint32_t>& samples,
-                                          const std::vector<std::uint32_t>& words,
-                                          std::vector<ShownSample>& out) {
-  impl_->shade_samples_with_answers(samples, words, out);
+HostSamples Renderer::shade_samples_with_answers(const std::vector<std::uint32_t>& samples,
+                                                 const std::vector<std::uint32_t>& words) {
+  return impl_->shade_samples_with_answers(samples, words);
 }
 
 std::vector<unsigned char> Renderer::share_planes(std::size_t pixels) {

@@ -236,9 +236,8 @@ class Renderer {
 
   // With several samples per pixel, instead of shade_with_answers: every sample of the window
   // as this rank shows it (colour, depth, id), pixel by pixel, for a composite of samples.
-  void shade_samples_with_answers(const std::vector<std::uint32_t>& samples,
-                                  const std::vector<std::uint32_t>& words,
-                                  std::vector<ShownSample>& out);
+  HostSamples shade_samples_with_answers(const std::vector<std::uint32_t>& samples,
+                                         const std::vector<std::uint32_t>& words);
 
   // Sort-last compositing in GPU memory among the processes of one host (mpi::Compositor; CUDA
   // backend, others throw Error). share_planes makes this renderer's planes for frames of

@@ -270,10 +270,9 @@ inline void shade_stage(BackendParts& parts, const std::optional<HaloFrame>& kep
 
 // With several samples per pixel: the answers folded in, then every sample's shown colour, depth
 // and id, sample by sample, for the ranks' composite of samples.
-inline void shade_samples_stage(BackendParts& parts, const std::optional<HaloFrame>& kept,
-                                const std::vector<std::uint32_t>& samples,
-                                const std::vector<std::uint32_t>& words,
-                                std::vector<ShownSample>& out) {
+inline HostSamples shade_samples_stage(BackendParts& parts, const std::optional<HaloFrame>& kept,
+                                       const std::vector<std::uint32_t>& samples,
+                                       const std::vector<std::uint32_t>& words) {
   const HaloFrame& h = kept_frame(kept);
   const Executor exec(h.stream, parts.scratch);
   const CameraFrame& cam = h.f.camera.frame;
@@ -287,6 +286,11 @@ inline void shade_samples_stage(BackendParts& parts, const std::optional<HaloFra
         ShadeSamples<decltype(walls)>{
             {cam, h.shading, h.lighting, parts.lit.surfaces(), blocked, walls}, shown});
   });
-  out.resize(count);
-  exec.download(shown, out.data(), count);
+  if constexpr (Executor::native_space == MemorySpace::host) {
+    return {shown, count};
+  } else {
+    ShownSample* out = parts.halo.shown_on_host(count);
+    exec.download(shown, out, count);
+    return {out, count};
+  }
 }

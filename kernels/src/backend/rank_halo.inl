@@ -311,6 +311,11 @@ class RankHalo {
     shown_.resize(count);
     return shown_.data();
   }
+  // Where shown samples in device memory are downloaded to, kept across frames.
+  ShownSample* shown_on_host(std::size_t count) {
+    shown_on_host_.resize(count);
+    return shown_on_host_.data();
+  }
   const std::uint32_t* answered() const { return answered_.data(); }
   const std::uint32_t* answer_words() const { return answers_.data(); }
 
@@ -347,5 +352,6 @@ class RankHalo {
   Array<std::uint8_t> rays_answered_;
   Array<std::uint32_t> answered_;
   Array<ShownSample> shown_;
+  std::vector<ShownSample> shown_on_host_;
   Array<std::uint8_t> holds_own_;
 };

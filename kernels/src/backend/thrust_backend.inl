@@ -202,10 +202,10 @@ class ThrustBackend final : public detail::Backend {
         [&] { shade_stage(parts_, halo_frame_, settings, samples, words, image, stats); });
   }
 
-  void shade_samples_with_answers(const std::vector<std::uint32_t>& samples,
-                                  const std::vector<std::uint32_t>& words,
-                                  std::vector<ShownSample>& out) override {
-    translate_errors([&] { shade_samples_stage(parts_, halo_frame_, samples, words, out); });
+  HostSamples shade_samples_with_answers(const std::vector<std::uint32_t>& samples,
+                                         const std::vector<std::uint32_t>& words) override {
+    return translate_errors(
+        [&] { return shade_samples_stage(parts_, halo_frame_, samples, words); });
   }
 
   std::vector<unsigned char> share_planes(std::size_t pixels) override {

@@ -1,6 +1,7 @@
 // What travels between ranks in a lit frame across ranks by halo (kernels/lit_exchange.h).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "granray/kernels/shading.h"
@@ -36,6 +37,14 @@ struct ShownSample {
   std::uint64_t id;
 };
 static_assert(sizeof(ShownSample) == 24, "samples travel as raw bytes");
+
+// A frame's shown samples in host memory that the renderer owns until its next frame: on the CPU
+// its own buffer (a 1080p frame of 4 samples holds 200 MB, which a copy would fault in page by
+// page), on the GPU a download kept across frames. The composite may change them in place.
+struct HostSamples {
+  ShownSample* data;
+  std::size_t count;
+};
 
 // The pixel of `samples` shown colours summed in sample order: their mean, quantised (SPEC 2a).
 GRANRAY_HD_INLINE Rgb8 mean_color(Vec3 sum, int samples) {
