@@ -58,8 +58,10 @@ GRANRAY_HD_INLINE std::uint32_t path_pixel_seed(int i, int j) {
 GRANRAY_HD_INLINE Vec3 cosine_direction(Vec3 n, float u1, float u2) {
   Vec3 t1, t2;
   basis_about(n, t1, t2);
-  const float r = sqrtf(u1), phi = 6.28318530718f * u2;
-  return t1 * (r * cosf(phi)) + t2 * (r * sinf(phi)) + n * sqrtf(nan_ignoring_max(0.0f, 1.0f - u1));
+  const float r = sqrtf(u1);
+  float c, s;
+  turn_cos_sin(u2, c, s);
+  return t1 * (r * c) + t2 * (r * s) + n * sqrtf(nan_ignoring_max(0.0f, 1.0f - u1));
 }
 
 // A direction uniform in the cone of cos half-angle cos_max about unit axis l.
@@ -69,8 +71,9 @@ GRANRAY_HD_INLINE Vec3 cone_direction(Vec3 l, float cos_max, float u1, float u2)
   basis_about(l, t1, t2);
   const float c = 1.0f - u1 * (1.0f - cos_max);
   const float s = sqrtf(nan_ignoring_max(0.0f, 1.0f - c * c));
-  const float phi = 6.28318530718f * u2;
-  return normalize(t1 * (s * cosf(phi)) + t2 * (s * sinf(phi)) + l * c);
+  float cos_phi, sin_phi;
+  turn_cos_sin(u2, cos_phi, sin_phi);
+  return normalize(t1 * (s * cos_phi) + t2 * (s * sin_phi) + l * c);
 }
 
 // Smith's G1 for GGX of roughness alpha (alpha = roughness^2).
@@ -87,8 +90,9 @@ GRANRAY_HD_INLINE Vec3 ggx_normal(Vec3 n, float alpha, float u1, float u2) {
   const float tan2 = alpha * alpha * u1 / nan_ignoring_max(1.0f - u1, 1e-7f);
   const float c = 1.0f / sqrtf(1.0f + tan2);
   const float s = sqrtf(nan_ignoring_max(0.0f, 1.0f - c * c));
-  const float phi = 6.28318530718f * u2;
-  return normalize(t1 * (s * cosf(phi)) + t2 * (s * sinf(phi)) + n * c);
+  float cos_phi, sin_phi;
+  turn_cos_sin(u2, cos_phi, sin_phi);
+  return normalize(t1 * (s * cos_phi) + t2 * (s * sin_phi) + n * c);
 }
 
 // The radiance of one path of pixel (i, j) (window coordinates), sample s.
@@ -105,11 +109,13 @@ GRANRAY_HD_INLINE Vec3 trace_path(const Scene& scene, const Occluder& occluded,
     // plane of focus.
     float l1, l2;
     random.pair(s, 0, kPathLens, l1, l2);
-    const float r = path.aperture * sqrtf(l1), phi = 6.28318530718f * l2;
+    const float r = path.aperture * sqrtf(l1);
+    float cos_phi, sin_phi;
+    turn_cos_sin(l2, cos_phi, sin_phi);
     const Vec3 focus =
         ray.origin +
         ray.dir * (path.focus_distance / nan_ignoring_max(dot(ray.dir, camera.w * -1.0f), 1e-6f));
-    const Vec3 origin = ray.origin + camera.u * (r * cosf(phi)) + camera.v * (r * sinf(phi));
+    const Vec3 origin = ray.origin + camera.u * (r * cos_phi) + camera.v * (r * sin_phi);
     ray = {origin, normalize(focus - origin)};
   }
   Vec3 radiance = {0.0f, 0.0f, 0.0f};
