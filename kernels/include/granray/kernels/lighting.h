@@ -125,11 +125,19 @@ GRANRAY_HD_INLINE float unit_interval(std::uint32_t bits) {
   return static_cast<float>(bits >> 8) * (1.0f / 16777216.0f);
 }
 
-// The cosine and sine of 2 pi u for u in [0, 1]: the nearest quarter turn, then polynomials on
-// the eighth of a turn either side of it (Taylor to degrees 7 and 8: within 3e-7), in float
-// products and sums that both backends round alike. Not libm's sincosf: glibc's and CUDA's
-// differ in their last bits, and the call took 7 % of a lit CPU frame (docs/benchmarks.md).
+// The cosine and sine of 2 pi u for u in [0, 1]. On the CPU: the nearest quarter turn, then
+// polynomials on the eighth of a turn either side of it (Taylor to degrees 7 and 8: within 3e-7),
+// the quarter turns by selects (u is random: a branch on it mispredicts), in place of libm's
+// sincosf calls, which took 7 % of a lit frame and kept the occlusion rays' loop scalar (the
+// README demo's lit frame 17 % faster). The GPU keeps its sincosf: the polynomial made its
+// secondary rays 5 % slower (docs/benchmarks.md). The two differ in their last bits, as the two
+// libraries did.
 GRANRAY_HD_INLINE void turn_cos_sin(float u, float& c, float& s) {
+#if defined(__CUDA_ARCH__)
+  const float phi = 6.28318530718f * u;
+  c = cosf(phi);
+  s = sinf(phi);
+#else
   const float quarters = u * 4.0f;
   const int q = static_cast<int>(quarters + 0.5f);
   const float a = (quarters - static_cast<float>(q)) * 1.57079632679f;  // [-pi/4, pi/4]
@@ -138,11 +146,11 @@ GRANRAY_HD_INLINE void turn_cos_sin(float u, float& c, float& s) {
       a * (1.0f + a2 * (-1.0f / 6.0f + a2 * (1.0f / 120.0f + a2 * (-1.0f / 5040.0f))));
   const float cos_a =
       1.0f + a2 * (-0.5f + a2 * (1.0f / 24.0f + a2 * (-1.0f / 720.0f + a2 * (1.0f / 40320.0f))));
-  // Quarter turns by selects, not a switch: u is random, and a branch on it mispredicts.
   const bool swap = (q & 1) != 0;
   const float c0 = swap ? sin_a : cos_a, s0 = swap ? cos_a : sin_a;
   c = ((q + 1) & 2) != 0 ? -c0 : c0;
   s = (q & 2) != 0 ? -s0 : s0;
+#endif
 }
 
 // The seed of a sample's ambient-occlusion rays: a pure function of the pixel and the sample,
