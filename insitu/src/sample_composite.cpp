@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <numeric>
 
 #include "granray/errors.h"
 #include "mpi_exchange.h"
@@ -37,25 +38,26 @@ std::uint64_t composite_samples(HostSamples mine, int width, int height, int sam
     throw Error("granray: the shown samples do not cover the window");
   }
   std::uint64_t sent = 0;
-  // The drawn samples of the other ranks' bands, band after band, packed as they go. Reserved
-  // for every sample there: only the pages written are faulted in (a list per rank and a copy
-  // would fault in as many fresh pages again).
+  // The drawn samples of the other ranks' bands, band after band, packed as they go (a list per
+  // rank and a copy would fault in as many fresh pages again).
   std::vector<std::size_t> drawn(size, 0);
-  std::vector<DrawnSample> packed;
-  packed.reserve(mine.count -
-                 per_row * static_cast<std::size_t>(band_start(rank + 1, height, size) -
-                                                    band_start(rank, height, size)));
   for (int r = 0; r < size; ++r) {
     if (r == rank) continue;
     const std::size_t first = per_row * band_start(r, height, size),
                       last = per_row * band_start(r + 1, height, size);
-    const std::size_t before = packed.size();
+    for (std::size_t k = first; k < last; ++k) drawn[r] += mine.data[k].t < INFINITY ? 1 : 0;
+  }
+  std::vector<DrawnSample> packed;
+  packed.reserve(std::accumulate(drawn.begin(), drawn.end(), std::size_t{0}));
+  for (int r = 0; r < size; ++r) {
+    if (r == rank) continue;
+    const std::size_t first = per_row * band_start(r, height, size),
+                      last = per_row * band_start(r + 1, height, size);
     for (std::size_t k = first; k < last; ++k) {
       if (mine.data[k].t < INFINITY) {
         packed.push_back({static_cast<std::uint32_t>(k), 0u, mine.data[k]});
       }
     }
-    drawn[r] = packed.size() - before;
   }
   std::vector<int> counts;
   const std::vector<DrawnSample> theirs = exchange_packed(packed, drawn, comm, counts, sent);
