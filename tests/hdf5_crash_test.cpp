@@ -96,8 +96,10 @@ TEST_F(Hdf5OutputTest, KilledWriterLeavesAReadableFileWithEveryReportedFrame) {
 // A timed kill rarely lands inside a flush; here the writer is cut just before one chosen write
 // to the file, or inside it: at every write of the 65th frame, which splits the root of
 // /frames/rgb's chunk index (a node holds 64 entries: the old entries move to a new node and the
-// root is rewritten to point there), and of the 128th, which splits a full leaf under it, and at
-// random writes.
+// root is rewritten to point there), of the 122nd, whose new entry in the right-hand leaf lies a
+// page beyond the leaf's entry count (a write cut between its pages once left a count naming an
+// entry not there: frame 121 unreadable), and of the 128th, which splits a full leaf under it,
+// and at random writes.
 TEST_F(Hdf5OutputTest, WriterCutAtAnyWriteKeepsEveryReportedFrame) {
   Rng rng(fresh_seed());
   const std::string preload = std::string("LD_PRELOAD=") + GRANRAY_CRASH_AT_WRITE_LIB + " ";
@@ -112,7 +114,7 @@ TEST_F(Hdf5OutputTest, WriterCutAtAnyWriteKeepsEveryReportedFrame) {
   for (long n; in >> n;) durable.push_back(n);
   ASSERT_EQ(durable.size(), 130u) << "one fsync per frame";
   std::vector<long> cuts;
-  for (const int frame : {64, 127}) {
+  for (const int frame : {64, 121, 127}) {
     for (long n = durable[frame - 1] + 1; n <= durable[frame]; ++n) cuts.push_back(n);
   }
   std::uniform_int_distribution<long> anywhere(1, durable.back());

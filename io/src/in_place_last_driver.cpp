@@ -72,6 +72,19 @@ bool write_all(int fd, haddr_t addr, const unsigned char* data, std::size_t size
   return true;
 }
 
+// An overwrite in page-sized pieces, the last page first. A kill lands between the pages of a
+// write (the kernel checks for one there), and a node's header (a B-tree node's entry count)
+// sits at its start: written last, the count never names entries whose bytes are not yet in.
+bool write_last_page_first(int fd, haddr_t addr, const unsigned char* data, std::size_t size) {
+  constexpr haddr_t kPage = 4096;
+  for (haddr_t end = addr + size; end > addr;) {
+    const haddr_t begin = std::max(addr, (end - 1) / kPage * kPage);
+    if (!write_all(fd, begin, data + (begin - addr), std::size_t(end - begin))) return false;
+    end = begin;
+  }
+  return true;
+}
+
 // Overlapping held overwrites all carry the newest bytes, so the order they are written in never
 // changes what the file ends up holding.
 void hold(DriverFile& f, haddr_t addr, const unsigned char* data, std::size_t size) {
@@ -132,7 +145,7 @@ herr_t commit(DriverFile& f, const char* function) {
                      return write_order(a) < write_order(b);
                    });
   for (const HeldOverwrite& w : f.held) {
-    if (!write_all(f.fd, w.addr, w.bytes.data(), w.bytes.size())) {
+    if (!write_last_page_first(f.fd, w.addr, w.bytes.data(), w.bytes.size())) {
       f.held.clear();
       f.fresh.clear();
       return fail(function, H5E_WRITEERROR,

@@ -13,7 +13,9 @@
 // at the end of the flush, after everything new (with fdatasync between the two when asked to).
 // A kill before that point leaves the file as the last flush left it plus unreferenced new
 // bytes; the overwrites themselves only add entries to nodes whose old entries stay as they were
-// (the writer asks HDF5 to split right-most B-tree nodes without moving entries).
+// (the writer asks HDF5 to split right-most B-tree nodes without moving entries). Each overwrite
+// goes in page-sized pieces, its last page first: a kill can cut a write between its pages, and
+// a node's entry count, at its start, must not name entries that did not reach the file.
 #include <hdf5.h>
 
 namespace granray::io {
