@@ -43,10 +43,8 @@ constexpr int kStageMarks = 6;
 // present) lost 5 % at 48 registers (their stack spills): they keep blocks of 8 x 16 with no bound
 // (docs/benchmarks.md). Their own launch rather than thrust::for_each: its kernel leaves the block
 // size open, which caps a thread at 64 registers. The compile definitions GRANRAY_PIXEL_TILE_*,
-// GRANRAY_PRIMARY_TILE_*, GRANRAY_WALL_TILE_* and GRANRAY_PATH_TILE_* (_WIDTH, _HEIGHT,
-// _MIN_BLOCKS) try other shapes and budgets (scripts/gpu-tiles.sh and scripts/gpu-defines.sh time
-// them). The path-traced still's kernel keeps the pixel kernels' 48 registers: with 6, 4 or 2
-// blocks an SM (up to 80, 128, 255) its still was 15-19 % slower (docs/benchmarks.md).
+// GRANRAY_PRIMARY_TILE_* and GRANRAY_WALL_TILE_* (_WIDTH, _HEIGHT, _MIN_BLOCKS) try other shapes
+// and budgets (scripts/gpu-tiles.sh times them).
 #ifndef GRANRAY_PIXEL_TILE_WIDTH
 #define GRANRAY_PIXEL_TILE_WIDTH 8
 #endif
@@ -75,16 +73,6 @@ constexpr int kStageMarks = 6;
 #define GRANRAY_WALL_TILE_MIN_BLOCKS 1
 #endif
 
-#ifndef GRANRAY_PATH_TILE_WIDTH
-#define GRANRAY_PATH_TILE_WIDTH 8
-#endif
-#ifndef GRANRAY_PATH_TILE_HEIGHT
-#define GRANRAY_PATH_TILE_HEIGHT 16
-#endif
-#ifndef GRANRAY_PATH_TILE_MIN_BLOCKS
-#define GRANRAY_PATH_TILE_MIN_BLOCKS 10
-#endif
-
 // A pixel kernel's block: its shape and the least blocks an SM its launch bounds ask for.
 template <int Width, int Height, int MinBlocks>
 struct PixelTile {
@@ -98,8 +86,6 @@ using PrimaryTile = PixelTile<GRANRAY_PRIMARY_TILE_WIDTH, GRANRAY_PRIMARY_TILE_H
                               GRANRAY_PRIMARY_TILE_MIN_BLOCKS>;
 using WallTile =
     PixelTile<GRANRAY_WALL_TILE_WIDTH, GRANRAY_WALL_TILE_HEIGHT, GRANRAY_WALL_TILE_MIN_BLOCKS>;
-using PathTile =
-    PixelTile<GRANRAY_PATH_TILE_WIDTH, GRANRAY_PATH_TILE_HEIGHT, GRANRAY_PATH_TILE_MIN_BLOCKS>;
 
 // Whether a pixel kernel's functor walks the walls' tree itself (a `walls` member that is present).
 template <class F, class = void>
@@ -115,17 +101,10 @@ template <class F>
 struct CastsPrimaryRays<F, std::void_t<decltype(std::declval<const F&>().trace)>> : std::true_type {
 };
 
-// Whether it traces whole paths (a `path` member: TracePaths).
-template <class F, class = void>
-struct TracesPaths : std::false_type {};
 template <class F>
-struct TracesPaths<F, std::void_t<decltype(std::declval<const F&>().path)>> : std::true_type {};
-
-template <class F>
-using TileOf = std::conditional_t<
-    TracesPaths<F>::value, PathTile,
+using TileOf =
     std::conditional_t<WalksWalls<F>::value, WallTile,
-                       std::conditional_t<CastsPrimaryRays<F>::value, PrimaryTile, PlainTile>>>;
+                       std::conditional_t<CastsPrimaryRays<F>::value, PrimaryTile, PlainTile>>;
 
 // The most threads an SM of the architecture being compiled holds (Turing 1024; Ampere's and Ada's
 // consumer parts and consumer Blackwell 1536): the launch bounds ask no more blocks than fit, so
