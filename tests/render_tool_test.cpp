@@ -32,7 +32,7 @@ TEST(RenderTool, LiggghtsDumpToPngMatchesTheLibrary) {
   if (dump.empty()) GTEST_SKIP() << "../shared/data not present";
   const std::string out = temp_path("pour_*.png");
   const Result r = run_tool("--set width=320 --set height=240 --set backend='\"cpu\"' " + dump +
-                            " --out " + out);
+                            " --out '" + out + "'");
   ASSERT_EQ(r.status, 0) << r.output;
   const Image png = io::read_png(temp_path("pour_10000.png"));
   ASSERT_EQ(png.width, 320);
@@ -136,7 +136,7 @@ TEST(RenderTool, SeveralFramesNeedAStar) {
   EXPECT_NE(r.output.find("no '*'"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(out)) << "nothing is rendered before the error";
 
-  r = run_tool(dump + " --set width=32 --set height=32 --out " + temp_path("step_*.png"));
+  r = run_tool(dump + " --set width=32 --set height=32 --out '" + temp_path("step_*.png") + "'");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(std::filesystem::exists(temp_path("step_1.png")));
   EXPECT_TRUE(std::filesystem::exists(temp_path("step_2.png")));
@@ -165,7 +165,7 @@ TEST(RenderTool, WritesHdf5WhenOutputIsSet) {
   const std::string h5 = temp_path("three.h5");
   std::filesystem::remove(h5);
   const Result r = run_tool(dump + " --set width=64 --set height=40 --set output='\"" + h5 +
-                            "\"' --out " + temp_path("three_*.png"));
+                            "\"' --out '" + temp_path("three_*.png") + "'");
   ASSERT_EQ(r.status, 0) << r.output;
   const Result dump_h5 = run_command("h5dump -d /frames/step " + h5);
   if (dump_h5.status != 0 && run_command("command -v h5dump").output.empty()) {
@@ -186,8 +186,9 @@ TEST(RenderTool, ACameraPathFliesThroughTheSnapshots) {
                            std::to_string(uniform(rng, -90, 0)) + ", " +
                            std::to_string(uniform(rng, 10, 180)) + "], zoom=[1.0, " +
                            std::to_string(uniform(rng, 1.2f, 2)) + "]}";
-  const Result r = run_tool(dump + " --set width=56 --set height=40 --set 'backend=\"cpu\"' " +
-                            "--set 'camera.path=" + path + "' --out " + temp_path("path_*.png"));
+  const Result r =
+      run_tool(dump + " --set width=56 --set height=40 --set 'backend=\"cpu\"' " +
+               "--set 'camera.path=" + path + "' --out '" + temp_path("path_*.png") + "'");
   ASSERT_EQ(r.status, 0) << r.output;
   const InsituConfig config = parse_insitu_config(
       "[insitu]\nwidth = 56\nheight = 40\n[insitu.camera]\npath = " + path + "\n", "path.toml");

@@ -149,11 +149,41 @@ CommandResult run_command(const std::string& command) {
   return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, output};
 }
 
+namespace {
+
+// One fresh directory per test process. A directory named by the pid alone outlived its process,
+// and a later process given the same pid (CI runs the suite twice) found its files: a stale
+// step_1.png once turned a test's unquoted 'step_*.png' into a name without a star. Removed when
+// the process that made it exits (a forked child that returns does not remove it).
+class ProcessTempDir {
+ public:
+  ProcessTempDir() : owner_(::getpid()) {
+    std::random_device device;
+    char nonce[20];
+    std::snprintf(nonce, sizeof nonce, "%08x%08x", device(), device());
+    path_ = std::filesystem::temp_directory_path() /
+            ("granray-test-" + std::to_string(owner_) + "-" + nonce);
+    std::filesystem::create_directories(path_);
+  }
+  ~ProcessTempDir() {
+    if (::getpid() != owner_) return;
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  ProcessTempDir(const ProcessTempDir&) = delete;
+  ProcessTempDir& operator=(const ProcessTempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  pid_t owner_;
+  std::filesystem::path path_;
+};
+
+}  // namespace
+
 std::string temp_path(const std::string& name) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("granray-test-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
+  static const ProcessTempDir dir;
+  return (dir.path() / name).string();
 }
 
 }  // namespace granray::test
