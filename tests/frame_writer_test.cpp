@@ -61,8 +61,18 @@ TEST_F(Hdf5OutputTest, FullQueueMakesTheCallerWaitOrDrops) {
       accepted = writer.submit(job(3));
       returned = true;
     });
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    EXPECT_EQ(returned.load(), drop) << (drop ? "drop mode must not wait" : "must wait for room");
+    if (drop) {
+      // Returns without the writer's help; the deadline only bounds a starved thread's start on
+      // a loaded machine, where a fixed short sleep could end before the producer ran.
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      while (!returned.load() && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      EXPECT_TRUE(returned.load()) << "drop mode must not wait";
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      EXPECT_FALSE(returned.load()) << "must wait for room";
+    }
     release.set_value();
     producer.join();
     writer.drain();
