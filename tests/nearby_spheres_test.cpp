@@ -11,6 +11,7 @@
 
 #include "granray/kernels/lit_passes.h"
 #include "granray/kernels/nearby_spheres.h"
+#include "light_columns.h"
 #include "test_support.h"
 
 namespace granray::test {
@@ -184,6 +185,55 @@ TEST(NearbySpheres, PointsSharingOneGatherBlockTheRaysTheReferenceBlocks) {
   EXPECT_GT(alone, 50);
   EXPECT_GT(blocked_total, 1000);
   EXPECT_GT(open_total, 1000);
+}
+
+// The shadow rays' columns along the light (light_columns.h): for lights along the axes, between
+// them and anywhere, a shadow ray from a point on a grain (its id skipped), or from anywhere (a
+// wall's point), is blocked by the columns exactly as by the walk and by the reference.
+TEST(NearbySpheres, ShadowRaysReadingTheColumnsAlongTheLightBlockAsTheReference) {
+  Rng rng(fresh_seed());
+  long served = 0, blocked_total = 0, open_total = 0;
+  for (const OcclusionScene& scene : occlusion_scenes(rng)) {
+    const auto n = static_cast<std::uint32_t>(scene.spheres.size());
+    const GridOccluder walk = scene.walk();
+    const BruteForceOccluder reference = scene.reference();
+    for (int light = 0; light < 12; ++light) {
+      Vec3 dir = random_unit(rng);
+      if (light < 3)
+        dir = {light == 0 ? 1.0f : 0.0f, light == 1 ? -1.0f : 0.0f,
+               light == 2 ? 1.0f : 0.0f};  // along an axis: zero components
+      if (light == 3) dir = normalize(Vec3{1.0f, 1.0f, 1e-7f});
+      detail::LightColumns columns;
+      columns.build(scene.grid, scene.host.ref_spheres.size(), dir);
+      const NearbySphereOccluder gathered{walk, columns.view()};
+      ASSERT_NE(columns.view().entries, nullptr) << scene.label << ": the columns were built";
+      for (int q = 0; q < 400; ++q) {
+        Ray ray{{}, dir};
+        std::uint64_t skip_id = kWallIdBase;
+        if (q % 4 != 3) {  // a point on a grain, a hair outside it
+          const std::uint32_t k = std::uniform_int_distribution<std::uint32_t>(0, n - 1)(rng);
+          const Vec4 s = scene.spheres[k];
+          ray.origin = center_of(s) + random_unit(rng) * (s.w * (1.0f + 1e-4f));
+          skip_id = scene.id_of(k);
+        } else {  // anywhere in and around the scene, as a wall's point
+          ray.origin = {uniform(rng, -3.0f, 9.0f), uniform(rng, -3.0f, 9.0f),
+                        uniform(rng, -3.0f, 9.0f)};
+        }
+        const float length = q % 8 == 5 ? scene.mean_radius * uniform(rng, 0.1f, 8.0f) : INFINITY;
+        const bool expected = reference(ray, length, skip_id);
+        const std::string where =
+            scene.label + ", light " + std::to_string(light) + ", ray " + std::to_string(q);
+        EXPECT_EQ(walk(ray, length, skip_id), expected) << where;
+        EXPECT_EQ(gathered(ray, length, skip_id), expected) << where;
+        served += columns.view().serves(ray) ? 1 : 0;
+        (expected ? blocked_total : open_total) += 1;
+      }
+    }
+  }
+  // The columns answered nearly every ray, and both answers occur often.
+  EXPECT_GT(served, 4 * 12 * 400 * 9 / 10);
+  EXPECT_GT(blocked_total, 2000);
+  EXPECT_GT(open_total, 2000);
 }
 
 }  // namespace

@@ -83,11 +83,19 @@ inline void cast_blockers(BackendParts& parts, const Executor& exec, const Frame
                           const LitStructures& s, const RenderOptions& options,
                           const ShadingParams& shading, const LightingParams& lighting,
                           const Forward& forward = {}) {
-  if (s.layout && Executor::gathers_nearby_spheres) {
-    find_blockers_with_walls(parts, exec, f, options,
-                             NearbySphereOccluder{{parts.grid.view(*s.layout), f.id_of}}, shading,
-                             lighting, forward);
-  } else if (s.layout) {
+  if constexpr (Executor::gathers_nearby_spheres) {
+    if (s.layout) {
+      // The shadow rays read columns along the light, built for this frame (light_columns.h).
+      const GridView grid = parts.grid.view(*s.layout);
+      detail::LightColumns columns;
+      if (lighting.shadows) columns.build(grid, s.layout->references, shading.light);
+      find_blockers_with_walls(parts, exec, f, options,
+                               NearbySphereOccluder{{grid, f.id_of}, columns.view()}, shading,
+                               lighting, forward);
+      return;
+    }
+  }
+  if (s.layout) {
     find_blockers_with_walls(parts, exec, f, options,
                              GridOccluder{parts.grid.view(*s.layout), f.id_of}, shading, lighting,
                              forward);

@@ -53,6 +53,7 @@
 #include "buffer.h"
 #include "colormap_tables.h"
 #include "drawn_rows.h"
+#include "light_columns.h"
 #include "granray/camera.h"
 #include "granray/errors.h"
 #include "granray/kernels/bounce_levels.h"

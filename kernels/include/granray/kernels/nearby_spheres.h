@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "granray/kernels/light_columns.h"
 #include "granray/kernels/occlusion.h"
 
 namespace granray {
@@ -70,8 +71,10 @@ struct PixelNeighbours {
 struct NearbySphereOccluder {
   static constexpr bool gathers_nearby = true;  // the walls' leaves too (WithWalls)
   GridOccluder walk;
+  LightColumnsView columns;  // for the shadow rays, when built (light_columns.h)
 
   GRANRAY_HD bool operator()(const Ray& ray, float length, std::uint64_t skip_id) const {
+    if (columns.serves(ray)) return columns.blocks_ray(walk.grid, walk.id_of, ray, length, skip_id);
     return walk(ray, length, skip_id);
   }
 

@@ -1,0 +1,75 @@
+// The CPU's way with shadow rays: every shadow ray of a frame has the light's direction, so the
+// grid's spheres are binned once per frame into columns along it (a 2D grid across the light),
+// each column's entries sorted by how far along the light their centres lie. A shadow ray reads
+// the column its origin lies in, from just behind the origin onward, where a walk per ray stepped
+// through the grid's cells to its edge. The column holds every sphere that `blocks` the ray (the
+// bins are padded for the rounding of both), and each is tested with `blocks` itself, the
+// sphere's id skipped as the walk skips it: the same bit as the walk and the reference.
+#pragma once
+
+#include <cstdint>
+
+#include "granray/kernels/grid_view.h"
+#include "granray/kernels/occlusion.h"
+#include "granray/kernels/trace.h"
+
+namespace granray {
+
+// The columns as the kernels read them (trivially copyable; the buffers belong to LightColumns).
+// `entries` null: no columns this frame (no shadows, or too many references), rays walk.
+struct LightColumnsView {
+  Vec3 dir;       // the direction they serve, bit for bit
+  Vec3 across_u;  // two directions across it
+  Vec3 across_v;
+  float u0, v0;  // the 2D grid's corner
+  float inv_cell;
+  int columns_u, columns_v;
+  float behind;  // how far behind a ray's origin (along dir) a blocker's centre may lie
+  float scale;   // an origin with a coordinate beyond it walks (the pad was sized for it)
+  const std::uint32_t* offsets;  // column c holds entries [offsets[c], offsets[c + 1])
+  const float* depth;            // the entry's centre along dir, ascending within a column
+  const std::uint32_t* entries;  // the entry's grid reference
+
+  GRANRAY_HD bool serves(const Ray& ray) const {
+    return entries != nullptr && ray.dir.x == dir.x && ray.dir.y == dir.y && ray.dir.z == dir.z &&
+           fabsf(ray.origin.x) <= scale && fabsf(ray.origin.y) <= scale &&
+           fabsf(ray.origin.z) <= scale;
+  }
+
+  // Whether a sphere of the grid other than `skip_id` blocks the ray within `length` (`serves`
+  // the ray).
+  GRANRAY_HD bool blocks_ray(const GridView& grid, const IdMap& id_of, const Ray& ray, float length,
+                             std::uint64_t skip_id) const {
+    const float fu = (dot(ray.origin, across_u) - u0) * inv_cell;
+    const float fv = (dot(ray.origin, across_v) - v0) * inv_cell;
+    // Outside every column (no padded sphere reaches there): nothing blocks.
+    if (!(fu >= 0.0f && fu < static_cast<float>(columns_u) && fv >= 0.0f &&
+          fv < static_cast<float>(columns_v))) {
+      return false;
+    }
+    const std::uint32_t column =
+        static_cast<std::uint32_t>(static_cast<int>(fv)) * static_cast<std::uint32_t>(columns_u) +
+        static_cast<std::uint32_t>(static_cast<int>(fu));
+    // The first entry not too far behind the origin to block: a blocker's far root is positive.
+    const float from = dot(ray.origin, dir) - behind;
+    std::uint32_t lo = offsets[column], hi = offsets[column + 1];
+    while (lo < hi) {
+      const std::uint32_t mid = lo + (hi - lo) / 2u;
+      if (depth[mid] < from) {
+        lo = mid + 1u;
+      } else {
+        hi = mid;
+      }
+    }
+    const std::uint32_t end = offsets[column + 1];
+    for (std::uint32_t k = lo; k < end; ++k) {
+      const std::uint32_t ref = entries[k];
+      if (blocks(ray, grid.ref_spheres[ref], length) && id_of(grid.ref_index[ref]) != skip_id) {
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
+}  // namespace granray

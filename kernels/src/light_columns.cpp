@@ -1,0 +1,158 @@
+#include "light_columns.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "granray/kernels/lighting.h"
+
+namespace granray::detail {
+
+namespace {
+
+// A frame's columns hold a few entries per reference; past this they are not built (the rays
+// walk), so that a huge frame does not double its memory for its shadows.
+constexpr std::uint64_t kMostColumnReferences = 16u << 20;
+constexpr std::uint64_t kMostEntriesPerReference = 8;
+
+// Origins may lie this many times farther from the world's origin than any sphere's far side
+// (walls around a bed); a farther origin walks.
+constexpr float kOriginScale = 8.0f;
+
+// The pad, as a fraction of that scale: the rounding of `blocks` (its offset from the line
+// grows with the distance between origin and centre) and of the projections across and along
+// the light is a few float epsilons of it; this is twenty times that.
+constexpr float kPadOfScale = 6e-5f;
+
+struct Projected {
+  float u, v, depth, rad;
+};
+
+int column_of(float coordinate, float corner, float inv_cell) {
+  return static_cast<int>(std::floor((coordinate - corner) * inv_cell));
+}
+
+}  // namespace
+
+void LightColumns::build(const GridView& grid, std::uint64_t references, Vec3 dir) {
+  view_ = LightColumnsView{};
+  if (references == 0 || references > kMostColumnReferences) return;
+  const auto n = static_cast<std::size_t>(references);
+
+  float largest = 0.0f, radius = 0.0f;
+  for (std::size_t k = 0; k < n; ++k) {
+    const Vec4 s = grid.ref_spheres[k];
+    largest = std::max({largest, std::fabs(s.x) + s.w, std::fabs(s.y) + s.w, std::fabs(s.z) + s.w});
+    radius = std::max(radius, s.w);
+  }
+  const float scale = kOriginScale * largest;
+  const float pad = kPadOfScale * scale;
+  float cell = grid.geometry.cell_size;
+  if (!(std::isfinite(scale) && pad < cell)) return;
+
+  LightColumnsView v{};
+  v.dir = dir;
+  basis_about(dir, v.across_u, v.across_v);
+  v.behind = radius + pad;
+  v.scale = scale;
+
+  // Each sphere once: a grain larger than the grid's centre radius is listed in every cell it
+  // overlaps, and its copies would fill every column it covers again.
+  std::vector<std::uint32_t> refs;
+  refs.reserve(n);
+  std::vector<bool> seen;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (!listed_once(grid.geometry, grid.ref_spheres[k])) {
+      const std::uint32_t particle = grid.ref_index[k];
+      if (particle >= seen.size()) seen.resize(std::size_t(particle) + 1, false);
+      if (seen[particle]) continue;
+      seen[particle] = true;
+    }
+    refs.push_back(static_cast<std::uint32_t>(k));
+  }
+  const std::size_t m = refs.size();
+  std::vector<Projected> p(m);
+  float u_lo = INFINITY, v_lo = INFINITY, u_hi = -INFINITY, v_hi = -INFINITY;
+  for (std::size_t k = 0; k < m; ++k) {
+    const Vec4 s = grid.ref_spheres[refs[k]];
+    const Vec3 c = center_of(s);
+    p[k] = {dot(c, v.across_u), dot(c, v.across_v), dot(c, dir), s.w + pad};
+    u_lo = std::min(u_lo, p[k].u - p[k].rad);
+    v_lo = std::min(v_lo, p[k].v - p[k].rad);
+    u_hi = std::max(u_hi, p[k].u + p[k].rad);
+    v_hi = std::max(v_hi, p[k].v + p[k].rad);
+  }
+  // Columns of a grid cell's width, wider when the picture across the light holds more columns
+  // than a few per reference (a dilute gas).
+  const double most_columns = 4.0 * static_cast<double>(m) + 4096.0;
+  const double across = (static_cast<double>(u_hi) - u_lo) * (static_cast<double>(v_hi) - v_lo);
+  if (across / (static_cast<double>(cell) * cell) > most_columns) {
+    cell = static_cast<float>(std::sqrt(across / most_columns));
+  }
+  v.u0 = u_lo;
+  v.v0 = v_lo;
+  v.inv_cell = 1.0f / cell;
+  // A thread of grains far longer than wide: its columns along it would overflow the indices.
+  constexpr float kMostColumnsAlong = 1 << 24;
+  if (!((u_hi - u_lo) * v.inv_cell < kMostColumnsAlong &&
+        (v_hi - v_lo) * v.inv_cell < kMostColumnsAlong)) {
+    return;
+  }
+
+  // Each reference's square of columns, found as a ray's column is (LightColumnsView::blocks_ray),
+  // so that an origin within a sphere's padded reach lies in one of its columns.
+  int columns_u = 0, columns_v = 0;
+  std::uint64_t total = 0;
+  std::vector<int> box(4 * m);
+  for (std::size_t k = 0; k < m; ++k) {
+    int* b = &box[4 * k];
+    b[0] = column_of(p[k].u - p[k].rad, v.u0, v.inv_cell);
+    b[1] = column_of(p[k].u + p[k].rad, v.u0, v.inv_cell);
+    b[2] = column_of(p[k].v - p[k].rad, v.v0, v.inv_cell);
+    b[3] = column_of(p[k].v + p[k].rad, v.v0, v.inv_cell);
+    columns_u = std::max(columns_u, b[1] + 1);
+    columns_v = std::max(columns_v, b[3] + 1);
+    total +=
+        static_cast<std::uint64_t>(b[1] - b[0] + 1) * static_cast<std::uint64_t>(b[3] - b[2] + 1);
+  }
+  const std::uint64_t columns = static_cast<std::uint64_t>(columns_u) * columns_v;
+  if (total > kMostEntriesPerReference * m + 4096 || columns > 2 * most_columns ||
+      total >= UINT32_MAX) {
+    return;
+  }
+  v.columns_u = columns_u;
+  v.columns_v = columns_v;
+
+  offsets_.assign(columns + 1, 0u);
+  for (std::size_t k = 0; k < m; ++k) {
+    const int* b = &box[4 * k];
+    for (int cv = b[2]; cv <= b[3]; ++cv)
+      for (int cu = b[0]; cu <= b[1]; ++cu) ++offsets_[std::size_t(cv) * columns_u + cu + 1];
+  }
+  std::partial_sum(offsets_.begin(), offsets_.end(), offsets_.begin());
+  std::vector<std::uint32_t> next(offsets_.begin(), offsets_.end() - 1);
+  entries_.resize(total);
+  for (std::size_t k = 0; k < m; ++k) {
+    const int* b = &box[4 * k];
+    for (int cv = b[2]; cv <= b[3]; ++cv)
+      for (int cu = b[0]; cu <= b[1]; ++cu)
+        entries_[next[std::size_t(cv) * columns_u + cu]++] = static_cast<std::uint32_t>(k);
+  }
+  depth_.resize(total);
+  for (std::size_t c = 0; c < columns; ++c) {
+    const auto first = entries_.begin() + offsets_[c], last = entries_.begin() + offsets_[c + 1];
+    std::sort(first, last, [&p](std::uint32_t a, std::uint32_t b) {
+      return p[a].depth < p[b].depth || (p[a].depth == p[b].depth && a < b);
+    });
+    for (std::uint32_t e = offsets_[c]; e < offsets_[c + 1]; ++e) {
+      depth_[e] = p[entries_[e]].depth;
+      entries_[e] = refs[entries_[e]];  // the grid's reference
+    }
+  }
+  v.offsets = offsets_.data();
+  v.depth = depth_.data();
+  v.entries = entries_.data();
+  view_ = v;
+}
+
+}  // namespace granray::detail
