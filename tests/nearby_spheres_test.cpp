@@ -204,7 +204,10 @@ TEST(NearbySpheres, ShadowRaysReadingTheColumnsAlongTheLightBlockAsTheReference)
                light == 2 ? 1.0f : 0.0f};  // along an axis: zero components
       if (light == 3) dir = normalize(Vec3{1.0f, 1.0f, 1e-7f});
       detail::LightColumns columns;
-      columns.build(scene.grid, scene.host.ref_spheres.size(), dir);
+      const std::uint64_t references = scene.host.ref_spheres.size();
+      columns.build(scene.grid, references, dir, references);
+      EXPECT_EQ(columns.view().entries, nullptr) << "a ray per reference: the rays walk";
+      columns.build(scene.grid, references, dir, 100 * references);
       const NearbySphereOccluder gathered{walk, columns.view()};
       ASSERT_NE(columns.view().entries, nullptr) << scene.label << ": the columns were built";
       for (int q = 0; q < 400; ++q) {

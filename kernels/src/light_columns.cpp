@@ -4,6 +4,9 @@
 #include <cmath>
 #include <numeric>
 
+#include <thrust/sort.h>
+#include <thrust/system/omp/execution_policy.h>
+
 #include "granray/kernels/lighting.h"
 
 namespace granray::detail {
@@ -14,6 +17,10 @@ namespace {
 // walk), so that a huge frame does not double its memory for its shadows.
 constexpr std::uint64_t kMostColumnReferences = 16u << 20;
 constexpr std::uint64_t kMostEntriesPerReference = 8;
+
+// Building the columns costs about what a few walks per reference cost (a sort by depth and two
+// passes over the entries); with fewer shadow rays than this per reference the rays walk.
+constexpr std::uint64_t kLeastRaysPerReference = 32;
 
 // Origins may lie this many times farther from the world's origin than any sphere's far side
 // (walls around a bed); a farther origin walks.
@@ -34,9 +41,13 @@ int column_of(float coordinate, float corner, float inv_cell) {
 
 }  // namespace
 
-void LightColumns::build(const GridView& grid, std::uint64_t references, Vec3 dir) {
+void LightColumns::build(const GridView& grid, std::uint64_t references, Vec3 dir,
+                         std::uint64_t rays) {
   view_ = LightColumnsView{};
-  if (references == 0 || references > kMostColumnReferences) return;
+  if (references == 0 || references > kMostColumnReferences ||
+      rays < kLeastRaysPerReference * references) {
+    return;
+  }
   const auto n = static_cast<std::size_t>(references);
 
   float largest = 0.0f, radius = 0.0f;
@@ -123,6 +134,16 @@ void LightColumns::build(const GridView& grid, std::uint64_t references, Vec3 di
   v.columns_u = columns_u;
   v.columns_v = columns_v;
 
+  // The entries in order of depth along the light, so that filling the columns in that order
+  // leaves each column sorted.
+  std::vector<float> keys(m);
+  std::vector<std::uint32_t> by_depth(m);
+  for (std::size_t k = 0; k < m; ++k) {
+    keys[k] = p[k].depth;
+    by_depth[k] = static_cast<std::uint32_t>(k);
+  }
+  thrust::stable_sort_by_key(thrust::omp::par, keys.data(), keys.data() + m, by_depth.data());
+
   offsets_.assign(columns + 1, 0u);
   for (std::size_t k = 0; k < m; ++k) {
     const int* b = &box[4 * k];
@@ -132,21 +153,15 @@ void LightColumns::build(const GridView& grid, std::uint64_t references, Vec3 di
   std::partial_sum(offsets_.begin(), offsets_.end(), offsets_.begin());
   std::vector<std::uint32_t> next(offsets_.begin(), offsets_.end() - 1);
   entries_.resize(total);
-  for (std::size_t k = 0; k < m; ++k) {
-    const int* b = &box[4 * k];
-    for (int cv = b[2]; cv <= b[3]; ++cv)
-      for (int cu = b[0]; cu <= b[1]; ++cu)
-        entries_[next[std::size_t(cv) * columns_u + cu]++] = static_cast<std::uint32_t>(k);
-  }
   depth_.resize(total);
-  for (std::size_t c = 0; c < columns; ++c) {
-    const auto first = entries_.begin() + offsets_[c], last = entries_.begin() + offsets_[c + 1];
-    std::sort(first, last, [&p](std::uint32_t a, std::uint32_t b) {
-      return p[a].depth < p[b].depth || (p[a].depth == p[b].depth && a < b);
-    });
-    for (std::uint32_t e = offsets_[c]; e < offsets_[c + 1]; ++e) {
-      depth_[e] = p[entries_[e]].depth;
-      entries_[e] = refs[entries_[e]];  // the grid's reference
+  for (const std::uint32_t k : by_depth) {
+    const int* b = &box[4 * k];
+    for (int cv = b[2]; cv <= b[3]; ++cv) {
+      for (int cu = b[0]; cu <= b[1]; ++cu) {
+        const std::uint32_t e = next[std::size_t(cv) * columns_u + cu]++;
+        entries_[e] = refs[k];  // the grid's reference
+        depth_[e] = p[k].depth;
+      }
     }
   }
   v.offsets = offsets_.data();

@@ -11,10 +11,11 @@ namespace granray::detail {
 
 class LightColumns {
  public:
-  // Columns along the unit direction `dir` over the grid's `references`. None (view().entries
-  // null: the rays walk) when there are no references, more than fit the memory the columns
-  // may take, or coordinates so far from the origin that the rounding pad outgrows a column.
-  void build(const GridView& grid, std::uint64_t references, Vec3 dir);
+  // Columns along the unit direction `dir` over the grid's `references`, for up to `rays` shadow
+  // rays. None (view().entries null: the rays walk) when there are no references, too few rays
+  // per reference to repay the build, more references than fit the memory the columns may take,
+  // or coordinates so far from the origin that the rounding pad outgrows a column.
+  void build(const GridView& grid, std::uint64_t references, Vec3 dir, std::uint64_t rays);
   const LightColumnsView& view() const { return view_; }
 
  private:

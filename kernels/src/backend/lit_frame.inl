@@ -88,7 +88,10 @@ inline void cast_blockers(BackendParts& parts, const Executor& exec, const Frame
       // The shadow rays read columns along the light, built for this frame (light_columns.h).
       const GridView grid = parts.grid.view(*s.layout);
       detail::LightColumns columns;
-      if (lighting.shadows) columns.build(grid, s.layout->references, shading.light);
+      if (lighting.shadows) {
+        columns.build(grid, s.layout->references, shading.light,
+                      lit_sample_count(f.camera.frame, lighting));
+      }
       find_blockers_with_walls(parts, exec, f, options,
                                NearbySphereOccluder{{grid, f.id_of}, columns.view()}, shading,
                                lighting, forward);
