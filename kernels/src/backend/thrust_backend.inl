@@ -53,7 +53,6 @@
 #include "buffer.h"
 #include "colormap_tables.h"
 #include "drawn_rows.h"
-#include "light_columns.h"
 #include "granray/camera.h"
 #include "granray/errors.h"
 #include "granray/kernels/bounce_levels.h"
@@ -64,6 +63,7 @@
 #include "granray/kernels/pixel_kernels.h"
 #include "granray/pixel_rect.h"
 #include "grid_layout.h"
+#include "light_columns.h"
 #include "material_setup.h"
 #include "see_through_binning.h"
 
