@@ -36,7 +36,8 @@ struct Projected {
 };
 
 int column_of(float coordinate, float corner, float inv_cell) {
-  return static_cast<int>(std::floor((coordinate - corner) * inv_cell));
+  return static_cast<int>(
+      std::floor(LightColumnsView::column_coordinate(coordinate, corner, inv_cell)));
 }
 
 }  // namespace

@@ -30,6 +30,13 @@ struct LightColumnsView {
   const float* depth;            // the entry's centre along dir, ascending within a column
   const std::uint32_t* entries;  // the entry's grid reference
 
+  // Where coordinate x falls across the columns, in columns from `corner`: a sphere's square and
+  // a ray's column are both found by these operations, which keeps their order (the exactness
+  // argument, docs/design.md).
+  GRANRAY_HD static float column_coordinate(float x, float corner, float inv_cell) {
+    return (x - corner) * inv_cell;
+  }
+
   GRANRAY_HD bool serves(const Ray& ray) const {
     return entries != nullptr && ray.dir.x == dir.x && ray.dir.y == dir.y && ray.dir.z == dir.z &&
            fabsf(ray.origin.x) <= scale && fabsf(ray.origin.y) <= scale &&
@@ -40,8 +47,8 @@ struct LightColumnsView {
   // the ray).
   GRANRAY_HD bool blocks_ray(const GridView& grid, const IdMap& id_of, const Ray& ray, float length,
                              std::uint64_t skip_id) const {
-    const float fu = (dot(ray.origin, across_u) - u0) * inv_cell;
-    const float fv = (dot(ray.origin, across_v) - v0) * inv_cell;
+    const float fu = column_coordinate(dot(ray.origin, across_u), u0, inv_cell);
+    const float fv = column_coordinate(dot(ray.origin, across_v), v0, inv_cell);
     // Outside every column (no padded sphere reaches there): nothing blocks.
     if (!(fu >= 0.0f && fu < static_cast<float>(columns_u) && fv >= 0.0f &&
           fv < static_cast<float>(columns_v))) {
