@@ -214,6 +214,60 @@ TEST(MpiRender, LitFramesOnAnyRankCountMatchOneRank) {
   }
 }
 
+// Gathered lit frames on CPU ranks: every rank renders bands of rows dealt round the ranks (up
+// to four each), rank 0 stacks them. Tall narrow pictures give several bands a rank, windows of a
+// few rows give some ranks none; the image, depths and ids are the one-rank frame's, and as many
+// ranks rendered as there are rows, up to every rank.
+TEST(MpiRender, GatheredLitFramesInBandsOfRowsMatchOneRank) {
+  Rng rng(shared_seed());
+  const int rank = rank_of(MPI_COMM_WORLD), size = size_of(MPI_COMM_WORLD);
+  for (int trial = 0; trial < 6; ++trial) {
+    const bool dilute = rng() % 2 == 0;
+    const auto spheres =
+        dilute ? dilute_gas(rng, 600, 0.1f, 0.6f, 6.0f) : dense_bed(rng, 900, 0.3f, 0.5f);
+    std::vector<float> speed(spheres.size());
+    for (auto& v : speed) v = uniform(rng, 0.0f, 5.0f);
+    RenderSettings s = random_settings(rng, rng() % 2 == 0);
+    s.width = 16 + static_cast<int>(rng() % 40);
+    s.height = 130 + static_cast<int>(rng() % 300);  // 2 to 4 bands a rank on 2 ranks
+    s.color = ColorMapping{static_cast<int>(rng() % 7), true, 0.0f, 1.0f};
+    s.shading.shadows = rng() % 2 == 0;
+    s.shading.ao_samples = 1 + static_cast<int>(rng() % 12);
+    s.shading.samples = rng() % 2 == 0 ? 1 : 4;
+    if (trial % 3 == 1) {  // a window of one to three rows: on more ranks, some have none
+      const int y = static_cast<int>(rng() % static_cast<unsigned>(s.height - 3));
+      s.region = PixelRect{2, y, s.width - 1, y + 1 + static_cast<int>(rng() % 3)};
+    } else if (trial % 3 == 2) {
+      const int y = static_cast<int>(rng() % 40);
+      s.region = PixelRect{1, y, s.width, s.height - static_cast<int>(rng() % 40)};
+    }
+    const Split split = trial % 2 == 0 ? Split::random : Split::octants;
+    mpi::Compositor gathered;
+    gathered.gather_lit_frames_up_to(~std::uint64_t{0});
+    expect_same_as_one_rank(spheres, speed, s, split, rng, &gathered);
+
+    // Every rank with a band rendered it (on CPUs; on GPUs rank 0 renders alone).
+    Renderer renderer(mpi_test_backend());
+    std::vector<Vec4> mine;
+    std::vector<std::uint64_t> ids;
+    for (std::size_t i = rank; i < spheres.size(); i += std::size_t(size)) {
+      mine.push_back(spheres[i]);
+      ids.push_back(i);
+    }
+    const ParticleView view = view_of(mine, &ids);
+    Image image;
+    const FrameStats stats =
+        mpi::render_distributed(renderer, MPI_COMM_WORLD, view, s, image, &gathered);
+    if (rank != 0 || mpi_test_backend() != BackendKind::cpu) continue;
+    const int rows = render_window(s).y1 - render_window(s).y0;
+    ASSERT_EQ(stats.ranks.size(), std::size_t(size));
+    int rendered = 0;
+    for (const RankStats& r : stats.ranks) rendered += r.render_ms > 0.0 ? 1 : 0;
+    EXPECT_GT(stats.ranks[0].render_ms, 0.0) << "rank 0's band holds the first row";
+    EXPECT_EQ(rendered, std::min(rows, size)) << rows << " rows";
+  }
+}
+
 // SPEC 2e across ranks: a grain's reflection shows grains of other ranks, so the frame (and the
 // path-traced still) is rendered from every rank's grains on one; the image is the one-rank
 // image, byte for byte.
@@ -521,8 +575,9 @@ TEST(MpiRender, LitFramesWithHalosInGpuMemoryMatchOneRank) {
 
 // The per-frame choice between gathering a lit frame onto rank 0 and lighting it by halo: GPUs
 // gather small frames, a composite in GPU memory moves the switch down (0.44 M grains at one
-// sample of 1080p instead of 1.1 M), more samples per pixel move it up, CPUs never gather, and
-// nothing beyond kLitGatherParticles is gathered.
+// sample of 1080p instead of 1.1 M), more samples per pixel move it up, CPUs gather small frames
+// too (to render them in bands) but never more than 16 MB of grains, and nothing beyond
+// kLitGatherParticles is gathered.
 TEST(MpiRender, LitFramesAreGatheredByTheirSizes) {
   Rng rng(shared_seed());
   const std::uint64_t pixels = 1920 * 1080;
@@ -533,7 +588,13 @@ TEST(MpiRender, LitFramesAreGatheredByTheirSizes) {
     EXPECT_TRUE(mpi::gathered_lit_frame(between, pixels, 4, BackendKind::cuda, true)) << between;
     const std::uint64_t few = 1 + rng() % 400'000;
     EXPECT_TRUE(mpi::gathered_lit_frame(few, pixels, 1, BackendKind::cuda, true)) << few;
-    EXPECT_FALSE(mpi::gathered_lit_frame(few, pixels, 1, BackendKind::cpu, false)) << few;
+    EXPECT_TRUE(mpi::gathered_lit_frame(few, pixels, 1, BackendKind::cpu, false)) << few;
+    EXPECT_FALSE(
+        mpi::gathered_lit_frame(1'200'000 + rng() % 800'000, pixels, 1, BackendKind::cpu, false));
+    // Every CPU rank gets every grain: no more than 16 MB of them, whatever the samples.
+    const std::uint64_t beyond = 600'000 + rng() % 500'000;
+    EXPECT_TRUE(mpi::gathered_lit_frame(beyond, pixels, 4, BackendKind::cuda, false)) << beyond;
+    EXPECT_FALSE(mpi::gathered_lit_frame(beyond, pixels, 4, BackendKind::cpu, false)) << beyond;
   }
   EXPECT_FALSE(mpi::gathered_lit_frame(mpi::kLitGatherParticles + 1, pixels * 64, 16,
                                        BackendKind::cuda, false));

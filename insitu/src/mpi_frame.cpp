@@ -40,7 +40,14 @@ bool gathered_lit_frame(std::uint64_t particles, std::uint64_t pixels, int sampl
   // 0.4 M grains at 1080p on one H100: about 6 bytes a sample).
   constexpr std::uint64_t kGatheredBytes = 28;
   const std::uint64_t sample_bytes = in_gpu_memory ? 6 : 15;
-  return backend == BackendKind::cuda && particles <= kLitGatherParticles &&
+  // On CPUs every rank gathers every grain (to render its bands of rows), faster than the halo
+  // at every size measured up to 1 M grains at 1080p; the grains a rank sends stay within the
+  // 16 MB a lit frame may cost it (docs/benchmarks.md).
+  constexpr std::uint64_t kMostGatheredBytesOnCpus = std::uint64_t{16} << 20;
+  if (backend == BackendKind::cpu && particles * kGatheredBytes > kMostGatheredBytesOnCpus) {
+    return false;
+  }
+  return particles <= kLitGatherParticles &&
          particles * kGatheredBytes <= pixels * std::uint64_t(samples) * sample_bytes;
 }
 
@@ -97,7 +104,10 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
                               : gathered_lit_frame(counts[2], pixels, settings.shading.samples,
                                                    renderer.backend(), in_gpu_memory));
     if (gather) {
-      stats = render_lit_gathered(renderer, comm, view, settings, options, image, result);
+      // CPU ranks share the casting by bands of rows; on GPUs, where the casting is cheap and
+      // moving the grains is not, rank 0 renders alone.
+      stats = render_lit_gathered(renderer, comm, view, settings, options, image, result,
+                                  renderer.backend() == BackendKind::cpu);
     } else {
       stats = render_lit_by_halo(renderer, comm, view, settings, options, image, compositor, result,
                                  local.bounds, in_gpu_memory);

@@ -19,12 +19,14 @@ namespace granray::mpi::detail {
 
 namespace {
 
-// Gathers one kind of per-particle value onto rank 0, rank after rank.
+// Gathers one kind of per-particle value, rank after rank, onto rank 0 or onto every rank
+// (`counts`: every rank's particles, known where they are gathered).
 template <class T>
-void gather_onto_rank0(const std::vector<T>& mine, std::vector<T>& all, int components,
-                       MPI_Datatype type, const std::vector<int>& counts, int rank, MPI_Comm comm) {
+void gather_values(const std::vector<T>& mine, std::vector<T>& all, int components,
+                   MPI_Datatype type, const std::vector<int>& counts, bool onto_every_rank,
+                   int rank, MPI_Comm comm) {
   std::vector<int> sizes, offsets;
-  if (rank == 0) {
+  if (onto_every_rank || rank == 0) {
     std::size_t total = 0;
     for (const int c : counts) {
       offsets.push_back(static_cast<int>(total * components));
@@ -33,9 +35,95 @@ void gather_onto_rank0(const std::vector<T>& mine, std::vector<T>& all, int comp
     }
     all.resize(total);
   }
-  GRANRAY_MPI_CHECK(MPI_Gatherv(mine.data(), static_cast<int>(mine.size()) * components, type,
-                                all.data(), sizes.data(), offsets.data(), type, 0, comm));
+  const int count = static_cast<int>(mine.size()) * components;
+  if (onto_every_rank) {
+    GRANRAY_MPI_CHECK(MPI_Allgatherv(mine.data(), count, type, all.data(), sizes.data(),
+                                     offsets.data(), type, comm));
+  } else {
+    GRANRAY_MPI_CHECK(MPI_Gatherv(mine.data(), count, type, all.data(), sizes.data(),
+                                  offsets.data(), type, 0, comm));
+  }
 }
+
+// Every rank's particles, with their global ids, and their scalars and selection values where
+// every rank that has particles offers them, onto rank 0 or onto every rank. `sent`: the bytes
+// this rank's particles travelled.
+HostParticles gathered_particles(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
+                                 bool onto_every_rank, std::uint64_t& sent) {
+  const int rank = rank_of(comm), size = size_of(comm);
+  HostParticles mine;
+  agreed_step("copying the particles to the host", comm,
+              [&] { renderer.copy_to_host(view, mine); });
+  // A scalar only when every rank that has particles offers one.
+  int scalar = mine.xyzr.empty() || !mine.scalar.empty() ? 1 : 0;
+  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &scalar, 1, MPI_INT, MPI_MIN, comm));
+  if (scalar == 1) mine.scalar.resize(mine.xyzr.size());           // a rank without particles
+  int select = mine.xyzr.empty() || !mine.select.empty() ? 1 : 0;  // SPEC 2d values, likewise
+  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &select, 1, MPI_INT, MPI_MIN, comm));
+  if (select == 1) mine.select.resize(mine.xyzr.size());
+  const int count = static_cast<int>(mine.xyzr.size());
+  std::vector<int> counts(onto_every_rank || rank == 0 ? size : 0);
+  if (onto_every_rank) {
+    GRANRAY_MPI_CHECK(MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm));
+  } else {
+    GRANRAY_MPI_CHECK(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm));
+  }
+  HostParticles all;
+  gather_values(mine.xyzr, all.xyzr, 4, MPI_FLOAT, counts, onto_every_rank, rank, comm);
+  gather_values(mine.ids, all.ids, 1, MPI_UINT64_T, counts, onto_every_rank, rank, comm);
+  if (scalar == 1) {
+    gather_values(mine.scalar, all.scalar, 1, MPI_FLOAT, counts, onto_every_rank, rank, comm);
+  }
+  if (select == 1) {
+    gather_values(mine.select, all.select, 1, MPI_FLOAT, counts, onto_every_rank, rank, comm);
+  }
+  const std::uint64_t bytes = mine.xyzr.size() * sizeof(Vec4) + mine.ids.size() * 8 +
+                              (scalar == 1 ? mine.scalar.size() * 4 : 0) +
+                              (select == 1 ? mine.select.size() * 4 : 0);
+  if (onto_every_rank) {
+    sent += bytes * static_cast<std::uint64_t>(size - 1);
+  } else if (rank != 0) {
+    sent += bytes;
+  }
+  return all;
+}
+
+// The view of gathered particles (their scalars and selection values where they have them).
+ParticleView view_of(const HostParticles& all) {
+  ParticleView everything;
+  everything.xyzr = all.xyzr.data();
+  everything.count = all.xyzr.size();
+  everything.ids = all.ids.data();
+  everything.scalar = all.scalar.empty() ? nullptr : all.scalar.data();
+  everything.select_scalar = all.select.empty() ? nullptr : all.select.data();
+  return everything;
+}
+
+// The first row of band b of `bands` over `rows` rows: ceil(rows * b / bands).
+int first_band_row(int rows, int b, int bands) {
+  return static_cast<int>((std::int64_t{rows} * b + bands - 1) / bands);
+}
+
+// Bands of the gathered frame per rank: up to four each, dealt round the ranks, so that a part of
+// the picture where the rays do more work (a bed's face against the sky) is shared; none thinner
+// than 32 rows, since each band pays its own set-up (screen tiles, the light's columns).
+int bands_per_rank(int rows, int size) { return std::max(1, std::min(4, rows / (32 * size))); }
+
+// One plane of a band as MPI sees it: `rows` rows of `width` pixels of `per_pixel` values.
+class RowType {
+ public:
+  RowType(int width, int per_pixel, MPI_Datatype type) {
+    GRANRAY_MPI_CHECK(MPI_Type_contiguous(width * per_pixel, type, &row_));
+    GRANRAY_MPI_CHECK(MPI_Type_commit(&row_));
+  }
+  ~RowType() { MPI_Type_free(&row_); }
+  RowType(const RowType&) = delete;
+  RowType& operator=(const RowType&) = delete;
+  MPI_Datatype get() const { return row_; }
+
+ private:
+  MPI_Datatype row_ = MPI_DATATYPE_NULL;
+};
 
 // Every rank's box, grown by a margin for rounding; an empty one where a rank draws nothing.
 std::vector<RankBox> rank_boxes(const SceneBounds& own, const SceneBounds& all, MPI_Comm comm) {
@@ -300,55 +388,121 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
   return stats;
 }
 
-// SPEC 2a over ranks while the particles fit on one: rank 0 gathers every rank's particles, with
-// their global ids and scalars, and renders the frame alone, as one rank would.
+// SPEC 2a over ranks while the particles fit on one (mpi_lit_frame.h): every rank's particles,
+// with their global ids and scalars, gathered onto rank 0, which renders the frame alone, or
+// onto every rank, each rendering its band of the picture's rows for rank 0 to stack.
 FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
                                const RenderSettings& settings, RenderOptions options, Image& image,
-                               Composited result) {
-  options.same_particles = false;  // rank 0 renders a gathered copy, made again for each band
-  int rank = 0, size = 1;
-  GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size));
+                               Composited result, bool in_bands) {
+  options.same_particles = false;   // a gathered copy, made again for each band of a poster
+  options.particle_bounds.reset();  // this rank's own no longer
+  options.with_hits = result == Composited::rgb_depth_ids;
+  options.copy_drawn_only = false;
+  const int rank = rank_of(comm), size = size_of(comm);
   const auto start = std::chrono::steady_clock::now();
-  HostParticles mine;
-  agreed_step("copying the particles to the host", comm,
-              [&] { renderer.copy_to_host(view, mine); });
-  // A scalar only when every rank that has particles offers one.
-  int scalar = mine.xyzr.empty() || !mine.scalar.empty() ? 1 : 0;
-  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &scalar, 1, MPI_INT, MPI_MIN, comm));
-  if (scalar == 1) mine.scalar.resize(mine.xyzr.size());           // a rank without particles
-  int select = mine.xyzr.empty() || !mine.select.empty() ? 1 : 0;  // SPEC 2d values, likewise
-  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &select, 1, MPI_INT, MPI_MIN, comm));
-  if (select == 1) mine.select.resize(mine.xyzr.size());
-  const int count = static_cast<int>(mine.xyzr.size());
-  std::vector<int> counts(rank == 0 ? size : 0);
-  GRANRAY_MPI_CHECK(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm));
-  HostParticles all;
-  gather_onto_rank0(mine.xyzr, all.xyzr, 4, MPI_FLOAT, counts, rank, comm);
-  gather_onto_rank0(mine.ids, all.ids, 1, MPI_UINT64_T, counts, rank, comm);
-  if (scalar == 1) gather_onto_rank0(mine.scalar, all.scalar, 1, MPI_FLOAT, counts, rank, comm);
-  if (select == 1) gather_onto_rank0(mine.select, all.select, 1, MPI_FLOAT, counts, rank, comm);
+  std::uint64_t sent = 0;
+  const HostParticles all = gathered_particles(renderer, comm, view, in_bands, sent);
   const double gather_ms = ms_since(start);
   FrameStats stats;
-  agreed_step("rendering the gathered frame", comm, [&] {
-    if (rank != 0) return;
-    ParticleView everything;
-    everything.xyzr = all.xyzr.data();
-    everything.count = all.xyzr.size();
-    everything.ids = all.ids.data();
-    everything.scalar = scalar == 1 ? all.scalar.data() : nullptr;
-    everything.select_scalar = select == 1 ? all.select.data() : nullptr;
-    options.particle_bounds.reset();  // this rank's own no longer
-    options.with_hits = result == Composited::rgb_depth_ids;
-    options.copy_drawn_only = false;
-    stats = renderer.render(everything, settings, image, options);
-  });
-  stats.composite_ms = gather_ms;
-  if (rank != 0) {
-    stats.exchange_bytes = mine.xyzr.size() * sizeof(Vec4) + mine.ids.size() * 8 +
-                           (scalar == 1 ? mine.scalar.size() * 4 : 0) +
-                           (select == 1 ? mine.select.size() * 4 : 0);
+  if (!in_bands) {
+    agreed_step("rendering the gathered frame", comm, [&] {
+      if (rank == 0) stats = renderer.render(view_of(all), settings, image, options);
+    });
+    stats.composite_ms = gather_ms;
+    stats.exchange_bytes = sent;
+    return stats;
   }
+  const PixelRect window = render_window(settings);
+  const int rows = window.y1 - window.y0, width = window.x1 - window.x0;
+  const int bands = size * bands_per_rank(rows, size);
+  std::vector<int> mine;  // this rank's bands, in order
+  std::vector<Image> band_images;
+  agreed_step("rendering this rank's bands of the gathered frame", comm, [&] {
+    RenderSettings band = settings;
+    for (int b = rank; b < bands; b += size) {
+      const int y0 = window.y0 + first_band_row(rows, b, bands);
+      const int y1 = window.y0 + first_band_row(rows, b + 1, bands);
+      if (y1 == y0) continue;  // more bands than rows (an empty region would be the whole)
+      band.region = {window.x0, y0, window.x1, y1};
+      band_images.emplace_back();
+      FrameStats one = renderer.render(view_of(all), band, band_images.back(), options);
+      settle(band_images.back());
+      options.same_particles = true;  // the next band's grid is this one's
+      if (mine.empty()) {
+        stats = one;
+      } else {
+        stats.grid_ms += one.grid_ms;
+        stats.render_ms += one.render_ms;
+        stats.primary_ms += one.primary_ms;
+        stats.secondary_ms += one.secondary_ms;
+        stats.bounce_ms += one.bounce_ms;
+        stats.secondary_rays += one.secondary_rays;
+        stats.bounce_rays += one.bounce_rays;
+        for (std::size_t w = 0; w < stats.categories.size(); ++w) {
+          stats.categories[w] |= one.categories[w];
+        }
+      }
+      mine.push_back(b);
+    }
+  });
+  // Each rank counted every grain it hid, as one rank does: the frame's count is rank 0's.
+  if (rank != 0) stats.hidden = 0;
+  const auto stack_start = std::chrono::steady_clock::now();
+  // Rank 0 takes every band straight into its rows; the others send theirs, tagged by band.
+  const RowType rgb_row(width, 3, MPI_UINT8_T), depth_row(width, 1, MPI_FLOAT),
+      id_row(width, 1, MPI_UINT64_T);
+  const std::size_t pixels = std::size_t(width) * std::size_t(rows);
+  if (rank == 0) {
+    image.pending.reset();
+    image.width = width;
+    image.height = rows;
+    image.rgb.resize(pixels * 3);
+    if (options.with_hits) {
+      image.depth.resize(pixels);
+      image.hit_id.resize(pixels);
+    }
+    std::vector<MPI_Request> requests;
+    for (int b = 0; b < bands; ++b) {
+      const int y0 = first_band_row(rows, b, bands), n = first_band_row(rows, b + 1, bands) - y0;
+      if (n == 0 || b % size == 0) continue;
+      const std::size_t at = std::size_t(y0) * std::size_t(width);
+      const int from = b % size, planes = options.with_hits ? 3 : 1;
+      requests.resize(requests.size() + std::size_t(planes));
+      MPI_Request* r = &requests[requests.size() - std::size_t(planes)];
+      GRANRAY_MPI_CHECK(MPI_Irecv(&image.rgb[at * 3], n, rgb_row.get(), from, 3 * b, comm, r));
+      if (options.with_hits) {
+        GRANRAY_MPI_CHECK(
+            MPI_Irecv(&image.depth[at], n, depth_row.get(), from, 3 * b + 1, comm, r + 1));
+        GRANRAY_MPI_CHECK(
+            MPI_Irecv(&image.hit_id[at], n, id_row.get(), from, 3 * b + 2, comm, r + 2));
+      }
+    }
+    for (std::size_t k = 0; k < mine.size(); ++k) {
+      const Image& own = band_images[k];
+      const std::size_t at = std::size_t(first_band_row(rows, mine[k], bands)) * std::size_t(width);
+      std::copy(own.rgb.begin(), own.rgb.end(), image.rgb.begin() + std::ptrdiff_t(at * 3));
+      if (options.with_hits) {
+        std::copy(own.depth.begin(), own.depth.end(), image.depth.begin() + std::ptrdiff_t(at));
+        std::copy(own.hit_id.begin(), own.hit_id.end(), image.hit_id.begin() + std::ptrdiff_t(at));
+      }
+    }
+    GRANRAY_MPI_CHECK(
+        MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
+  } else {
+    for (std::size_t k = 0; k < mine.size(); ++k) {
+      const Image& own = band_images[k];
+      const int b = mine[k], n = own.height;
+      GRANRAY_MPI_CHECK(MPI_Send(own.rgb.data(), n, rgb_row.get(), 0, 3 * b, comm));
+      sent += std::uint64_t(own.rgb.size());
+      if (options.with_hits) {
+        GRANRAY_MPI_CHECK(MPI_Send(own.depth.data(), n, depth_row.get(), 0, 3 * b + 1, comm));
+        GRANRAY_MPI_CHECK(MPI_Send(own.hit_id.data(), n, id_row.get(), 0, 3 * b + 2, comm));
+        sent += std::uint64_t(own.depth.size()) * 4 + std::uint64_t(own.hit_id.size()) * 8;
+      }
+    }
+  }
+  stats.composite_ms = gather_ms + ms_since(stack_start);
+  stats.exchange_bytes = sent;
   return stats;
 }
 

@@ -10,10 +10,14 @@
 
 namespace granray::mpi::detail {
 
-// SPEC 2a over ranks while the particles fit on one: rank 0 gathers and renders alone.
+// SPEC 2a over ranks while the particles fit on one: rank 0 gathers every rank's particles and
+// renders alone, or (`in_bands`) every rank gathers them all and renders its band of the
+// picture's rows (the rows split evenly, rank 0's on top), which rank 0 stacks into `image`. A
+// window's pixels are those of the whole image (RenderSettings::region), so either way the
+// image is the one-rank image.
 FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
                                const RenderSettings& settings, RenderOptions options, Image& image,
-                               Composited result);
+                               Composited result, bool in_bands);
 
 // SPEC 2a over ranks by halo (kernels/lit_exchange.h): each rank gets the other ranks' grains
 // near its box, casts and lights its own samples, asks the ranks whose boxes its open shadow

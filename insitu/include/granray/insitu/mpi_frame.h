@@ -108,11 +108,11 @@ class Compositor {
 };
 
 // Whether a lit frame of `particles` over all ranks, `pixels` and `samples` per pixel on `backend`
-// is gathered onto rank 0 rather than lit across the ranks by halo: on GPUs while the gathered
-// grains (28 bytes each) move no more than one composite of the image's samples would (15 bytes
-// each; 6 when the halo's composite is `in_gpu_memory`, where its exchanges are what is left to
-// weigh) and fit (kLitGatherParticles); never on CPUs, where the ranks' shares of the casting win
-// at every size measured (docs/benchmarks.md).
+// is gathered (onto rank 0 on GPUs, onto every rank to render bands of rows on CPUs) rather than
+// lit across the ranks by halo: while the gathered grains (28 bytes each) move no more than one
+// composite of the image's samples would (15 bytes each; 6 when the halo's composite is
+// `in_gpu_memory`, where its exchanges are what is left to weigh) and fit (kLitGatherParticles),
+// and on CPUs while they make at most 16 MB (docs/design.md, docs/benchmarks.md).
 bool gathered_lit_frame(std::uint64_t particles, std::uint64_t pixels, int samples,
                         BackendKind backend, bool in_gpu_memory = false);
 
