@@ -11,6 +11,7 @@
 
 #include "granray/errors.h"
 #include "granray/kernels/lighting.h"
+#include "granray/tiled_render.h"
 #include "mpi_agree.h"
 #include "mpi_exchange.h"
 #include "sample_composite.h"
@@ -431,16 +432,7 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
       if (mine.empty()) {
         stats = one;
       } else {
-        stats.grid_ms += one.grid_ms;
-        stats.render_ms += one.render_ms;
-        stats.primary_ms += one.primary_ms;
-        stats.secondary_ms += one.secondary_ms;
-        stats.bounce_ms += one.bounce_ms;
-        stats.secondary_rays += one.secondary_rays;
-        stats.bounce_rays += one.bounce_rays;
-        for (std::size_t w = 0; w < stats.categories.size(); ++w) {
-          stats.categories[w] |= one.categories[w];
-        }
+        add_band_stats(stats, one);
       }
       mine.push_back(b);
     }

@@ -69,6 +69,8 @@ void add_band_stats(FrameStats& frame, const FrameStats& band) {
   frame.primary_ms += band.primary_ms;
   frame.secondary_ms += band.secondary_ms;
   frame.secondary_rays += band.secondary_rays;
+  frame.bounce_ms += band.bounce_ms;
+  frame.bounce_rays += band.bounce_rays;
   frame.composite_ms += band.composite_ms;
   frame.total_ms += band.total_ms;
   for (std::size_t k = 0; k < frame.categories.size(); ++k)
