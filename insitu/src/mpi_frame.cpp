@@ -104,11 +104,10 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
                               : gathered_lit_frame(counts[2], pixels, settings.shading.samples,
                                                    renderer.backend(), in_gpu_memory));
     if (gather) {
-      // CPU ranks share the casting by bands of rows, and so do GPUs for a path-traced still
-      // (many paths a pixel); other GPU frames cast cheaply next to moving the grains to every
-      // GPU, and rank 0 renders them alone.
+      // CPU ranks share the casting by bands of rows; on GPUs, where the casting is cheap and
+      // moving the grains is not, rank 0 renders alone.
       stats = render_lit_gathered(renderer, comm, view, settings, options, image, result,
-                                  renderer.backend() == BackendKind::cpu || path_traced(settings));
+                                  renderer.backend() == BackendKind::cpu);
     } else {
       stats = render_lit_by_halo(renderer, comm, view, settings, options, image, compositor, result,
                                  local.bounds, in_gpu_memory);
