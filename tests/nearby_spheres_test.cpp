@@ -205,11 +205,18 @@ TEST(NearbySpheres, ShadowRaysReadingTheColumnsAlongTheLightBlockAsTheReference)
       if (light == 3) dir = normalize(Vec3{1.0f, 1.0f, 1e-7f});
       detail::LightColumns columns;
       const std::uint64_t references = scene.host.ref_spheres.size();
-      columns.build(scene.grid, references, dir, references);
+      const std::uint64_t generation = std::uint64_t(2 * light);
+      columns.build(scene.grid, references, dir, references, generation);
       EXPECT_EQ(columns.view().entries, nullptr) << "a ray per reference: the rays walk";
-      columns.build(scene.grid, references, dir, 100 * references);
+      // Asked again for the same grid and light: kept as they are, however many rays.
+      columns.build(scene.grid, references, dir, 100 * references, generation);
+      EXPECT_EQ(columns.view().entries, nullptr) << "kept for the grid's generation";
+      columns.build(scene.grid, references, dir, 100 * references, generation + 1);
       const NearbySphereOccluder gathered{walk, columns.view()};
       ASSERT_NE(columns.view().entries, nullptr) << scene.label << ": the columns were built";
+      const std::uint32_t* built = columns.view().entries;
+      columns.build(scene.grid, references, dir, references, generation + 1);
+      EXPECT_EQ(columns.view().entries, built) << "a later band of the frame keeps them";
       for (int q = 0; q < 400; ++q) {
         Ray ray{{}, dir};
         std::uint64_t skip_id = kWallIdBase;

@@ -43,7 +43,11 @@ int column_of(float coordinate, float corner, float inv_cell) {
 }  // namespace
 
 void LightColumns::build(const GridView& grid, std::uint64_t references, Vec3 dir,
-                         std::uint64_t rays) {
+                         std::uint64_t rays, std::uint64_t grid_generation) {
+  if (kept(grid_generation, dir)) return;
+  asked_ = true;
+  grid_generation_ = grid_generation;
+  dir_ = dir;
   view_ = LightColumnsView{};
   if (references == 0 || references > kMostColumnReferences ||
       rays < kLeastRaysPerReference * references) {

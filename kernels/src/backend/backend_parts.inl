@@ -32,4 +32,7 @@ struct BackendParts {
   LitPipeline lit;
   RankHalo halo;        // lit frames across ranks by halo (lit_across_ranks.inl)
   HaloMailbox mailbox;  // their halos in GPU memory (rank_halo.inl)
+  // The CPU's shadow rays read columns along the light (light_columns.h), kept for the later
+  // bands of a frame.
+  detail::LightColumns light_columns;
 };

@@ -85,16 +85,24 @@ inline void cast_blockers(BackendParts& parts, const Executor& exec, const Frame
                           const Forward& forward = {}) {
   if constexpr (Executor::gathers_nearby_spheres) {
     if (s.layout) {
-      // The shadow rays read columns along the light, built for this frame (light_columns.h).
+      // The shadow rays read columns along the light (light_columns.h), built once for the
+      // grid: a band of the whole width (a poster's, or a gathered frame's across ranks) weighs
+      // the build against the whole image's rays, since the frame's later bands reuse them.
       const GridView grid = parts.grid.view(*s.layout);
-      detail::LightColumns columns;
+      LightColumnsView columns{};
       if (lighting.shadows) {
-        columns.build(grid, s.layout->references, shading.light,
-                      lit_sample_count(f.camera.frame, lighting));
+        const CameraFrame& c = f.camera.frame;
+        const std::uint64_t rays =
+            c.width == c.full_width ? std::uint64_t(c.full_width) * std::uint64_t(c.full_height) *
+                                          std::uint64_t(lighting.side * lighting.side)
+                                    : lit_sample_count(c, lighting);
+        parts.light_columns.build(grid, s.layout->references, shading.light, rays,
+                                  parts.grid.generation());
+        columns = parts.light_columns.view();
       }
       find_blockers_with_walls(parts, exec, f, options,
-                               NearbySphereOccluder{{grid, f.id_of}, columns.view()}, shading,
-                               lighting, forward);
+                               NearbySphereOccluder{{grid, f.id_of}, columns}, shading, lighting,
+                               forward);
       return;
     }
   }

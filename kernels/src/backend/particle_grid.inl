@@ -152,6 +152,7 @@ class ParticleGrid {
       return kept_->layout;
     }
     kept_.reset();  // the arrays are about to change
+    ++generation_;
     detail::GridLayout layout;
     if constexpr (E::lists_by_sorting) {
       layout = sort_grid(exec, r, bounds);
@@ -161,6 +162,10 @@ class ParticleGrid {
     kept_ = Kept{r.spheres, r.count, bounds, layout};
     return layout;
   }
+
+  // Changes whenever the grid's arrays do: structures built from a grid of the same generation
+  // (the light's columns) still describe it.
+  std::uint64_t generation() const { return generation_; }
 
   GridView view(const detail::GridLayout& layout) const {
     return {layout.geometry, cell_offsets_.data(), ref_spheres_.data(), ref_index_};
@@ -186,6 +191,7 @@ class ParticleGrid {
     const GridGeometry g =
         detail::choose_grid_layout(bounds, [](const GridGeometry&) { return 0; }).geometry;
     kept_.reset();  // the keys and values below are the grid's arrays
+    ++generation_;
     keys_.resize(r.count);
     values_.resize(r.count);
     auto policy = exec.policy();
@@ -311,4 +317,5 @@ class ParticleGrid {
   Array<std::uint32_t> cell_offsets_;
   Array<Vec4> ref_spheres_;
   std::optional<Kept> kept_;
+  std::uint64_t generation_ = 0;
 };
