@@ -29,6 +29,8 @@ if [ -n "$ncu" ] && [ -z "${SKIP_NCU:-}" ]; then
       --repeat 2 -n 1000000 "${extra[@]}" >"$OUT/ncu-$lit.txt" 2>&1
     echo "ncu $lit: exit $?"
   done
+elif [ -n "${SKIP_NCU:-}" ]; then
+  echo "ncu skipped (SKIP_NCU)"
 else
   echo "no ncu on this machine"
 fi
