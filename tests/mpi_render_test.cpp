@@ -216,8 +216,8 @@ TEST(MpiRender, LitFramesOnAnyRankCountMatchOneRank) {
 
 // Gathered lit frames on CPU ranks: every rank renders bands of rows dealt round the ranks (up
 // to four each), rank 0 stacks them. Tall narrow pictures give several bands a rank, windows of a
-// few rows give some ranks none; the image, depths and ids are the one-rank frame's, and as many
-// ranks rendered as there are rows, up to every rank.
+// few rows give some ranks none, and a kept compositor deals the second frame's rows by the
+// ranks' speeds in the first; the image, depths and ids are the one-rank frame's every time.
 TEST(MpiRender, GatheredLitFramesInBandsOfRowsMatchOneRank) {
   Rng rng(shared_seed());
   const int rank = rank_of(MPI_COMM_WORLD), size = size_of(MPI_COMM_WORLD);
@@ -246,7 +246,10 @@ TEST(MpiRender, GatheredLitFramesInBandsOfRowsMatchOneRank) {
     gathered.gather_lit_frames_up_to(~std::uint64_t{0});
     expect_same_as_one_rank(spheres, speed, s, split, rng, &gathered);
 
-    // Every rank with a band rendered it (on CPUs; on GPUs rank 0 renders alone).
+    // With equal shares (a fresh compositor: no speeds measured yet) as many ranks render as
+    // there are rows, up to every rank (on CPUs; on GPUs rank 0 renders alone).
+    mpi::Compositor fresh;
+    fresh.gather_lit_frames_up_to(~std::uint64_t{0});
     Renderer renderer(mpi_test_backend());
     std::vector<Vec4> mine;
     std::vector<std::uint64_t> ids;
@@ -257,7 +260,7 @@ TEST(MpiRender, GatheredLitFramesInBandsOfRowsMatchOneRank) {
     const ParticleView view = view_of(mine, &ids);
     Image image;
     const FrameStats stats =
-        mpi::render_distributed(renderer, MPI_COMM_WORLD, view, s, image, &gathered);
+        mpi::render_distributed(renderer, MPI_COMM_WORLD, view, s, image, &fresh);
     if (rank != 0 || mpi_test_backend() != BackendKind::cpu) continue;
     const int rows = render_window(s).y1 - render_window(s).y0;
     ASSERT_EQ(stats.ranks.size(), std::size_t(size));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -100,15 +101,54 @@ ParticleView view_of(const HostParticles& all) {
   return everything;
 }
 
-// The first row of band b of `bands` over `rows` rows: ceil(rows * b / bands).
-int first_band_row(int rows, int b, int bands) {
-  return static_cast<int>((std::int64_t{rows} * b + bands - 1) / bands);
+// Gathered frames in bands of rows on CPU ranks: up to four rounds, none thinner than 32 rows a
+// rank, since each band pays its own set-up (screen tiles, the light's columns); each round's
+// rows cut among the ranks in order, so that a part of the picture where the rays do more work
+// (a bed's face against the sky) is shared.
+int band_rounds(int rows, int size) { return std::max(1, std::min(4, rows / (32 * size))); }
+
+// The first row of every band and the end of the last (band b = round * size + rank): each round's
+// rows cut in proportion to `weights` (one per rank, > 0). Rank r's part ends at the ceiling of
+// its share's end, so that with rows to spare every rank, rank 0 first, gets one.
+std::vector<int> band_edges(int rows, int size, const std::vector<double>& weights) {
+  const int rounds = band_rounds(rows, size);
+  double total = 0.0;
+  for (const double w : weights) total += w;
+  std::vector<int> edges;
+  for (int j = 0; j < rounds; ++j) {
+    const int first = static_cast<int>(std::int64_t{rows} * j / rounds);
+    const int end = static_cast<int>(std::int64_t{rows} * (j + 1) / rounds);
+    double before = 0.0;
+    for (int r = 0; r < size; ++r) {
+      const int cut =
+          r == 0 ? first
+                 : std::min(end,
+                            first + static_cast<int>(std::ceil((end - first) * (before / total))));
+      edges.push_back(std::max(cut, edges.empty() ? 0 : edges.back()));
+      before += weights[static_cast<std::size_t>(r)];
+    }
+  }
+  edges.push_back(rows);
+  return edges;
 }
 
-// Bands of the gathered frame per rank: up to four each, dealt round the ranks, so that a part of
-// the picture where the rays do more work (a bed's face against the sky) is shared; none thinner
-// than 32 rows, since each band pays its own set-up (screen tiles, the light's columns).
-int bands_per_rank(int rows, int size) { return std::max(1, std::min(4, rows / (32 * size))); }
+// The weights of the next frame's bands: the ranks' rows per millisecond in the last one, each
+// kept within a quarter and four times their mean (a rank that drew sky alone would take
+// every row next time); equal before the first frame or when a rank measured none.
+std::vector<double> band_weights(const std::vector<double>* speeds, int size) {
+  std::vector<double> w(static_cast<std::size_t>(size), 1.0);
+  if (speeds == nullptr || speeds->size() != w.size()) return w;
+  double mean = 0.0;
+  for (const double s : *speeds) {
+    if (!(s > 0.0) || !std::isfinite(s)) return w;
+    mean += s / size;
+  }
+  for (int r = 0; r < size; ++r) {
+    w[static_cast<std::size_t>(r)] =
+        std::clamp((*speeds)[static_cast<std::size_t>(r)], 0.25 * mean, 4.0 * mean);
+  }
+  return w;
+}
 
 // One plane of a band as MPI sees it: `rows` rows of `width` pixels of `per_pixel` values.
 class RowType {
@@ -394,7 +434,7 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
 // onto every rank, each rendering its band of the picture's rows for rank 0 to stack.
 FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
                                const RenderSettings& settings, RenderOptions options, Image& image,
-                               Composited result, bool in_bands) {
+                               Composited result, bool in_bands, std::vector<double>* speeds) {
   options.same_particles = false;   // a gathered copy, made again for each band of a poster
   options.particle_bounds.reset();  // this rank's own no longer
   options.with_hits = result == Composited::rgb_depth_ids;
@@ -415,14 +455,16 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
   }
   const PixelRect window = render_window(settings);
   const int rows = window.y1 - window.y0, width = window.x1 - window.x0;
-  const int bands = size * bands_per_rank(rows, size);
+  const std::vector<int> edges = band_edges(rows, size, band_weights(speeds, size));
+  const int bands = static_cast<int>(edges.size()) - 1;
   std::vector<int> mine;  // this rank's bands, in order
   std::vector<Image> band_images;
+  const auto bands_start = std::chrono::steady_clock::now();
+  double bands_ms = 0.0;
   agreed_step("rendering this rank's bands of the gathered frame", comm, [&] {
     RenderSettings band = settings;
     for (int b = rank; b < bands; b += size) {
-      const int y0 = window.y0 + first_band_row(rows, b, bands);
-      const int y1 = window.y0 + first_band_row(rows, b + 1, bands);
+      const int y0 = window.y0 + edges[b], y1 = window.y0 + edges[b + 1];
       if (y1 == y0) continue;  // more bands than rows (an empty region would be the whole)
       band.region = {window.x0, y0, window.x1, y1};
       band_images.emplace_back();
@@ -436,7 +478,15 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
       }
       mine.push_back(b);
     }
+    bands_ms = ms_since(bands_start);  // before the agreement, which waits for the slowest rank
   });
+  if (speeds != nullptr) {  // every rank's rows per millisecond, for the next frame's bands
+    int drawn_rows = 0;
+    for (const Image& own : band_images) drawn_rows += own.height;
+    const double speed = drawn_rows > 0 ? drawn_rows / std::max(bands_ms, 1e-3) : 0.0;
+    speeds->resize(static_cast<std::size_t>(size));
+    GRANRAY_MPI_CHECK(MPI_Allgather(&speed, 1, MPI_DOUBLE, speeds->data(), 1, MPI_DOUBLE, comm));
+  }
   // Each rank counted every grain it hid, as one rank does: the frame's count is rank 0's.
   if (rank != 0) stats.hidden = 0;
   const auto stack_start = std::chrono::steady_clock::now();
@@ -455,7 +505,7 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
     }
     std::vector<MPI_Request> requests;
     for (int b = 0; b < bands; ++b) {
-      const int y0 = first_band_row(rows, b, bands), n = first_band_row(rows, b + 1, bands) - y0;
+      const int y0 = edges[b], n = edges[b + 1] - y0;
       if (n == 0 || b % size == 0) continue;
       const std::size_t at = std::size_t(y0) * std::size_t(width);
       const int from = b % size, planes = options.with_hits ? 3 : 1;
@@ -471,7 +521,7 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
     }
     for (std::size_t k = 0; k < mine.size(); ++k) {
       const Image& own = band_images[k];
-      const std::size_t at = std::size_t(first_band_row(rows, mine[k], bands)) * std::size_t(width);
+      const std::size_t at = std::size_t(edges[mine[k]]) * std::size_t(width);
       std::copy(own.rgb.begin(), own.rgb.end(), image.rgb.begin() + std::ptrdiff_t(at * 3));
       if (options.with_hits) {
         std::copy(own.depth.begin(), own.depth.end(), image.depth.begin() + std::ptrdiff_t(at));

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "granray/image.h"
 #include "granray/insitu/rank_group.h"
@@ -93,6 +94,11 @@ class Compositor {
   void gather_lit_frames_up_to(std::uint64_t particles) { lit_gather_limit_ = particles; }
   std::optional<std::uint64_t> lit_gather_limit() const { return lit_gather_limit_; }
 
+  // Gathered lit frames on CPU ranks render bands of rows (docs/design.md): every rank's rows per
+  // millisecond in the last such frame, the same on every rank, by which the next one deals its
+  // rows; empty before the first.
+  std::vector<double>& band_speeds() { return band_speeds_; }
+
  private:
   // Collective: groups the ranks by node and makes each node's shared-memory segments; settles
   // method_ (binary swap for good when a node cannot and the method was automatic).
@@ -105,6 +111,7 @@ class Compositor {
   int pretend_node_size_ = 0;
   bool in_gpu_memory_ = false;
   std::optional<std::uint64_t> lit_gather_limit_;
+  std::vector<double> band_speeds_;
 };
 
 // Whether a lit frame of `particles` over all ranks, `pixels` and `samples` per pixel on `backend`
