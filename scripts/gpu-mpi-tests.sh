@@ -1,18 +1,14 @@
 #!/usr/bin/env bash
-# On the GPU machine (carry .deps and .data): builds the GPU and MPI tests, runs the GPU-labelled
-# tests, then the MPI rendering tests on 1 to 4 ranks sharing the GPU (CUDA renderers) and on
-# the CPU backend; a line per run, logs in $OUT.
+# On the GPU machine (carry .deps and .data): the GPU tests and the MPI rendering tests on CUDA
+# on 2 ranks (gpu-tests-and-mpi.sh), then the MPI rendering tests on 1, 3 and 4 ranks sharing
+# the GPU and on 1 to 4 ranks of the CPU backend; a line per run, logs in $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
-GRANRAY_TARGETS="granray_gpu_tests granray_mpi_tests" source scripts/gpu-build.sh
-(cd "$BUILD" && ctest -L gpu -R '^cuda[.]' -j 4 --output-on-failure) >"$OUT/gpu-tests.log" 2>&1
-echo "GPU tests: $(grep -E "tests passed" "$OUT/gpu-tests.log")"
-grep -E "\(Failed\)|Timeout" "$OUT/gpu-tests.log" | head
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
+source scripts/gpu-tests-and-mpi.sh
 for backend in cuda cpu; do
   for np in 1 2 3 4; do
+    [ "$backend" = cuda ] && [ "$np" = 2 ] && continue  # run above
     log="$OUT/mpi-$backend-$np.log"
     GRANRAY_MPI_TEST_BACKEND=$backend OMP_NUM_THREADS=$(($(nproc) / np)) timeout 300 \
       mpirun --bind-to none --oversubscribe -np $np "$BUILD/tests/granray_mpi_tests" \
