@@ -166,6 +166,71 @@ class RowType {
   MPI_Datatype row_ = MPI_DATATYPE_NULL;
 };
 
+// Rank 0 takes every rank's bands (`mine`: this rank's, their images in `band_images`) straight
+// into the rows of `image` (rgb, and depth and ids `with_hits`); returns what this rank sent. One
+// tag per plane: MPI delivers a rank's messages of one tag in the order it sends them, and each
+// rank sends its bands, and rank 0 posts their receives, in band order.
+std::uint64_t stack_bands(const std::vector<Image>& band_images, const std::vector<int>& mine,
+                          const std::vector<int>& edges, int width, int rows, bool with_hits,
+                          Image& image, MPI_Comm comm) {
+  const int rank = rank_of(comm), size = size_of(comm);
+  const int bands = static_cast<int>(edges.size()) - 1;
+  const RowType rgb_row(width, 3, MPI_UINT8_T), depth_row(width, 1, MPI_FLOAT),
+      id_row(width, 1, MPI_UINT64_T);
+  constexpr int kRgbTag = 0, kDepthTag = 1, kIdTag = 2;
+  std::uint64_t sent = 0;
+  if (rank != 0) {
+    for (std::size_t k = 0; k < mine.size(); ++k) {
+      const Image& own = band_images[k];
+      GRANRAY_MPI_CHECK(MPI_Send(own.rgb.data(), own.height, rgb_row.get(), 0, kRgbTag, comm));
+      sent += std::uint64_t(own.rgb.size());
+      if (with_hits) {
+        GRANRAY_MPI_CHECK(
+            MPI_Send(own.depth.data(), own.height, depth_row.get(), 0, kDepthTag, comm));
+        GRANRAY_MPI_CHECK(MPI_Send(own.hit_id.data(), own.height, id_row.get(), 0, kIdTag, comm));
+        sent += std::uint64_t(own.depth.size()) * 4 + std::uint64_t(own.hit_id.size()) * 8;
+      }
+    }
+    return sent;
+  }
+  const std::size_t pixels = std::size_t(width) * std::size_t(rows);
+  image.pending.reset();
+  image.width = width;
+  image.height = rows;
+  image.rgb.resize(pixels * 3);
+  if (with_hits) {
+    image.depth.resize(pixels);
+    image.hit_id.resize(pixels);
+  }
+  std::vector<MPI_Request> requests;
+  for (int b = 0; b < bands; ++b) {
+    const int y0 = edges[b], n = edges[b + 1] - y0, from = b % size;
+    if (n == 0 || from == 0) continue;
+    const std::size_t at = std::size_t(y0) * std::size_t(width);
+    const std::size_t planes = with_hits ? 3 : 1;
+    requests.resize(requests.size() + planes);
+    MPI_Request* r = &requests[requests.size() - planes];
+    GRANRAY_MPI_CHECK(MPI_Irecv(&image.rgb[at * 3], n, rgb_row.get(), from, kRgbTag, comm, r));
+    if (with_hits) {
+      GRANRAY_MPI_CHECK(
+          MPI_Irecv(&image.depth[at], n, depth_row.get(), from, kDepthTag, comm, r + 1));
+      GRANRAY_MPI_CHECK(MPI_Irecv(&image.hit_id[at], n, id_row.get(), from, kIdTag, comm, r + 2));
+    }
+  }
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    const Image& own = band_images[k];
+    const std::size_t at = std::size_t(edges[mine[k]]) * std::size_t(width);
+    std::copy(own.rgb.begin(), own.rgb.end(), image.rgb.begin() + std::ptrdiff_t(at * 3));
+    if (with_hits) {
+      std::copy(own.depth.begin(), own.depth.end(), image.depth.begin() + std::ptrdiff_t(at));
+      std::copy(own.hit_id.begin(), own.hit_id.end(), image.hit_id.begin() + std::ptrdiff_t(at));
+    }
+  }
+  GRANRAY_MPI_CHECK(
+      MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
+  return sent;
+}
+
 // Every rank's box, grown by a margin for rounding; an empty one where a rank draws nothing.
 std::vector<RankBox> rank_boxes(const SceneBounds& own, const SceneBounds& all, MPI_Comm comm) {
   float mine[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
@@ -490,59 +555,7 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
   // Each rank counted every grain it hid, as one rank does: the frame's count is rank 0's.
   if (rank != 0) stats.hidden = 0;
   const auto stack_start = std::chrono::steady_clock::now();
-  // Rank 0 takes every band straight into its rows; the others send theirs, tagged by band.
-  const RowType rgb_row(width, 3, MPI_UINT8_T), depth_row(width, 1, MPI_FLOAT),
-      id_row(width, 1, MPI_UINT64_T);
-  const std::size_t pixels = std::size_t(width) * std::size_t(rows);
-  if (rank == 0) {
-    image.pending.reset();
-    image.width = width;
-    image.height = rows;
-    image.rgb.resize(pixels * 3);
-    if (options.with_hits) {
-      image.depth.resize(pixels);
-      image.hit_id.resize(pixels);
-    }
-    std::vector<MPI_Request> requests;
-    for (int b = 0; b < bands; ++b) {
-      const int y0 = edges[b], n = edges[b + 1] - y0;
-      if (n == 0 || b % size == 0) continue;
-      const std::size_t at = std::size_t(y0) * std::size_t(width);
-      const int from = b % size, planes = options.with_hits ? 3 : 1;
-      requests.resize(requests.size() + std::size_t(planes));
-      MPI_Request* r = &requests[requests.size() - std::size_t(planes)];
-      GRANRAY_MPI_CHECK(MPI_Irecv(&image.rgb[at * 3], n, rgb_row.get(), from, 3 * b, comm, r));
-      if (options.with_hits) {
-        GRANRAY_MPI_CHECK(
-            MPI_Irecv(&image.depth[at], n, depth_row.get(), from, 3 * b + 1, comm, r + 1));
-        GRANRAY_MPI_CHECK(
-            MPI_Irecv(&image.hit_id[at], n, id_row.get(), from, 3 * b + 2, comm, r + 2));
-      }
-    }
-    for (std::size_t k = 0; k < mine.size(); ++k) {
-      const Image& own = band_images[k];
-      const std::size_t at = std::size_t(edges[mine[k]]) * std::size_t(width);
-      std::copy(own.rgb.begin(), own.rgb.end(), image.rgb.begin() + std::ptrdiff_t(at * 3));
-      if (options.with_hits) {
-        std::copy(own.depth.begin(), own.depth.end(), image.depth.begin() + std::ptrdiff_t(at));
-        std::copy(own.hit_id.begin(), own.hit_id.end(), image.hit_id.begin() + std::ptrdiff_t(at));
-      }
-    }
-    GRANRAY_MPI_CHECK(
-        MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
-  } else {
-    for (std::size_t k = 0; k < mine.size(); ++k) {
-      const Image& own = band_images[k];
-      const int b = mine[k], n = own.height;
-      GRANRAY_MPI_CHECK(MPI_Send(own.rgb.data(), n, rgb_row.get(), 0, 3 * b, comm));
-      sent += std::uint64_t(own.rgb.size());
-      if (options.with_hits) {
-        GRANRAY_MPI_CHECK(MPI_Send(own.depth.data(), n, depth_row.get(), 0, 3 * b + 1, comm));
-        GRANRAY_MPI_CHECK(MPI_Send(own.hit_id.data(), n, id_row.get(), 0, 3 * b + 2, comm));
-        sent += std::uint64_t(own.depth.size()) * 4 + std::uint64_t(own.hit_id.size()) * 8;
-      }
-    }
-  }
+  sent += stack_bands(band_images, mine, edges, width, rows, options.with_hits, image, comm);
   stats.composite_ms = gather_ms + ms_since(stack_start);
   stats.exchange_bytes = sent;
   return stats;
