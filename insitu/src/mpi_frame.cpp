@@ -20,6 +20,7 @@
 #include "granray/errors.h"
 #include "granray/kernels/shading.h"
 #include "mpi_agree.h"
+#include "mpi_gathered_frame.h"
 #include "mpi_lit_frame.h"
 
 namespace granray::mpi {

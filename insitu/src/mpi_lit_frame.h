@@ -1,27 +1,14 @@
-// SPEC 2a frames across ranks: by halo (each rank its grains and the others' near its box,
-// secondary rays asked of the ranks whose boxes they cross), or the particles gathered onto rank 0
-// while that is cheaper.
+// SPEC 2a frames across ranks by halo (each rank its grains and the others' near its box,
+// secondary rays asked of the ranks whose boxes they cross); small frames are gathered instead
+// (mpi_gathered_frame.h).
 #pragma once
 
 #include <mpi.h>
-
-#include <vector>
 
 #include "granray/insitu/mpi_frame.h"
 #include "granray/renderer.h"
 
 namespace granray::mpi::detail {
-
-// SPEC 2a over ranks while the particles fit on one: rank 0 gathers every rank's particles and
-// renders alone, or (`in_bands`) every rank gathers them all and renders its band of the
-// picture's rows, which rank 0 stacks into `image`. A window's pixels are those of the whole
-// image (RenderSettings::region), so either way the image is the one-rank image. `speeds`
-// (Compositor::band_speeds, or null for equal shares): the ranks' rows per millisecond in the
-// last frame in bands, by which this one deals its rows, and then this frame's.
-FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
-                               const RenderSettings& settings, RenderOptions options, Image& image,
-                               Composited result, bool in_bands,
-                               std::vector<double>* speeds = nullptr);
 
 // SPEC 2a over ranks by halo (kernels/lit_exchange.h): each rank gets the other ranks' grains
 // near its box, casts and lights its own samples, asks the ranks whose boxes its open shadow
