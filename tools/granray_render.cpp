@@ -375,6 +375,7 @@ int main(int argc, char** argv) {
 #if defined(GRANRAY_RENDER_HAVE_MPI)
     if (mpi) {
       granray::mpi::use_node_local_gpu(MPI_COMM_WORLD);
+      granray::mpi::share_cores(MPI_COMM_WORLD);  // one thread a core across the node
       ranks = granray::mpi::rank_group(MPI_COMM_WORLD);
       if (ranks->ranks() == 1) ranks.reset();
     }

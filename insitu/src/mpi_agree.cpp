@@ -1,6 +1,8 @@
 #include "mpi_agree.h"
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "granray/errors.h"
 
@@ -16,12 +18,28 @@ void check(int status, const char* call) {
 
 namespace detail {
 
+void wait_all(int count, MPI_Request* requests) {
+  using clock = std::chrono::steady_clock;
+  // A short wait stays a spin (a GPU frame's agreements take microseconds); a longer one sleeps
+  // a tenth of a millisecond between polls, small beside a CPU band's tens of milliseconds.
+  const auto spin_until = clock::now() + std::chrono::microseconds(200);
+  int done = 0;
+  for (;;) {
+    GRANRAY_MPI_CHECK(MPI_Testall(count, requests, &done, MPI_STATUSES_IGNORE));
+    if (done != 0) return;
+    if (clock::now() > spin_until) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
+
 void agree(bool ok, const std::string& error, const char* stage, MPI_Comm comm) {
   int rank = 0, size = 1;
   GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size));
   int first_failed = ok ? size : rank;
-  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &first_failed, 1, MPI_INT, MPI_MIN, comm));
+  MPI_Request request = MPI_REQUEST_NULL;
+  GRANRAY_MPI_CHECK(
+      MPI_Iallreduce(MPI_IN_PLACE, &first_failed, 1, MPI_INT, MPI_MIN, comm, &request));
+  wait_all(1, &request);
   if (first_failed == size) return;
   if (!ok) throw Error("rank " + std::to_string(rank) + ": " + error);
   throw Error(std::string(stage) + " failed on rank " + std::to_string(first_failed) +

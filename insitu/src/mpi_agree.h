@@ -19,6 +19,11 @@ namespace granray::mpi::detail {
 // its own `error`, the others one naming `stage` and the first rank that failed.
 void agree(bool ok, const std::string& error, const char* stage, MPI_Comm comm);
 
+// Waits for `requests` (MPI_Waitall's arguments) without holding a core: polls for a moment, then
+// sleeps between polls, so that ranks sharing a node's cores lend them to the ranks still
+// rendering instead of spinning in MPI.
+void wait_all(int count, MPI_Request* requests);
+
 // Runs one step of a frame on this rank, then agrees: when it threw on any rank, every rank
 // throws (the failing one its own error), so none is left waiting in the next collective.
 template <class Step>

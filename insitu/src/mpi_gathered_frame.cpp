@@ -34,9 +34,11 @@ void gather_values(const std::vector<T>& mine, std::vector<T>& all, int componen
     all.resize(total);
   }
   const int count = static_cast<int>(mine.size()) * components;
-  if (onto_every_rank) {
-    GRANRAY_MPI_CHECK(MPI_Allgatherv(mine.data(), count, type, all.data(), sizes.data(),
-                                     offsets.data(), type, comm));
+  if (onto_every_rank) {  // the ranks come from the frame before at their own pace
+    MPI_Request request = MPI_REQUEST_NULL;
+    GRANRAY_MPI_CHECK(MPI_Iallgatherv(mine.data(), count, type, all.data(), sizes.data(),
+                                      offsets.data(), type, comm, &request));
+    wait_all(1, &request);
   } else {
     GRANRAY_MPI_CHECK(MPI_Gatherv(mine.data(), count, type, all.data(), sizes.data(),
                                   offsets.data(), type, 0, comm));
@@ -175,18 +177,24 @@ std::uint64_t stack_bands(const std::vector<Image>& band_images, const std::vect
       id_row(width, 1, MPI_UINT64_T);
   constexpr int kRgbTag = 0, kDepthTag = 1, kIdTag = 2;
   std::uint64_t sent = 0;
-  if (rank != 0) {
+  std::vector<MPI_Request> requests;
+  if (rank != 0) {  // sent at once, then waited for while rank 0 may still render its own bands
+    requests.resize(mine.size() * (with_hits ? 3 : 1));
+    MPI_Request* r = requests.data();
     for (std::size_t k = 0; k < mine.size(); ++k) {
       const Image& own = band_images[k];
-      GRANRAY_MPI_CHECK(MPI_Send(own.rgb.data(), own.height, rgb_row.get(), 0, kRgbTag, comm));
+      GRANRAY_MPI_CHECK(
+          MPI_Isend(own.rgb.data(), own.height, rgb_row.get(), 0, kRgbTag, comm, r++));
       sent += std::uint64_t(own.rgb.size());
       if (with_hits) {
         GRANRAY_MPI_CHECK(
-            MPI_Send(own.depth.data(), own.height, depth_row.get(), 0, kDepthTag, comm));
-        GRANRAY_MPI_CHECK(MPI_Send(own.hit_id.data(), own.height, id_row.get(), 0, kIdTag, comm));
+            MPI_Isend(own.depth.data(), own.height, depth_row.get(), 0, kDepthTag, comm, r++));
+        GRANRAY_MPI_CHECK(
+            MPI_Isend(own.hit_id.data(), own.height, id_row.get(), 0, kIdTag, comm, r++));
         sent += std::uint64_t(own.depth.size()) * 4 + std::uint64_t(own.hit_id.size()) * 8;
       }
     }
+    wait_all(static_cast<int>(requests.size()), requests.data());
     return sent;
   }
   const std::size_t pixels = std::size_t(width) * std::size_t(rows);
@@ -198,7 +206,6 @@ std::uint64_t stack_bands(const std::vector<Image>& band_images, const std::vect
     image.depth.resize(pixels);
     image.hit_id.resize(pixels);
   }
-  std::vector<MPI_Request> requests;
   for (int b = 0; b < bands; ++b) {
     const int y0 = edges[b], n = edges[b + 1] - y0, from = b % size;
     if (n == 0 || from == 0) continue;
@@ -222,8 +229,7 @@ std::uint64_t stack_bands(const std::vector<Image>& band_images, const std::vect
       std::copy(own.hit_id.begin(), own.hit_id.end(), image.hit_id.begin() + std::ptrdiff_t(at));
     }
   }
-  GRANRAY_MPI_CHECK(
-      MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
+  wait_all(static_cast<int>(requests.size()), requests.data());
   return sent;
 }
 

@@ -145,6 +145,12 @@ std::shared_ptr<RankGroup> rank_group(MPI_Comm comm);
 // is present (the CPU backend is used then). Collective.
 int use_node_local_gpu(MPI_Comm comm);
 
+// Sets this rank's OpenMP threads to its share of the CPUs it may run on: those CPUs divided by
+// the ranks of its node whose CPUs overlap them (one thread a core across the node, whether
+// mpirun bound each rank to a core, to a socket, or not at all). A rank keeps the count that
+// OMP_NUM_THREADS sets. Returns the threads this rank runs. Collective.
+int share_cores(MPI_Comm comm);
+
 // True when this process was started by an MPI launcher (mpirun, mpiexec, srun), so MPI_Init is
 // worth calling; a plain run stays a one-rank run without initialising MPI at all.
 bool launched_by_mpi();
