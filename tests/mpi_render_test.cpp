@@ -216,8 +216,8 @@ TEST(MpiRender, LitFramesOnAnyRankCountMatchOneRank) {
 
 // Gathered lit frames on CPU ranks: every rank renders bands of rows dealt round the ranks (up
 // to four each), rank 0 stacks them. Tall narrow pictures give several bands a rank, windows of a
-// few rows give some ranks none, and a kept compositor deals the second frame's rows by the
-// ranks' speeds in the first; the image, depths and ids are the one-rank frame's every time.
+// few rows give some ranks none, and a kept compositor cuts the second frame's rows by the
+// rows' costs in the first; the image, depths and ids are the one-rank frame's every time.
 TEST(MpiRender, GatheredLitFramesInBandsOfRowsMatchOneRank) {
   Rng rng(shared_seed());
   const int rank = rank_of(MPI_COMM_WORLD), size = size_of(MPI_COMM_WORLD);
@@ -246,7 +246,7 @@ TEST(MpiRender, GatheredLitFramesInBandsOfRowsMatchOneRank) {
     gathered.gather_lit_frames_up_to(~std::uint64_t{0});
     expect_same_as_one_rank(spheres, speed, s, split, rng, &gathered);
 
-    // With equal shares (a fresh compositor: no speeds measured yet) as many ranks render as
+    // With equal shares (a fresh compositor: no costs measured yet) as many ranks render as
     // there are rows, up to every rank (on CPUs; on GPUs rank 0 renders alone).
     mpi::Compositor fresh;
     fresh.gather_lit_frames_up_to(~std::uint64_t{0});

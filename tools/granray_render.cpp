@@ -374,8 +374,9 @@ int main(int argc, char** argv) {
   try {
 #if defined(GRANRAY_RENDER_HAVE_MPI)
     if (mpi) {
-      granray::mpi::use_node_local_gpu(MPI_COMM_WORLD);
-      granray::mpi::share_cores(MPI_COMM_WORLD);  // one thread a core across the node
+      // One thread a core across the node; without a GPU the ranks render on the cores.
+      const bool on_cpus = granray::mpi::use_node_local_gpu(MPI_COMM_WORLD) < 0;
+      granray::mpi::share_cores(MPI_COMM_WORLD, on_cpus);
       ranks = granray::mpi::rank_group(MPI_COMM_WORLD);
       if (ranks->ranks() == 1) ranks.reset();
     }

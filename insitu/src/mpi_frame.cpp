@@ -109,7 +109,7 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
       // moving the grains is not, rank 0 renders alone.
       stats = render_lit_gathered(renderer, comm, view, settings, options, image, result,
                                   renderer.backend() == BackendKind::cpu,
-                                  compositor != nullptr ? &compositor->band_speeds() : nullptr);
+                                  compositor != nullptr ? &compositor->band_costs() : nullptr);
     } else {
       stats = render_lit_by_halo(renderer, comm, view, settings, options, image, compositor, result,
                                  local.bounds, in_gpu_memory);

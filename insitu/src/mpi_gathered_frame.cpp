@@ -6,12 +6,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "granray/errors.h"
 #include "granray/tiled_render.h"
 #include "mpi_agree.h"
 #include "mpi_exchange.h"
+#include "stage_laps.h"
 
 namespace granray::mpi::detail {
 
@@ -100,52 +102,19 @@ ParticleView view_of(const HostParticles& all) {
 }
 
 // Gathered frames in bands of rows on CPU ranks: up to four rounds, none thinner than 32 rows a
-// rank, since each band pays its own set-up (screen tiles, the light's columns); each round's
-// rows cut among the ranks in order, so that a part of the picture where the rays do more work
-// (a bed's face against the sky) is shared.
+// rank, since each band pays its own set-up (screen tiles, the light's columns); band b goes to
+// rank b mod ranks, so that while no cost is known the ranks share each part of the picture.
 int band_rounds(int rows, int size) { return std::max(1, std::min(4, rows / (32 * size))); }
 
-// The first row of every band and the end of the last (band b = round * size + rank): each round's
-// rows cut in proportion to `weights` (one per rank, > 0). Rank r's part ends at the ceiling of
-// its share's end, so that with rows to spare every rank, rank 0 first, gets one.
-std::vector<int> band_edges(int rows, int size, const std::vector<double>& weights) {
-  const int rounds = band_rounds(rows, size);
+// An estimate of every one of `rows` rows, each finite and not below zero, not all zero.
+bool usable(const BandCosts* before, int rows) {
+  if (before == nullptr || before->rows.size() != static_cast<std::size_t>(rows)) return false;
   double total = 0.0;
-  for (const double w : weights) total += w;
-  std::vector<int> edges;
-  for (int j = 0; j < rounds; ++j) {
-    const int first = static_cast<int>(std::int64_t{rows} * j / rounds);
-    const int end = static_cast<int>(std::int64_t{rows} * (j + 1) / rounds);
-    double before = 0.0;
-    for (int r = 0; r < size; ++r) {
-      const int cut =
-          r == 0 ? first
-                 : std::min(end,
-                            first + static_cast<int>(std::ceil((end - first) * (before / total))));
-      edges.push_back(std::max(cut, edges.empty() ? 0 : edges.back()));
-      before += weights[static_cast<std::size_t>(r)];
-    }
+  for (const double ms : before->rows) {
+    if (!(ms >= 0.0) || !std::isfinite(ms)) return false;
+    total += ms;
   }
-  edges.push_back(rows);
-  return edges;
-}
-
-// The weights of the next frame's bands: the ranks' rows per millisecond in the last one, each
-// kept within a quarter and four times their mean (a rank that drew sky alone would take
-// every row next time); equal before the first frame or when a rank measured none.
-std::vector<double> band_weights(const std::vector<double>* speeds, int size) {
-  std::vector<double> w(static_cast<std::size_t>(size), 1.0);
-  if (speeds == nullptr || speeds->size() != w.size()) return w;
-  double mean = 0.0;
-  for (const double s : *speeds) {
-    if (!(s > 0.0) || !std::isfinite(s)) return w;
-    mean += s / size;
-  }
-  for (int r = 0; r < size; ++r) {
-    w[static_cast<std::size_t>(r)] =
-        std::clamp((*speeds)[static_cast<std::size_t>(r)], 0.25 * mean, 4.0 * mean);
-  }
-  return w;
+  return total > 0.0;
 }
 
 // One plane of a band as MPI sees it: `rows` rows of `width` pixels of `per_pixel` values.
@@ -235,21 +204,79 @@ std::uint64_t stack_bands(const std::vector<Image>& band_images, const std::vect
 
 }  // namespace
 
+std::vector<int> band_edges(int rows, int bands, const BandCosts* before) {
+  std::vector<int> edges(static_cast<std::size_t>(bands) + 1, rows);
+  edges[0] = 0;
+  if (!usable(before, rows)) {
+    // Rounded up: with fewer rows than bands the first bands (rank 0's first) get them.
+    for (int b = 1; b < bands; ++b) {
+      edges[static_cast<std::size_t>(b)] =
+          static_cast<int>((std::int64_t{rows} * b + bands - 1) / bands);
+    }
+    return edges;
+  }
+  // Each row's estimated cost, with a floor of a fiftieth of the mean so that rows of sky, which
+  // cost next to nothing, are still shared out.
+  std::vector<double> cost = before->rows;
+  double total = 0.0;
+  for (const double c : cost) total += c;
+  const double floor = total / rows / 50.0;
+  total = 0.0;
+  for (double& c : cost) total += (c += floor);
+  // Band b ends at the first row where the running cost reaches (b + 1) / bands of the total,
+  // leaving at least a row to each band after it.
+  double running = 0.0;
+  int y = 0;
+  for (int b = 1; b < bands; ++b) {
+    const double target = total * b / bands;
+    const int first = edges[static_cast<std::size_t>(b) - 1];
+    const int least = std::min(rows, first + 1), most = std::max(least, rows - (bands - b));
+    while (y < rows && (running + cost[static_cast<std::size_t>(y)] <= target || y < least)) {
+      running += cost[static_cast<std::size_t>(y)];
+      ++y;
+    }
+    edges[static_cast<std::size_t>(b)] = std::min(std::max(y, least), most);
+    while (y < edges[static_cast<std::size_t>(b)]) running += cost[static_cast<std::size_t>(y++)];
+  }
+  return edges;
+}
+
+void learn_band_costs(BandCosts& costs, const std::vector<int>& edges,
+                      const std::vector<double>& ms) {
+  const int rows = edges.back();
+  if (costs.rows.size() != static_cast<std::size_t>(rows)) costs.rows.assign(rows, 1.0);
+  for (std::size_t b = 0; b + 1 < edges.size(); ++b) {
+    const int y0 = edges[b], y1 = edges[b + 1];
+    if (y1 == y0 || !(ms[b] >= 0.0) || !std::isfinite(ms[b])) continue;
+    double shape = 0.0;
+    for (int y = y0; y < y1; ++y) shape += costs.rows[static_cast<std::size_t>(y)];
+    // A tenth spread evenly, so that rows once cheap (sky) can be found costly when the scene
+    // moves into them.
+    const double even = ms[b] / (y1 - y0);
+    for (int y = y0; y < y1; ++y) {
+      double& row = costs.rows[static_cast<std::size_t>(y)];
+      row = shape > 0.0 && std::isfinite(shape) ? 0.9 * ms[b] * (row / shape) + 0.1 * even : even;
+    }
+  }
+}
+
 // SPEC 2a over ranks while the particles fit on one (mpi_gathered_frame.h): every rank's particles,
 // with their global ids and scalars, gathered onto rank 0, which renders the frame alone, or
 // onto every rank, each rendering its band of the picture's rows for rank 0 to stack.
 FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
                                const RenderSettings& settings, RenderOptions options, Image& image,
-                               Composited result, bool in_bands, std::vector<double>* speeds) {
+                               Composited result, bool in_bands, BandCosts* costs) {
   options.same_particles = false;   // a gathered copy, made again for each band of a poster
   options.particle_bounds.reset();  // this rank's own no longer
   options.with_hits = result == Composited::rgb_depth_ids;
   options.copy_drawn_only = false;
   const int rank = rank_of(comm), size = size_of(comm);
   const auto start = std::chrono::steady_clock::now();
+  StageLaps laps;
   std::uint64_t sent = 0;
   const HostParticles all = gathered_particles(renderer, comm, view, in_bands, sent);
   const double gather_ms = ms_since(start);
+  laps.lap("gather");
   FrameStats stats;
   if (!in_bands) {
     agreed_step("rendering the gathered frame", comm, [&] {
@@ -261,12 +288,11 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
   }
   const PixelRect window = render_window(settings);
   const int rows = window.y1 - window.y0, width = window.x1 - window.x0;
-  const std::vector<int> edges = band_edges(rows, size, band_weights(speeds, size));
-  const int bands = static_cast<int>(edges.size()) - 1;
+  const int bands = band_rounds(rows, size) * size;
+  const std::vector<int> edges = band_edges(rows, bands, costs);
+  std::vector<double> band_ms(static_cast<std::size_t>(bands), 0.0);
   std::vector<int> mine;  // this rank's bands, in order
   std::vector<Image> band_images;
-  const auto bands_start = std::chrono::steady_clock::now();
-  double bands_ms = 0.0;
   agreed_step("rendering this rank's bands of the gathered frame", comm, [&] {
     RenderSettings band = settings;
     for (int b = rank; b < bands; b += size) {
@@ -274,8 +300,13 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
       if (y1 == y0) continue;  // more bands than rows (an empty region would be the whole)
       band.region = {window.x0, y0, window.x1, y1};
       band_images.emplace_back();
+      const auto band_start = std::chrono::steady_clock::now();
       FrameStats one = renderer.render(view_of(all), band, band_images.back(), options);
       settle(band_images.back());
+      band_ms[static_cast<std::size_t>(b)] = ms_since(band_start);
+      laps.lap("band");
+      laps.part("grid", one.grid_ms);
+      laps.part("render", one.render_ms);
       options.same_particles = true;  // the next band's grid is this one's
       if (mine.empty()) {
         stats = one;
@@ -284,14 +315,12 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
       }
       mine.push_back(b);
     }
-    bands_ms = ms_since(bands_start);  // before the agreement, which waits for the slowest rank
   });
-  if (speeds != nullptr) {  // every rank's rows per millisecond, for the next frame's bands
-    int drawn_rows = 0;
-    for (const Image& own : band_images) drawn_rows += own.height;
-    const double speed = drawn_rows > 0 ? drawn_rows / std::max(bands_ms, 1e-3) : 0.0;
-    speeds->resize(static_cast<std::size_t>(size));
-    GRANRAY_MPI_CHECK(MPI_Allgather(&speed, 1, MPI_DOUBLE, speeds->data(), 1, MPI_DOUBLE, comm));
+  laps.lap("agreement");
+  if (costs != nullptr) {  // every band's time (each rank gives its own), for the next frame's
+    GRANRAY_MPI_CHECK(
+        MPI_Allreduce(MPI_IN_PLACE, band_ms.data(), bands, MPI_DOUBLE, MPI_SUM, comm));
+    learn_band_costs(*costs, edges, band_ms);
   }
   // Each rank counted every grain it hid, as one rank does: the frame's count is rank 0's.
   if (rank != 0) stats.hidden = 0;
@@ -299,6 +328,8 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
   sent += stack_bands(band_images, mine, edges, width, rows, options.with_hits, image, comm);
   stats.composite_ms = gather_ms + ms_since(stack_start);
   stats.exchange_bytes = sent;
+  laps.lap("stack");
+  laps.print(rank);
   return stats;
 }
 

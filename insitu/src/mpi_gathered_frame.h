@@ -12,14 +12,24 @@
 namespace granray::mpi::detail {
 
 // SPEC 2a over ranks while the particles fit on one: rank 0 gathers every rank's particles and
-// renders alone, or (`in_bands`) every rank gathers them all and renders its band of the
+// renders alone, or (`in_bands`) every rank gathers them all and renders its bands of the
 // picture's rows, which rank 0 stacks into `image`. A window's pixels are those of the whole
-// image (RenderSettings::region), so either way the image is the one-rank image. `speeds`
-// (Compositor::band_speeds, or null for equal shares): the ranks' rows per millisecond in the
-// last frame in bands, by which this one deals its rows, and then this frame's.
+// image (RenderSettings::region), so either way the image is the one-rank image. `costs`
+// (Compositor::band_costs, or null for equal rows): each row's cost in the frames before, by
+// which this one cuts its rows, then updated with this frame's times.
 FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
                                const RenderSettings& settings, RenderOptions options, Image& image,
-                               Composited result, bool in_bands,
-                               std::vector<double>* speeds = nullptr);
+                               Composited result, bool in_bands, BandCosts* costs = nullptr);
+
+// The first row of each of `bands` bands of `rows` rows and the end of the last: equal rows, or,
+// with an estimate of each row's cost (`before`, of as many rows), equal estimated costs. Every
+// band has a row while there are rows enough.
+std::vector<int> band_edges(int rows, int bands, const BandCosts* before);
+
+// Takes a frame's bands (`edges`, as band_edges gives) and the milliseconds each took into the
+// estimate of each row's cost: within a band the rows keep the shape the frames before gave
+// them, mostly, and share its time.
+void learn_band_costs(BandCosts& costs, const std::vector<int>& edges,
+                      const std::vector<double>& ms);
 
 }  // namespace granray::mpi::detail

@@ -56,6 +56,12 @@ void composite(Image& image, Vec3 background, MPI_Comm comm,
                CompositeMethod method = CompositeMethod::automatic,
                Composited result = Composited::rgb_depth_ids);
 
+// What each row of a gathered lit frame on CPU ranks costs to render (milliseconds, from the
+// window's top), estimated from the times of the bands of the frames before.
+struct BandCosts {
+  std::vector<double> rows;
+};
+
 // The same, keeping its buffers or shared-memory segments from frame to frame (made again when
 // the image size or the communicator changes): fresh ones would cost a page fault per 4 KiB
 // every frame.
@@ -94,10 +100,10 @@ class Compositor {
   void gather_lit_frames_up_to(std::uint64_t particles) { lit_gather_limit_ = particles; }
   std::optional<std::uint64_t> lit_gather_limit() const { return lit_gather_limit_; }
 
-  // Gathered lit frames on CPU ranks render bands of rows (docs/design.md): every rank's rows per
-  // millisecond in the last such frame, the same on every rank, by which the next one deals its
-  // rows; empty before the first.
-  std::vector<double>& band_speeds() { return band_speeds_; }
+  // Gathered lit frames on CPU ranks render bands of rows (docs/design.md): what each row cost
+  // in the frames before, the same on every rank, by which the next one cuts its rows; empty
+  // before the first.
+  BandCosts& band_costs() { return band_costs_; }
 
  private:
   // Collective: groups the ranks by node and makes each node's shared-memory segments; settles
@@ -111,7 +117,7 @@ class Compositor {
   int pretend_node_size_ = 0;
   bool in_gpu_memory_ = false;
   std::optional<std::uint64_t> lit_gather_limit_;
-  std::vector<double> band_speeds_;
+  BandCosts band_costs_;
 };
 
 // Whether a lit frame of `particles` over all ranks, `pixels` and `samples` per pixel on `backend`
@@ -148,8 +154,10 @@ int use_node_local_gpu(MPI_Comm comm);
 // Sets this rank's OpenMP threads to its share of the CPUs it may run on: those CPUs divided by
 // the ranks of its node whose CPUs overlap them (one thread a core across the node, whether
 // mpirun bound each rank to a core, to a socket, or not at all). A rank keeps the count that
-// OMP_NUM_THREADS sets. Returns the threads this rank runs. Collective.
-int share_cores(MPI_Comm comm);
+// OMP_NUM_THREADS sets. With `warn_of_idle`, the node's first rank says on stderr when the
+// ranks' bindings leave some of the node's CPUs unused. Returns the threads this rank runs.
+// Collective.
+int share_cores(MPI_Comm comm, bool warn_of_idle = false);
 
 // True when this process was started by an MPI launcher (mpirun, mpiexec, srun), so MPI_Init is
 // worth calling; a plain run stays a one-rank run without initialising MPI at all.
