@@ -215,9 +215,10 @@ TEST(MpiRender, LitFramesOnAnyRankCountMatchOneRank) {
 }
 
 // Gathered lit frames on CPU ranks: every rank renders bands of rows dealt round the ranks (up
-// to four each), rank 0 stacks them. Tall narrow pictures give several bands a rank, windows of a
-// few rows give some ranks none, and a kept compositor cuts the second frame's rows by the
-// rows' costs in the first; the image, depths and ids are the one-rank frame's every time.
+// to four each), rank 0 stacks them (in shared memory or in messages). Tall narrow pictures give
+// several bands a rank, windows of a few rows give some ranks none, and a kept compositor cuts the
+// second frame's rows by the rows' costs in the first; the image, depths and ids are the one-rank
+// frame's every time.
 TEST(MpiRender, GatheredLitFramesInBandsOfRowsMatchOneRank) {
   Rng rng(shared_seed());
   const int rank = rank_of(MPI_COMM_WORLD), size = size_of(MPI_COMM_WORLD);
@@ -242,13 +243,22 @@ TEST(MpiRender, GatheredLitFramesInBandsOfRowsMatchOneRank) {
       s.region = PixelRect{1, y, s.width, s.height - static_cast<int>(rng() % 40)};
     }
     const Split split = trial % 2 == 0 ? Split::random : Split::octants;
-    mpi::Compositor gathered;
+    // Stacked in shared memory (automatic, on one node) or in messages (binary swap).
+    const mpi::CompositeMethod method =
+        trial % 2 == 0 ? mpi::CompositeMethod::automatic : mpi::CompositeMethod::binary_swap;
+    mpi::Compositor gathered(method);
     gathered.gather_lit_frames_up_to(~std::uint64_t{0});
+    expect_same_as_one_rank(spheres, speed, s, split, rng, &gathered);
+    // The second frame: one band a rank, cut by the first frame's costs (the stack kept).
+    ASSERT_EQ(gathered.band_costs().rows.size(),
+              mpi_test_backend() == BackendKind::cpu
+                  ? std::size_t(render_window(s).y1 - render_window(s).y0)
+                  : std::size_t(0));
     expect_same_as_one_rank(spheres, speed, s, split, rng, &gathered);
 
     // With equal shares (a fresh compositor: no costs measured yet) as many ranks render as
     // there are rows, up to every rank (on CPUs; on GPUs rank 0 renders alone).
-    mpi::Compositor fresh;
+    mpi::Compositor fresh(method);
     fresh.gather_lit_frames_up_to(~std::uint64_t{0});
     Renderer renderer(mpi_test_backend());
     std::vector<Vec4> mine;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "band_stack.h"
 #include "binary_swap.h"
 #include "gpu_plane_compositor.h"
 #include "granray/errors.h"
@@ -82,6 +83,8 @@ struct Compositor::Buffers : MessageBuffers {
   int width = 0, height = 0;  // the image size the segments were made for
   std::unique_ptr<detail::SharedMemoryCompositor> shared;  // null on a node of one rank
   detail::GpuPlaneCompositor gpu;
+  std::unique_ptr<detail::BandStack> bands;
+  bool bands_failed = false;
 };
 
 Compositor::Compositor(CompositeMethod method)
@@ -91,6 +94,30 @@ Compositor::~Compositor() = default;
 void composite(Image& image, Vec3 background, MPI_Comm comm, CompositeMethod method,
                Composited result) {
   Compositor(method).composite(image, background, comm, result);
+}
+
+detail::BandStack* Compositor::band_stack(MPI_Comm comm, int width, int rows, bool with_hits) {
+  Buffers& b = *buffers_;
+  if (requested_ != CompositeMethod::automatic && requested_ != CompositeMethod::shared_memory) {
+    return nullptr;
+  }
+  if (b.bands_failed) return nullptr;
+  if (!b.nodes.made_for(comm)) b.nodes.make(comm, pretend_node_size_);
+  if (size_of(b.nodes.node()) != size_of(comm)) return nullptr;  // the same on every rank
+  if (b.bands && b.bands->fits(width, rows, with_hits)) return b.bands.get();
+  b.bands.reset();
+  try {
+    b.bands = std::make_unique<detail::BandStack>(comm, width, rows, with_hits);
+  } catch (const Error& e) {  // thrown on every rank alike
+    b.bands_failed = true;
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) {
+      std::fprintf(stderr, "granray: bands of gathered frames go in messages: %s\n", e.what());
+    }
+    return nullptr;
+  }
+  return b.bands.get();
 }
 
 void Compositor::set_up_shared_memory(MPI_Comm comm, int width, int height, int rank, int size) {

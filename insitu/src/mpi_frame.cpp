@@ -108,8 +108,7 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
       // CPU ranks share the casting by bands of rows; on GPUs, where the casting is cheap and
       // moving the grains is not, rank 0 renders alone.
       stats = render_lit_gathered(renderer, comm, view, settings, options, image, result,
-                                  renderer.backend() == BackendKind::cpu,
-                                  compositor != nullptr ? &compositor->band_costs() : nullptr);
+                                  renderer.backend() == BackendKind::cpu, compositor);
     } else {
       stats = render_lit_by_halo(renderer, comm, view, settings, options, image, compositor, result,
                                  local.bounds, in_gpu_memory);

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "band_stack.h"
 #include "granray/errors.h"
 #include "granray/tiled_render.h"
 #include "mpi_agree.h"
@@ -101,9 +102,9 @@ ParticleView view_of(const HostParticles& all) {
   return everything;
 }
 
-// Gathered frames in bands of rows on CPU ranks: up to four rounds, none thinner than 32 rows a
-// rank, since each band pays its own set-up (screen tiles, the light's columns); band b goes to
-// rank b mod ranks, so that while no cost is known the ranks share each part of the picture.
+// Gathered frames in bands of rows on CPU ranks, while no cost is known: up to four rounds, none
+// thinner than 32 rows a rank, since each band pays its own set-up (screen tiles, the light's
+// columns); band b goes to rank b mod ranks, so that the ranks share each part of the picture.
 int band_rounds(int rows, int size) { return std::max(1, std::min(4, rows / (32 * size))); }
 
 // An estimate of every one of `rows` rows, each finite and not below zero, not all zero.
@@ -265,7 +266,7 @@ void learn_band_costs(BandCosts& costs, const std::vector<int>& edges,
 // onto every rank, each rendering its band of the picture's rows for rank 0 to stack.
 FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
                                const RenderSettings& settings, RenderOptions options, Image& image,
-                               Composited result, bool in_bands, BandCosts* costs) {
+                               Composited result, bool in_bands, Compositor* kept) {
   options.same_particles = false;   // a gathered copy, made again for each band of a poster
   options.particle_bounds.reset();  // this rank's own no longer
   options.with_hits = result == Composited::rgb_depth_ids;
@@ -286,9 +287,12 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
     stats.exchange_bytes = sent;
     return stats;
   }
+  BandCosts* costs = kept != nullptr ? &kept->band_costs() : nullptr;
   const PixelRect window = render_window(settings);
   const int rows = window.y1 - window.y0, width = window.x1 - window.x0;
-  const int bands = band_rounds(rows, size) * size;
+  // Rounds share the picture's parts while nothing is known of their costs; once the rows' costs
+  // are, one band a rank, cut by them, saves each later band's set-up (the screen tiles).
+  const int bands = (usable(costs, rows) ? 1 : band_rounds(rows, size)) * size;
   const std::vector<int> edges = band_edges(rows, bands, costs);
   std::vector<double> band_ms(static_cast<std::size_t>(bands), 0.0);
   std::vector<int> mine;  // this rank's bands, in order
@@ -325,7 +329,21 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
   // Each rank counted every grain it hid, as one rank does: the frame's count is rank 0's.
   if (rank != 0) stats.hidden = 0;
   const auto stack_start = std::chrono::steady_clock::now();
-  sent += stack_bands(band_images, mine, edges, width, rows, options.with_hits, image, comm);
+  BandStack* shared =
+      kept != nullptr ? kept->band_stack(comm, width, rows, options.with_hits) : nullptr;
+  if (shared != nullptr) {
+    for (std::size_t k = 0; k < mine.size(); ++k) {
+      shared->put(band_images[k], edges[mine[k]]);
+      const Image& own = band_images[k];
+      if (rank != 0) {  // what crossed to rank 0's picture, as in messages
+        sent +=
+            own.rgb.size() + (options.with_hits ? own.depth.size() * 4 + own.hit_id.size() * 8 : 0);
+      }
+    }
+    shared->take(image, comm);
+  } else {
+    sent += stack_bands(band_images, mine, edges, width, rows, options.with_hits, image, comm);
+  }
   stats.composite_ms = gather_ms + ms_since(stack_start);
   stats.exchange_bytes = sent;
   laps.lap("stack");

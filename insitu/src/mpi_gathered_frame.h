@@ -14,12 +14,13 @@ namespace granray::mpi::detail {
 // SPEC 2a over ranks while the particles fit on one: rank 0 gathers every rank's particles and
 // renders alone, or (`in_bands`) every rank gathers them all and renders its bands of the
 // picture's rows, which rank 0 stacks into `image`. A window's pixels are those of the whole
-// image (RenderSettings::region), so either way the image is the one-rank image. `costs`
-// (Compositor::band_costs, or null for equal rows): each row's cost in the frames before, by
-// which this one cuts its rows, then updated with this frame's times.
+// image (RenderSettings::region), so either way the image is the one-rank image. `kept`: the
+// compositor kept between frames, or null: its band_costs (each row's cost in the frames before,
+// by which this one cuts its rows, then updated with this frame's times) and its band_stack
+// (where rank 0 stacks the bands); without it, equal rows stacked by messages.
 FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
                                const RenderSettings& settings, RenderOptions options, Image& image,
-                               Composited result, bool in_bands, BandCosts* costs = nullptr);
+                               Composited result, bool in_bands, Compositor* kept = nullptr);
 
 // The first row of each of `bands` bands of `rows` rows and the end of the last: equal rows, or,
 // with an estimate of each row's cost (`before`, of as many rows), equal estimated costs. Every

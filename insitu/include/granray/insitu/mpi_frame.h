@@ -56,6 +56,10 @@ void composite(Image& image, Vec3 background, MPI_Comm comm,
                CompositeMethod method = CompositeMethod::automatic,
                Composited result = Composited::rgb_depth_ids);
 
+namespace detail {
+class BandStack;
+}
+
 // What each row of a gathered lit frame on CPU ranks costs to render (milliseconds, from the
 // window's top), estimated from the times of the bands of the frames before.
 struct BandCosts {
@@ -104,6 +108,11 @@ class Compositor {
   // in the frames before, the same on every rank, by which the next one cuts its rows; empty
   // before the first.
   BandCosts& band_costs() { return band_costs_; }
+  // ... and, where every rank shares one node and the method allows shared memory (automatic or
+  // shared_memory), rank 0's picture in a shared-memory segment that each rank copies its bands
+  // into; null elsewhere, or for good once a segment could not be made (the reason on rank 0's
+  // stderr). Collective; made again when the picture's size changes.
+  detail::BandStack* band_stack(MPI_Comm comm, int width, int rows, bool with_hits);
 
  private:
   // Collective: groups the ranks by node and makes each node's shared-memory segments; settles
