@@ -27,6 +27,18 @@ void synchronise(MPI_Comm comm) {
 
 }  // namespace
 
+void size_for_bands(Image& image, int width, int rows, bool with_hits) {
+  const std::size_t pixels = std::size_t(width) * std::size_t(rows);
+  image.pending.reset();
+  image.width = width;
+  image.height = rows;
+  image.rgb.resize(pixels * 3);
+  if (with_hits) {
+    image.depth.resize(pixels);
+    image.hit_id.resize(pixels);
+  }
+}
+
 BandStack::BandStack(MPI_Comm comm, int width, int rows, bool with_hits)
     : width_(width), rows_(rows), with_hits_(with_hits) {
   int rank = 0;
@@ -87,15 +99,8 @@ void BandStack::take(Image& image, MPI_Comm comm) {
   int rank = 0;
   GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   if (rank != 0) return;
-  const std::size_t pixels = std::size_t(width_) * std::size_t(rows_), row = std::size_t(width_);
-  image.pending.reset();
-  image.width = width_;
-  image.height = rows_;
-  image.rgb.resize(pixels * 3);
-  if (with_hits_) {
-    image.depth.resize(pixels);
-    image.hit_id.resize(pixels);
-  }
+  size_for_bands(image, width_, rows_, with_hits_);
+  const std::size_t row = std::size_t(width_);
   const unsigned char* base = segment_.data();
 #pragma omp parallel for schedule(static)
   for (int y = 0; y < rows_; ++y) {

@@ -13,6 +13,10 @@
 
 namespace granray::mpi::detail {
 
+// Makes `image` a settled picture of `width` x `rows` pixels (rgb, and depths and ids
+// `with_hits`) for the bands to be stacked into.
+void size_for_bands(Image& image, int width, int rows, bool with_hits);
+
 class BandStack {
  public:
   // Collective over `comm`, whose ranks share one node: rank 0 makes the segment for a picture of

@@ -167,15 +167,7 @@ std::uint64_t stack_bands(const std::vector<Image>& band_images, const std::vect
     wait_all(static_cast<int>(requests.size()), requests.data());
     return sent;
   }
-  const std::size_t pixels = std::size_t(width) * std::size_t(rows);
-  image.pending.reset();
-  image.width = width;
-  image.height = rows;
-  image.rgb.resize(pixels * 3);
-  if (with_hits) {
-    image.depth.resize(pixels);
-    image.hit_id.resize(pixels);
-  }
+  size_for_bands(image, width, rows, with_hits);
   for (int b = 0; b < bands; ++b) {
     const int y0 = edges[b], n = edges[b + 1] - y0, from = b % size;
     if (n == 0 || from == 0) continue;
