@@ -148,7 +148,7 @@ std::uint64_t stack_bands(const std::vector<Image>& band_images, const std::vect
   constexpr int kRgbTag = 0, kDepthTag = 1, kIdTag = 2;
   std::uint64_t sent = 0;
   std::vector<MPI_Request> requests;
-  if (rank != 0) {  // sent at once, then waited for while rank 0 may still render its own bands
+  if (rank != 0) {  // all posted at once, then waited for together
     requests.resize(mine.size() * (with_hits ? 3 : 1));
     MPI_Request* r = requests.data();
     for (std::size_t k = 0; k < mine.size(); ++k) {
