@@ -1,10 +1,8 @@
 #include "band_stack.h"
 
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <string>
 
@@ -16,14 +14,6 @@ namespace granray::mpi::detail {
 namespace {
 
 std::size_t cache_lines(std::size_t bytes) { return (bytes + 63) / 64 * 64; }
-
-// Stores this rank's writes before rank 0 reads them: the barrier orders the processes, the
-// fences the memory.
-void synchronise(MPI_Comm comm) {
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  GRANRAY_MPI_CHECK(MPI_Barrier(comm));
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-}
 
 }  // namespace
 
@@ -48,11 +38,7 @@ BandStack::BandStack(MPI_Comm comm, int width, int rows, bool with_hits)
   id_at_ = cache_lines(depth_at_ + (with_hits ? sizeof(float) * pixels : 0));
   const std::size_t bytes =
       std::max<std::size_t>(64, id_at_ + (with_hits ? sizeof(std::uint64_t) * pixels : 0));
-  // A name no other job or stack uses: rank 0's process id and a count of its stacks.
-  static std::atomic<std::uint32_t> made{0};
-  std::uint64_t token = (static_cast<std::uint64_t>(getpid()) << 20) | (made++ & 0xfffff);
-  GRANRAY_MPI_CHECK(MPI_Bcast(&token, 1, MPI_UINT64_T, 0, comm));
-  const std::string name = "/granray-bands-" + std::to_string(token);
+  const std::string name = "/granray-bands-" + std::to_string(segment_token(comm));
   bool ok = true;
   std::string error;
   if (rank == 0) {

@@ -48,19 +48,24 @@ Planes planes(unsigned char* base, const Layout& layout) {
           reinterpret_cast<std::uint64_t*>(base + layout.id), base + layout.rgb};
 }
 
-// Stores this rank's writes before the others read them, and loads theirs after: the barrier
-// orders the processes, the fences the memory.
+std::string segment_name(std::uint64_t token, int rank) {
+  return "/granray-" + std::to_string(token) + "-" + std::to_string(rank);
+}
+
+}  // namespace
+
 void synchronise(MPI_Comm comm) {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   GRANRAY_MPI_CHECK(MPI_Barrier(comm));
   std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
-std::string segment_name(std::uint64_t token, int rank) {
-  return "/granray-" + std::to_string(token) + "-" + std::to_string(rank);
+std::uint64_t segment_token(MPI_Comm comm) {
+  static std::atomic<std::uint32_t> made{0};
+  std::uint64_t token = (static_cast<std::uint64_t>(getpid()) << 20) | (made++ & 0xfffff);
+  GRANRAY_MPI_CHECK(MPI_Bcast(&token, 1, MPI_UINT64_T, 0, comm));
+  return token;
 }
-
-}  // namespace
 
 MappedSegment MappedSegment::create(const std::string& name, std::size_t bytes) {
   const int fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
@@ -118,10 +123,7 @@ SharedMemoryCompositor::SharedMemoryCompositor(MPI_Comm comm, int width, int hei
   GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank_));
   GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size_));
 
-  // Names no other job or compositor uses: rank 0's process id and a count of its compositors.
-  static std::atomic<std::uint32_t> made{0};
-  std::uint64_t token = (static_cast<std::uint64_t>(getpid()) << 20) | (made++ & 0xfffff);
-  GRANRAY_MPI_CHECK(MPI_Bcast(&token, 1, MPI_UINT64_T, 0, comm));
+  const std::uint64_t token = segment_token(comm);
   const Layout layout(width, height);
   const auto bytes_of = [&](int rank) { return layout.bytes * (rank == 0 ? 2 : 1); };
 

@@ -41,6 +41,14 @@ class MappedSegment {
   std::size_t bytes_ = 0;
 };
 
+// Stores this rank's writes to shared segments before the other ranks of `comm` read them, and
+// loads theirs after: the barrier orders the processes, the fences the memory. Collective.
+void synchronise(MPI_Comm comm);
+
+// A number for naming segments that no other job or segment of this one uses: rank 0's process
+// id and a count of the segments' owners it made, the same on every rank. Collective.
+std::uint64_t segment_token(MPI_Comm comm);
+
 // The background as compositing writes it.
 struct BackgroundPixel {
   std::uint8_t rgb[3];
