@@ -208,28 +208,24 @@ std::vector<int> band_edges(int rows, int bands, const BandCosts* before) {
     }
     return edges;
   }
-  // Each row's estimated cost, with a floor of a fiftieth of the mean so that rows of sky, which
-  // cost next to nothing, are still shared out.
-  std::vector<double> cost = before->rows;
-  double total = 0.0;
-  for (const double c : cost) total += c;
-  const double floor = total / rows / 50.0;
-  total = 0.0;
-  for (double& c : cost) total += (c += floor);
-  // Band b ends at the first row where the running cost reaches (b + 1) / bands of the total,
-  // leaving at least a row to each band after it.
-  double running = 0.0;
-  int y = 0;
+  // The running estimated cost before each row, every row with a floor of a fiftieth of the mean
+  // so that rows of sky, which cost next to nothing, are still shared out.
+  double estimate = 0.0;
+  for (const double c : before->rows) estimate += c;
+  const double floor = estimate / rows / 50.0;
+  std::vector<double> before_row(static_cast<std::size_t>(rows) + 1, 0.0);
+  for (int y = 0; y < rows; ++y) {
+    before_row[y + 1] = before_row[y] + before->rows[static_cast<std::size_t>(y)] + floor;
+  }
+  // Band b starts at the last row whose running cost is within b / bands of the total, leaving
+  // at least a row to each band before it and after it.
   for (int b = 1; b < bands; ++b) {
-    const double target = total * b / bands;
-    const int first = edges[static_cast<std::size_t>(b) - 1];
-    const int least = std::min(rows, first + 1), most = std::max(least, rows - (bands - b));
-    while (y < rows && (running + cost[static_cast<std::size_t>(y)] <= target || y < least)) {
-      running += cost[static_cast<std::size_t>(y)];
-      ++y;
-    }
-    edges[static_cast<std::size_t>(b)] = std::min(std::max(y, least), most);
-    while (y < edges[static_cast<std::size_t>(b)]) running += cost[static_cast<std::size_t>(y++)];
+    const double target = before_row.back() * b / bands;
+    const int y = static_cast<int>(std::upper_bound(before_row.begin(), before_row.end(), target) -
+                                   before_row.begin() - 1);
+    const int least = std::min(rows, edges[static_cast<std::size_t>(b) - 1] + 1);
+    edges[static_cast<std::size_t>(b)] =
+        std::min(std::max(y, least), std::max(least, rows - (bands - b)));
   }
   return edges;
 }
