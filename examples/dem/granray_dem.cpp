@@ -235,7 +235,7 @@ int main(int argc, char** argv) {
 #if defined(GRANRAY_DEM_HAVE_MPI)
     if (ranks.size > 1) {
       ranks.gpu = granray::mpi::use_node_local_gpu(MPI_COMM_WORLD);
-      granray::mpi::share_cores(MPI_COMM_WORLD, ranks.gpu < 0);  // one thread a core a node
+      granray::mpi::share_cores(MPI_COMM_WORLD, ranks.gpu < 0);  // a thread a core of the node
       ranks.slabs = granray::dem::make_mpi_slabs(MPI_COMM_WORLD);
       ranks.group = granray::mpi::rank_group(MPI_COMM_WORLD);
     }
