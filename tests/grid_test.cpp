@@ -17,11 +17,11 @@ class GridTest : public ::testing::Test {
  protected:
   void SetUp() override { GRANRAY_SKIP_WITHOUT_BACKEND(); }
 
-  HostGrid build(const std::vector<Vec4>& spheres) {
+  HostGrid build(const std::vector<Vec4>& spheres, GridCells cells = GridCells::centres) {
     ParticleView v;
     v.xyzr = spheres.data();
     v.count = spheres.size();
-    return Renderer(test_backend()).build_grid(v);
+    return Renderer(test_backend()).build_grid(v, cells);
   }
 };
 
@@ -71,7 +71,10 @@ void expect_exact_references(const std::vector<Vec4>& spheres, const HostGrid& g
   const GridGeometry& g = grid.geometry;
   const std::size_t cells = std::size_t(g.dims[0]) * g.dims[1] * g.dims[2];
   ASSERT_EQ(grid.cell_offsets.size(), cells + 1);
-  ASSERT_EQ(grid.ref_index.size(), grid.ref_spheres.size());
+  // After the references, empty spheres that a batch of four may read (kernels/sphere_batch.h).
+  ASSERT_EQ(grid.ref_index.size() + kSphereBatchPad, grid.ref_spheres.size());
+  for (std::size_t k = grid.ref_index.size(); k < grid.ref_spheres.size(); ++k)
+    ASSERT_FALSE(is_renderable(grid.ref_spheres[k])) << "padding " << k << " is a sphere";
   ASSERT_EQ(grid.cell_offsets.front(), 0u);
   ASSERT_EQ(grid.cell_offsets.back(), grid.ref_index.size());
   // The traversal's reach covers every sphere listed once, and no more than one cell.
@@ -174,6 +177,25 @@ TEST_F(GridTest, GrainsNoLargerThanACellAreListedOnce) {
     const HostGrid grid = build(spheres);
     SCOPED_TRACE(::testing::Message() << "round " << round << ", radii " << r_min << ".." << r_max);
     EXPECT_EQ(grid.ref_index.size(), spheres.size() - broken);
+    expect_exact_references(spheres, grid);
+  }
+}
+
+// The path-traced still's layout on the CPU: cells of at least two mean diameters, every grain
+// listed in each cell its box overlaps, no reach beyond the rounding pad.
+TEST_F(GridTest, OverlapCellsListEveryGrainInEachCellItsBoxOverlaps) {
+  Rng rng(fresh_seed());
+  const std::vector<std::vector<Vec4>> scenes = {
+      dense_bed(rng, 2500, 0.5f, 0.5f), dense_bed(rng, 2500, 0.1f, 0.7f),
+      dilute_gas(rng, 1500, 0.02f, 0.3f, 20.0f), dense_bed(rng, 1, 0.2f, 0.9f)};
+  for (const auto& spheres : scenes) {
+    SCOPED_TRACE(::testing::Message() << spheres.size() << " spheres");
+    double diameters = 0.0;
+    for (const Vec4& s : spheres) diameters += 2.0 * s.w;
+    const HostGrid grid = build(spheres, GridCells::overlaps);
+    EXPECT_EQ(grid.geometry.centre_radius, 0.0f);
+    EXPECT_GE(grid.geometry.cell_size, 2.0 * diameters / double(spheres.size()) * (1.0 - 1e-4));
+    EXPECT_GE(grid.ref_index.size(), spheres.size());
     expect_exact_references(spheres, grid);
   }
 }

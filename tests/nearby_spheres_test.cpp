@@ -204,7 +204,7 @@ TEST(NearbySpheres, ShadowRaysReadingTheColumnsAlongTheLightBlockAsTheReference)
                light == 2 ? 1.0f : 0.0f};  // along an axis: zero components
       if (light == 3) dir = normalize(Vec3{1.0f, 1.0f, 1e-7f});
       detail::LightColumns columns;
-      const std::uint64_t references = scene.host.ref_spheres.size();
+      const std::uint64_t references = scene.host.ref_index.size();
       const std::uint64_t generation = std::uint64_t(2 * light);
       columns.build(scene.grid, references, dir, references, generation);
       EXPECT_EQ(columns.view().entries, nullptr) << "a ray per reference: the rays walk";

@@ -53,7 +53,7 @@ class Backend {
   virtual void composite_shared_planes(void* cuda_stream, const RenderSettings& settings,
                                        bool with_hits, Image& image, FrameStats& stats) = 0;
   virtual void copy_to_host(const ParticleView& particles, HostParticles& out) = 0;
-  virtual HostGrid build_grid(const ParticleView& particles) = 0;
+  virtual HostGrid build_grid(const ParticleView& particles, GridCells cells) = 0;
   virtual FrameExtent measure(const ParticleView& particles) = 0;
   virtual void set_memory_limit(std::size_t bytes) = 0;
   virtual std::size_t memory_available() = 0;

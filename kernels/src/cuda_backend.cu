@@ -20,6 +20,7 @@
 #include "granray/particles.h"
 #include "granray/pixel_rect.h"
 #include "granray/renderer.h"
+#include "grid_layout.h"
 
 namespace granray::cuda_backend {
 
@@ -334,6 +335,8 @@ class Executor {
   // Metal and glass two or more bounces deep: level by level, so that no lane of a warp idles
   // while another walks its glass grain's tree of rays (docs/benchmarks.md).
   static constexpr bool traces_bounces_by_level = true;
+  // The path-traced still walks the frames' grid: a thread tests one grain at a time.
+  static constexpr GridCells path_grid_cells = GridCells::centres;
   // Another rank's queries: every ray in a thread of its own, the shadow ray in 32 pieces
   // (lit_exchange.h), not one thread per query while the rest of the GPU idles.
   static constexpr bool answers_rays_apart = true;

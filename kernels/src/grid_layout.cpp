@@ -22,9 +22,13 @@ constexpr double kReferencesPerParticle = 8.0;
 constexpr double kReferenceSlack = 64.0;
 constexpr double kMaxReferences = 4294967295.0;  // 32-bit reference indices
 constexpr int kMaxRefinements = 40;
+// GridCells::overlaps: cells of this many mean diameters. A grain then overlaps about
+// (1 + 1/2)^3 = 3.4 cells; on the LIGGGHTS packing's path-traced still, 1.5 and 2.5 diameters
+// were 2-7 % slower, 3 diameters 15 %, and the frames' layout 16 % (docs/benchmarks.md).
+constexpr double kOverlapCellDiameters = 2.0;
 
 GridGeometry geometry_for(double cell, const double origin[3], const double extent[3],
-                          double max_radius) {
+                          double max_radius, GridCells cells) {
   GridGeometry g{};
   g.origin = {static_cast<float>(origin[0]), static_cast<float>(origin[1]),
               static_cast<float>(origin[2])};
@@ -34,8 +38,10 @@ GridGeometry geometry_for(double cell, const double origin[3], const double exte
     g.dims[a] = static_cast<int>(std::max(1.0, std::ceil(extent[a] / cell)));
   }
   // Up to one cell: a reach of one cell already makes the traversal test 3 x 3 cells per slab.
-  const double radius =
-      max_radius > 0.0 && std::isfinite(max_radius) ? std::min(max_radius, cell) : 0.5 * cell;
+  // Listed where they overlap, grains need no reach beyond the rounding pad.
+  const double radius = cells == GridCells::overlaps                    ? 0.0
+                        : max_radius > 0.0 && std::isfinite(max_radius) ? std::min(max_radius, cell)
+                                                                        : 0.5 * cell;
   g.centre_radius = static_cast<float>(radius);
   g.reach = static_cast<float>(radius + kCellListingPad * cell);
   return g;
@@ -49,7 +55,7 @@ double cells_of(const GridGeometry& g) {
 
 GridLayout choose_grid_layout(
     const SceneBounds& bounds,
-    const std::function<std::uint64_t(const GridGeometry&)>& count_references) {
+    const std::function<std::uint64_t(const GridGeometry&)>& count_references, GridCells cells) {
   const double n = static_cast<double>(bounds.renderable);
   const double lo[3] = {bounds.lo.x, bounds.lo.y, bounds.lo.z};
   const double hi[3] = {bounds.hi.x, bounds.hi.y, bounds.hi.z};
@@ -67,11 +73,13 @@ GridLayout choose_grid_layout(
   }
 
   const double max_cells = std::clamp(kCellsPerParticle * n, 64.0, kMaxCells);
-  double cell = std::max(mean_diameter, std::cbrt(volume / max_cells));
-  GridGeometry g = geometry_for(cell, origin, extent, bounds.max_radius);
+  const double smallest =
+      cells == GridCells::overlaps ? kOverlapCellDiameters * mean_diameter : mean_diameter;
+  double cell = std::max(smallest, std::cbrt(volume / max_cells));
+  GridGeometry g = geometry_for(cell, origin, extent, bounds.max_radius, cells);
   while (cells_of(g) > max_cells) {
     cell *= 1.01 * std::cbrt(cells_of(g) / max_cells);
-    g = geometry_for(cell, origin, extent, bounds.max_radius);
+    g = geometry_for(cell, origin, extent, bounds.max_radius, cells);
   }
 
   const double max_refs = std::min(kReferencesPerParticle * n + kReferenceSlack, kMaxReferences);
@@ -83,7 +91,7 @@ GridLayout choose_grid_layout(
     }
     // Huge grains overlap many cells: coarser cells (twice the volume) until the list is bounded.
     cell *= 1.26;
-    g = geometry_for(cell, origin, extent, bounds.max_radius);
+    g = geometry_for(cell, origin, extent, bounds.max_radius, cells);
     refs = count_references(g);
   }
   return {g, static_cast<std::uint64_t>(cells_of(g)), refs};

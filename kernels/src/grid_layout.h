@@ -18,7 +18,8 @@ struct GridLayout {
 // count_references(g) returns how many (cell, sphere) references geometry g would hold.
 GridLayout choose_grid_layout(
     const SceneBounds& bounds,
-    const std::function<std::uint64_t(const GridGeometry&)>& count_references);
+    const std::function<std::uint64_t(const GridGeometry&)>& count_references,
+    GridCells cells = GridCells::centres);
 
 // True when geometry g lists every renderable sphere of `bounds` once (none is larger than its
 // centre_radius); needs the bounds' max_radius, and says false when that is unknown (0).

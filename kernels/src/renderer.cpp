@@ -135,8 +135,8 @@ FrameStats Renderer::render(const ParticleView& particles, const RenderSettings&
 
 FrameExtent Renderer::measure(const ParticleView& particles) { return impl_->measure(particles); }
 
-HostGrid Renderer::build_grid(const ParticleView& particles) {
-  return impl_->build_grid(particles);
+HostGrid Renderer::build_grid(const ParticleView& particles, GridCells cells) {
+  return impl_->build_grid(particles, cells);
 }
 
 std::vector<HostParticles> Renderer::halo_for(const ParticleView& particles,

@@ -141,7 +141,7 @@ struct MailboxHalo {
 struct HostGrid {
   GridGeometry geometry{};
   std::vector<std::uint32_t> cell_offsets;  // cells + 1: cell c lists [offsets[c], offsets[c + 1])
-  std::vector<Vec4> ref_spheres;
+  std::vector<Vec4> ref_spheres;            // references, then kSphereBatchPad empty spheres
   std::vector<std::uint32_t> ref_index;
 };
 
@@ -183,7 +183,7 @@ class Renderer {
   FrameStats render(const ParticleView& particles, const RenderSettings& settings, Image& image,
                     const RenderOptions& options = {});
 
-  HostGrid build_grid(const ParticleView& particles);
+  HostGrid build_grid(const ParticleView& particles, GridCells cells = GridCells::centres);
 
   // Copies a view's particles (host memory, or this backend's device memory) to the host, with
   // explicit ids (index + id_offset where the view has none): lit frames over ranks gather them.

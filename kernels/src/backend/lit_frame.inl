@@ -13,11 +13,12 @@ struct LitStructures {
 
 // `surfaces`: the primary method's structure; `blockers`: the grid for secondary rays, when the
 // frame has any and the method is not brute force. One grid serves both when the method is the
-// grid.
+// grid; `cells` says how it lists the grains (grid_layout.h).
 inline LitStructures build_lit_structures(BackendParts& parts, const Executor& exec,
                                           const FrameSetup& f, const RenderOptions& options,
                                           const LightingParams& lighting, bool surfaces,
-                                          bool blockers, bool bounces = false) {
+                                          bool blockers, bool bounces = false,
+                                          GridCells cells = GridCells::centres) {
   LitStructures s{primary_method(options, f.bounds), std::nullopt, std::nullopt};
   if (surfaces && s.method == RenderMethod::tiles) {
     s.lists = parts.tiles.build(
@@ -30,7 +31,7 @@ inline LitStructures build_lit_structures(BackendParts& parts, const Executor& e
   const bool grid_for_blockers = blockers && (has_secondary_rays(lighting) || bounces) &&
                                  s.method != RenderMethod::brute_force;
   if (grid_for_surfaces || grid_for_blockers)
-    s.layout = parts.grid.build(exec, f.r, f.bounds, options.same_particles);
+    s.layout = parts.grid.build(exec, f.r, f.bounds, options.same_particles, cells);
   return s;
 }
 

@@ -146,20 +146,22 @@ class ParticleGrid {
   // only the backend's own way is compiled (the CPU has no radix sort here).
   template <class E>
   detail::GridLayout build(const E& exec, const ResidentParticles& r, const SceneBounds& bounds,
-                           bool same_particles = false) {
+                           bool same_particles = false,
+                           GridCells cells = GridCells::centres) {
     if (same_particles && kept_ && kept_->spheres == r.spheres && kept_->count == r.count &&
-        same_box(kept_->bounds, bounds)) {
+        kept_->cells == cells && same_box(kept_->bounds, bounds)) {
       return kept_->layout;
     }
     kept_.reset();  // the arrays are about to change
     ++generation_;
     detail::GridLayout layout;
     if constexpr (E::lists_by_sorting) {
-      layout = sort_grid(exec, r, bounds);
+      layout = sort_grid(exec, r, bounds, cells);
     } else {
-      layout = count_grid(exec, r, bounds);
+      layout = count_grid(exec, r, bounds, cells);
     }
-    kept_ = Kept{r.spheres, r.count, bounds, layout};
+    pad_ref_spheres(exec, layout.references);
+    kept_ = Kept{r.spheres, r.count, bounds, cells, layout};
     return layout;
   }
 
@@ -176,10 +178,11 @@ class ParticleGrid {
     HostGrid grid;
     grid.geometry = layout.geometry;
     grid.cell_offsets.resize(layout.cells + 1);
-    grid.ref_spheres.resize(layout.references);
+    grid.ref_spheres.resize(layout.references + kSphereBatchPad);
     grid.ref_index.resize(layout.references);
     exec.download(cell_offsets_.data(), grid.cell_offsets.data(), layout.cells + 1);
-    exec.download(ref_spheres_.data(), grid.ref_spheres.data(), layout.references);
+    exec.download(ref_spheres_.data(), grid.ref_spheres.data(),
+                  layout.references + kSphereBatchPad);
     exec.download(ref_index_, grid.ref_index.data(), layout.references);
     return grid;
   }
@@ -210,8 +213,16 @@ class ParticleGrid {
     const Vec4* spheres;
     std::uint32_t count;
     SceneBounds bounds;
+    GridCells cells;
     detail::GridLayout layout;
   };
+
+  // Empty spheres after the last reference: the CPU tests a cell's spheres four at a time and
+  // reads up to three past the list's end (kernels/sphere_batch.h).
+  template <class E>
+  void pad_ref_spheres(const E& exec, std::uint64_t references) {
+    thrust::fill_n(exec.policy(), ref_spheres_.data() + references, kSphereBatchPad, Vec4{});
+  }
 
   static bool same_box(const SceneBounds& a, const SceneBounds& b) {
     return a.lo.x == b.lo.x && a.lo.y == b.lo.y && a.lo.z == b.lo.z && a.hi.x == b.hi.x &&
@@ -221,7 +232,7 @@ class ParticleGrid {
 
   template <class E>
   detail::GridLayout sort_grid(const E& exec, const ResidentParticles& r,
-                               const SceneBounds& bounds) {
+                               const SceneBounds& bounds, GridCells cells_kind) {
     auto policy = exec.policy();
     const std::uint32_t n = r.count;
     // Unless every sphere is listed once, one fused pass counts each sphere's cells and scans
@@ -238,7 +249,8 @@ class ParticleGrid {
           std::uint64_t total = 0;
           exec.download(ends_.data() + (n - 1), &total, 1);
           return total;
-        });
+        },
+        cells_kind);
     const GridGeometry& g = layout.geometry;
     const auto total = static_cast<std::uint32_t>(layout.references);
     const auto cells = static_cast<std::uint32_t>(layout.cells);
@@ -270,14 +282,14 @@ class ParticleGrid {
     const auto from_end = thrust::make_reverse_iterator(offsets + cells + 1);
     thrust::inclusive_scan(policy, from_end, from_end + (std::size_t{cells} + 1), from_end,
                            thrust::minimum<std::uint32_t>());
-    ref_spheres_.resize(total);
+    ref_spheres_.resize(std::size_t{total} + kSphereBatchPad);
     thrust::gather(policy, ref_index_, ref_index_ + total, r.spheres, ref_spheres_.data());
     return layout;
   }
 
   template <class E>
   detail::GridLayout count_grid(const E& exec, const ResidentParticles& r,
-                                const SceneBounds& bounds) {
+                                const SceneBounds& bounds, GridCells cells_kind) {
     auto policy = exec.policy();
     const std::uint32_t n = r.count;
     // The total in 64 bits decides the geometry (a huge one must not wrap to a small one).
@@ -286,7 +298,8 @@ class ParticleGrid {
           if (detail::lists_every_sphere_once(bounds, g)) return bounds.renderable;
           return thrust::transform_reduce(policy, Index(0), Index(n), ReferenceCount{g, r.spheres},
                                           std::uint64_t{0}, SumU64{});
-        });
+        },
+        cells_kind);
     const GridGeometry& g = layout.geometry;
     const auto total = static_cast<std::uint32_t>(layout.references);
     const auto cells = static_cast<std::size_t>(layout.cells);
@@ -297,7 +310,7 @@ class ParticleGrid {
     cell_offsets_.resize(cells + 1);
     thrust::fill_n(policy, cell_offsets_.data(), 1, 0u);
     thrust::inclusive_scan(policy, keys_.data(), keys_.data() + cells, cell_offsets_.data() + 1);
-    ref_spheres_.resize(total);
+    ref_spheres_.resize(std::size_t{total} + kSphereBatchPad);
     values_.resize(total);
     ref_index_ = values_.data();
     thrust::copy_n(policy, cell_offsets_.data() + 1, cells, keys_.data());

@@ -50,7 +50,8 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
   // depth and ids that compositing reads.
   LightingParams one = lighting;
   one.side = 1;
-  const LitStructures s = build_lit_structures(parts, exec, f, options, one, true, true, true);
+  const LitStructures s = build_lit_structures(parts, exec, f, options, one, true, true, true,
+                                               Executor::path_grid_cells);
   exec.mark(1);
   const std::size_t pixels = std::size_t(cam.width) * std::size_t(cam.height);
   const int batch = std::max(1, std::min(path.samples, std::max(1, path.samples / 16)));

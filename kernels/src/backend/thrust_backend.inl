@@ -243,13 +243,13 @@ class ThrustBackend final : public detail::Backend {
         [&] { copy_particles_to_host(Executor(view.cuda_stream, parts_.scratch), view, out); });
   }
 
-  HostGrid build_grid(const ParticleView& view) override {
+  HostGrid build_grid(const ParticleView& view, GridCells cells) override {
     return translate_errors([&] {
       const Executor exec(view.cuda_stream, parts_.scratch);
       const ResidentParticles r = parts_.particles.resident(exec, view);
       const SceneBounds bounds = reduce_bounds(exec, r);
       if (bounds.renderable == 0) return HostGrid{};
-      return parts_.grid.download(exec, parts_.grid.build(exec, r, bounds));
+      return parts_.grid.download(exec, parts_.grid.build(exec, r, bounds, false, cells));
     });
   }
 

@@ -20,6 +20,13 @@ struct GridGeometry {
   float reach;
 };
 
+// How a grid's cells list the spheres. `centres`: cells of about a diameter, each grain listed in
+// its centre's cell and found by a walk over cells grown by the largest radius (every frame's
+// grid). `overlaps`: cells of about two diameters, each grain listed in every cell its box
+// overlaps, so the walk steps through fewer, fuller cells: the CPU's path-traced still, whose
+// short bounce rays test a cell's grains four at a time (kernels/sphere_batch.h).
+enum class GridCells { centres, overlaps };
+
 struct CellRange {
   int lo[3];
   int hi[3];  // inclusive

@@ -39,7 +39,23 @@ struct AnyListedBlocker {
   GRANRAY_HD void visit(std::uint32_t first_cell, std::uint32_t last_cell) {
     if (blocked) return;
     const std::uint32_t end = grid.cell_offsets[last_cell + 1];
-    for (std::uint32_t k = grid.cell_offsets[first_cell]; k < end; ++k) {
+    std::uint32_t k = grid.cell_offsets[first_cell];
+#if GRANRAY_SPHERE_BATCH
+    if (end - k > 1) {
+      const SphereBatch batch(ray);
+      for (; k < end; k += 4) {
+        for (unsigned hits = batch.blockers(grid.ref_spheres + k, end - k, length); hits != 0u;
+             hits &= hits - 1u) {
+          if (id_of(grid.ref_index[k + __builtin_ctz(hits)]) != skip_id) {
+            blocked = true;
+            return;
+          }
+        }
+      }
+      return;
+    }
+#endif
+    for (; k < end; ++k) {
       if (blocks(ray, grid.ref_spheres[k], length) && id_of(grid.ref_index[k]) != skip_id) {
         blocked = true;
         return;

@@ -2,6 +2,7 @@
 
 #include "granray/kernels/dda.h"
 #include "granray/kernels/intersect.h"
+#include "granray/kernels/sphere_batch.h"
 
 namespace granray {
 
@@ -30,7 +31,23 @@ struct NearestListedHit {
 
   GRANRAY_HD void visit(std::uint32_t first_cell, std::uint32_t last_cell) {
     const std::uint32_t end = grid.cell_offsets[last_cell + 1];
-    for (std::uint32_t k = grid.cell_offsets[first_cell]; k < end; ++k) {
+    std::uint32_t k = grid.cell_offsets[first_cell];
+#if GRANRAY_SPHERE_BATCH
+    if (end - k > 1) {
+      SphereBatch batch(ray);
+      for (; k < end; k += 4) {
+        for (unsigned hits = batch.entries(grid.ref_spheres + k, end - k); hits != 0u;
+             hits &= hits - 1u) {
+          const int lane = __builtin_ctz(hits);
+          const std::uint32_t index = grid.ref_index[k + lane];
+          const std::uint64_t id = id_of(index);
+          if (closer(batch.t(lane), id, best)) best = {batch.t(lane), id, index};
+        }
+      }
+      return;
+    }
+#endif
+    for (; k < end; ++k) {
       const float t = sphere_entry_distance(ray, grid.ref_spheres[k]);
       if (t < INFINITY) {
         const std::uint32_t index = grid.ref_index[k];
