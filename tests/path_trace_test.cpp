@@ -82,6 +82,32 @@ TEST_F(PathTraceTest, GridMatchesBruteForce) {
   }
 }
 
+// Camera rays through the screen tiles (the CPU's primary method) meet the grains the grid's walk
+// meets: the same image, bit for bit, for either projection; a lens (aperture > 0) walks the grid.
+TEST_F(PathTraceTest, CameraRaysThroughTheTilesFindWhatTheGridFinds) {
+  Renderer renderer(test_backend());
+  Rng rng(fresh_seed());
+  for (int round = 0; round < 4; ++round) {
+    const auto spheres =
+        round % 2 == 0 ? dense_bed(rng, 600, 0.2f, 0.5f) : dilute_gas(rng, 300, 0.1f, 0.6f, 6.0f);
+    const auto kinds = kinds_of(rng, spheres.size());
+    RenderSettings s = path_settings(rng, 72, 40, 4);
+    s.materials = steel_and_glass(rng);
+    if (round == 1) s.camera.projection = Projection::orthographic;
+    if (round == 3) s.path.aperture = uniform(rng, 0.05f, 0.3f);
+    ParticleView view = view_of(spheres);
+    view.scalar = kinds.data();
+    Image tiles, grid;
+    renderer.render(view, s, tiles, {RenderMethod::tiles});
+    renderer.render(view, s, grid, {RenderMethod::grid});
+    EXPECT_EQ(tiles.rgb, grid.rgb) << "round " << round;
+    // Not a blank picture: the grains show in many pixels.
+    const long shown = std::count_if(tiles.rgb.begin(), tiles.rgb.end(),
+                                     [&](std::uint8_t v) { return v != tiles.rgb[0]; });
+    EXPECT_GT(shown, long(tiles.rgb.size() / 10)) << "round " << round;
+  }
+}
+
 // Deterministic: the same image again, and a window (or a band of a poster) equals its pixels of
 // the whole.
 TEST_F(PathTraceTest, SameImageRunToRunAndInWindows) {

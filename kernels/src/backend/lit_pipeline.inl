@@ -100,14 +100,16 @@ class LitPipeline {
 
   // The path-traced still (kernels/path_trace.h): paths [first, first + count) of every pixel
   // added to its sum.
-  template <class Scene, class Occluder>
+  template <class Scene, class Occluder, class CameraTracer>
   void trace_paths(const Executor& exec, const Scene& scene, const Occluder& occluded,
-                   const CameraFrame& camera, const ShadingParams& shading, const PathParams& path,
-                   float wall_offset, int first, int count, std::size_t pixels) {
+                   const CameraTracer& camera_tracer, const CameraFrame& camera,
+                   const ShadingParams& shading, const PathParams& path, float wall_offset,
+                   int first, int count, std::size_t pixels) {
     path_sums_.resize(pixels);
     exec.for_each_pixel(camera.width, camera.height,
-                        TracePaths<Scene, Occluder>{scene, occluded, camera, shading, path,
-                                                    wall_offset, first, count, path_sums_.data()});
+                        TracePaths<Scene, Occluder, CameraTracer>{
+                            scene, occluded, camera_tracer, camera, shading, path, wall_offset,
+                            first, count, path_sums_.data()});
   }
 
   void finish_paths(const Executor& exec, const CameraFrame& camera, int samples,

@@ -55,17 +55,29 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
   exec.mark(1);
   const std::size_t pixels = std::size_t(cam.width) * std::size_t(cam.height);
   const int batch = std::max(1, std::min(path.samples, std::max(1, path.samples / 16)));
+  const auto trace = [&](const auto& scene, const auto& occluder, const auto& camera_tracer) {
+    for (int first = 0; first < path.samples; first += batch) {
+      const int count = std::min(batch, path.samples - first);
+      parts.lit.trace_paths(exec, scene, occluder, camera_tracer, cam, target.shading, path,
+                            lighting.wall_offset, first, count, pixels);
+      if (options.path_progress) {
+        exec.synchronize();
+        options.path_progress(first + count, path.samples);
+      }
+    }
+  };
   with_bounce_scene(parts, f, s, options, target, table, true,
                     [&](const auto& scene, const auto& occluder) {
-                      for (int first = 0; first < path.samples; first += batch) {
-                        const int count = std::min(batch, path.samples - first);
-                        parts.lit.trace_paths(exec, scene, occluder, cam, target.shading, path,
-                                              lighting.wall_offset, first, count, pixels);
-                        if (options.path_progress) {
-                          exec.synchronize();
-                          options.path_progress(first + count, path.samples);
+                      // Where the frame's primary method is the screen tiles (the CPU's), camera
+                      // rays take them: a sixth of the still went to their walks (benchmarks.md).
+                      if constexpr (Executor::fastest_method == RenderMethod::tiles) {
+                        if (s.lists && !(path.aperture > 0.0f)) {
+                          trace(scene, occluder,
+                                CameraTiles<TileTracer>{TileTracer{s.lists->view, f.id_of}});
+                          return;
                         }
                       }
+                      trace(scene, occluder, NoCameraTracer{});
                     });
   exec.mark(2);
   parts.lit.finish_paths(exec, cam, path.samples, target.rgb);

@@ -109,7 +109,12 @@ struct BounceScene {
   Walls primary_walls;
 
   GRANRAY_HD BounceHit nearest(const Ray& ray, bool primary = false) const {
-    const Hit hit = trace(ray, 0, 0);
+    return nearest_from(trace(ray, 0, 0), ray, primary);
+  }
+
+  // The same, given the grains' nearest hit along the ray from any exact tracer (the screen
+  // tiles for a camera ray).
+  GRANRAY_HD BounceHit nearest_from(const Hit& hit, const Ray& ray, bool primary) const {
     BounceHit out{background_sample(), kMatteSlot};
     if (hit.index != kNoHit) {
       const Vec4 sphere = spheres[hit.index];

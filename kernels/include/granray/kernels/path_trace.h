@@ -95,11 +95,27 @@ GRANRAY_HD_INLINE Vec3 ggx_normal(Vec3 n, float alpha, float u1, float u2) {
   return normalize(t1 * (s * cos_phi) + t2 * (s * sin_phi) + n * c);
 }
 
+// Camera rays walk the scene's tracer like any other ray.
+struct NoCameraTracer {
+  static constexpr bool present = false;
+};
+
+// Camera rays of a pinhole camera through the grains' screen tiles (TileTracer): a tile lists
+// every grain whose footprint, padded by a pixel, covers a pixel of it, nearest first, so any
+// ray from the eye through the pixel finds the hit the grid would (the same test, the same tie
+// rule), after a few entries instead of a walk from the grid's face.
+template <class Tiles>
+struct CameraTiles {
+  static constexpr bool present = true;
+  Tiles tiles;
+};
+
 // The radiance of one path of pixel (i, j) (window coordinates), sample s.
-template <class Scene, class Occluder>
+template <class Scene, class Occluder, class CameraTracer = NoCameraTracer>
 GRANRAY_HD_INLINE Vec3 trace_path(const Scene& scene, const Occluder& occluded,
                                   const CameraFrame& camera, const ShadingParams& shading,
-                                  const PathParams& path, float wall_offset, int i, int j, int s) {
+                                  const PathParams& path, float wall_offset, int i, int j, int s,
+                                  const CameraTracer& camera_tracer = {}) {
   const PathRandom random{path_pixel_seed(i + camera.x0, j + camera.y0)};
   float u1, u2;
   random.pair(s, 0, kPathPixel, u1, u2);
@@ -124,7 +140,14 @@ GRANRAY_HD_INLINE Vec3 trace_path(const Scene& scene, const Occluder& occluded,
   // `bounces` surfaces scatter the path; the ray after the last one still sees the sky (as
   // Mitsuba's max_depth = bounces + 1).
   for (int bounce = 0;; ++bounce) {
-    const BounceHit hit = scene.nearest(ray, bounce == 0);
+    BounceHit hit;
+    if constexpr (CameraTracer::present) {
+      hit = bounce == 0 && !(path.aperture > 0.0f)
+                ? scene.nearest_from(camera_tracer.tiles(ray, i, j), ray, true)
+                : scene.nearest(ray, bounce == 0);
+    } else {
+      hit = scene.nearest(ray, bounce == 0);
+    }
     if (!(hit.surface.t < INFINITY)) {
       Vec3 sky = shading.background;
       if (sees_sun && path.sun_radiance > 0.0f && dot(ray.dir, shading.light) >= path.cos_sun) {
@@ -202,10 +225,11 @@ GRANRAY_HD_INLINE Vec3 trace_path(const Scene& scene, const Occluder& occluded,
 }
 
 // Adds `count` paths per pixel, from sample `first` on, to each pixel's running sum.
-template <class Scene, class Occluder>
+template <class Scene, class Occluder, class CameraTracer = NoCameraTracer>
 struct TracePaths {
   Scene scene;
   Occluder occluded;
+  CameraTracer camera_tracer;
   CameraFrame camera;
   ShadingParams shading;
   PathParams path;
@@ -219,7 +243,8 @@ struct TracePaths {
                               static_cast<std::size_t>(i);
     Vec3 sum = first == 0 ? Vec3{0.0f, 0.0f, 0.0f} : sums[pixel];
     for (int s = first; s < first + count; ++s) {
-      sum = sum + trace_path(scene, occluded, camera, shading, path, wall_offset, i, j, s);
+      sum = sum +
+            trace_path(scene, occluded, camera, shading, path, wall_offset, i, j, s, camera_tracer);
     }
     sums[pixel] = sum;
   }
