@@ -80,7 +80,7 @@ class Executor {
   // pixel's rays in turn anyway, and the lists cost passes; docs/benchmarks.md).
   static constexpr bool traces_bounces_by_level = false;
   // The path-traced still: coarse cells listing every grain they overlap, whose grains the walk
-  // tests four at a time (kernels/sphere_batch.h); 15 % faster than the frames' grid here
+  // tests four at a time (kernels/sphere_batch.h); 16 % faster than the frames' grid here
   // (docs/benchmarks.md).
   static constexpr GridCells path_grid_cells = GridCells::overlaps;
   // Another rank's queries: one thread each, its rays in turn (apart, a blocked shadow ray's later
