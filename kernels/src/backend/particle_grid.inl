@@ -146,8 +146,7 @@ class ParticleGrid {
   // only the backend's own way is compiled (the CPU has no radix sort here).
   template <class E>
   detail::GridLayout build(const E& exec, const ResidentParticles& r, const SceneBounds& bounds,
-                           bool same_particles = false,
-                           GridCells cells = GridCells::centres) {
+                           bool same_particles = false, GridCells cells = GridCells::centres) {
     if (same_particles && kept_ && kept_->spheres == r.spheres && kept_->count == r.count &&
         kept_->cells == cells && same_box(kept_->bounds, bounds)) {
       return kept_->layout;
@@ -231,16 +230,17 @@ class ParticleGrid {
   }
 
   template <class E>
-  detail::GridLayout sort_grid(const E& exec, const ResidentParticles& r,
-                               const SceneBounds& bounds, GridCells cells_kind) {
+  detail::GridLayout sort_grid(const E& exec, const ResidentParticles& r, const SceneBounds& bounds,
+                               GridCells cells_kind) {
     auto policy = exec.policy();
     const std::uint32_t n = r.count;
     // Unless every sphere is listed once, one fused pass counts each sphere's cells and scans
     // them; the last entry is the total. The last geometry tried is the one kept, so its scan is
     // what EmitReferences reads.
     bool scanned = false;
-    const detail::GridLayout layout =
-        detail::choose_grid_layout(bounds, [&](const GridGeometry& g) {
+    const detail::GridLayout layout = detail::choose_grid_layout(
+        bounds,
+        [&](const GridGeometry& g) {
           scanned = !detail::lists_every_sphere_once(bounds, g);
           if (!scanned) return bounds.renderable;
           ends_.resize(n);
@@ -293,8 +293,9 @@ class ParticleGrid {
     auto policy = exec.policy();
     const std::uint32_t n = r.count;
     // The total in 64 bits decides the geometry (a huge one must not wrap to a small one).
-    const detail::GridLayout layout =
-        detail::choose_grid_layout(bounds, [&](const GridGeometry& g) {
+    const detail::GridLayout layout = detail::choose_grid_layout(
+        bounds,
+        [&](const GridGeometry& g) {
           if (detail::lists_every_sphere_once(bounds, g)) return bounds.renderable;
           return thrust::transform_reduce(policy, Index(0), Index(n), ReferenceCount{g, r.spheres},
                                           std::uint64_t{0}, SumU64{});

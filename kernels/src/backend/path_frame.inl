@@ -66,19 +66,18 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
       }
     }
   };
-  with_bounce_scene(parts, f, s, options, target, table, true,
-                    [&](const auto& scene, const auto& occluder) {
-                      // Where the frame's primary method is the screen tiles (the CPU's), camera
-                      // rays take them: a sixth of the still went to their walks (benchmarks.md).
-                      if constexpr (Executor::fastest_method == RenderMethod::tiles) {
-                        if (s.lists && !(path.aperture > 0.0f)) {
-                          trace(scene, occluder,
-                                CameraTiles<TileTracer>{TileTracer{s.lists->view, f.id_of}});
-                          return;
-                        }
-                      }
-                      trace(scene, occluder, NoCameraTracer{});
-                    });
+  with_bounce_scene(
+      parts, f, s, options, target, table, true, [&](const auto& scene, const auto& occluder) {
+        // Where the frame's primary method is the screen tiles (the CPU's), camera
+        // rays take them: a sixth of the still went to their walks (benchmarks.md).
+        if constexpr (Executor::fastest_method == RenderMethod::tiles) {
+          if (s.lists && !(path.aperture > 0.0f)) {
+            trace(scene, occluder, CameraTiles<TileTracer>{TileTracer{s.lists->view, f.id_of}});
+            return;
+          }
+        }
+        trace(scene, occluder, NoCameraTracer{});
+      });
   exec.mark(2);
   parts.lit.finish_paths(exec, cam, path.samples, target.rgb);
   if (target.depth != nullptr) {
