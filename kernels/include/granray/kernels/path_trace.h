@@ -100,10 +100,10 @@ struct NoCameraTracer {
   static constexpr bool present = false;
 };
 
-// Camera rays of a pinhole camera through the grains' screen tiles (TileTracer): a tile lists
-// every grain whose footprint, padded by a pixel, covers a pixel of it, nearest first, so any
-// ray from the eye through the pixel finds the hit the grid would (the same test, the same tie
-// rule), after a few entries instead of a walk from the grid's face.
+// Camera rays through the grains' screen tiles (TileTracer), given only for a pinhole camera: a
+// tile lists every grain whose footprint, padded by a pixel, covers a pixel of it, nearest first,
+// so any ray from the eye through the pixel finds the hit the grid would (the same test, the same
+// tie rule), after a few entries instead of a walk from the grid's face.
 template <class Tiles>
 struct CameraTiles {
   static constexpr bool present = true;
@@ -142,9 +142,8 @@ GRANRAY_HD_INLINE Vec3 trace_path(const Scene& scene, const Occluder& occluded,
   for (int bounce = 0;; ++bounce) {
     BounceHit hit;
     if constexpr (CameraTracer::present) {
-      hit = bounce == 0 && !(path.aperture > 0.0f)
-                ? scene.nearest_from(camera_tracer.tiles(ray, i, j), ray, true)
-                : scene.nearest(ray, bounce == 0);
+      hit = bounce == 0 ? scene.nearest_from(camera_tracer.tiles(ray, i, j), ray, true)
+                        : scene.nearest(ray);
     } else {
       hit = scene.nearest(ray, bounce == 0);
     }
