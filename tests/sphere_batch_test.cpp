@@ -58,6 +58,8 @@ TEST(SphereBatch, LanesGiveTheScalarTestsBits) {
     const auto n = static_cast<std::uint32_t>(1 + q % 4);
     SphereBatch batch(ray);
     const unsigned entries = batch.entries(four, n);
+    const Ray unit{ray.origin, normalize(ray.dir)};
+    const unsigned unit_blockers = SphereBatch(unit).blockers(four, n, length);
     for (std::uint32_t lane = 0; lane < 4; ++lane) {
       const std::string where = "ray " + std::to_string(q) + ", lane " + std::to_string(lane);
       const float t = sphere_entry_distance(ray, four[lane]);
@@ -67,15 +69,15 @@ TEST(SphereBatch, LanesGiveTheScalarTestsBits) {
         ASSERT_TRUE(same_bits(batch.t(lane), t)) << where << ": " << batch.t(lane) << " " << t;
         ++entered;
       }
-      const Ray unit{ray.origin, normalize(ray.dir)};
-      const unsigned unit_blockers = SphereBatch(unit).blockers(four, n, length);
       const bool blocks_it = lane < n && blocks(unit, four[lane], length);
       ASSERT_EQ(((unit_blockers >> lane) & 1u) != 0u, blocks_it) << where;
       blocked += blocks_it ? 1 : 0;
     }
   }
-  EXPECT_GT(entered, 500);  // both answers occur often
-  EXPECT_GT(blocked, 500);
+  // Both answers occur often: of about 7500 live lanes, 700-850 entered and 450-560
+  // blocked over 40 seeds (a bound of 500 failed a third of the seeds).
+  EXPECT_GT(entered, 300);
+  EXPECT_GT(blocked, 200);
 }
 #endif
 
