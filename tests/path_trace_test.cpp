@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <vector>
 
 #include "granray/errors.h"
+#include "granray/kernels/avx2_kernel.h"
 #include "test_support.h"
 
 namespace granray::test {
@@ -106,6 +108,66 @@ TEST_F(PathTraceTest, CameraRaysThroughTheTilesFindWhatTheGridFinds) {
                                      [&](std::uint8_t v) { return v != tiles.rgb[0]; });
     EXPECT_GT(shown, long(tiles.rgb.size() / 10)) << "round " << round;
   }
+}
+
+// Under a point sun the CPU's shadow rays read the light's columns (light_columns.h) once the
+// still has 32 rays per grid reference: 96 x 72 pixels x 8 paths against at most 8 references
+// for each of 150 grains (cells two diameters wide). The same surfaces lit as by every sphere.
+TEST_F(PathTraceTest, PointSunShadowsMatchBruteForce) {
+  Renderer renderer(test_backend());
+  Rng rng(fresh_seed());
+  for (int round = 0; round < 3; ++round) {
+    const auto spheres = dense_bed(rng, 150, 0.2f, 0.5f);
+    const auto kinds = kinds_of(rng, spheres.size());
+    RenderSettings s = path_settings(rng, 96, 72, 8);
+    s.path.sun_radius = 0.0f;
+    s.path.sun_intensity = uniform(rng, 1.0f, 3.0f);
+    if (round > 0) s.materials = steel_and_glass(rng);
+    ParticleView view = view_of(spheres);
+    view.scalar = kinds.data();
+    Image brute, grid, sunless;
+    renderer.render(view, s, brute, {RenderMethod::brute_force});
+    renderer.render(view, s, grid);
+    const ImageDiff d = compare_images(grid, brute);
+    EXPECT_LE(d.differing_rgb, 2u + d.pixels / 100)
+        << "round " << round << ", max level " << d.max_level;
+    // The sun lights the picture: without it, many pixels are darker.
+    RenderSettings dark = s;
+    dark.path.sun_intensity = 0.0f;
+    renderer.render(view, dark, sunless);
+    EXPECT_GT(compare_images(grid, sunless).differing_rgb, grid.rgb.size() / 20)
+        << "round " << round;
+  }
+}
+
+// The CPU's still compiled for AVX2 (avx2_kernel.h) gives the baseline build's bits.
+TEST_F(PathTraceTest, Avx2KernelGivesTheBaselineImage) {
+#if GRANRAY_AVX2_KERNELS
+  if (test_backend() != BackendKind::cpu || !avx2_kernels_on()) {
+    GTEST_SKIP() << "the CPU backend on a CPU with AVX2 only";
+  }
+  Renderer renderer(test_backend());
+  Rng rng(fresh_seed());
+  for (int round = 0; round < 3; ++round) {
+    const auto spheres =
+        round == 1 ? dilute_gas(rng, 300, 0.1f, 0.6f, 6.0f) : dense_bed(rng, 400, 0.2f, 0.5f);
+    const auto kinds = kinds_of(rng, spheres.size());
+    RenderSettings s = path_settings(rng, 64, 48, 4);
+    s.materials = steel_and_glass(rng);
+    if (round == 2) s.path.sun_radius = 0.0f;
+    ParticleView view = view_of(spheres);
+    view.scalar = kinds.data();
+    Image wide, baseline;
+    renderer.render(view, s, wide);
+    ASSERT_EQ(setenv("GRANRAY_CPU_AVX2", "0", 1), 0);
+    EXPECT_FALSE(avx2_kernels_on());
+    renderer.render(view, s, baseline);
+    ASSERT_EQ(unsetenv("GRANRAY_CPU_AVX2"), 0);
+    EXPECT_EQ(wide.rgb, baseline.rgb) << "round " << round;
+  }
+#else
+  GTEST_SKIP() << "no AVX2 kernels in this build";
+#endif
 }
 
 // Deterministic: the same image again, and a window (or a band of a poster) equals its pixels of

@@ -121,11 +121,13 @@ inline void cast_blockers(BackendParts& parts, const Executor& exec, const Frame
 // The scene that bounce rays (SPEC 2e) see, through the grid or, for the brute-force reference,
 // against every sphere, with the walls a bounce ray meets, and its occluder for their hits'
 // secondary rays: `trace(scene, occluder)`. With `camera_walls` the scene's primary rays (a
-// path's camera ray) meet the walls the camera shows (WallScene::with_bounce_walls).
+// path's camera ray) meet the walls the camera shows (WallScene::with_bounce_walls). With
+// `columns` built (the CPU's), shadow rays along the light read them instead of walking.
 template <class Trace>
 void with_bounce_scene(BackendParts& parts, const FrameSetup& f, const LitStructures& s,
                        const RenderOptions& options, const FrameTarget& target,
-                       const MaterialTable& table, bool camera_walls, Trace&& trace) {
+                       const MaterialTable& table, bool camera_walls, Trace&& trace,
+                       const LightColumnsView* columns = nullptr) {
   const auto trace_with = [&](const auto& tracer, const auto& spheres_occluder) {
     parts.walls.with_bounce_walls(options, [&](auto walls) {
       using Scene = BounceScene<std::decay_t<decltype(tracer)>, decltype(walls)>;
@@ -140,6 +142,12 @@ void with_bounce_scene(BackendParts& parts, const FrameSetup& f, const LitStruct
   };
   if (s.layout) {
     const GridView grid = parts.grid.view(*s.layout);
+    if constexpr (Executor::gathers_nearby_spheres) {
+      if (columns != nullptr && columns->entries != nullptr) {
+        trace_with(GridTracer{grid, f.id_of}, NearbySphereOccluder{{grid, f.id_of}, *columns});
+        return;
+      }
+    }
     trace_with(GridTracer{grid, f.id_of}, GridOccluder{grid, f.id_of});
   } else {
     trace_with(BruteForceTracer{f.r.spheres, f.r.count, f.id_of},

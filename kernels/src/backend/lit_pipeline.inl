@@ -106,10 +106,16 @@ class LitPipeline {
                    const ShadingParams& shading, const PathParams& path, float wall_offset,
                    int first, int count, std::size_t pixels) {
     path_sums_.resize(pixels);
-    exec.for_each_pixel(camera.width, camera.height,
-                        TracePaths<Scene, Occluder, CameraTracer>{
-                            scene, occluded, camera_tracer, camera, shading, path, wall_offset,
-                            first, count, path_sums_.data()});
+    const TracePaths<Scene, Occluder, CameraTracer> paths{
+        scene, occluded,    camera_tracer, camera, shading,
+        path,  wall_offset, first,         count,  path_sums_.data()};
+#if GRANRAY_AVX2_KERNELS
+    if (avx2_kernels_on()) {
+      exec.for_each_pixel(camera.width, camera.height, Avx2Kernel<decltype(paths)>{paths});
+      return;
+    }
+#endif
+    exec.for_each_pixel(camera.width, camera.height, paths);
   }
 
   void finish_paths(const Executor& exec, const CameraFrame& camera, int samples,

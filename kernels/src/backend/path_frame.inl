@@ -66,8 +66,22 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
       }
     }
   };
+  // Under a point sun every shadow ray of the still has the light's direction: the CPU reads
+  // them along the light's columns, as a lit frame's (light_columns.h), where their walks took
+  // a fifteenth of the still.
+  LightColumnsView columns{};
+  if constexpr (Executor::gathers_nearby_spheres) {
+    if (s.layout && path.cos_sun >= 1.0f && path.sun_intensity > 0.0f) {
+      const GridView grid = parts.grid.view(*s.layout);
+      parts.light_columns.build(grid, s.layout->references, target.shading.light,
+                                std::uint64_t(pixels) * std::uint64_t(path.samples),
+                                parts.grid.generation());
+      columns = parts.light_columns.view();
+    }
+  }
   with_bounce_scene(
-      parts, f, s, options, target, table, true, [&](const auto& scene, const auto& occluder) {
+      parts, f, s, options, target, table, true,
+      [&](const auto& scene, const auto& occluder) {
         // Where the frame's primary method is the screen tiles (the CPU's), camera
         // rays take them: a sixth of the still went to their walks (benchmarks.md).
         if constexpr (Executor::fastest_method == RenderMethod::tiles) {
@@ -77,7 +91,8 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
           }
         }
         trace(scene, occluder, NoCameraTracer{});
-      });
+      },
+      &columns);
   exec.mark(2);
   parts.lit.finish_paths(exec, cam, path.samples, target.rgb);
   if (target.depth != nullptr) {

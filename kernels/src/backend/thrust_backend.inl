@@ -55,6 +55,7 @@
 #include "drawn_rows.h"
 #include "granray/camera.h"
 #include "granray/errors.h"
+#include "granray/kernels/avx2_kernel.h"
 #include "granray/kernels/bounce_levels.h"
 #include "granray/kernels/lit_exchange.h"
 #include "granray/kernels/lit_passes.h"
