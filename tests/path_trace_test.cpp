@@ -122,6 +122,9 @@ TEST_F(PathTraceTest, PointSunShadowsMatchBruteForce) {
     RenderSettings s = path_settings(rng, 96, 72, 8);
     s.path.sun_radius = 0.0f;
     s.path.sun_intensity = uniform(rng, 1.0f, 3.0f);
+    // Seen from above, where the sun (light.z > 0) lights the bed's grains.
+    s.camera.theta = uniform(rng, 20.0f, 70.0f);
+    s.camera.zoom = uniform(rng, 1.0f, 2.0f);
     if (round > 0) s.materials = steel_and_glass(rng);
     ParticleView view = view_of(spheres);
     view.scalar = kinds.data();
@@ -131,12 +134,12 @@ TEST_F(PathTraceTest, PointSunShadowsMatchBruteForce) {
     const ImageDiff d = compare_images(grid, brute);
     EXPECT_LE(d.differing_rgb, 2u + d.pixels / 100)
         << "round " << round << ", max level " << d.max_level;
-    // The sun lights the picture: without it, many pixels are darker.
+    // The sun lights the picture: without it, many pixels change (1000-4700 of 6912 over 120
+    // scenes).
     RenderSettings dark = s;
     dark.path.sun_intensity = 0.0f;
     renderer.render(view, dark, sunless);
-    EXPECT_GT(compare_images(grid, sunless).differing_rgb, grid.rgb.size() / 20)
-        << "round " << round;
+    EXPECT_GT(compare_images(grid, sunless).differing_rgb, d.pixels / 12) << "round " << round;
   }
 }
 

@@ -122,12 +122,13 @@ inline void cast_blockers(BackendParts& parts, const Executor& exec, const Frame
 // against every sphere, with the walls a bounce ray meets, and its occluder for their hits'
 // secondary rays: `trace(scene, occluder)`. With `camera_walls` the scene's primary rays (a
 // path's camera ray) meet the walls the camera shows (WallScene::with_bounce_walls). With
-// `columns` built (the CPU's), shadow rays along the light read them instead of walking.
+// `columns` built (the CPU's), shadow rays along the light read them instead of walking;
+// `eight_wide` for a kernel that runs as Avx2Kernel (NearestListedHit).
 template <class Trace>
 void with_bounce_scene(BackendParts& parts, const FrameSetup& f, const LitStructures& s,
                        const RenderOptions& options, const FrameTarget& target,
                        const MaterialTable& table, bool camera_walls, Trace&& trace,
-                       const LightColumnsView* columns = nullptr) {
+                       const LightColumnsView* columns = nullptr, bool eight_wide = false) {
   const auto trace_with = [&](const auto& tracer, const auto& spheres_occluder) {
     parts.walls.with_bounce_walls(options, [&](auto walls) {
       using Scene = BounceScene<std::decay_t<decltype(tracer)>, decltype(walls)>;
@@ -144,11 +145,12 @@ void with_bounce_scene(BackendParts& parts, const FrameSetup& f, const LitStruct
     const GridView grid = parts.grid.view(*s.layout);
     if constexpr (Executor::gathers_nearby_spheres) {
       if (columns != nullptr && columns->entries != nullptr) {
-        trace_with(GridTracer{grid, f.id_of}, NearbySphereOccluder{{grid, f.id_of}, *columns});
+        trace_with(GridTracer{grid, f.id_of, eight_wide},
+                   NearbySphereOccluder{{grid, f.id_of}, *columns});
         return;
       }
     }
-    trace_with(GridTracer{grid, f.id_of}, GridOccluder{grid, f.id_of});
+    trace_with(GridTracer{grid, f.id_of, eight_wide}, GridOccluder{grid, f.id_of});
   } else {
     trace_with(BruteForceTracer{f.r.spheres, f.r.count, f.id_of},
                BruteForceOccluder{f.r.spheres, f.r.count, f.id_of});

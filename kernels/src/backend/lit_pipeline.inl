@@ -99,18 +99,18 @@ class LitPipeline {
   }
 
   // The path-traced still (kernels/path_trace.h): paths [first, first + count) of every pixel
-  // added to its sum.
+  // added to its sum; with `avx2`, by the kernel compiled for it (avx2_kernel.h).
   template <class Scene, class Occluder, class CameraTracer>
   void trace_paths(const Executor& exec, const Scene& scene, const Occluder& occluded,
                    const CameraTracer& camera_tracer, const CameraFrame& camera,
                    const ShadingParams& shading, const PathParams& path, float wall_offset,
-                   int first, int count, std::size_t pixels) {
+                   int first, int count, std::size_t pixels, bool avx2) {
     path_sums_.resize(pixels);
     const TracePaths<Scene, Occluder, CameraTracer> paths{
         scene, occluded,    camera_tracer, camera, shading,
         path,  wall_offset, first,         count,  path_sums_.data()};
 #if GRANRAY_AVX2_KERNELS
-    if (avx2_kernels_on()) {
+    if (avx2) {
       exec.for_each_pixel(camera.width, camera.height, Avx2Kernel<decltype(paths)>{paths});
       return;
     }

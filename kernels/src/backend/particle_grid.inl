@@ -216,8 +216,8 @@ class ParticleGrid {
     detail::GridLayout layout;
   };
 
-  // Empty spheres after the last reference: the CPU tests a cell's spheres four at a time and
-  // reads up to three past the list's end (kernels/sphere_batch.h).
+  // Empty spheres after the last reference: the CPU tests a cell's spheres four or eight at a time
+  // and reads up to seven past the list's end (kernels/sphere_batch.h).
   template <class E>
   void pad_ref_spheres(const E& exec, std::uint64_t references) {
     thrust::fill_n(exec.policy(), ref_spheres_.data() + references, kSphereBatchPad, Vec4{});

@@ -54,12 +54,19 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
                                                Executor::path_grid_cells);
   exec.mark(1);
   const std::size_t pixels = std::size_t(cam.width) * std::size_t(cam.height);
+  // The CPU's kernel compiled for AVX2, where the CPU has it: its grid walks test eight grains at
+  // a time (SphereBatch8).
+#if GRANRAY_AVX2_KERNELS
+  const bool avx2 = Executor::gathers_nearby_spheres && avx2_kernels_on();
+#else
+  const bool avx2 = false;
+#endif
   const int batch = std::max(1, std::min(path.samples, std::max(1, path.samples / 16)));
   const auto trace = [&](const auto& scene, const auto& occluder, const auto& camera_tracer) {
     for (int first = 0; first < path.samples; first += batch) {
       const int count = std::min(batch, path.samples - first);
       parts.lit.trace_paths(exec, scene, occluder, camera_tracer, cam, target.shading, path,
-                            lighting.wall_offset, first, count, pixels);
+                            lighting.wall_offset, first, count, pixels, avx2);
       if (options.path_progress) {
         exec.synchronize();
         options.path_progress(first + count, path.samples);
@@ -92,7 +99,7 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
         }
         trace(scene, occluder, NoCameraTracer{});
       },
-      &columns);
+      &columns, avx2);
   exec.mark(2);
   parts.lit.finish_paths(exec, cam, path.samples, target.rgb);
   if (target.depth != nullptr) {

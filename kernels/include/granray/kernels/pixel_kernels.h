@@ -14,8 +14,11 @@ namespace granray {
 struct GridTracer {
   GridView grid;
   IdMap id_of;
+  bool eight_wide = false;  // NearestListedHit's: only where the kernel runs as Avx2Kernel
   GRANRAY_HD bool may_hit(int, int) const { return true; }
-  GRANRAY_HD Hit operator()(const Ray& ray, int, int) const { return trace_grid(grid, id_of, ray); }
+  GRANRAY_HD Hit operator()(const Ray& ray, int, int) const {
+    return trace_grid(grid, id_of, ray, eight_wide);
+  }
 };
 
 struct BruteForceTracer {

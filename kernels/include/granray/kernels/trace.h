@@ -23,6 +23,7 @@ struct NearestListedHit {
   const IdMap& id_of;
   const Ray& ray;
   Hit best;
+  bool eight_wide = false;  // SphereBatch8: only in code compiled for AVX2 (avx2_kernel.h)
 
   // A sphere listed once lies inside its cell's box grown by the reach (a larger one is listed
   // in the cell of its hit point), so its hit cannot come before the ray enters that grown box:
@@ -34,6 +35,12 @@ struct NearestListedHit {
     std::uint32_t k = grid.cell_offsets[first_cell];
 #if GRANRAY_SPHERE_BATCH
     if (end - k > 1) {
+#if GRANRAY_WIDE_SPHERE_BATCH
+      if (eight_wide) {
+        visit_eight_wide(k, end);
+        return;
+      }
+#endif
       SphereBatch batch(ray);
       for (; k < end; k += 4) {
         for (unsigned hits = batch.entries(grid.ref_spheres + k, end - k); hits != 0u;
@@ -56,12 +63,28 @@ struct NearestListedHit {
       }
     }
   }
+
+#if GRANRAY_WIDE_SPHERE_BATCH
+  GRANRAY_AVX2 void visit_eight_wide(std::uint32_t k, std::uint32_t end) {
+    SphereBatch8 batch(ray);
+    for (; k < end; k += 8) {
+      for (unsigned hits = batch.entries(grid.ref_spheres + k, end - k); hits != 0u;
+           hits &= hits - 1u) {
+        const int lane = __builtin_ctz(hits);
+        const std::uint32_t index = grid.ref_index[k + lane];
+        const std::uint64_t id = id_of(index);
+        if (closer(batch.t(lane), id, best)) best = {batch.t(lane), id, index};
+      }
+    }
+  }
+#endif
 };
 
 // Nearest hit through the grid: the cells whose grown boxes the ray crosses, front to back,
-// until the best hit lies before the next one.
-GRANRAY_HD_INLINE Hit trace_grid(const GridView& grid, const IdMap& id_of, const Ray& ray) {
-  NearestListedHit nearest{grid, id_of, ray, no_hit()};
+// until the best hit lies before the next one. `eight_wide`: NearestListedHit's.
+GRANRAY_HD_INLINE Hit trace_grid(const GridView& grid, const IdMap& id_of, const Ray& ray,
+                                 bool eight_wide = false) {
+  NearestListedHit nearest{grid, id_of, ray, no_hit(), eight_wide};
   walk_grown_cells(grid.geometry, ray, 0.0f, INFINITY, nearest);
   return nearest.best;
 }
