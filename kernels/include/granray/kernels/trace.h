@@ -42,15 +42,7 @@ struct NearestListedHit {
       }
 #endif
       SphereBatch batch(ray);
-      for (; k < end; k += 4) {
-        for (unsigned hits = batch.entries(grid.ref_spheres + k, end - k); hits != 0u;
-             hits &= hits - 1u) {
-          const int lane = __builtin_ctz(hits);
-          const std::uint32_t index = grid.ref_index[k + lane];
-          const std::uint64_t id = id_of(index);
-          if (closer(batch.t(lane), id, best)) best = {batch.t(lane), id, index};
-        }
-      }
+      for (; k < end; k += 4) take_hits(batch, batch.entries(grid.ref_spheres + k, end - k), k);
       return;
     }
 #endif
@@ -64,18 +56,23 @@ struct NearestListedHit {
     }
   }
 
+#if GRANRAY_SPHERE_BATCH
+  // The batch's entered lanes (bits of `hits`, lane 0 reference k) weighed against the best.
+  template <class Batch>
+  void take_hits(const Batch& batch, unsigned hits, std::uint32_t k) {
+    for (; hits != 0u; hits &= hits - 1u) {
+      const int lane = __builtin_ctz(hits);
+      const std::uint32_t index = grid.ref_index[k + lane];
+      const std::uint64_t id = id_of(index);
+      if (closer(batch.t(lane), id, best)) best = {batch.t(lane), id, index};
+    }
+  }
+#endif
+
 #if GRANRAY_WIDE_SPHERE_BATCH
   GRANRAY_AVX2 void visit_eight_wide(std::uint32_t k, std::uint32_t end) {
     SphereBatch8 batch(ray);
-    for (; k < end; k += 8) {
-      for (unsigned hits = batch.entries(grid.ref_spheres + k, end - k); hits != 0u;
-           hits &= hits - 1u) {
-        const int lane = __builtin_ctz(hits);
-        const std::uint32_t index = grid.ref_index[k + lane];
-        const std::uint64_t id = id_of(index);
-        if (closer(batch.t(lane), id, best)) best = {batch.t(lane), id, index};
-      }
-    }
+    for (; k < end; k += 8) take_hits(batch, batch.entries(grid.ref_spheres + k, end - k), k);
   }
 #endif
 };
