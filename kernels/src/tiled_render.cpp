@@ -22,10 +22,11 @@ std::size_t frame_bytes_per_pixel(const RenderSettings& settings) {
     // Surfaces and blocked bits, on the backend and (across ranks) on the host.
     bytes += 2 * samples * (sizeof(SurfaceSample) + mask);
     if (materials_on(settings)) {
-      // Slots and mixes; the bounce pass's surfaces per sample and its levels' rays.
-      bytes += samples * (1 + sizeof(Vec4) + sizeof(BounceNode) + 4);
+      // Slots and mixes; the bounce pass's surfaces per sample and its list of rays, each with
+      // its surface, colour and count of rays.
+      bytes += samples * (1 + sizeof(Vec4) + sizeof(BounceNode) + 1);
       bytes += samples * kLevelRaysPerSample *
-               (sizeof(LevelRay) + sizeof(BounceNode) + sizeof(Vec3) + 4);
+               (sizeof(LevelRay) + sizeof(BounceNode) + sizeof(Vec3) + 1);
     }
   }
   return bytes;

@@ -1,11 +1,18 @@
 // The bounce pass level by level (kernels/bounce_levels.h), for one backend: each level's rays
-// packed by a scan of the surfaces' counts, traced, then the colours gathered from the deepest
-// level up. Included by backend/thrust_backend.inl inside namespace
+// traced as they lie in the list, their surfaces appending the next level's, then the colours
+// gathered from the deepest level up. Included by backend/thrust_backend.inl inside namespace
 // granray::GRANRAY_BACKEND_NAMESPACE, after its Executor, Memory and Array.
 
 class BounceLevels {
  public:
-  explicit BounceLevels(detail::MemoryAccount& account) : account_(&account) {}
+  explicit BounceLevels(detail::MemoryAccount& account)
+      : rays_(account, "bounce rays"),
+        nodes_(account, "bounce surfaces"),
+        values_(account, "bounce colours"),
+        splits_(account, "bounce surfaces' ray counts"),
+        root_nodes_(account, "samples' bounce surfaces"),
+        root_splits_(account, "samples' bounce ray counts"),
+        cursor_(account, "bounce rays' count") {}
 
   // Each sample's mix into `mixes` and, when `ray_counts` is given, each pixel's bounce rays and
   // their secondary rays there; false (then neither is complete) when the rays outgrow the
@@ -18,86 +25,72 @@ class BounceLevels {
              std::uint32_t* ray_counts) {
     const auto policy = exec.policy();
     const SampleOrder order{camera, lighting.side * lighting.side};
-    if (order.positions() > std::numeric_limits<std::uint32_t>::max()) return false;
-    const auto n0 = static_cast<std::uint32_t>(order.positions());
     // Past kLevelRaysPerSample the frame takes the depth-first pass (frame_bytes_per_pixel
-    // counts the levels' buffers up to that bound).
+    // counts the list up to that bound); the list's slots, and their count past the bound, stay
+    // 32-bit.
     const std::size_t most = kLevelRaysPerSample * samples;
+    constexpr std::size_t kMostSlots = std::numeric_limits<std::uint32_t>::max() / 4;
+    if (order.positions() > kMostSlots || most > kMostSlots || scene.table.bounces < 1) {
+      return false;
+    }
+    const auto n0 = static_cast<std::uint32_t>(order.positions());
+    const auto capacity = static_cast<std::uint32_t>(most);
     if (ray_counts != nullptr) {
       thrust::fill_n(policy, ray_counts, std::size_t(camera.width) * std::size_t(camera.height),
                      0u);
     }
-    Level& roots = level(0);
-    roots.nodes.resize(n0);
-    roots.first.resize(std::size_t{n0} + 1);
-    exec.for_each_index(n0, SplitSampleSurfaces{order, lighting, scene.table.params, surfaces,
-                                                slots, roots.nodes.data(), roots.first.data() + 1});
-    std::uint32_t counts[kMaxBounce + 1] = {n0};
-    std::uint32_t next_count = scan_counts(exec, roots, n0);
-    std::size_t total = 0;
+    rays_.resize(capacity);
+    nodes_.resize(capacity);
+    values_.resize(capacity);
+    splits_.resize(capacity);
+    root_nodes_.resize(n0);
+    root_splits_.resize(n0);
+    cursor_.resize(1);
+    thrust::fill_n(policy, cursor_.data(), 1, 0u);
+    const RayList list{rays_.data(), cursor_.data(), capacity};
+    exec.for_each_index(
+        n0, SplitSampleSurfaces{order, lighting, scene.table.params, surfaces, slots, list,
+                                root_nodes_.data(), root_splits_.data()});
+    // Level d's rays are the list's [begin[d], begin[d + 1]); the deepest level's appends none.
+    std::uint32_t begin[kMaxBounce + 2] = {};
+    std::uint32_t start = 0, end = appended(exec);
     int depth = 0;
-    while (next_count > 0 && depth < scene.table.bounces) {
-      total += next_count;
-      if (total > most) return false;
-      Level& from = level(depth);
-      Level& to = level(depth + 1);
-      to.rays.resize(next_count);
-      to.nodes.resize(next_count);
-      to.values.resize(next_count);
-      to.first.resize(std::size_t{next_count} + 1);
-      exec.for_each_index(counts[depth], EmitLevelRays{order, from.nodes.data(),
-                                                       depth == 0 ? nullptr : from.rays.data(),
-                                                       from.first.data(), to.rays.data()});
+    while (end > start) {
+      if (end > capacity) return false;
       ++depth;
-      counts[depth] = next_count;
-      exec.for_each_index(next_count, TraceLevel<Scene, Occluder>{scene, occluded, camera, shading,
-                                                                  lighting, to.rays.data(), depth,
-                                                                  to.nodes.data(), to.values.data(),
-                                                                  to.first.data() + 1, ray_counts});
-      next_count = depth < scene.table.bounces ? scan_counts(exec, to, next_count) : 0u;
+      begin[depth] = start;
+      exec.for_each_index(
+          end - start, TraceLevel<Scene, Occluder>{scene, occluded, camera, shading, lighting,
+                                                   rays_.data() + start, nodes_.data() + start,
+                                                   values_.data() + start, splits_.data() + start,
+                                                   depth, list, ray_counts});
+      start = end;
+      end = appended(exec);
     }
+    begin[depth + 1] = start;
     for (int d = depth - 1; d >= 1; --d) {
-      exec.for_each_index(counts[d],
-                          GatherLevel{level(d).nodes.data(), level(d).first.data(),
-                                      level(d + 1).values.data(), level(d).values.data()});
+      exec.for_each_index(begin[d + 1] - begin[d],
+                          GatherLevel{nodes_.data() + begin[d], splits_.data() + begin[d],
+                                      values_.data(), values_.data() + begin[d]});
     }
-    exec.for_each_index(n0, FinishMixes{order, roots.nodes.data(), roots.first.data(),
-                                        depth >= 1 ? level(1).values.data() : nullptr, mixes});
+    exec.for_each_index(
+        n0, FinishMixes{order, root_nodes_.data(), root_splits_.data(), values_.data(), mixes});
     return true;
   }
 
  private:
-  struct Level {
-    explicit Level(detail::MemoryAccount& account)
-        : rays(account, "bounce rays of a level"),
-          nodes(account, "bounce surfaces of a level"),
-          values(account, "bounce colours of a level"),
-          first(account, "bounce rays' offsets of a level") {}
-    Array<LevelRay> rays;
-    Array<BounceNode> nodes;
-    Array<Vec3> values;
-    Array<std::uint32_t> first;  // count + 1: first[e] the next level's first ray of surface e
-  };
-
-  Level& level(int d) {
-    while (static_cast<int>(levels_.size()) <= d) {
-      levels_.push_back(std::make_unique<Level>(*account_));
-    }
-    return *levels_[static_cast<std::size_t>(d)];
+  // The list's count so far (its slots taken, including any past its capacity).
+  std::uint32_t appended(const Executor& exec) const {
+    std::uint32_t count = 0;
+    exec.download(cursor_.data(), &count, 1);
+    return count;
   }
 
-  // first[1..n] holds the surfaces' ray counts: scanned in place behind first[0] = 0; returns
-  // the next level's size.
-  static std::uint32_t scan_counts(const Executor& exec, Level& l, std::uint32_t n) {
-    const auto policy = exec.policy();
-    std::uint32_t* first = l.first.data();
-    thrust::fill_n(policy, first, 1, 0u);
-    thrust::inclusive_scan(policy, first + 1, first + 1 + n, first + 1);
-    std::uint32_t total = 0;
-    exec.download(first + n, &total, 1);
-    return total;
-  }
-
-  detail::MemoryAccount* account_;
-  std::vector<std::unique_ptr<Level>> levels_;
+  Array<LevelRay> rays_;          // the list: every level's rays
+  Array<BounceNode> nodes_;       // per ray of the list, where its surface splits
+  Array<Vec3> values_;            // per ray of the list: the colour it sees
+  Array<std::uint8_t> splits_;    // per ray of the list: how many rays its surface splits into
+  Array<BounceNode> root_nodes_;  // per position of level 0 (SampleOrder)
+  Array<std::uint8_t> root_splits_;
+  Array<std::uint32_t> cursor_;
 };

@@ -2,9 +2,12 @@
 // walks depth first, traced one depth at a time over a packed list of that depth's rays, so that
 // every thread of a pass traces a live ray. Depth first, a warp waits for its deepest glass
 // sample's up to 2^bounces rays while its matte and metal lanes idle (a tenth of the secondary
-// rays' speed per ray; docs/benchmarks.md). The colours are combined afterwards from the deepest
-// level up, each surface adding its rays' colours in ray order as bounce_mix does: the same
-// numbers in the same order, so the same bits.
+// rays' speed per ray; docs/benchmarks.md). The rays of all levels share one list: a surface that
+// splits appends its rays there as it is traced (append_slots), so no level needs a scan or a
+// pass of its own to emit them. Which slots a surface's rays take varies from run to run; what
+// each ray sees does not. The colours are combined afterwards from the deepest level up, each
+// surface adding its rays' colours in ray order as bounce_mix does: the same numbers in the same
+// order, so the same bits.
 #pragma once
 
 #include <cstdint>
@@ -14,20 +17,43 @@
 namespace granray {
 
 // The most rays of all levels together per sample that a frame traces level by level (more take
-// the depth-first pass): the levels' memory stays a bounded multiple of the frame's samples.
+// the depth-first pass): the list of rays stays a bounded multiple of the frame's samples.
 constexpr std::size_t kLevelRaysPerSample = 4;
 
-// A surface met along a ray of some level: how it splits (no rays: it ends its path there) and
-// what it has gathered, keep x its own light to begin with.
+// A metal or glass surface met along a ray of some level: its rays' weights, what it has gathered
+// itself (keep x its own light; 0 at level 0, whose own colour the shading pass adds), that share
+// `keep`, and the list's slot of its first ray (how many it has is kept beside it).
 struct BounceNode {
-  MaterialSplit split;
+  Vec3 weight[2];
   Vec3 sum;
+  float keep;
+  std::uint32_t first;
 };
 
 // A ray of one level and the sample it serves.
 struct LevelRay {
   Ray ray;
   std::uint32_t sample;
+};
+
+// Where a level's surfaces append their rays: slots from `cursor` on; those at `capacity` or
+// past it are only counted (the frame then takes the depth-first pass).
+struct RayList {
+  LevelRay* rays;
+  std::uint32_t* cursor;
+  std::uint32_t capacity;
+
+  // Appends `split`'s rays for `sample` and returns the surface's node. Every thread of a pass
+  // calls it, with no rays where its surface does not split, so that a warp appends at once.
+  GRANRAY_HD_INLINE BounceNode append(const MaterialSplit& split, Vec3 sum,
+                                      std::uint32_t sample) const {
+    const auto count = static_cast<std::uint32_t>(split.rays);
+    const std::uint32_t first = append_slots(cursor, count);
+    for (std::uint32_t r = 0; r < count; ++r) {
+      if (first + r < capacity) rays[first + r] = {split.ray[r], sample};
+    }
+    return {{split.weight[0], split.weight[1]}, sum, split.keep, first};
+  }
 };
 
 // Pixel (i, j) and sample s of sample record k (first_sample_of's inverse).
@@ -43,7 +69,7 @@ GRANRAY_HD_INLINE SampleOfRecord sample_of_record(const CameraFrame& camera, int
 }
 
 // Level 0 visits the samples tile by tile (8 x 4 pixels, as a warp of the pixel kernels), so
-// that the rays of each later level, emitted in their surfaces' order, lie near each other too.
+// that the rays of each later level, appended warp by warp, lie near each other too.
 struct SampleOrder {
   static constexpr int kTileWidth = 8, kTileHeight = 4;
   CameraFrame camera;
@@ -72,68 +98,39 @@ struct SampleOrder {
   }
 };
 
-// How many rays surface e of a level splits into, from the scan of their counts.
-GRANRAY_HD_INLINE std::uint32_t rays_of(const std::uint32_t* first, std::uint32_t e) {
-  return first[e + 1] - first[e];
-}
-
 // Level 0: each sample's own surface, at its position in SampleOrder. A metal or glass one
-// splits (its rays form level 1): its node, and `rays[p]` how many; only those nodes are written.
+// splits: its rays go to the list (level 1), its node to `nodes[p]` and how many to `splits[p]`.
 struct SplitSampleSurfaces {
   SampleOrder order;
   LightingParams lighting;
   const MaterialParams* params;
   const SurfaceSample* surfaces;
   const std::uint8_t* slots;
-  BounceNode* nodes;    // per position
-  std::uint32_t* rays;  // per position
+  RayList list;
+  BounceNode* nodes;     // per position
+  std::uint8_t* splits;  // per position
 
   GRANRAY_HD void operator()(std::uint32_t p) const {
-    rays[p] = 0u;
+    MaterialSplit split{};
     SampleOfRecord at;
     std::uint32_t k = 0;
-    if (!order.at(p, at, k)) return;
-    const std::uint8_t slot = slots[k];
-    if (slot == kMatteSlot || !(surfaces[k].t < INFINITY)) return;
-    const MaterialParams& m = params[slot];
-    if (m.kind == kMatteMaterial) return;
-    const Ray primary = pixel_sample_ray(order.camera, at.i, at.j, at.s, lighting.side);
-    BounceNode node;
-    node.split = split_at(m, primary, surfaces[k], lighting.wall_offset);
-    node.sum = {0.0f, 0.0f, 0.0f};
-    nodes[p] = node;
-    rays[p] = static_cast<std::uint32_t>(node.split.rays);
-  }
-};
-
-// The rays of one level's surfaces into the next level, surface e's from first[e] on (an
-// exclusive scan of their counts). `level`: each surface's ray, for its sample; at level 0
-// (null) surface e is the sample at position e of `order`.
-struct EmitLevelRays {
-  SampleOrder order;
-  const BounceNode* nodes;
-  const LevelRay* level;
-  const std::uint32_t* first;
-  LevelRay* next;
-
-  GRANRAY_HD void operator()(std::uint32_t e) const {
-    const std::uint32_t count = rays_of(first, e);
-    if (count == 0) return;
-    std::uint32_t sample = 0;
-    if (level != nullptr) {
-      sample = level[e].sample;
-    } else {
-      SampleOfRecord at;
-      order.at(e, at, sample);
+    if (order.at(p, at, k)) {
+      const std::uint8_t slot = slots[k];
+      if (slot != kMatteSlot && surfaces[k].t < INFINITY && params[slot].kind != kMatteMaterial) {
+        const Ray primary = pixel_sample_ray(order.camera, at.i, at.j, at.s, lighting.side);
+        split = split_at(params[slot], primary, surfaces[k], lighting.wall_offset);
+      }
     }
-    const BounceNode& node = nodes[e];
-    for (std::uint32_t r = 0; r < count; ++r) next[first[e] + r] = {node.split.ray[r], sample};
+    splits[p] = static_cast<std::uint8_t>(split.rays);
+    const BounceNode node = list.append(split, Vec3{0.0f, 0.0f, 0.0f}, k);
+    if (split.rays > 0) nodes[p] = node;
   }
 };
 
 // One level's rays (`depth` 1..bounces): each one's nearest surface lit by the 2a model (its
 // shadow and occlusion rays traced here) as bounce_mix lights it; a metal or glass surface with
-// bounces left splits again. `values[e]`: the colour ray e sees unless its surface splits.
+// bounces left splits again, its rays appended to the list. `values[e]`: the colour ray e sees
+// unless its surface splits.
 template <class Scene, class Occluder>
 struct TraceLevel {
   Scene scene;
@@ -141,11 +138,12 @@ struct TraceLevel {
   CameraFrame camera;
   ShadingParams shading;
   LightingParams lighting;
-  const LevelRay* level;
-  int depth;
+  const LevelRay* level;  // this level's rays, and per ray of them:
   BounceNode* nodes;
   Vec3* values;
-  std::uint32_t* rays;        // per ray: how many its surface splits into
+  std::uint8_t* splits;  // how many rays its surface splits into
+  int depth;
+  RayList list;
   std::uint32_t* ray_counts;  // per pixel, when counted: its rays and their secondary rays
 
   GRANRAY_HD void operator()(std::uint32_t e) const {
@@ -155,9 +153,8 @@ struct TraceLevel {
     const BounceHit hit = scene.nearest(ray);
     std::uint32_t traced = 1;
     Vec3 value = shading.background;
-    BounceNode node{};
-    node.split.rays = 0;
-    node.sum = {0.0f, 0.0f, 0.0f};
+    MaterialSplit split{};
+    Vec3 kept{0.0f, 0.0f, 0.0f};
     if (hit.surface.t < INFINITY) {
       traced += static_cast<std::uint32_t>((lighting.shadows ? 1 : 0) + lighting.ao_samples);
       const Vec3 light = bounce_light(occluded, camera, shading, lighting, at.i, at.j, at.s, depth,
@@ -166,14 +163,15 @@ struct TraceLevel {
       if (hit.slot != kMatteSlot && depth < scene.table.bounces) {
         const MaterialParams& hm = scene.table.params[hit.slot];
         if (hm.kind != kMatteMaterial) {
-          node.split = split_at(hm, ray, hit.surface, lighting.wall_offset);
-          node.sum = light * node.split.keep;
+          split = split_at(hm, ray, hit.surface, lighting.wall_offset);
+          kept = light * split.keep;
         }
       }
     }
-    if (node.split.rays > 0) nodes[e] = node;
     values[e] = value;
-    rays[e] = static_cast<std::uint32_t>(node.split.rays);
+    splits[e] = static_cast<std::uint8_t>(split.rays);
+    const BounceNode node = list.append(split, kept, level[e].sample);
+    if (split.rays > 0) nodes[e] = node;
     if (ray_counts != nullptr) {
       atomic_fetch_add(ray_counts +
                            static_cast<std::size_t>(at.j) * static_cast<std::size_t>(camera.width) +
@@ -183,27 +181,26 @@ struct TraceLevel {
   }
 };
 
-// A surface's sum of its own kept light and its rays' colours (the next level's values from
-// first on), in ray order.
-GRANRAY_HD_INLINE Vec3 gathered(const BounceNode& node, const Vec3* next_values,
-                                std::uint32_t first) {
+// A surface's sum of its own kept light and the colours of its `rays` rays (in the list's
+// `values`), in ray order.
+GRANRAY_HD_INLINE Vec3 gathered(const BounceNode& node, int rays, const Vec3* values) {
   Vec3 sum = node.sum;
-  for (int r = 0; r < node.split.rays; ++r) {
-    sum = sum + node.split.weight[r] * next_values[first + r];
+  for (int r = 0; r < rays; ++r) {
+    sum = sum + node.weight[r] * values[node.first + static_cast<std::uint32_t>(r)];
   }
   return sum;
 }
 
-// From the deepest level up: a ray whose surface split sees its surface's gathered colour,
-// clamped as bounce_mix hands it up.
+// From the deepest level up: a ray of one level whose surface split sees its surface's gathered
+// colour, clamped as bounce_mix hands it up.
 struct GatherLevel {
-  const BounceNode* nodes;
-  const std::uint32_t* first;
-  const Vec3* next_values;
-  Vec3* values;
+  const BounceNode* nodes;     // per ray of the level
+  const std::uint8_t* splits;  // per ray of the level
+  const Vec3* list_values;     // per ray of the list
+  Vec3* values;                // per ray of the level
 
   GRANRAY_HD void operator()(std::uint32_t e) const {
-    if (rays_of(first, e) > 0) values[e] = clamp01(gathered(nodes[e], next_values, first[e]));
+    if (splits[e] > 0) values[e] = clamp01(gathered(nodes[e], splits[e], list_values));
   }
 };
 
@@ -211,21 +208,21 @@ struct GatherLevel {
 // sample that does not split).
 struct FinishMixes {
   SampleOrder order;
-  const BounceNode* nodes;
-  const std::uint32_t* first;
-  const Vec3* next_values;
+  const BounceNode* nodes;     // per position
+  const std::uint8_t* splits;  // per position
+  const Vec3* list_values;
   Vec4* mixes;
 
   GRANRAY_HD void operator()(std::uint32_t p) const {
     SampleOfRecord at;
     std::uint32_t k = 0;
     if (!order.at(p, at, k)) return;
-    if (rays_of(first, p) == 0) {
+    if (splits[p] == 0) {
       mixes[k] = {0.0f, 0.0f, 0.0f, 1.0f};
       return;
     }
-    const Vec3 sum = gathered(nodes[p], next_values, first[p]);
-    mixes[k] = {sum.x, sum.y, sum.z, nodes[p].split.keep};
+    const Vec3 sum = gathered(nodes[p], splits[p], list_values);
+    mixes[k] = {sum.x, sum.y, sum.z, nodes[p].keep};
   }
 };
 

@@ -40,4 +40,24 @@ GRANRAY_HD_INLINE std::uint32_t atomic_fetch_sub(std::uint32_t* p, std::uint32_t
 #endif
 }
 
+// The first of n consecutive slots (n <= 2) of a list filled through `cursor`. On the GPU the
+// lanes of a warp that call it together take theirs with one atomic add, in lane order: a warp's
+// items stay side by side in the list and the counter sees a thirty-second of the adds.
+GRANRAY_HD_INLINE std::uint32_t append_slots(std::uint32_t* cursor, std::uint32_t n) {
+#if defined(__CUDA_ARCH__)
+  const unsigned lanes = __activemask();
+  unsigned below = 0;
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(below));
+  const unsigned one = __ballot_sync(lanes, n >= 1u), two = __ballot_sync(lanes, n >= 2u);
+  const unsigned total = __popc(one) + __popc(two);
+  const int leader = __ffs(lanes) - 1;
+  std::uint32_t base = 0;
+  if ((lanes & below) == 0u && total > 0u) base = atomicAdd(cursor, total);
+  base = __shfl_sync(lanes, base, leader);
+  return base + static_cast<std::uint32_t>(__popc(one & below) + __popc(two & below));
+#else
+  return __atomic_fetch_add(cursor, n, __ATOMIC_RELAXED);
+#endif
+}
+
 }  // namespace granray
