@@ -40,9 +40,10 @@ GRANRAY_HD_INLINE std::uint32_t atomic_fetch_sub(std::uint32_t* p, std::uint32_t
 #endif
 }
 
-// The first of n consecutive slots (n <= 2) of a list filled through `cursor`. On the GPU the
-// lanes of a warp that call it together take theirs with one atomic add, in lane order: a warp's
-// items stay side by side in the list and the counter sees a thirty-second of the adds.
+// The first of n consecutive slots (n <= 2; for n = 0 none, and the value means nothing) of a
+// list filled through `cursor`. On the GPU the lanes of a warp that call it together take theirs
+// with one atomic add, in lane order: a warp's items stay side by side in the list and the
+// counter sees a thirty-second of the adds. On the CPU a thread adds only what it takes.
 GRANRAY_HD_INLINE std::uint32_t append_slots(std::uint32_t* cursor, std::uint32_t n) {
 #if defined(__CUDA_ARCH__)
   const unsigned lanes = __activemask();
@@ -56,7 +57,7 @@ GRANRAY_HD_INLINE std::uint32_t append_slots(std::uint32_t* cursor, std::uint32_
   base = __shfl_sync(lanes, base, leader);
   return base + static_cast<std::uint32_t>(__popc(one & below) + __popc(two & below));
 #else
-  return __atomic_fetch_add(cursor, n, __ATOMIC_RELAXED);
+  return n == 0u ? 0u : __atomic_fetch_add(cursor, n, __ATOMIC_RELAXED);
 #endif
 }
 
