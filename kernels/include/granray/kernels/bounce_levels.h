@@ -30,8 +30,8 @@ struct BounceNode {
   std::uint32_t first;
 };
 
-// A ray of one level and the sample it serves.
-struct LevelRay {
+// A ray of one level and the sample it serves, 32 bytes aligned so that it loads in two.
+struct alignas(16) LevelRay {
   Ray ray;
   std::uint32_t sample;
 };
@@ -56,16 +56,18 @@ struct RayList {
   }
 };
 
-// Pixel (i, j) and sample s of sample record k (first_sample_of's inverse).
+// Pixel (i, j) and sample s of sample record k (first_sample_of's inverse). 32-bit: a frame
+// traced level by level has fewer records (BounceLevels::trace), and a 64-bit division is a long
+// sequence on the GPU.
 struct SampleOfRecord {
   int i, j, s;
 };
 GRANRAY_HD_INLINE SampleOfRecord sample_of_record(const CameraFrame& camera, int samples,
-                                                  std::size_t k) {
-  const std::size_t pixel = k / static_cast<std::size_t>(samples);
-  const auto width = static_cast<std::size_t>(camera.width);
+                                                  std::uint32_t k) {
+  const std::uint32_t pixel = k / static_cast<std::uint32_t>(samples);
+  const auto width = static_cast<std::uint32_t>(camera.width);
   return {static_cast<int>(pixel % width), static_cast<int>(pixel / width),
-          static_cast<int>(k % static_cast<std::size_t>(samples))};
+          static_cast<int>(k % static_cast<std::uint32_t>(samples))};
 }
 
 // Level 0 visits the samples tile by tile (8 x 4 pixels, as a warp of the pixel kernels), so
