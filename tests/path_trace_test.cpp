@@ -145,7 +145,7 @@ TEST_F(PathTraceTest, PointSunShadowsMatchBruteForce) {
 
 // The CPU's still compiled for AVX2 (avx2_kernel.h) gives the baseline build's bits.
 TEST_F(PathTraceTest, Avx2KernelGivesTheBaselineImage) {
-#if GRANRAY_AVX2_KERNELS
+#if GRANRAY_AVX2_CODE
   if (test_backend() != BackendKind::cpu || !avx2_kernels_on()) {
     GTEST_SKIP() << "the CPU backend on a CPU with AVX2 only";
   }

@@ -109,7 +109,7 @@ class LitPipeline {
     const TracePaths<Scene, Occluder, CameraTracer> paths{
         scene, occluded,    camera_tracer, camera, shading,
         path,  wall_offset, first,         count,  path_sums_.data()};
-#if GRANRAY_AVX2_KERNELS
+#if GRANRAY_AVX2_CODE
     if (avx2) {
       exec.for_each_pixel(camera.width, camera.height, Avx2Kernel<decltype(paths)>{paths});
       return;

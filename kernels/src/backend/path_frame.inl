@@ -56,7 +56,7 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
   const std::size_t pixels = std::size_t(cam.width) * std::size_t(cam.height);
   // The CPU's kernel compiled for AVX2, where the CPU has it: its grid walks test eight grains at
   // a time (SphereBatch8).
-#if GRANRAY_AVX2_KERNELS
+#if GRANRAY_AVX2_CODE
   const bool avx2 = Executor::gathers_nearby_spheres && avx2_kernels_on();
 #else
   const bool avx2 = false;

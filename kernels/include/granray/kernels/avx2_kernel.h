@@ -5,21 +5,20 @@
 // the same bits (PathTraceTest.Avx2KernelGivesTheBaselineImage). GRANRAY_CPU_AVX2=0 turns it off.
 #pragma once
 
-#if !defined(__CUDACC__) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define GRANRAY_AVX2_KERNELS 1
+#include "granray/kernels/platform.h"
+
+#if GRANRAY_AVX2_CODE
 #include <cstdlib>
 #include <cstring>
-#else
-#define GRANRAY_AVX2_KERNELS 0
 #endif
 
 namespace granray {
 
-#if GRANRAY_AVX2_KERNELS
+#if GRANRAY_AVX2_CODE
 template <class Kernel>
 struct Avx2Kernel {
   Kernel kernel;
-  __attribute__((target("avx2"), flatten)) void operator()(int i, int j) const { kernel(i, j); }
+  GRANRAY_AVX2 __attribute__((flatten)) void operator()(int i, int j) const { kernel(i, j); }
 };
 
 // Whether this CPU runs AVX2 and GRANRAY_CPU_AVX2 is not "0".

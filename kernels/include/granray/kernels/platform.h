@@ -19,6 +19,15 @@
 #define GRANRAY_HD_PIXEL_INLINE GRANRAY_HD inline __attribute__((always_inline))
 #endif
 
+// Host code that GCC or Clang compiles for x86-64: there a kernel may be compiled a second time
+// for AVX2 (GRANRAY_AVX2 on its functions) and picked at run time (avx2_kernel.h, SphereBatch8).
+#if !defined(__CUDACC__) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define GRANRAY_AVX2_CODE 1
+#define GRANRAY_AVX2 __attribute__((target("avx2")))
+#else
+#define GRANRAY_AVX2_CODE 0
+#endif
+
 #include <cstdint>
 
 namespace granray {

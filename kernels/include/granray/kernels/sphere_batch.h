@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "granray/kernels/platform.h"
 #include "granray/kernels/ray.h"
 #include "granray/kernels/vec.h"
 
@@ -17,10 +18,9 @@
 #endif
 
 // Eight at a time in AVX2, for the kernels compiled for it (avx2_kernel.h).
-#if GRANRAY_SPHERE_BATCH && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if GRANRAY_SPHERE_BATCH && GRANRAY_AVX2_CODE
 #define GRANRAY_WIDE_SPHERE_BATCH 1
 #include <immintrin.h>
-#define GRANRAY_AVX2 __attribute__((target("avx2")))
 #else
 #define GRANRAY_WIDE_SPHERE_BATCH 0
 #endif
