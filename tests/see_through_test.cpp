@@ -1,7 +1,7 @@
 // SPEC 2d's see-through walls: a wall of opacity 0 changes no pixel (so see-through walls block
 // no primary, shadow or occlusion ray), only the nearest eight layers show, and the composite
 // follows the model written out again in double precision. Built once per backend; the trees
-// against brute force are in walls_test.cpp, the rank counts in mpi_render_test.cpp.
+// against brute force are in walls_test.cpp, the rank counts in mpi_lit_render_test.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
