@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "granray/errors.h"
 #include "granray/insitu/mpi_frame.h"
 #include "granray/io/particle_file.h"
 #include "mpi_one_rank_check.h"

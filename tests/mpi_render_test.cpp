@@ -4,13 +4,10 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
-#include <algorithm>
 #include <cstdlib>
-#include <filesystem>
 
 #include "granray/errors.h"
 #include "granray/insitu/mpi_frame.h"
-#include "granray/io/particle_file.h"
 #include "mpi_one_rank_check.h"
 #include "mpi_support.h"
 #include "test_support.h"
