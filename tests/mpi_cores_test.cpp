@@ -4,6 +4,7 @@
 #include <omp.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -83,6 +84,65 @@ TEST(SharedCores, OneThreadACoreAcrossTheNodeUnlessChosen) {
       << "ranks sharing these CPUs run more threads than the CPUs";
   // And they use them: a lone rank on its CPUs runs one thread on each.
   if (sharing == 1) EXPECT_EQ(threads, CPU_COUNT(&mine));
+  MPI_Comm_free(&node);
+}
+
+cpu_set_t cpus(int first, int last) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c = first; c <= last; ++c) CPU_SET(c, &set);
+  return set;
+}
+
+// Rank 0 renders a gathered frame alone for the node only where every CPU the node's ranks run
+// on is one it may run on too; then with all their threads, no more than its CPUs.
+TEST(SharedCores, RankZeroRendersForTheNodeWhereItsCpusAreEveryRanks) {
+  using mpi::detail::node_render_threads;
+  // Unbound, or bound to one socket: every rank's threads on rank 0.
+  EXPECT_EQ(node_render_threads({cpus(0, 15), cpus(0, 15), cpus(0, 15), cpus(0, 15)}, {4, 4, 4, 4}),
+            16);
+  EXPECT_EQ(node_render_threads({cpus(0, 15), cpus(0, 7)}, {8, 8}), 16);
+  // More threads than CPUs (oversubscribed): the CPUs.
+  EXPECT_EQ(node_render_threads({cpus(0, 1), cpus(0, 1), cpus(0, 1), cpus(0, 1)}, {1, 1, 1, 1}), 2);
+  // A lone rank: its own threads.
+  EXPECT_EQ(node_render_threads({cpus(0, 3)}, {3}), 3);
+  // A core each, or halves of the node: rank 0 alone would leave the others' cores idle.
+  EXPECT_EQ(node_render_threads({cpus(0, 0), cpus(1, 1)}, {1, 1}), 0);
+  EXPECT_EQ(node_render_threads({cpus(0, 7), cpus(8, 15)}, {8, 8}), 0);
+  EXPECT_EQ(node_render_threads({cpus(0, 7), cpus(0, 15)}, {8, 8}), 0);
+  // Nothing known.
+  EXPECT_EQ(node_render_threads({}, {}), 0);
+  EXPECT_EQ(node_render_threads({cpus(0, 3)}, {}), 0);
+  EXPECT_EQ(node_render_threads({cpus(1, 0)}, {2}), 0);  // an empty set
+}
+
+// The collective answer is the one the ranks' own CPUs and threads give.
+TEST(SharedCores, NodeRenderThreadsFollowTheRanksCpusAndThreads) {
+  const ThreadsEnvironment restore;
+  MPI_Comm node = MPI_COMM_NULL;
+  ASSERT_EQ(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
+            MPI_SUCCESS);
+  const int rank = rank_of(node);
+  for (const int threads : {1, 2, 3}) {
+    omp_set_num_threads(threads + rank % 2);
+    const int answer = mpi::node_render_threads(node);
+    const cpu_set_t mine = my_cpus();
+    cpu_set_t all = mine;
+    int total = 0;
+    std::vector<cpu_set_t> sets(static_cast<std::size_t>(size_of(node)));
+    MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, sets.data(), sizeof(mine), MPI_BYTE, node);
+    for (const cpu_set_t& set : sets) CPU_OR(&all, &all, &set);
+    const int own = omp_get_max_threads();
+    MPI_Allreduce(&own, &total, 1, MPI_INT, MPI_SUM, node);
+    int answers[2] = {answer, -answer};
+    MPI_Allreduce(MPI_IN_PLACE, answers, 2, MPI_INT, MPI_MIN, node);
+    EXPECT_EQ(answers[0], -answers[1]) << "every rank hears the same answer";
+    if (CPU_COUNT(&sets[0]) < CPU_COUNT(&all)) {
+      EXPECT_EQ(answer, 0);
+    } else {
+      EXPECT_EQ(answer, std::min(total, CPU_COUNT(&sets[0])));
+    }
+  }
   MPI_Comm_free(&node);
 }
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <mpi.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -84,6 +85,7 @@ TEST(MpiRender, GatheredLitFramesInBandsOfRowsMatchOneRank) {
         trial % 2 == 0 ? mpi::CompositeMethod::automatic : mpi::CompositeMethod::binary_swap;
     mpi::Compositor gathered(method);
     gathered.gather_lit_frames_up_to(~std::uint64_t{0});
+    gathered.render_gathered_frames_in_bands(true);
     expect_same_as_one_rank(spheres, speed, s, split, rng, &gathered);
     // The second frame: one band a rank, cut by the first frame's costs (the stack kept).
     ASSERT_EQ(gathered.band_costs().rows.size(),
@@ -96,6 +98,7 @@ TEST(MpiRender, GatheredLitFramesInBandsOfRowsMatchOneRank) {
     // there are rows, up to every rank (on CPUs; on GPUs rank 0 renders alone).
     mpi::Compositor fresh(method);
     fresh.gather_lit_frames_up_to(~std::uint64_t{0});
+    fresh.render_gathered_frames_in_bands(true);
     Renderer renderer(mpi_test_backend());
     std::vector<Vec4> mine;
     std::vector<std::uint64_t> ids;
@@ -114,6 +117,60 @@ TEST(MpiRender, GatheredLitFramesInBandsOfRowsMatchOneRank) {
     for (const RankStats& r : stats.ranks) rendered += r.render_ms > 0.0 ? 1 : 0;
     EXPECT_GT(stats.ranks[0].render_ms, 0.0) << "rank 0's band holds the first row";
     EXPECT_EQ(rendered, std::min(rows, size)) << rows << " rows";
+  }
+}
+
+// Gathered lit frames on CPU ranks of one node whose CPUs rank 0 may use: rank 0 renders them
+// alone with every rank's threads while the others wait; the image, depths and ids are the
+// one-rank frame's, only rank 0 renders, and its own thread count is back after the frame.
+// Ranks pretending to be on nodes of their own render bands instead.
+TEST(MpiRender, GatheredLitFramesRenderedByRankZeroForTheNodeMatchOneRank) {
+  Rng rng(shared_seed());
+  const int rank = rank_of(MPI_COMM_WORLD), size = size_of(MPI_COMM_WORLD);
+  const int own_threads = omp_get_max_threads();
+  for (int trial = 0; trial < 4; ++trial) {
+    const bool dilute = rng() % 2 == 0;
+    const auto spheres =
+        dilute ? dilute_gas(rng, 600, 0.1f, 0.6f, 6.0f) : dense_bed(rng, 900, 0.3f, 0.5f);
+    std::vector<float> speed(spheres.size());
+    for (auto& v : speed) v = uniform(rng, 0.0f, 5.0f);
+    RenderSettings s = small_lit_settings(rng);
+    s.shading.ao_samples = 1 + static_cast<int>(rng() % 12);
+    s.shading.samples = rng() % 2 == 0 ? 1 : 4;
+    const Split split = trial % 2 == 0 ? Split::random : Split::octants;
+    mpi::Compositor alone;
+    alone.gather_lit_frames_up_to(~std::uint64_t{0});
+    alone.render_gathered_frames_in_bands(false);
+    expect_same_as_one_rank(spheres, speed, s, split, rng, &alone);
+    expect_same_as_one_rank(spheres, speed, s, split, rng, &alone);  // the decision kept
+    if (mpi_test_backend() != BackendKind::cpu) continue;
+    EXPECT_GE(alone.gathered_frame_threads(MPI_COMM_WORLD), 1);
+
+    // Who rendered: rank 0 alone, whatever the split.
+    Renderer renderer(mpi_test_backend());
+    std::vector<Vec4> mine;
+    std::vector<std::uint64_t> ids;
+    for (std::size_t i = rank; i < spheres.size(); i += std::size_t(size)) {
+      mine.push_back(spheres[i]);
+      ids.push_back(i);
+    }
+    Image image;
+    const FrameStats stats =
+        mpi::render_distributed(renderer, MPI_COMM_WORLD, view_of(mine, &ids), s, image, &alone);
+    EXPECT_EQ(omp_get_max_threads(), own_threads);
+    if (rank == 0) {
+      ASSERT_EQ(stats.ranks.size(), std::size_t(size));
+      EXPECT_GT(stats.ranks[0].render_ms, 0.0);
+      for (int r = 1; r < size; ++r) EXPECT_EQ(stats.ranks[std::size_t(r)].render_ms, 0.0) << r;
+    }
+
+    // Ranks on nodes of their own (pretended) render bands.
+    mpi::Compositor apart;
+    apart.pretend_nodes_of(1);
+    EXPECT_EQ(apart.gathered_frame_threads(MPI_COMM_WORLD) == 0, size > 1);
+    mpi::Compositor banded;
+    banded.render_gathered_frames_in_bands(true);
+    EXPECT_EQ(banded.gathered_frame_threads(MPI_COMM_WORLD), 0);
   }
 }
 

@@ -5,6 +5,10 @@
 #include <memory>
 #include <string>
 
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 #include "band_stack.h"
 #include "binary_swap.h"
 #include "gpu_plane_compositor.h"
@@ -85,6 +89,8 @@ struct Compositor::Buffers : MessageBuffers {
   detail::GpuPlaneCompositor gpu;
   std::unique_ptr<detail::BandStack> bands;
   bool bands_failed = false;
+  MPI_Comm threads_for = MPI_COMM_NULL;  // the communicator render_threads was counted for
+  int render_threads = 0;
 };
 
 Compositor::Compositor(CompositeMethod method)
@@ -94,6 +100,29 @@ Compositor::~Compositor() = default;
 void composite(Image& image, Vec3 background, MPI_Comm comm, CompositeMethod method,
                Composited result) {
   Compositor(method).composite(image, background, comm, result);
+}
+
+int Compositor::gathered_frame_threads(MPI_Comm comm) {
+  Buffers& b = *buffers_;
+  if (gathered_in_bands_ == true) return 0;
+  if (!b.nodes.made_for(comm)) {
+    b.nodes.make(comm, pretend_node_size_);
+    b.threads_for = MPI_COMM_NULL;
+  }
+  if (b.threads_for != comm) {
+    // Ranks on several nodes render bands: each node's cores are its own ranks' (the answer is
+    // the same everywhere, since no node then holds every rank).
+    b.render_threads = size_of(b.nodes.node()) == size_of(comm) ? node_render_threads(comm) : 0;
+    b.threads_for = comm;
+  }
+  if (gathered_in_bands_ == false && b.render_threads == 0) {
+#if defined(_OPENMP)
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+  }
+  return b.render_threads;
 }
 
 detail::BandStack* Compositor::band_stack(MPI_Comm comm, int width, int rows, bool with_hits) {

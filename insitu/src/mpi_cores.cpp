@@ -74,4 +74,47 @@ int share_cores(MPI_Comm comm, bool warn_of_idle) {
 #endif
 }
 
+namespace detail {
+
+int node_render_threads(const std::vector<cpu_set_t>& cpus, const std::vector<int>& threads) {
+  if (cpus.empty() || cpus.size() != threads.size()) return 0;
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  int total = 0;
+  for (std::size_t r = 0; r < cpus.size(); ++r) {
+    CPU_OR(&all, &all, &cpus[r]);
+    total += std::max(1, threads[r]);
+  }
+  const int first = CPU_COUNT(&cpus[0]);
+  if (first == 0 || first < CPU_COUNT(&all)) return 0;
+  return std::min(total, first);
+}
+
+}  // namespace detail
+
+int node_render_threads(MPI_Comm node) {
+#if defined(_OPENMP)
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  int known = sched_getaffinity(0, sizeof(mine), &mine) == 0 ? 1 : 0, size = 1;
+  const int threads = omp_get_max_threads();
+  int status = MPI_Allreduce(MPI_IN_PLACE, &known, 1, MPI_INT, MPI_MIN, node);
+  if (status == MPI_SUCCESS) status = MPI_Comm_size(node, &size);
+  std::vector<cpu_set_t> cpus(static_cast<std::size_t>(size));
+  std::vector<int> counts(static_cast<std::size_t>(size));
+  if (status == MPI_SUCCESS) {
+    status =
+        MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, cpus.data(), sizeof(mine), MPI_BYTE, node);
+  }
+  if (status == MPI_SUCCESS) {
+    status = MPI_Allgather(&threads, 1, MPI_INT, counts.data(), 1, MPI_INT, node);
+  }
+  check(status, "counting the node's threads");
+  return known == 1 ? detail::node_render_threads(cpus, counts) : 0;
+#else
+  (void)node;
+  return 0;  // one thread a rank: bands use them all
+#endif
+}
+
 }  // namespace granray::mpi

@@ -105,10 +105,17 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
                               : gathered_lit_frame(counts[2], pixels, settings.shading.samples,
                                                    renderer.backend(), in_gpu_memory));
     if (gather) {
-      // CPU ranks share the casting by bands of rows; on GPUs, where the casting is cheap and
-      // moving the grains is not, rank 0 renders alone.
-      stats = render_lit_gathered(renderer, comm, view, settings, options, image, result,
-                                  renderer.backend() == BackendKind::cpu, compositor);
+      // CPU ranks share the casting by bands of rows, unless rank 0 can render alone with every
+      // rank's threads (all on one node, its CPUs theirs); on GPUs, where the casting is cheap
+      // and moving the grains is not, rank 0 renders alone.
+      int threads = 0;
+      bool in_bands = false;
+      if (renderer.backend() == BackendKind::cpu) {
+        threads = compositor != nullptr ? compositor->gathered_frame_threads(comm) : 0;
+        in_bands = threads == 0;
+      }
+      stats = render_lit_gathered(renderer, comm, view, settings, options, image, result, in_bands,
+                                  compositor, threads);
     } else {
       stats = render_lit_by_halo(renderer, comm, view, settings, options, image, compositor, result,
                                  local.bounds, in_gpu_memory);

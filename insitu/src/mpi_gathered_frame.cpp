@@ -9,6 +9,10 @@
 #include <utility>
 #include <vector>
 
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 #include "band_stack.h"
 #include "granray/errors.h"
 #include "granray/tiled_render.h"
@@ -195,6 +199,31 @@ std::uint64_t stack_bands(const std::vector<Image>& band_images, const std::vect
   return sent;
 }
 
+// This process's OpenMP threads raised to the node's for one frame (0: left as they are): the
+// node's other ranks wait asleep meanwhile.
+class NodeThreads {
+ public:
+  explicit NodeThreads(int threads) {
+#if defined(_OPENMP)
+    if (threads > 0) omp_set_num_threads(threads);
+#else
+    (void)threads;
+#endif
+  }
+  ~NodeThreads() {
+#if defined(_OPENMP)
+    omp_set_num_threads(own_);
+#endif
+  }
+  NodeThreads(const NodeThreads&) = delete;
+  NodeThreads& operator=(const NodeThreads&) = delete;
+
+ private:
+#if defined(_OPENMP)
+  int own_ = omp_get_max_threads();
+#endif
+};
+
 }  // namespace
 
 std::vector<int> band_edges(int rows, int bands, const BandCosts* before) {
@@ -254,7 +283,7 @@ void learn_band_costs(BandCosts& costs, const std::vector<int>& edges,
 // onto every rank, each rendering its band of the picture's rows for rank 0 to stack.
 FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
                                const RenderSettings& settings, RenderOptions options, Image& image,
-                               Composited result, bool in_bands, Compositor* kept) {
+                               Composited result, bool in_bands, Compositor* kept, int threads) {
   options.same_particles = false;   // a gathered copy, made again for each band of a poster
   options.particle_bounds.reset();  // this rank's own no longer
   options.with_hits = result == Composited::rgb_depth_ids;
@@ -269,7 +298,10 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
   FrameStats stats;
   if (!in_bands) {
     agreed_step("rendering the gathered frame", comm, [&] {
-      if (rank == 0) stats = renderer.render(view_of(all), settings, image, options);
+      if (rank == 0) {
+        const NodeThreads node(threads);
+        stats = renderer.render(view_of(all), settings, image, options);
+      }
     });
     stats.composite_ms = gather_ms;
     stats.exchange_bytes = sent;

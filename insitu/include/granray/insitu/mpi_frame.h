@@ -4,6 +4,7 @@
 #pragma once
 
 #include <mpi.h>
+#include <sched.h>
 
 #include <cstdint>
 #include <memory>
@@ -104,7 +105,18 @@ class Compositor {
   void gather_lit_frames_up_to(std::uint64_t particles) { lit_gather_limit_ = particles; }
   std::optional<std::uint64_t> lit_gather_limit() const { return lit_gather_limit_; }
 
-  // Gathered lit frames on CPU ranks render bands of rows (docs/design.md): what each row cost
+  // Gathered lit frames on CPU ranks (docs/design.md, "Many ranks: by halo"). Where every rank
+  // runs on one node and the first rank may use all the CPUs the ranks run on, rank 0 renders
+  // the frame alone with every rank's threads (node_render_threads) while the others wait
+  // asleep: one rank's speed, less a gather. Elsewhere each rank renders bands of rows.
+  // Collective: the threads rank 0 renders with (the same answer on every rank), or 0 for bands;
+  // settled once per communicator.
+  int gathered_frame_threads(MPI_Comm comm);
+  // For tests and measurements: always bands (true), or rank 0 alone where the node's threads
+  // are not its to use too (false, with its own threads).
+  void render_gathered_frames_in_bands(bool in_bands) { gathered_in_bands_ = in_bands; }
+
+  // Gathered lit frames on CPU ranks in bands of rows: what each row cost
   // in the frames before, the same on every rank, by which the next one cuts its rows; empty
   // before the first.
   BandCosts& band_costs() { return band_costs_; }
@@ -126,6 +138,7 @@ class Compositor {
   int pretend_node_size_ = 0;
   bool in_gpu_memory_ = false;
   std::optional<std::uint64_t> lit_gather_limit_;
+  std::optional<bool> gathered_in_bands_;
   BandCosts band_costs_;
 };
 
@@ -167,6 +180,18 @@ int use_node_local_gpu(MPI_Comm comm);
 // ranks' bindings leave some of the node's CPUs unused. Returns the threads this rank runs.
 // Collective.
 int share_cores(MPI_Comm comm, bool warn_of_idle = false);
+
+// Collective over `node`, a communicator of ranks on one node: how many OpenMP threads the
+// node's first rank runs when it renders a frame alone for the node while the others wait asleep
+// (Compositor::gathered_frame_threads): every rank's threads together, no more than that rank's
+// CPUs; 0 when the ranks' CPUs are not all its own (mpirun bound them to cores of their own,
+// where rendering alone would leave the other ranks' cores idle) or are not known.
+int node_render_threads(MPI_Comm node);
+
+namespace detail {
+// node_render_threads from each rank's CPUs and threads (the first rank's first).
+int node_render_threads(const std::vector<cpu_set_t>& cpus, const std::vector<int>& threads);
+}  // namespace detail
 
 // True when this process was started by an MPI launcher (mpirun, mpiexec, srun), so MPI_Init is
 // worth calling; a plain run stays a one-rank run without initialising MPI at all.
