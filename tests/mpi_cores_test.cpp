@@ -45,11 +45,37 @@ cpu_set_t my_cpus() {
   return set;
 }
 
-TEST(SharedCores, OneThreadACoreAcrossTheNodeUnlessChosen) {
-  const ThreadsEnvironment restore;
-  MPI_Comm node = MPI_COMM_NULL;
-  ASSERT_EQ(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
-            MPI_SUCCESS);
+// The ranks of this rank's node, as MPI groups them, freed however the test ends.
+class NodeRanks {
+ public:
+  NodeRanks() {
+    EXPECT_EQ(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &comm_),
+              MPI_SUCCESS);
+  }
+  ~NodeRanks() {
+    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  }
+  NodeRanks(const NodeRanks&) = delete;
+  NodeRanks& operator=(const NodeRanks&) = delete;
+  MPI_Comm comm() const { return comm_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+// Each test on this rank's node, OMP_NUM_THREADS put back after it.
+class SharedCores : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_NE(ranks_.comm(), MPI_COMM_NULL); }
+  MPI_Comm node() const { return ranks_.comm(); }
+
+ private:
+  const ThreadsEnvironment restore_;
+  const NodeRanks ranks_;
+};
+
+TEST_F(SharedCores, OneThreadACoreAcrossTheNodeUnlessChosen) {
+  const MPI_Comm node = this->node();
   const int local_size = size_of(node);
 
   // A count the user chose stays.
@@ -84,7 +110,6 @@ TEST(SharedCores, OneThreadACoreAcrossTheNodeUnlessChosen) {
       << "ranks sharing these CPUs run more threads than the CPUs";
   // And they use them: a lone rank on its CPUs runs one thread on each.
   if (sharing == 1) EXPECT_EQ(threads, CPU_COUNT(&mine));
-  MPI_Comm_free(&node);
 }
 
 cpu_set_t cpus(int first, int last) {
@@ -96,7 +121,7 @@ cpu_set_t cpus(int first, int last) {
 
 // Rank 0 renders a gathered frame alone for the node only where every CPU the node's ranks run
 // on is one it may run on too; then with all their threads, no more than its CPUs.
-TEST(SharedCores, RankZeroRendersForTheNodeWhereItsCpusAreEveryRanks) {
+TEST_F(SharedCores, RankZeroRendersForTheNodeWhereItsCpusAreEveryRanks) {
   using mpi::detail::node_render_threads;
   // Unbound, or bound to one socket: every rank's threads on rank 0.
   EXPECT_EQ(node_render_threads({cpus(0, 15), cpus(0, 15), cpus(0, 15), cpus(0, 15)}, {4, 4, 4, 4}),
@@ -117,11 +142,8 @@ TEST(SharedCores, RankZeroRendersForTheNodeWhereItsCpusAreEveryRanks) {
 }
 
 // The collective answer is the one the ranks' own CPUs and threads give.
-TEST(SharedCores, NodeRenderThreadsFollowTheRanksCpusAndThreads) {
-  const ThreadsEnvironment restore;
-  MPI_Comm node = MPI_COMM_NULL;
-  ASSERT_EQ(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
-            MPI_SUCCESS);
+TEST_F(SharedCores, NodeRenderThreadsFollowTheRanksCpusAndThreads) {
+  const MPI_Comm node = this->node();
   const int rank = rank_of(node);
   for (const int threads : {1, 2, 3}) {
     omp_set_num_threads(threads + rank % 2);
@@ -143,7 +165,6 @@ TEST(SharedCores, NodeRenderThreadsFollowTheRanksCpusAndThreads) {
       EXPECT_EQ(answer, std::min(total, CPU_COUNT(&sets[0])));
     }
   }
-  MPI_Comm_free(&node);
 }
 
 }  // namespace

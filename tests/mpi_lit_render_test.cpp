@@ -51,6 +51,37 @@ TEST(MpiRender, LitFramesOnAnyRankCountMatchOneRank) {
   }
 }
 
+// A random bed or gas for the gathered-frame tests, with a scalar per grain.
+struct GatheredScene {
+  std::vector<Vec4> spheres;
+  std::vector<float> speed;
+};
+GatheredScene random_gathered_scene(Rng& rng) {
+  GatheredScene scene;
+  scene.spheres =
+      rng() % 2 == 0 ? dilute_gas(rng, 600, 0.1f, 0.6f, 6.0f) : dense_bed(rng, 900, 0.3f, 0.5f);
+  scene.speed.resize(scene.spheres.size());
+  for (auto& v : scene.speed) v = uniform(rng, 0.0f, 5.0f);
+  return scene;
+}
+
+// The grains dealt round-robin (with their global ids) and rendered across the ranks with
+// `compositor`, as one frame of a run.
+FrameStats render_dealt(const std::vector<Vec4>& spheres, const RenderSettings& s,
+                        mpi::Compositor& compositor) {
+  const int rank = rank_of(MPI_COMM_WORLD), size = size_of(MPI_COMM_WORLD);
+  Renderer renderer(mpi_test_backend());
+  std::vector<Vec4> mine;
+  std::vector<std::uint64_t> ids;
+  for (std::size_t i = rank; i < spheres.size(); i += std::size_t(size)) {
+    mine.push_back(spheres[i]);
+    ids.push_back(i);
+  }
+  Image image;
+  return mpi::render_distributed(renderer, MPI_COMM_WORLD, view_of(mine, &ids), s, image,
+                                 &compositor);
+}
+
 // Gathered lit frames on CPU ranks: every rank renders bands of rows dealt round the ranks (up
 // to four each), rank 0 stacks them (in shared memory or in messages). Tall narrow pictures give
 // several bands a rank, windows of a few rows give some ranks none, and a kept compositor cuts the
@@ -60,11 +91,7 @@ TEST(MpiRender, GatheredLitFramesInBandsOfRowsMatchOneRank) {
   Rng rng(shared_seed());
   const int rank = rank_of(MPI_COMM_WORLD), size = size_of(MPI_COMM_WORLD);
   for (int trial = 0; trial < 6; ++trial) {
-    const bool dilute = rng() % 2 == 0;
-    const auto spheres =
-        dilute ? dilute_gas(rng, 600, 0.1f, 0.6f, 6.0f) : dense_bed(rng, 900, 0.3f, 0.5f);
-    std::vector<float> speed(spheres.size());
-    for (auto& v : speed) v = uniform(rng, 0.0f, 5.0f);
+    const auto [spheres, speed] = random_gathered_scene(rng);
     RenderSettings s = random_settings(rng, rng() % 2 == 0);
     s.width = 16 + static_cast<int>(rng() % 40);
     s.height = 130 + static_cast<int>(rng() % 300);  // 2 to 4 bands a rank on 2 ranks
@@ -99,17 +126,7 @@ TEST(MpiRender, GatheredLitFramesInBandsOfRowsMatchOneRank) {
     mpi::Compositor fresh(method);
     fresh.gather_lit_frames_up_to(~std::uint64_t{0});
     fresh.render_gathered_frames_in_bands(true);
-    Renderer renderer(mpi_test_backend());
-    std::vector<Vec4> mine;
-    std::vector<std::uint64_t> ids;
-    for (std::size_t i = rank; i < spheres.size(); i += std::size_t(size)) {
-      mine.push_back(spheres[i]);
-      ids.push_back(i);
-    }
-    const ParticleView view = view_of(mine, &ids);
-    Image image;
-    const FrameStats stats =
-        mpi::render_distributed(renderer, MPI_COMM_WORLD, view, s, image, &fresh);
+    const FrameStats stats = render_dealt(spheres, s, fresh);
     if (rank != 0 || mpi_test_backend() != BackendKind::cpu) continue;
     const int rows = render_window(s).y1 - render_window(s).y0;
     ASSERT_EQ(stats.ranks.size(), std::size_t(size));
@@ -129,11 +146,7 @@ TEST(MpiRender, GatheredLitFramesRenderedByRankZeroForTheNodeMatchOneRank) {
   const int rank = rank_of(MPI_COMM_WORLD), size = size_of(MPI_COMM_WORLD);
   const int own_threads = omp_get_max_threads();
   for (int trial = 0; trial < 4; ++trial) {
-    const bool dilute = rng() % 2 == 0;
-    const auto spheres =
-        dilute ? dilute_gas(rng, 600, 0.1f, 0.6f, 6.0f) : dense_bed(rng, 900, 0.3f, 0.5f);
-    std::vector<float> speed(spheres.size());
-    for (auto& v : speed) v = uniform(rng, 0.0f, 5.0f);
+    const auto [spheres, speed] = random_gathered_scene(rng);
     RenderSettings s = small_lit_settings(rng);
     s.shading.ao_samples = 1 + static_cast<int>(rng() % 12);
     s.shading.samples = rng() % 2 == 0 ? 1 : 4;
@@ -146,17 +159,8 @@ TEST(MpiRender, GatheredLitFramesRenderedByRankZeroForTheNodeMatchOneRank) {
     if (mpi_test_backend() != BackendKind::cpu) continue;
     EXPECT_GE(alone.gathered_frame_threads(MPI_COMM_WORLD), 1);
 
-    // Who rendered: rank 0 alone, whatever the split.
-    Renderer renderer(mpi_test_backend());
-    std::vector<Vec4> mine;
-    std::vector<std::uint64_t> ids;
-    for (std::size_t i = rank; i < spheres.size(); i += std::size_t(size)) {
-      mine.push_back(spheres[i]);
-      ids.push_back(i);
-    }
-    Image image;
-    const FrameStats stats =
-        mpi::render_distributed(renderer, MPI_COMM_WORLD, view_of(mine, &ids), s, image, &alone);
+    // Who rendered: rank 0 alone.
+    const FrameStats stats = render_dealt(spheres, s, alone);
     EXPECT_EQ(omp_get_max_threads(), own_threads);
     if (rank == 0) {
       ASSERT_EQ(stats.ranks.size(), std::size_t(size));
