@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "granray/insitu/mpi_frame.h"
+#include "mpi_cores.h"
 #include "mpi_support.h"
 
 namespace granray::test {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #if defined(_OPENMP)
@@ -89,8 +90,7 @@ struct Compositor::Buffers : MessageBuffers {
   detail::GpuPlaneCompositor gpu;
   std::unique_ptr<detail::BandStack> bands;
   bool bands_failed = false;
-  MPI_Comm threads_for = MPI_COMM_NULL;  // the communicator render_threads was counted for
-  int render_threads = 0;
+  std::optional<int> render_threads;  // for the communicator `nodes` was made for
 };
 
 Compositor::Compositor(CompositeMethod method)
@@ -107,22 +107,21 @@ int Compositor::gathered_frame_threads(MPI_Comm comm) {
   if (gathered_in_bands_ == true) return 0;
   if (!b.nodes.made_for(comm)) {
     b.nodes.make(comm, pretend_node_size_);
-    b.threads_for = MPI_COMM_NULL;
+    b.render_threads.reset();
   }
-  if (b.threads_for != comm) {
+  if (!b.render_threads) {
     // Ranks on several nodes render bands: each node's cores are its own ranks' (the answer is
     // the same everywhere, since no node then holds every rank).
     b.render_threads = size_of(b.nodes.node()) == size_of(comm) ? node_render_threads(comm) : 0;
-    b.threads_for = comm;
   }
-  if (gathered_in_bands_ == false && b.render_threads == 0) {
+  if (gathered_in_bands_ == false && *b.render_threads == 0) {
 #if defined(_OPENMP)
     return omp_get_max_threads();
 #else
     return 1;
 #endif
   }
-  return b.render_threads;
+  return *b.render_threads;
 }
 
 detail::BandStack* Compositor::band_stack(MPI_Comm comm, int width, int rows, bool with_hits) {

@@ -14,6 +14,7 @@
 
 #include "granray/insitu/mpi_frame.h"
 #include "mpi_agree.h"
+#include "mpi_cores.h"
 
 namespace granray::mpi {
 
@@ -34,30 +35,39 @@ void warn_of_idle_cpus(const std::vector<cpu_set_t>& all) {
                all.size(), busy, online);
 }
 
+// Collective over `node`: this process's CPUs, as mpirun's binding left them (`mine`), and every
+// rank's in node order (`all`), left empty unless the system told every rank its own. Returns
+// the first MPI status that failed, or MPI_SUCCESS.
+int gather_node_cpus(MPI_Comm node, cpu_set_t& mine, std::vector<cpu_set_t>& all) {
+  CPU_ZERO(&mine);
+  int known = sched_getaffinity(0, sizeof(mine), &mine) == 0 ? 1 : 0, size = 1;
+  int status = MPI_Allreduce(MPI_IN_PLACE, &known, 1, MPI_INT, MPI_MIN, node);
+  if (status == MPI_SUCCESS) status = MPI_Comm_size(node, &size);
+  all.clear();
+  if (status == MPI_SUCCESS && known == 1) {
+    all.resize(static_cast<std::size_t>(size));
+    status = MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, all.data(), sizeof(mine), MPI_BYTE, node);
+  }
+  return status;
+}
+
 }  // namespace
 
 int share_cores(MPI_Comm comm, bool warn_of_idle) {
   MPI_Comm node = MPI_COMM_NULL;
   GRANRAY_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  // This process's CPUs, as mpirun's binding left them, where the system says.
   cpu_set_t mine;
-  CPU_ZERO(&mine);
-  int known = sched_getaffinity(0, sizeof(mine), &mine) == 0 ? 1 : 0, local_size = 1,
-      local_rank = 0;
-  int status = MPI_Allreduce(MPI_IN_PLACE, &known, 1, MPI_INT, MPI_MIN, node);
-  if (status == MPI_SUCCESS) status = MPI_Comm_size(node, &local_size);
-  if (status == MPI_SUCCESS) status = MPI_Comm_rank(node, &local_rank);
   std::vector<cpu_set_t> all;
-  if (status == MPI_SUCCESS && known == 1) {
-    all.resize(static_cast<std::size_t>(local_size));
-    status = MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, all.data(), sizeof(mine), MPI_BYTE, node);
-  }
+  int local_rank = 0;
+  int status = gather_node_cpus(node, mine, all);
+  if (status == MPI_SUCCESS) status = MPI_Comm_rank(node, &local_rank);
   MPI_Comm_free(&node);
   check(status, "sharing the node's cores among its ranks");
-  if (warn_of_idle && known == 1 && local_rank == 0) warn_of_idle_cpus(all);
+  const bool known = !all.empty();
+  if (warn_of_idle && known && local_rank == 0) warn_of_idle_cpus(all);
 #if defined(_OPENMP)
   const char* chosen = std::getenv("OMP_NUM_THREADS");
-  if ((chosen != nullptr && *chosen != '\0') || known == 0) return omp_get_max_threads();
+  if ((chosen != nullptr && *chosen != '\0') || !known) return omp_get_max_threads();
   // Ranks bound to their own cores share none; unbound ranks (or ranks bound to one socket) share
   // every CPU they can run on, and each takes its part, so the node runs one thread a core.
   int sharing = 0;
@@ -95,22 +105,15 @@ int node_render_threads(const std::vector<cpu_set_t>& cpus, const std::vector<in
 int node_render_threads(MPI_Comm node) {
 #if defined(_OPENMP)
   cpu_set_t mine;
-  CPU_ZERO(&mine);
-  int known = sched_getaffinity(0, sizeof(mine), &mine) == 0 ? 1 : 0, size = 1;
+  std::vector<cpu_set_t> cpus;
+  int status = gather_node_cpus(node, mine, cpus);
   const int threads = omp_get_max_threads();
-  int status = MPI_Allreduce(MPI_IN_PLACE, &known, 1, MPI_INT, MPI_MIN, node);
-  if (status == MPI_SUCCESS) status = MPI_Comm_size(node, &size);
-  std::vector<cpu_set_t> cpus(static_cast<std::size_t>(size));
-  std::vector<int> counts(static_cast<std::size_t>(size));
-  if (status == MPI_SUCCESS) {
-    status =
-        MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, cpus.data(), sizeof(mine), MPI_BYTE, node);
-  }
-  if (status == MPI_SUCCESS) {
+  std::vector<int> counts(cpus.size());
+  if (status == MPI_SUCCESS && !cpus.empty()) {
     status = MPI_Allgather(&threads, 1, MPI_INT, counts.data(), 1, MPI_INT, node);
   }
   check(status, "counting the node's threads");
-  return known == 1 ? detail::node_render_threads(cpus, counts) : 0;
+  return detail::node_render_threads(cpus, counts);  // 0 where the CPUs are not known
 #else
   (void)node;
   return 0;  // one thread a rank: bands use them all

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <mpi.h>
-#include <sched.h>
 
 #include <cstdint>
 #include <memory>
@@ -187,11 +186,6 @@ int share_cores(MPI_Comm comm, bool warn_of_idle = false);
 // CPUs; 0 when the ranks' CPUs are not all its own (mpirun bound them to cores of their own,
 // where rendering alone would leave the other ranks' cores idle) or are not known.
 int node_render_threads(MPI_Comm node);
-
-namespace detail {
-// node_render_threads from each rank's CPUs and threads (the first rank's first).
-int node_render_threads(const std::vector<cpu_set_t>& cpus, const std::vector<int>& threads);
-}  // namespace detail
 
 // True when this process was started by an MPI launcher (mpirun, mpiexec, srun), so MPI_Init is
 // worth calling; a plain run stays a one-rank run without initialising MPI at all.
