@@ -413,6 +413,9 @@ TEST_F(WallsTest, ReferenceFollowsTheWallModel) {
               }
             }
             for (std::size_t k = 0; k < scene.triangles.size() && S > 0; ++k) {
+              // The lit side's ray leaves the hit wall: its plane lies a hair behind, never a
+              // blocker (and never a crossing to doubt, which left every lit wall pixel unchecked).
+              if (int(k) == hit.triangle) continue;
               const double t =
                   ref_triangle(scene.triangles[k], origin, light, ambiguous, 1e-4 * scene.R);
               if (t < INFINITY && !ref_clipped(scene, origin + light * t)) S = 0.0;

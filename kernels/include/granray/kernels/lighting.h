@@ -94,6 +94,15 @@ GRANRAY_HD_INLINE ShadingPoint shading_point(const Ray& ray, float t, Vec4 spher
   return {normal, center_of(sphere) + normal * (sphere.w * (1.0f + 1e-4f))};
 }
 
+// What a secondary ray from the shading point along `dir` skips: the visible sphere always (it
+// casts nothing on itself, SPEC 2a); a wall's triangle when the ray leaves the side the point sits
+// on. That triangle's plane lies then only 1e-6 R behind the origin, closer than the rounding of a
+// hit point far from the coordinate origin, and could otherwise shadow its own pixels. A ray into
+// the wall still meets it, as the model says.
+GRANRAY_HD_INLINE std::uint64_t skipped_id(std::uint64_t id, Vec3 normal, Vec3 dir) {
+  return id < kWallIdBase || dot(normal, dir) > 0.0f ? id : kSkipNothing;
+}
+
 // The highlight's half vector h = normalize(l - d0) and max(0, n . h)^shininess.
 GRANRAY_HD_INLINE float highlight(Vec3 normal, const Ray& primary, Vec3 light, float shininess) {
   const Vec3 h = normalize(light - primary.dir);

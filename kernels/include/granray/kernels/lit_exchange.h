@@ -277,7 +277,8 @@ struct AnswerRaysApart {
     bool hit = false;
     if (k < pieces) {
       hit = r.shadow && occluded.blocks_piece(Ray{r.p.origin, shading.light}, INFINITY,
-                                              r.a.surface.id, k, pieces, r.span);
+                                              skipped_id(r.a.surface.id, r.p.normal, shading.light),
+                                              k, pieces, r.span);
     } else if (r.occlusion) {  // as find_blockers_at seeds them: by the whole image's pixel
       hit = occluded(
           ambient_ray(r.p, r.a.i + camera.x0, r.a.j + camera.y0, r.a.s, k - pieces, lighting),
@@ -324,8 +325,9 @@ struct AnswerQueries {
     std::uint32_t* out = words + static_cast<std::size_t>(q) * lighting.mask_words;
     for (int w = 0; w < lighting.mask_words; ++w) out[w] = 0u;
     const AskedRays r = asked_rays(queries[q], camera, shading, lighting, own);
-    if (r.shadow && occluded.blocks_piece(Ray{r.p.origin, shading.light}, INFINITY, r.a.surface.id,
-                                          0, 1, r.span)) {
+    if (r.shadow && occluded.blocks_piece(Ray{r.p.origin, shading.light}, INFINITY,
+                                          skipped_id(r.a.surface.id, r.p.normal, shading.light), 0,
+                                          1, r.span)) {
       set_mask_bit(out, 0);
     }
     if (r.occlusion) {  // as find_blockers_at seeds them: by the whole image's pixel

@@ -84,7 +84,7 @@ GRANRAY_HD_INLINE void find_blockers_at(const Occluder& occluded, const CameraFr
                                         std::uint32_t* words,
                                         const PixelNeighbours* pixel = nullptr) {
   if (shadow_matters(p.normal, primary, shading, lighting) &&
-      occluded(Ray{p.origin, shading.light}, INFINITY, id)) {
+      occluded(Ray{p.origin, shading.light}, INFINITY, skipped_id(id, p.normal, shading.light))) {
     set_mask_bit(words, 0);
   }
   // The whole image's pixel seeds the directions: a window casts what the whole would.

@@ -64,19 +64,20 @@ GRANRAY_HD_INLINE NearbyWallLeaves nearby_wall_leaves(const WallTree& w, Vec3 o,
   return near;
 }
 
-// wall_blocks(w, ray, length) for a ray from the point whose leaves `near` holds, unit direction,
-// length <= the one the leaves were found for. The walk tests a triangle when the ray's segment
-// enters its leaf's box and every ancestor's; with finite non-zero direction components and
+// wall_blocks(w, ray, length, skip_id) for a ray from the point whose leaves `near` holds, unit
+// direction, length <= the one the leaves were found for. The walk tests a triangle when the ray's
+// segment enters its leaf's box and every ancestor's; with finite non-zero direction components and
 // reciprocals the slab distances are monotone in the box's faces, so entering the leaf's box means
 // entering its ancestors' (which hold it): testing the nearby leaves' boxes, then their triangles,
 // tests the walk's triangles with the walk's function, and the answer is an "or" over them. Any
 // other direction, the reference's linear loop or too many leaves: the walk itself.
 GRANRAY_HD_INLINE bool nearby_wall_blocks(const WallView& w, const NearbyWallLeaves& near,
-                                          const Ray& ray, float length) {
+                                          const Ray& ray, float length,
+                                          std::uint64_t skip_id = kSkipNothing) {
   if (near.count == 0 && !near.overflow) return false;  // no leaf near: nothing to test
   const BoxRay slabs = box_ray(ray);
   if (near.overflow || w.linear || !slabs.numbers_only) {  // numbers only: no zero component
-    return wall_blocks(w, ray, length);
+    return wall_blocks(w, ray, length, skip_id);
   }
   const WallTree& tree = w.opaque;
   for (int n = 0; n < near.count; ++n) {
@@ -86,7 +87,8 @@ GRANRAY_HD_INLINE bool nearby_wall_blocks(const WallView& w, const NearbyWallLea
     const std::uint32_t end =
         first + kTrianglesPerLeaf < tree.count ? first + kTrianglesPerLeaf : tree.count;
     for (std::uint32_t k = first; k < end; ++k) {
-      if (wall_distance(w, ray, tree.triangles[k]) < length) return true;
+      const WallTriangle& tri = tree.triangles[k];
+      if (!skipped_wall(tri, skip_id) && wall_distance(w, ray, tri) < length) return true;
     }
   }
   return false;

@@ -145,13 +145,13 @@ struct WithWalls {
   WallView walls;
 
   GRANRAY_HD bool operator()(const Ray& ray, float length, std::uint64_t skip_id) const {
-    return spheres(ray, length, skip_id) || wall_blocks(walls, ray, length);
+    return spheres(ray, length, skip_id) || wall_blocks(walls, ray, length, skip_id);
   }
   // The walls once, in the first piece.
   GRANRAY_HD bool blocks_piece(const Ray& ray, float length, std::uint64_t skip_id, int k,
                                int pieces, Interval within = {0.0f, INFINITY}) const {
     return spheres.blocks_piece(ray, length, skip_id, k, pieces, within) ||
-           (k == 0 && wall_blocks(walls, ray, length));
+           (k == 0 && wall_blocks(walls, ray, length, skip_id));
   }
   GRANRAY_HD void gather_pixel(const Vec3* points, int n, float length,
                                PixelNeighbours& out) const {
@@ -173,8 +173,8 @@ struct WithWalls {
         const NearbyWallLeaves near = nearby_wall_leaves(
             walls.opaque, p.origin, nearby_wall_reach(walls.opaque, p.origin, length));
         const WallView& w = walls;
-        const auto wall_blocked = [&w, &near](const Ray& ray, float l) {
-          return nearby_wall_blocks(w, near, ray, l);
+        const auto wall_blocked = [&w, &near, skip_id](const Ray& ray, float l) {
+          return nearby_wall_blocks(w, near, ray, l, skip_id);
         };
         spheres.ambient(p, i, j, sample, lighting, skip_id, words, wall_blocked, pixel);
         return;
@@ -185,7 +185,7 @@ struct WithWalls {
     }
     for (int k = 0; k < lighting.ao_samples; ++k) {
       if (!mask_bit(words, 1 + k) &&
-          wall_blocks(walls, ambient_ray(p, i, j, sample, k, lighting), length)) {
+          wall_blocks(walls, ambient_ray(p, i, j, sample, k, lighting), length, skip_id)) {
         set_mask_bit(words, 1 + k);
       }
     }

@@ -16,6 +16,9 @@ namespace granray {
 // over a larger one (SPEC 2b), in one rank's frame and when ranks composite their depth images.
 constexpr std::uint64_t kWallIdBase = std::uint64_t{1} << 63;
 
+// A secondary ray's `skip_id` that names no sphere and no triangle: nothing is skipped.
+constexpr std::uint64_t kSkipNothing = kWallIdBase + kNoHit;
+
 // A half-space whose points x with dot(x - point, normal) > 0 are removed (SPEC 2c).
 struct ClipPlane {
   Vec3 point;
@@ -348,14 +351,22 @@ GRANRAY_HD_INLINE Vec3 wall_color(const WallView& w, const WallTriangle& tri) {
   return w.colors[wall_of(tri)];
 }
 
-// Whether an unclipped opaque triangle meets the ray at 0 < t < length (shadow and occlusion
-// rays; see-through walls block none).
-GRANRAY_HD_INLINE bool wall_blocks(const WallView& w, const Ray& ray, float length) {
+// Whether the triangle is the one a secondary ray skips: its own wall, behind it (skipped_id in
+// lighting.h).
+GRANRAY_HD_INLINE bool skipped_wall(const WallTriangle& tri, std::uint64_t skip_id) {
+  return kWallIdBase + tri.index == skip_id;
+}
+
+// Whether an unclipped opaque triangle other than `skip_id`'s meets the ray at 0 < t < length
+// (shadow and occlusion rays; see-through walls block none).
+GRANRAY_HD_INLINE bool wall_blocks(const WallView& w, const Ray& ray, float length,
+                                   std::uint64_t skip_id = kSkipNothing) {
   bool blocked = false;
   for_each_candidate(
       w.opaque, w.linear, ray,
       [&](std::uint32_t k) {
-        blocked = wall_distance(w, ray, w.opaque.triangles[k]) < length;
+        const WallTriangle& tri = w.opaque.triangles[k];
+        blocked = !skipped_wall(tri, skip_id) && wall_distance(w, ray, tri) < length;
         return blocked;
       },
       [&] { return length; });
