@@ -264,6 +264,9 @@ struct DoubleScene {
       if (std::abs(-b - std::sqrt(disc)) < 1e-3 * r || std::abs(t1) < 1e-3 * r) ambiguous = true;
       if (t1 > 0) return true;
     }
+    // A ray leaving the floor's lit side never meets the floor, a plane (without this its
+    // crossing a hair behind the origin left every lit floor pixel unchecked).
+    if (skip == -2) return false;
     for (const Triangle& tri : floor) {
       if (ref_triangle(tri, o, d, ambiguous, 1e-3) < INFINITY) return true;
     }

@@ -23,10 +23,10 @@ std::size_t frame_bytes_per_pixel(const RenderSettings& settings) {
     bytes += 2 * samples * (sizeof(SurfaceSample) + mask);
     if (materials_on(settings)) {
       // Slots and mixes; the bounce pass's surfaces per sample and its list of rays, each with
-      // its surface, colour and count of rays.
+      // its surface, colour, count of rays and (lit, BounceLevels) its grain found apart.
       bytes += samples * (1 + sizeof(Vec4) + sizeof(BounceNode) + 1);
       bytes += samples * kLevelRaysPerSample *
-               (sizeof(LevelRay) + sizeof(BounceNode) + sizeof(Vec3) + 1);
+               (sizeof(LevelRay) + sizeof(BounceNode) + sizeof(Vec3) + 1 + sizeof(LevelHit));
     }
   }
   return bytes;

@@ -129,6 +129,28 @@ struct SplitSampleSurfaces {
   }
 };
 
+// A level ray's nearest grain as the tracing pass leaves it for the shading pass: the distance and
+// the grain's index (kNoHit: none); its id is the tracer's id_of(index).
+struct LevelHit {
+  float t;
+  std::uint32_t index;
+};
+
+// One level's rays through the grains alone (the walls wait for TraceLevel): a kernel of the walk
+// and nothing else holds fewer registers than one that also lights and splits, so more warps hide
+// the walk's loads, and none of its state spills to local memory.
+template <class Scene>
+struct FindLevelHits {
+  Scene scene;
+  const LevelRay* level;
+  LevelHit* hits;
+
+  GRANRAY_HD void operator()(std::uint32_t e) const {
+    const Hit hit = scene.trace(level[e].ray, 0, 0);
+    hits[e] = {hit.t, hit.index};
+  }
+};
+
 // One level's rays (`depth` 1..bounces): each one's nearest surface lit by the 2a model (its
 // shadow and occlusion rays traced here) as bounce_mix lights it; a metal or glass surface with
 // bounces left splits again, its rays appended to the list. `values[e]`: the colour ray e sees
@@ -147,12 +169,14 @@ struct TraceLevel {
   int depth;
   RayList list;
   std::uint32_t* ray_counts;  // per pixel, when counted: its rays and their secondary rays
+  const LevelHit* found;      // per ray, its nearest grain (FindLevelHits); null: traced here
 
   GRANRAY_HD void operator()(std::uint32_t e) const {
     const Ray ray = level[e].ray;
     const SampleOfRecord at =
         sample_of_record(camera, lighting.side * lighting.side, level[e].sample);
-    const BounceHit hit = scene.nearest(ray);
+    const BounceHit hit =
+        found != nullptr ? scene.nearest_from(grain_hit(found[e]), ray, false) : scene.nearest(ray);
     std::uint32_t traced = 1;
     Vec3 value = shading.background;
     MaterialSplit split{};
@@ -180,6 +204,11 @@ struct TraceLevel {
                            static_cast<std::size_t>(at.i),
                        traced);
     }
+  }
+
+  // The Hit that the tracer returned, from what FindLevelHits kept of it.
+  GRANRAY_HD Hit grain_hit(const LevelHit& h) const {
+    return h.index == kNoHit ? no_hit() : Hit{h.t, scene.trace.id_of(h.index), h.index};
   }
 };
 
