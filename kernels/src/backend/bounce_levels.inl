@@ -61,14 +61,14 @@ class BounceLevels {
     // bounce pass 2.24-2.26 -> 1.54 ms. Unlit, the one pass stays (1.27 against 1.40-1.41 ms):
     // docs/benchmarks.md.
     const bool find_hits_apart = has_secondary_rays(lighting);
+    if (find_hits_apart) hits_.resize(capacity);
     while (end > start) {
       if (end > capacity) return false;
       ++depth;
       begin[depth] = start;
       LevelHit* found = nullptr;
       if (find_hits_apart) {
-        hits_.resize(end - start);
-        found = hits_.data();
+        found = hits_.data() + start;
         exec.for_each_index(end - start, FindLevelHits<Scene>{scene, rays_.data() + start, found});
       }
       exec.for_each_index(
@@ -105,5 +105,5 @@ class BounceLevels {
   Array<BounceNode> root_nodes_;  // per position of level 0 (SampleOrder)
   Array<std::uint8_t> root_splits_;
   Array<std::uint32_t> cursor_;
-  Array<LevelHit> hits_;  // per ray of the level being traced, when found apart
+  Array<LevelHit> hits_;  // per ray of the list, when each level's are found apart
 };
