@@ -110,7 +110,8 @@ TEST(SphereBatch, LanesGiveTheScalarTestsBits) {
 }
 #endif
 
-// Both layouts of the grid, walked: the nearest hit and "blocked or not" of every sphere tested.
+// Both layouts of the grid, walked: the nearest hit (nested and in one flat loop) and "blocked or
+// not" of every sphere tested.
 TEST(GridCellsWalk, BothLayoutsFindWhatEverySphereTestFinds) {
   Rng rng(fresh_seed());
   const SceneCase cases[] = {{"dense monodisperse bed", 1500, 0.5f, 0.5f, false},
@@ -136,6 +137,9 @@ TEST(GridCellsWalk, BothLayoutsFindWhatEverySphereTestFinds) {
         const Hit got = trace_grid(view, id_of, ray);
         ASSERT_EQ(got.index, expected.index) << where;
         if (expected.index != kNoHit) ASSERT_TRUE(same_bits(got.t, expected.t)) << where;
+        const Hit flat = trace_grid_flat(view, id_of, ray);  // the GPU's walk in one loop
+        ASSERT_EQ(flat.index, expected.index) << where << ", flat loop";
+        if (expected.index != kNoHit) ASSERT_TRUE(same_bits(flat.t, expected.t)) << where;
         if (cpu_has_avx2()) {  // cells tested eight grains at a time
           const Hit wide = trace_grid(view, id_of, ray, true);
           ASSERT_EQ(wide.index, expected.index) << where << ", eight wide";
