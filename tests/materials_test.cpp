@@ -200,7 +200,11 @@ TEST_F(MaterialsTest, LiggghtsPackingMatchesBruteForce) {
 
 // SPEC 2e written out again in double precision: a handful of spheres over a mirror floor,
 // shadows on. Pixels whose ray tree meets a decision within rounding (a grazing ray, a near tie,
-// a triangle's edge) are left out.
+// a triangle's edge) are left out. The renderer's rounding grows along the tree: each bounce off
+// a sphere turns an error e in its hit point into a direction error 2e/r, which the next leg
+// carries into its own hit point, so a ray two bounces deep may pass a sphere's rim a
+// thousandth of a radius off the model's (seed 11418561359620193968 failed on that). The current
+// ray's error bound travels with it (pos_err, dir_err), and a rim passed within it is ambiguous.
 struct DoubleScene {
   const std::vector<Vec4>& spheres;
   const std::vector<float>& kinds;
@@ -209,12 +213,40 @@ struct DoubleScene {
   D3 light;
   double wall_offset;
   bool ambiguous = false;
+  double pos_err = 0.0;  // how far the renderer's origin of the current ray may be off
+  double dir_err = 0.0;  // and its direction (radians)
+
+  // A ray that passes sphere `oc` (the origin's offset from its centre; b = dot(oc, d)) within
+  // the current error of its rim.
+  bool near_rim(D3 oc, double b, double r, double err_per_length) const {
+    const double miss = std::sqrt(std::max(0.0, dot(oc, oc) - b * b));
+    return std::abs(miss - r) < pos_err + std::max(0.0, -b) * err_per_length;
+  }
 
   static D3 centre(Vec4 s) { return {s.x, s.y, s.z}; }
   static D3 clamp(D3 c) {
     return {std::clamp(c.x, 0.0, 1.0), std::clamp(c.y, 0.0, 1.0), std::clamp(c.z, 0.0, 1.0)};
   }
   static D3 times(D3 a, D3 b) { return {a.x * b.x, a.y * b.y, a.z * b.z}; }
+
+  // A ray that crosses the floor's plane within the current error of the floor's rim (the floor
+  // is a level rectangle: floor_under).
+  bool near_floor_edge(D3 o, D3 d) const {
+    double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+    for (const Triangle& tri : floor) {
+      for (const Vec3 v : {tri.a, tri.b, tri.c}) {
+        x0 = std::min(x0, double(v.x)), x1 = std::max(x1, double(v.x));
+        y0 = std::min(y0, double(v.y)), y1 = std::max(y1, double(v.y));
+      }
+    }
+    if (floor.empty() || d.z == 0.0) return false;
+    const double t = (double(floor[0].a.z) - o.z) / d.z;
+    if (!(t > 0.0)) return false;
+    const D3 p = o + d * t;
+    const double rim = std::min(std::min(std::abs(p.x - x0), std::abs(p.x - x1)),
+                                std::min(std::abs(p.y - y0), std::abs(p.y - y1)));
+    return rim < pos_err + t * dir_err;
+  }
 
   // Nearest hit: sphere index >= 0, the floor -2, nothing -1.
   int nearest(D3 o, D3 d, double& t) {
@@ -225,7 +257,7 @@ struct DoubleScene {
       const double r = spheres[k].w;
       const D3 oc = o - centre(spheres[k]);
       const double b = dot(oc, d), disc = b * b - (dot(oc, oc) - r * r);
-      if (std::abs(disc) / (r * r) < 1e-3) ambiguous = true;
+      if (std::abs(disc) / (r * r) < 1e-3 || near_rim(oc, b, r, dir_err)) ambiguous = true;
       if (disc <= 0) continue;
       const double t0 = -b - std::sqrt(disc);
       if (std::abs(t0) < 1e-3 * r) ambiguous = true;
@@ -238,6 +270,7 @@ struct DoubleScene {
         second = std::min(second, t0);
       }
     }
+    if (near_floor_edge(o, d)) ambiguous = true;
     for (const Triangle& tri : floor) {
       const double tt = ref_triangle(tri, o, d, ambiguous);
       if (tt < t) {
@@ -258,7 +291,8 @@ struct DoubleScene {
       const double r = spheres[k].w;
       const D3 oc = o - centre(spheres[k]);
       const double b = dot(oc, d), disc = b * b - (dot(oc, oc) - r * r);
-      if (std::abs(disc) / (r * r) < 1e-3) ambiguous = true;
+      // The light's direction is exact: only the origin's error.
+      if (std::abs(disc) / (r * r) < 1e-3 || near_rim(oc, b, r, 0.0)) ambiguous = true;
       if (disc <= 0) continue;
       const double t1 = -b + std::sqrt(disc);
       if (std::abs(-b - std::sqrt(disc)) < 1e-3 * r || std::abs(t1) < 1e-3 * r) ambiguous = true;
@@ -288,6 +322,12 @@ struct DoubleScene {
     const int hit = nearest(o, d, t);
     if (hit == -1) return d3(s.shading.background);
     const D3 x = o + d * t;
+    // The hit point's error: the origin's, the direction's over t, and float's own rounding.
+    const double hit_err = pos_err + t * dir_err + 1e-6 * (std::sqrt(dot(x, x)) + t);
+    const double in_dir_err = dir_err;
+    pos_err = hit_err;  // for the shadow ray and the bounces
+    // A bounce off a sphere turns the hit point's error into its normal's, twice over.
+    const double bent = hit == -2 ? 0.0 : 2.0 * hit_err / spheres[std::size_t(hit)].w;
     D3 n, origin, base;
     if (hit == -2) {
       const Triangle& tri = floor[0];
@@ -310,12 +350,14 @@ struct DoubleScene {
     const D3 mirror = unit(d - n * (2.0 * dot(d, n)));
     if (m->type == MaterialType::metal) {
       const double k = m->reflectance;
+      dir_err = in_dir_err + bent;
       return clamp(L * (1 - k) + times(d3(m->tint), trace(origin, mirror, b - 1)) * k);
     }
     const double r0 = std::pow((m->ior - 1.0) / (m->ior + 1.0), 2.0);
     const double c = -dot(d, n);
     const double f = r0 + (1 - r0) * std::pow(1 - c, 5.0);
     D3 out_o, out_d;
+    double out_pos_err = hit_err, out_dir_err = in_dir_err;
     if (hit == -2) {
       out_o = x - n * wall_offset;
       out_d = d;
@@ -331,9 +373,17 @@ struct DoubleScene {
       if (ko < 1e-3) ambiguous = true;  // grazing exit
       out_d = unit(in * m->ior - ny * (m->ior * co - std::sqrt(ko)));
       out_o = centre(sp) + ny * (sp.w * (1.0 + 1e-4));
+      // Through the grain (at most 2r) and bent again where it leaves.
+      out_pos_err = hit_err + 2.0 * sp.w * (in_dir_err + bent);
+      out_dir_err = in_dir_err + bent + 2.0 * out_pos_err / sp.w;
     }
-    return clamp(trace(origin, mirror, b - 1) * f +
-                 times(d3(m->tint), trace(out_o, out_d, b - 1)) * (1 - f));
+    pos_err = hit_err;
+    dir_err = in_dir_err + bent;
+    const D3 reflected = trace(origin, mirror, b - 1);
+    pos_err = out_pos_err;
+    dir_err = out_dir_err;
+    const D3 refracted = trace(out_o, out_d, b - 1);
+    return clamp(reflected * f + times(d3(m->tint), refracted) * (1 - f));
   }
 };
 
@@ -341,7 +391,7 @@ TEST_F(MaterialsTest, ReferenceFollowsTheMaterialModel) {
   Rng rng(fresh_seed());
   Renderer renderer(test_backend());
   std::size_t checked_total = 0, bounced = 0;
-  for (int round = 0; round < 4; ++round) {
+  for (int round = 0; round < 6; ++round) {
     const auto spheres = dilute_gas(rng, 12, 0.4f, 1.0f, 4.0f);
     const auto kinds = random_kinds(rng, spheres.size());
     RenderSettings s = random_settings(rng, round % 2 == 1);
@@ -349,10 +399,19 @@ TEST_F(MaterialsTest, ReferenceFollowsTheMaterialModel) {
     s.height = 70;
     s.camera.theta = uniform(rng, 40.0f, 80.0f);  // looking down on the floor
     s.camera.zoom = uniform(rng, 0.8f, 1.5f);
+    // Rounds 4 and 5 through a long lens from afar, where float hit points lie further off a
+    // wall's plane than the offset a bounce ray leaves by (one that did not skip its own wall met
+    // it again there: 20 runs of 20 failed). One bounce: deeper, the grains' curvature magnifies
+    // the eye's distance into errors the model cannot bound tightly.
+    const bool afar = round >= 4;
+    if (afar) {
+      s.camera.projection = Projection::perspective;
+      s.camera.fov = uniform(rng, 3.0f, 8.0f);
+    }
     s.shading.background = {uniform(rng, 0.2f, 1.0f), uniform(rng, 0.2f, 1.0f),
                             uniform(rng, 0.2f, 1.0f)};
     s.shading.shadows = true;
-    s.shading.bounces = std::uniform_int_distribution<int>(1, 4)(rng);
+    s.shading.bounces = afar ? 1 : std::uniform_int_distribution<int>(1, 4)(rng);
     s.materials = random_materials(rng);
     s.walls = floor_under(spheres, "mirror");
     Image image;
@@ -370,6 +429,8 @@ TEST_F(MaterialsTest, ReferenceFollowsTheMaterialModel) {
         D3 o, d;
         cam.ray(i + 0.5, j + 0.5, o, d);
         scene.ambiguous = false;
+        scene.pos_err = 1e-6 * (std::sqrt(dot(o, o)) + 1.0);  // the camera's ray in float
+        scene.dir_err = 1e-6;
         double t = 0;
         const int first = scene.nearest(o, d, t);
         const D3 c = scene.trace(o, d, s.shading.bounces);
@@ -379,8 +440,9 @@ TEST_F(MaterialsTest, ReferenceFollowsTheMaterialModel) {
         for (int ch = 0; ch < 3; ++ch) {
           const int expected = int(std::floor(255.0 * channels[ch] + 0.5));
           const int got = image.rgb[3 * (std::size_t(j) * s.width + i) + ch];
-          ASSERT_LE(std::abs(expected - got), 2) << "pixel " << i << "," << j << ", round " << round
-                                                 << ", bounces " << s.shading.bounces;
+          ASSERT_LE(std::abs(expected - got), 2)
+              << "pixel " << i << "," << j << ", channel " << ch << ", round " << round
+              << ", bounces " << s.shading.bounces << ", first hit " << first;
         }
         ++checked;
       }

@@ -30,11 +30,23 @@ struct BounceNode {
   std::uint32_t first;
 };
 
-// A ray of one level and the sample it serves, 32 bytes aligned so that it loads in two.
+// A ray of one level, the sample it serves and the wall triangle it leaves (kNoHit: none; its
+// id less kWallIdBase, so that kWallIdBase + from_wall is what BounceScene::nearest skips), 32
+// bytes aligned so that it loads in two.
 struct alignas(16) LevelRay {
   Ray ray;
   std::uint32_t sample;
+  std::uint32_t from_wall;
+
+  GRANRAY_HD std::uint64_t from() const { return kWallIdBase + from_wall; }
 };
+
+static_assert(sizeof(LevelRay) == 32, "a level ray loads in two 16-byte loads");
+
+// The wall triangle of surface id `id` as LevelRay keeps it.
+GRANRAY_HD_INLINE std::uint32_t wall_of_id(std::uint64_t id) {
+  return id >= kWallIdBase ? static_cast<std::uint32_t>(id - kWallIdBase) : kNoHit;
+}
 
 // Where a level's surfaces append their rays: slots from `cursor` on; those at `capacity` or
 // past it are only counted (the frame then takes the depth-first pass).
@@ -43,14 +55,15 @@ struct RayList {
   std::uint32_t* cursor;
   std::uint32_t capacity;
 
-  // Appends `split`'s rays for `sample` and returns the surface's node. Every thread of a pass
-  // calls it, with no rays where its surface does not split, so that a warp appends at once.
-  GRANRAY_HD_INLINE BounceNode append(const MaterialSplit& split, Vec3 sum,
-                                      std::uint32_t sample) const {
+  // Appends `split`'s rays for `sample`, leaving surface `from`, and returns the surface's node.
+  // Every thread of a pass calls it, with no rays where its surface does not split, so that a
+  // warp appends at once.
+  GRANRAY_HD_INLINE BounceNode append(const MaterialSplit& split, Vec3 sum, std::uint32_t sample,
+                                      std::uint64_t from) const {
     const auto count = static_cast<std::uint32_t>(split.rays);
     const std::uint32_t first = append_slots(cursor, count);
     for (std::uint32_t r = 0; r < count; ++r) {
-      if (first + r < capacity) rays[first + r] = {split.ray[r], sample};
+      if (first + r < capacity) rays[first + r] = {split.ray[r], sample, wall_of_id(from)};
     }
     return {{split.weight[0], split.weight[1]}, sum, split.keep, first};
   }
@@ -124,7 +137,7 @@ struct SplitSampleSurfaces {
       }
     }
     splits[p] = static_cast<std::uint8_t>(split.rays);
-    const BounceNode node = list.append(split, Vec3{0.0f, 0.0f, 0.0f}, k);
+    const BounceNode node = list.append(split, Vec3{0.0f, 0.0f, 0.0f}, k, surfaces[k].id);
     if (split.rays > 0) nodes[p] = node;
   }
 };
@@ -175,8 +188,10 @@ struct TraceLevel {
     const Ray ray = level[e].ray;
     const SampleOfRecord at =
         sample_of_record(camera, lighting.side * lighting.side, level[e].sample);
-    const BounceHit hit =
-        found != nullptr ? scene.nearest_from(grain_hit(found[e]), ray, false) : scene.nearest(ray);
+    const std::uint64_t from = level[e].from();
+    const BounceHit hit = found != nullptr
+                              ? scene.nearest_from(grain_hit(found[e]), ray, false, from)
+                              : scene.nearest(ray, false, from);
     std::uint32_t traced = 1;
     Vec3 value = shading.background;
     MaterialSplit split{};
@@ -196,7 +211,7 @@ struct TraceLevel {
     }
     values[e] = value;
     splits[e] = static_cast<std::uint8_t>(split.rays);
-    const BounceNode node = list.append(split, kept, level[e].sample);
+    const BounceNode node = list.append(split, kept, level[e].sample, hit.surface.id);
     if (split.rays > 0) nodes[e] = node;
     if (ray_counts != nullptr) {
       atomic_fetch_add(ray_counts +

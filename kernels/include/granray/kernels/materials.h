@@ -108,13 +108,19 @@ struct BounceScene {
   MaterialTable table;
   Walls primary_walls;
 
-  GRANRAY_HD BounceHit nearest(const Ray& ray, bool primary = false) const {
-    return nearest_from(trace(ray, 0, 0), ray, primary);
+  // `from`: the id of the surface the ray leaves. A ray that leaves a wall's triangle skips it:
+  // every ray a surface sends leaves the triangle's plane, yet in float a hit point far from the
+  // origin lies up to 1e-6 of its coordinates off the plane, more than the offset it leaves by,
+  // and the mirror floor seen from afar reflected itself a second time.
+  GRANRAY_HD BounceHit nearest(const Ray& ray, bool primary = false,
+                               std::uint64_t from = kSkipNothing) const {
+    return nearest_from(trace(ray, 0, 0), ray, primary, from);
   }
 
   // The same, given the grains' nearest hit along the ray from any exact tracer (the screen
   // tiles for a camera ray).
-  GRANRAY_HD BounceHit nearest_from(const Hit& hit, const Ray& ray, bool primary) const {
+  GRANRAY_HD BounceHit nearest_from(const Hit& hit, const Ray& ray, bool primary,
+                                    std::uint64_t from = kSkipNothing) const {
     BounceHit out{background_sample(), kMatteSlot};
     if (hit.index != kNoHit) {
       const Vec4 sphere = spheres[hit.index];
@@ -122,7 +128,7 @@ struct BounceScene {
     }
     if constexpr (Walls::present) {
       const WallView& w = primary ? primary_walls : walls;
-      const WallHit wall = nearest_wall(w, ray, hit.t);
+      const WallHit wall = nearest_wall(w, ray, hit.t, from);
       if (wall.slot != kNoHit) {
         const WallTriangle& tri = w.opaque.triangles[wall.slot];
         out.surface = wall_sample(facing_normal(tri, ray.dir), wall_color(walls, tri), wall.t,
@@ -157,8 +163,9 @@ GRANRAY_HD_INLINE Vec3 bounce_light(const Occluder& occluded, const CameraFrame&
 struct BounceFrame {
   MaterialSplit split;
   Vec3 sum;
-  int next;     // the ray whose colour is awaited
-  int bounces;  // b of the surface: its rays see b - 1
+  int next;            // the ray whose colour is awaited
+  int bounces;         // b of the surface: its rays see b - 1
+  std::uint64_t from;  // the surface's id (its rays skip it: BounceScene::nearest)
 };
 
 // SPEC 2e's T for the rays of a primary sample's metal or glass surface (material `m`, seen along
@@ -176,13 +183,15 @@ GRANRAY_HD_INLINE Vec4 bounce_mix(const Scene& scene, const Occluder& occluded,
   stack[top++] = {split_at(m, primary, surface, lighting.wall_offset),
                   {0.0f, 0.0f, 0.0f},
                   0,
-                  scene.table.bounces};
+                  scene.table.bounces,
+                  surface.id};
   Ray ray = stack[0].split.ray[0];
+  std::uint64_t from = surface.id;
   int bounces = scene.table.bounces - 1;
   for (;;) {
     // The colour `ray` sees with `bounces` left, unless its surface bounces again.
     Vec3 value = shading.background;
-    const BounceHit hit = scene.nearest(ray);
+    const BounceHit hit = scene.nearest(ray, false, from);
     ++rays;
     if (hit.surface.t < INFINITY) {
       rays += static_cast<std::uint32_t>((lighting.shadows ? 1 : 0) + lighting.ao_samples);
@@ -194,8 +203,9 @@ GRANRAY_HD_INLINE Vec4 bounce_mix(const Scene& scene, const Occluder& occluded,
         const MaterialParams& hm = scene.table.params[hit.slot];
         if (hm.kind != kMatteMaterial) {
           const MaterialSplit split = split_at(hm, ray, hit.surface, lighting.wall_offset);
-          stack[top++] = {split, light * split.keep, 0, bounces};
+          stack[top++] = {split, light * split.keep, 0, bounces, hit.surface.id};
           ray = split.ray[0];
+          from = hit.surface.id;
           bounces -= 1;
           continue;
         }
@@ -207,6 +217,7 @@ GRANRAY_HD_INLINE Vec4 bounce_mix(const Scene& scene, const Occluder& occluded,
       f.sum = f.sum + f.split.weight[f.next] * value;
       if (++f.next < f.split.rays) {
         ray = f.split.ray[f.next];
+        from = f.from;
         bounces = f.bounces - 1;
         break;
       }

@@ -139,13 +139,14 @@ GRANRAY_HD_INLINE Vec3 trace_path(const Scene& scene, const Occluder& occluded,
   bool sees_sun = true;  // the sun's disc counts for rays that did not sample it already
   // `bounces` surfaces scatter the path; the ray after the last one still sees the sky (as
   // Mitsuba's max_depth = bounces + 1).
+  std::uint64_t from = kSkipNothing;  // the surface the ray leaves (BounceScene::nearest)
   for (int bounce = 0;; ++bounce) {
     BounceHit hit;
     if constexpr (CameraTracer::present) {
       hit = bounce == 0 ? scene.nearest_from(camera_tracer.tiles(ray, i, j), ray, true)
-                        : scene.nearest(ray);
+                        : scene.nearest(ray, false, from);
     } else {
-      hit = scene.nearest(ray, bounce == 0);
+      hit = scene.nearest(ray, bounce == 0, from);
     }
     if (!(hit.surface.t < INFINITY)) {
       Vec3 sky = shading.background;
@@ -157,6 +158,7 @@ GRANRAY_HD_INLINE Vec3 trace_path(const Scene& scene, const Occluder& occluded,
     }
     if (bounce == path.bounces) break;
     const SurfaceSample& surface = hit.surface;
+    from = surface.id;
     const ShadingPoint p = shading_point(ray, surface.t, surface.sphere, wall_offset);
     const MaterialParams* m = hit.slot != kMatteSlot ? &scene.table.params[hit.slot] : nullptr;
     float lobe, roulette;

@@ -324,9 +324,16 @@ GRANRAY_HD_INLINE void for_each_candidate(const WallTree& w, bool linear, const 
   }
 }
 
-// The nearest unclipped opaque triangle with t < limit (a sphere at `limit` wins the tie); among
-// equal distances the smaller index.
-GRANRAY_HD_INLINE WallHit nearest_wall(const WallView& w, const Ray& ray, float limit) {
+// Whether the triangle is the one a secondary ray skips: its own wall, behind it (skipped_id in
+// lighting.h).
+GRANRAY_HD_INLINE bool skipped_wall(const WallTriangle& tri, std::uint64_t skip_id) {
+  return kWallIdBase + tri.index == skip_id;
+}
+
+// The nearest unclipped opaque triangle other than `skip_id`'s with t < limit (a sphere at
+// `limit` wins the tie); among equal distances the smaller index.
+GRANRAY_HD_INLINE WallHit nearest_wall(const WallView& w, const Ray& ray, float limit,
+                                       std::uint64_t skip_id = kSkipNothing) {
   if (w.opaque.count == 0) return {INFINITY, kNoHit};  // see-through walls alone
   WallHit best{limit, kNoHit};
   std::uint32_t best_index = kNoHit;
@@ -334,6 +341,7 @@ GRANRAY_HD_INLINE WallHit nearest_wall(const WallView& w, const Ray& ray, float 
       w.opaque, w.linear, ray,
       [&](std::uint32_t k) {
         const WallTriangle& tri = w.opaque.triangles[k];
+        if (skipped_wall(tri, skip_id)) return false;
         const float t = wall_distance(w, ray, tri);
         if (t < best.t || (t == best.t && best.slot != kNoHit && tri.index < best_index)) {
           best = {t, k};
@@ -349,12 +357,6 @@ GRANRAY_HD_INLINE WallHit nearest_wall(const WallView& w, const Ray& ray, float 
 // The base colour of a wall's triangle.
 GRANRAY_HD_INLINE Vec3 wall_color(const WallView& w, const WallTriangle& tri) {
   return w.colors[wall_of(tri)];
-}
-
-// Whether the triangle is the one a secondary ray skips: its own wall, behind it (skipped_id in
-// lighting.h).
-GRANRAY_HD_INLINE bool skipped_wall(const WallTriangle& tri, std::uint64_t skip_id) {
-  return kWallIdBase + tri.index == skip_id;
 }
 
 // Whether an unclipped opaque triangle other than `skip_id`'s meets the ray at 0 < t < length
