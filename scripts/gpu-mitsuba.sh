@@ -6,7 +6,8 @@
 # (half matte, half mirror, the one both describe alike) against Mitsuba's 4096-path reference,
 # each renderer at 1 to 256 paths. The machine reaches no package index: carry .pyvendor with
 # mitsuba-cuda-cp312.tar.xz (Mitsuba 3.9.1 and Dr.Jit 1.5.0 cp312, cut down to the cuda_ad_rgb
-# and scalar_rgb variants and the plugins the scene uses) and a numpy cp312 wheel. Logs in $OUT.
+# and scalar_rgb variants; scripts/make-pyvendor.sh builds it) and a numpy cp312 wheel. Logs in
+# $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
