@@ -377,8 +377,7 @@ struct DoubleScene {
       out_pos_err = hit_err + 2.0 * sp.w * (in_dir_err + bent);
       out_dir_err = in_dir_err + bent + 2.0 * out_pos_err / sp.w;
     }
-    pos_err = hit_err;
-    dir_err = in_dir_err + bent;
+    dir_err = in_dir_err + bent;  // pos_err is still hit_err: blocked() leaves it
     const D3 reflected = trace(origin, mirror, b - 1);
     pos_err = out_pos_err;
     dir_err = out_dir_err;

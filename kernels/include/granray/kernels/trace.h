@@ -81,27 +81,28 @@ struct NearestListedHit {
 #endif
 };
 
-// Nearest hit through the grid: the cells whose grown boxes the ray crosses, front to back,
-// until the best hit lies before the next one. `eight_wide`: NearestListedHit's.
-GRANRAY_HD_INLINE Hit trace_grid(const GridView& grid, const IdMap& id_of, const Ray& ray,
-                                 bool eight_wide = false) {
-  NearestListedHit nearest{grid, id_of, ray, no_hit(), eight_wide};
-#if defined(__CUDA_ARCH__)
-  // One flat loop: on an H200, the primary rays' cast 0.110 -> 0.083 ms and the bounce pass of
-  // metal and glass 1.27 -> 1.05 ms (docs/benchmarks.md). The CPU tests a run's spheres four or
-  // eight at a time (SphereBatch), which wants the runs whole.
-  walk_listed_spheres(grid, ray, 0.0f, INFINITY, nearest);
-#else
-  walk_grown_cells(grid.geometry, ray, 0.0f, INFINITY, nearest);
-#endif
-  return nearest.best;
-}
-
-// trace_grid's hit through walk_listed_spheres' one flat loop (what the GPU runs).
+// trace_grid's hit through walk_listed_spheres' one flat loop: what trace_grid runs on the GPU.
 GRANRAY_HD_INLINE Hit trace_grid_flat(const GridView& grid, const IdMap& id_of, const Ray& ray) {
   NearestListedHit nearest{grid, id_of, ray, no_hit()};
   walk_listed_spheres(grid, ray, 0.0f, INFINITY, nearest);
   return nearest.best;
+}
+
+// Nearest hit through the grid: the cells whose grown boxes the ray crosses, front to back,
+// until the best hit lies before the next one. `eight_wide`: NearestListedHit's.
+GRANRAY_HD_INLINE Hit trace_grid(const GridView& grid, const IdMap& id_of, const Ray& ray,
+                                 bool eight_wide = false) {
+#if defined(__CUDA_ARCH__)
+  // One flat loop: on an H200, the primary rays' cast 0.110 -> 0.083 ms and the bounce pass of
+  // metal and glass 1.27 -> 1.05 ms (docs/benchmarks.md). The CPU tests a run's spheres four or
+  // eight at a time (SphereBatch), which wants the runs whole.
+  (void)eight_wide;
+  return trace_grid_flat(grid, id_of, ray);
+#else
+  NearestListedHit nearest{grid, id_of, ray, no_hit(), eight_wide};
+  walk_grown_cells(grid.geometry, ray, 0.0f, INFINITY, nearest);
+  return nearest.best;
+#endif
 }
 
 // Seed 001's reference: test every sphere.
