@@ -74,14 +74,14 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"grid", "tiles"}));
   app.add_flag("--brute-force", brute, "also time seed 001's brute-force loop");
   app.add_option("--json", json, "write the results here");
-  granray::ShadingSettings lighting;  // SPEC 2a, off unless asked
+  granray::ShadingSettings lighting;  // contract 2a, off unless asked
   int wall_segments = 0;
   bool moving_walls = false;
   app.add_option("--cylinder-wall", wall_segments,
                  "a closed cylinder (back faces) around the grains, 4 x SEGMENTS - 4 triangles");
   float see_through_box = 0.0f;
   app.add_option("--see-through-box", see_through_box,
-                 "SPEC 2d: a box around the grains, all faces, of this opacity (0 < a < 1)")
+                 "contract 2d: a box around the grains, all faces, of this opacity (0 < a < 1)")
       ->check(CLI::Range(0.0f, 1.0f));
   app.add_flag("--moving-walls", moving_walls, "a new wall list every frame: the tree is rebuilt");
   app.add_flag("--shadows", lighting.shadows, "hard shadows");
@@ -91,18 +91,18 @@ int main(int argc, char** argv) {
   app.add_option("--samples", lighting.samples, "samples per pixel: 1, 4, 9, 16");
   float outline = 0.0f, depth_cue = 0.0f;
   int categories = 0;
-  app.add_option("--outline", outline, "SPEC 2d outline width (fraction of the radius)");
-  app.add_option("--depth-cue", depth_cue, "SPEC 2d depth cue strength");
+  app.add_option("--outline", outline, "contract 2d outline width (fraction of the radius)");
+  app.add_option("--depth-cue", depth_cue, "contract 2d depth cue strength");
   app.add_option("--categories", categories,
-                 "colour grain i by category i mod N, Tableau 10 (SPEC 2d categorical)");
+                 "colour grain i by category i mod N, Tableau 10 (contract 2d categorical)");
   bool materials = false;
   int bounces = 4;
   app.add_flag("--materials", materials,
-               "SPEC 2e: grain i matte, mirror metal or glass by i mod 3 (a third each)");
+               "contract 2e: grain i matte, mirror metal or glass by i mod 3 (a third each)");
   app.add_option("--bounces", bounces, "how deep metal and glass reflect and refract");
   int path_samples = 0;
   app.add_option("--path", path_samples,
-                 "SPEC 2e: the path-traced still with this many paths per pixel (0: direct)");
+                 "contract 2e: the path-traced still with this many paths per pixel (0: direct)");
   bool annotate = false;
   app.add_flag("--annotations", annotate,
                "also time the colour bar and label drawn on each rendered image");

@@ -13,7 +13,8 @@ endif()
 if(TARGET granray_mpi)  # granray-render links it; a program of its own may too
   install(TARGETS granray_mpi LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endif()
-foreach(dir kernels/include io/include insitu/include adapters/include)
+foreach(dir kernels/include io/include insitu/include insitu/config/include insitu/mpi/include
+            adapters/include)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/granray DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
 

@@ -8,10 +8,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 old=$(realpath "$1") new=$(realpath "$2") dump=${3:-} backend=${4:-cpu}
 work=$(mktemp -d)
+# Where a build keeps libgranray and libgranray_mpi (kernels/ in builds before the layers had
+# libraries of their own, insitu/ and insitu/mpi/ since).
+libs() { echo "$1/insitu:$1/insitu/mpi:$1/kernels"; }
 trap 'rm -rf "$work"' EXIT
 if [ -z "$dump" ]; then
   dump=$work/bed.xyzr
-  LD_LIBRARY_PATH="$new/kernels" "$new/examples/granray-synthetic-bed" 20000 7 > "$dump"
+  LD_LIBRARY_PATH="$(libs "$new")" "$new/examples/granray-synthetic-bed" 20000 7 > "$dump"
 fi
 # Each case: the --set overrides of one render (TOML values).
 case_args() {
@@ -28,7 +31,7 @@ case_args() {
   esac
 }
 render() {  # BUILD OUT
-  LD_LIBRARY_PATH="$1/kernels" "$1/tools/granray-render" "$dump" --out "$2" --set width=640 \
+  LD_LIBRARY_PATH="$(libs "$1")" "$1/tools/granray-render" "$dump" --out "$2" --set width=640 \
     --set height=360 --set "backend=\"$backend\"" "${args[@]}" > /dev/null
 }
 status=0
@@ -51,7 +54,7 @@ if command -v mpirun > /dev/null; then
   for side in old new; do
     build=$old
     [ "$side" = new ] && build=$new
-    LD_LIBRARY_PATH="$build/kernels" mpirun -np 2 --oversubscribe "$build/tools/granray-render" \
+    LD_LIBRARY_PATH="$(libs "$build")" mpirun -np 2 --oversubscribe "$build/tools/granray-render" \
       "$dump" --out "$work/$side-mpi.png" --set width=640 --set height=360 \
       --set "backend=\"$backend\"" "${args[@]}" > /dev/null
   done
@@ -67,7 +70,7 @@ for side in old new; do
   build=$old
   [ "$side" = new ] && build=$new
   mkdir -p "$work/dem-$side"
-  (cd "$work/dem-$side" && LD_LIBRARY_PATH="$build/kernels" "$build/examples/dem/granray-dem" \
+  (cd "$work/dem-$side" && LD_LIBRARY_PATH="$(libs "$build")" "$build/examples/dem/granray-dem" \
     --set simulation.particles=1000 --set simulation.steps=5000 --set insitu.every=2500 \
     --set "insitu.backend=\"$backend\"" --set 'insitu.png="f_*.png"' \
     --set 'insitu.output=""' > /dev/null 2>&1)

@@ -1,18 +1,17 @@
 #!/usr/bin/env bash
-# One run on the GPU machine for seeing inside a bed (SPEC 2d): build for sm_90, the GPU tests,
-# compute-sanitizer memcheck over the SPEC 2d tests, then 1 M dense grains at 1080p with and
+# One run on the GPU machine for seeing inside a bed (contract 2d): build for sm_90, the GPU tests,
+# compute-sanitizer memcheck over the contract 2d tests, then 1 M dense grains at 1080p with and
 # without outlines, depth cue and categories, and with a see-through box (their cost against the
 # same frame without them).
 # Logs go to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+record_gpu
 
 source scripts/gpu-build.sh
 
-(cd "$BUILD" && ctest --output-on-failure -L gpu -j 2) >"$OUT/gpu-tests.log" 2>&1
-grep -E "tests passed|tests failed|Failed|\*\*\*Failed" "$OUT/gpu-tests.log" | head -20
+gpu_tests
 
 compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/granray_gpu_tests" \
   --gtest_filter='InsideTest.*:SeeThroughTest.*:WallsTest.SeeThrough*' >"$OUT/memcheck-inside.log" 2>&1

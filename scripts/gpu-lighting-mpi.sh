@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What lighting costs across ranks (SPEC 2a): the example DEM on 1 and 2 GPUs (1 M grains per
+# What lighting costs across ranks (contract 2a): the example DEM on 1 and 2 GPUs (1 M grains per
 # GPU, 1920x1080 every 100 steps, no files) unlit and lit (shadows + 8 AO rays), and
 # granray-render of the LIGGGHTS packing on 1 and 4 CPU ranks, unlit and lit. Run after
 # scripts/gpu-lighting.sh has built $BUILD, or with BUILD_FIRST=1. Logs go to $OUT.

@@ -1,18 +1,17 @@
 #!/usr/bin/env bash
-# One run on the GPU machine for the lighting of SPEC 2a: build for sm_90, the GPU tests (the
+# One run on the GPU machine for the lighting of contract 2a: build for sm_90, the GPU tests (the
 # lighting ones among them), compute-sanitizer over the lit passes, then the lit benchmarks
 # (1 M and 10 M dense grains at 1080p, shadows + 8 AO rays of two diameters, with and without 4
 # samples) beside the unlit ones, and a lit frame's cost to the example DEM. Logs go to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+record_gpu
 
 source scripts/gpu-build.sh
 
 status=0
-(cd "$BUILD" && ctest --output-on-failure -L gpu -j 2) >"$OUT/gpu-tests.log" 2>&1 || status=1
-grep -E "tests passed|tests failed|Failed|\*\*\*" "$OUT/gpu-tests.log" | head -20
+gpu_tests || status=1
 
 compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/granray_gpu_tests" \
   --gtest_filter='LightingTest.ALone*:LightingTest.Bad*:LightingTest.Antialiasing*' \

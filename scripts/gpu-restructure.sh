@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
-# On the GPU machine (carry .deps and .data): the restructured backend (issue #38) against the
-# tree it came from (.data/before.tar, `git archive -o .data/before.tar COMMIT`). Builds both,
-# runs this tree's GPU tests and compute-sanitizer over the region, band and grid tests, compares
-# both builds' images byte for byte on the GPU (scripts/compare-build-images.sh), then times
-# 1 M dense grains at 1080p unlit and lit, the LIGGGHTS packing, a poster in bands and the
-# composite, both builds alternated twice. Logs go to $OUT.
+# On the GPU machine (carry .deps and .data): a restructured tree against the tree it came from
+# (.data/before.tar, `git archive -o .data/before.tar COMMIT`). Builds both, runs this tree's GPU
+# tests and compute-sanitizer over the region, band and grid tests, the MPI rendering tests on
+# CUDA (2 and 4 ranks sharing the GPU), compares both builds' images byte for byte on the GPU
+# (scripts/compare-build-images.sh), then times 1 M dense grains at 1080p unlit and lit, the
+# LIGGGHTS packing, a poster in bands and the composite, both builds alternated twice. Logs go to
+# $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
+record_gpu
 source scripts/gpu-build-at.sh
+targets=(granray-render granray-dem granray-bench granray-synthetic-bed granray-composite-bench)
 rm -rf /tmp/before && mkdir -p /tmp/before && tar -xf .data/before.tar -C /tmp/before
 [ -d .deps ] && cp -r .deps /tmp/before/
 build /tmp/before /tmp/before/build "${targets[@]}" &
-build . "$BUILD" granray_gpu_tests "${targets[@]}" || exit 1
+build . "$BUILD" granray_gpu_tests granray_mpi_tests "${targets[@]}" || exit 1
 wait
 old=/tmp/before/build new=$BUILD
 pour=.data/liggghts/pour-20k.step10000.liggghts
@@ -24,6 +26,13 @@ grep -E "tests passed|tests failed|Failed" "$OUT/gpu-tests.log" | head -20
 compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/granray_gpu_tests" \
   --gtest_filter='RegionTest.*:GridTest.*:RenderTest.*' >"$OUT/memcheck.log" 2>&1
 echo "memcheck: exit $?"; tail -2 "$OUT/memcheck.log"
+for np in 2 4; do
+  log="$OUT/mpi-cuda-$np.log"
+  GRANRAY_MPI_TEST_BACKEND=cuda OMP_NUM_THREADS=$(($(nproc) / np)) timeout 240 \
+    mpirun --bind-to none --oversubscribe -np $np "$BUILD/tests/granray_mpi_tests" \
+    --gtest_filter='MpiRender.*' >"$log" 2>&1
+  echo "MPI rendering tests, cuda, $np ranks: exit $? ($(grep -E "PASSED|FAILED" "$log" | head -2 | tr '\n' ' '))"
+done
 
 scripts/compare-build-images.sh "$old" "$new" "$pour" cuda 2>&1 | tee "$OUT/images.txt"
 

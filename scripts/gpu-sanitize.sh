@@ -8,8 +8,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
 source scripts/gpu-build.sh
-(cd "$BUILD" && ctest --output-on-failure -L gpu -j 2) >"$OUT/gpu-tests.log" 2>&1
-grep -E "tests passed|tests failed" "$OUT/gpu-tests.log"
+gpu_tests
 for tool in memcheck racecheck initcheck; do
   filter='-ZeroCopy.*'
   [ $tool = racecheck ] && filter='GridTest.*:RenderTest.*:LightingTest.*:WallsTest.TreeMatches*'

@@ -7,7 +7,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+record_gpu
 source scripts/gpu-build-at.sh
 builds=()
 if [ -f before.tar ]; then

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the GPU machine (carry .deps): SPEC 2f's views. Builds, runs the GPU tests (views on the CUDA
+# On the GPU machine (carry .deps): contract 2f's views. Builds, runs the GPU tests (views on the CUDA
 # backend among them) and compute-sanitizer over the views' test, then what further views cost
 # the example DEM's time loop: bench/scaling-bed.toml (1 M grains, 1920x1080), the main camera
 # alone, with 1 further view, and with 7 (8 views in all), unlit and lit, each with no output and
@@ -8,7 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+record_gpu
 extra=()
 tests=(granray_gpu_tests)
 [ -n "${GRANRAY_COST_ONLY:-}" ] && tests=()

@@ -1,17 +1,16 @@
 #!/usr/bin/env bash
-# One run on the GPU machine for walls and clip planes (SPEC 2b, 2c): build for sm_90, the GPU
+# One run on the GPU machine for walls and clip planes (contract 2b, 2c): build for sm_90, the GPU
 # tests, compute-sanitizer (memcheck, initcheck) over the wall tests, then 1 M dense grains at
 # 1080p inside a 100,000-triangle cylinder against the same grains without it: primary rays/s,
 # the tree's build once and per frame (moving walls), lit frames. Logs go to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+record_gpu
 
 source scripts/gpu-build.sh
 
-(cd "$BUILD" && ctest --output-on-failure -L gpu -j 2) >"$OUT/gpu-tests.log" 2>&1
-grep -E "tests passed|tests failed|Failed|\*\*\*Failed" "$OUT/gpu-tests.log" | head -20
+gpu_tests
 
 for tool in memcheck initcheck; do
   compute-sanitizer --tool $tool --error-exitcode 3 "$BUILD/tests/granray_gpu_tests" \

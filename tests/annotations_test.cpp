@@ -119,8 +119,8 @@ TEST(Annotations, ColourBarShowsTheColormapAtTheRightEdge) {
   EXPECT_EQ(plain.rgb, plain_image(width, height, 0).rgb);
 }
 
-// Categories (SPEC 2d): one swatch per category value the frame draws, top to bottom, in palette
-// entry value mod n, with the value written to its left.
+// Categories (contract 2d): one swatch per category value the frame draws, top to bottom, in
+// palette entry value mod n, with the value written to its left.
 TEST(Annotations, CategoriesShowOneSwatchPerValueDrawn) {
   Rng rng(fresh_seed());
   const int width = std::uniform_int_distribution<int>(320, 1920)(rng);
@@ -172,7 +172,7 @@ TEST(Annotations, CategoriesShowOneSwatchPerValueDrawn) {
   EXPECT_GT(light, std::size_t(px) * v.categories.size()) << "labels";
 }
 
-// SPEC 2d's tripod: from one point in the chosen corner, world x, y and z each drawn in its own
+// contract 2d's tripod: from one point in the chosen corner, world x, y and z each drawn in its own
 // colour along its projection onto the camera's right and up directions, min(W, H) / 12 long.
 TEST(Annotations, AxesPointAlongTheProjectedWorldAxes) {
   Rng rng(fresh_seed());
@@ -258,7 +258,7 @@ TEST(Annotations, AxesPointAlongTheProjectedWorldAxes) {
   }
 }
 
-// A region (SPEC 3) or a poster's band gets exactly its window of the whole image's overlays:
+// A region (contract 3) or a poster's band gets exactly its window of the whole image's overlays:
 // the label, the bar or swatches and the tripod, laid out on the whole.
 TEST(Annotations, AWindowGetsItsPartOfTheWholeImagesOverlays) {
   Rng rng(fresh_seed());

@@ -1,4 +1,4 @@
-// [insitu.camera.path] (SPEC 2f): the camera through its keys, linear or smooth (Catmull-Rom),
+// [insitu.camera.path] (contract 2f): the camera through its keys, linear or smooth (Catmull-Rom),
 // checked against the formulas on random keys; the frames in situ are those of a renderer given
 // the path's camera at their step or time.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Camera set-up (SPEC 2): auto placement, target, up fallback, orthographic height, zoom.
+// Camera set-up (contract 2): auto placement, target, up fallback, orthographic height, zoom.
 #include <gtest/gtest.h>
 
 #include <cmath>

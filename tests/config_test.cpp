@@ -112,7 +112,7 @@ TEST(Config, OverridesUseTomlValues) {
   EXPECT_EQ(w.compression, 0);
 }
 
-// SPEC 2d keys: outlines, the depth cue and categorical colours.
+// contract 2d keys: outlines, the depth cue and categorical colours.
 TEST(Config, RegionAndTileMemory) {
   const InsituConfig c = parse_insitu_config(
       "[insitu]\nwidth = 400\nheight = 300\nregion = [10, 20, 100, 50]\ntile_memory = 3\n",
@@ -248,7 +248,7 @@ TEST(Config, ErrorsNameKeyFileAndLine) {
   expect_config_error("", {"key=value"}, {"width"});
 }
 
-// SPEC 2a: every lighting key off by default, read when given, and checked with its range.
+// contract 2a: every lighting key off by default, read when given, and checked with its range.
 TEST(Config, LightingKeys) {
   const InsituConfig off = parse_insitu_config("[insitu]\n", "sim.toml");
   EXPECT_FALSE(lighting_on(off.render.shading));
@@ -371,7 +371,7 @@ TEST(Config, LoadsAFileAndReportsAMissingOne) {
   EXPECT_THROW(load_insitu_config(temp_path("missing.toml")), ConfigError);
 }
 
-// [[insitu.materials]] (SPEC 2e): each kind, in order, selecting grains by the colour field or
+// [[insitu.materials]] (contract 2e): each kind, in order, selecting grains by the colour field or
 // the radius, walls naming theirs, and mistakes that name the key, the file and the line.
 TEST(Config, Materials) {
   const std::string head = "[insitu.color]\nfield = \"type\"\n";
@@ -430,7 +430,7 @@ TEST(Config, Materials) {
                       {"sim.toml:10", "walls[0].material", "\"gold\""});
 }
 
-// renderer = "path" and [insitu.path] (SPEC 2e): the path-traced still's keys and their limits.
+// renderer = "path" and [insitu.path] (contract 2e): the path-traced still's keys and their limits.
 TEST(Config, PathTracedStill) {
   const InsituConfig c = parse_insitu_config(
       "[insitu]\nrenderer = \"path\"\n[insitu.path]\nsamples = 256\nsun_radius = 1.5\n"
@@ -452,7 +452,7 @@ TEST(Config, PathTracedStill) {
   expect_config_error("[insitu.path]\nspp = 4\n", {"unknown key", "insitu.path.spp"});
 }
 
-// [[insitu.walls]] and [[insitu.clip]] (SPEC 2b, 2c): every kind of wall, paths relative to the
+// [[insitu.walls]] and [[insitu.clip]] (contract 2b, 2c): every kind of wall, paths relative to the
 // TOML file, and mistakes that name the key, the file and the line.
 TEST(Config, WallsAndClipPlanes) {
   const std::string dir = temp_path("walls-" + std::to_string(fresh_seed()));

@@ -66,7 +66,7 @@ TEST(CudaInput, DeviceResidentParticlesRenderLikeHostOnes) {
   cudaStreamDestroy(stream);
 }
 
-// SPEC 2b moving walls: the simulation's own triangles in device memory are read in place and
+// contract 2b moving walls: the simulation's own triangles in device memory are read in place and
 // render like the same triangles from the host, moved frame after frame; the CPU backend refuses
 // them with a clear error.
 TEST(CudaInput, DeviceResidentWallTrianglesRenderLikeHostOnes) {

@@ -86,8 +86,8 @@ TEST_F(Hdf5OutputTest, ImagesToRenderIntoAreReadyFromTheStartAndComeBack) {
   Rng rng(fresh_seed());
   io::WriterOptions o;
   o.queue = std::uniform_int_distribution<std::size_t>(1, 5)(rng);
-  o.width = std::uniform_int_distribution<int>(1, 300)(rng);
-  o.height = std::uniform_int_distribution<int>(1, 200)(rng);
+  o.outputs.width = std::uniform_int_distribution<int>(1, 300)(rng);
+  o.outputs.height = std::uniform_int_distribution<int>(1, 200)(rng);
   o.drop = true;
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
@@ -97,7 +97,7 @@ TEST_F(Hdf5OutputTest, ImagesToRenderIntoAreReadyFromTheStartAndComeBack) {
   std::vector<Image> pool;
   for (std::size_t k = 0; k < o.queue + 2; ++k) {
     pool.push_back(writer.recycled_image());
-    ASSERT_EQ(pool.back().rgb.size(), std::size_t(o.width) * o.height * 3) << k;
+    ASSERT_EQ(pool.back().rgb.size(), std::size_t(o.outputs.width) * o.outputs.height * 3) << k;
   }
   EXPECT_TRUE(writer.recycled_image().rgb.empty()) << "no more than queue + 2";
   // Written and dropped frames both give their image back.
@@ -113,7 +113,9 @@ TEST_F(Hdf5OutputTest, ImagesToRenderIntoAreReadyFromTheStartAndComeBack) {
   EXPECT_GE(writer.counters().dropped, 1u) << "the queue of " << o.queue << " overflowed";
   EXPECT_EQ(writer.counters().written + writer.counters().dropped, submitted);
   for (std::size_t k = 0; k < o.queue + 2; ++k) {
-    EXPECT_EQ(writer.recycled_image().rgb.size(), std::size_t(o.width) * o.height * 3) << k;
+    EXPECT_EQ(writer.recycled_image().rgb.size(),
+              std::size_t(o.outputs.width) * o.outputs.height * 3)
+        << k;
   }
 }
 
@@ -148,9 +150,9 @@ TEST_F(Hdf5OutputTest, PendingPixelsAreSettledBeforeWritingAndDroppedWithTheirFr
   const std::string h5 = dir_ + "/pending.h5";
   {
     io::WriterOptions o;
-    o.hdf5_path = h5;
-    o.width = width;
-    o.height = height;
+    o.outputs.hdf5_path = h5;
+    o.outputs.width = width;
+    o.outputs.height = height;
     o.log = [&](const std::string& line) {
       std::lock_guard<std::mutex> lock(log_mutex);
       log.push_back(line);
@@ -192,8 +194,8 @@ TEST_F(Hdf5OutputTest, PendingPixelsAreSettledBeforeWritingAndDroppedWithTheirFr
   io::WriterOptions o;
   o.queue = 1;
   o.drop = true;
-  o.width = width;
-  o.height = height;
+  o.outputs.width = width;
+  o.outputs.height = height;
   std::promise<void> entered, release;
   std::shared_future<void> released_writer = release.get_future().share();
   std::atomic<bool> first{true};

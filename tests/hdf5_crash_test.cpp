@@ -172,10 +172,10 @@ long resident_kib() {
 // growing once the cache is full.
 TEST_F(Hdf5OutputTest, TenThousandFramesInFlatMemory) {
   io::WriterOptions o;
-  o.hdf5_path = dir_ + "/many.h5";
-  o.width = 16;
-  o.height = 12;
-  o.hdf5.durable = false;  // the memory, not the disk, is under test here
+  o.outputs.hdf5_path = dir_ + "/many.h5";
+  o.outputs.width = 16;
+  o.outputs.height = 12;
+  o.outputs.hdf5.durable = false;  // the memory, not the disk, is under test here
   o.queue = 8;
   io::FrameWriter writer(o);
   Image image;

@@ -1,5 +1,5 @@
-// HDF5 output (SPEC 5): frames and metadata read back through the HDF5 C API and h5dump and equal
-// to the PNGs, posters chunked by rows, appending on restart, a damaged file refused.
+// HDF5 output (contract 5): frames and metadata read back through the HDF5 C API and h5dump and
+// equal to the PNGs, posters chunked by rows, appending on restart, a damaged file refused.
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <signal.h>
@@ -107,7 +107,7 @@ TEST_F(Hdf5OutputTest, FramesAndMetadataReadBackAndEqualThePngs) {
   }
 }
 
-// Posters (SPEC 5): a frame larger than max_chunk_bytes is chunked in bands of rows, written as
+// Posters (contract 5): a frame larger than max_chunk_bytes is chunked in bands of rows, written as
 // its rows arrive in bands of any height, deflated in parallel; it reads back exactly, through
 // HDF5's own filter, beside ordinary appends to the same file and after a restart.
 TEST_F(Hdf5OutputTest, PosterFramesAreChunkedByRowsAndReadBackExactly) {

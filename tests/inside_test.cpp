@@ -1,6 +1,6 @@
-// SPEC 2d, seeing inside a bed: outlines and the depth cue. Every method against the brute-force
-// reference on random scenes, unlit and lit, and the reference against the model written out
-// again in double precision. Built once per backend.
+// contract 2d, seeing inside a bed: outlines and the depth cue. Every method against the
+// brute-force reference on random scenes, unlit and lit, and the reference against the model
+// written out again in double precision. Built once per backend.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -63,7 +63,7 @@ TEST_F(InsideTest, GridAndTilesMatchBruteForceWithOutlinesAndDepthCue) {
   EXPECT_GE(cued, 2);
 }
 
-// SPEC 2d categories: with ambient 1 and diffuse 0 a grain shows its base colour unchanged, so
+// contract 2d categories: with ambient 1 and diffuse 0 a grain shows its base colour unchanged, so
 // every pixel that shows a grain shows entry floor(s + 0.5) mod n of the palette for its scalar
 // s: integers, halves (which round up), any value, negative ones and NaN (entry 0) among them.
 TEST_F(InsideTest, CategoriesColourEachGrainByItsPaletteEntry) {
@@ -137,7 +137,7 @@ TEST_F(InsideTest, CategoriesColourEachGrainByItsPaletteEntry) {
   }
 }
 
-// SPEC 2d selection: the grains outside the range are removed like clipped ones. The frame
+// contract 2d selection: the grains outside the range are removed like clipped ones. The frame
 // equals the frame of the selected grains alone (same ids), unlit and lit (an unselected grain
 // casts no shadow), by a value of its own or by the colour scalar; the auto camera and the census
 // still count every grain.
@@ -235,7 +235,7 @@ TEST_F(InsideTest, AnEmptySelectionIsABackgroundFrame) {
 
 D3 centre(Vec4 s) { return {s.x, s.y, s.z}; }
 
-// SPEC 2 and 2d written out again in double precision: the nearest entry, the outline where the
+// contract 2 and 2d written out again in double precision: the nearest entry, the outline where the
 // ray's distance to the centre exceeds r (1 - outline), the flat shading, then the depth cue over
 // the depths of the scene box's corners; antialiased by the mean of a regular grid of samples.
 TEST_F(InsideTest, ReferenceFollowsTheOutlineAndDepthCueModel) {

@@ -99,8 +99,8 @@ TEST(InsituAcrossRanks, RankZeroWritesEveryRanksShare) {
       std::equal(reference.rgb.begin(), reference.rgb.end(), rgb.end() - reference.rgb.size()));
 }
 
-// SPEC 2f across ranks: each further view (and the orbit's), composited on rank 0, is the one-rank
-// render of all the particles with that camera, lit and in /views/NAME.
+// contract 2f across ranks: each further view (and the orbit's), composited on rank 0, is the
+// one-rank render of all the particles with that camera, lit and in /views/NAME.
 TEST(InsituAcrossRanks, ViewsAreTheOneRankFramesOfTheirCameras) {
   Rng rng(shared_seed());
   const int rank = rank_of(MPI_COMM_WORLD), size = size_of(MPI_COMM_WORLD);

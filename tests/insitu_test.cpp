@@ -252,7 +252,7 @@ TEST_F(InsituTest, FailuresSkipTheFrameAndTheNextOneRenders) {
   EXPECT_EQ(vis.counters().written, 1u);
 }
 
-// Moving walls (SPEC 2b): the simulation moves a named wall with each frame, by a rigid
+// Moving walls (contract 2b): the simulation moves a named wall with each frame, by a rigid
 // transform or by its own triangles; the frame equals the renderer's with the wall where it was
 // moved, and a name no wall has skips the frame with a clear reason.
 TEST_F(InsituTest, MovingWallsFollowTheSimulation) {

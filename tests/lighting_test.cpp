@@ -1,4 +1,4 @@
-// SPEC 2a: shadows, ambient occlusion, highlights and antialiasing. Every method against the
+// contract 2a: shadows, ambient occlusion, highlights and antialiasing. Every method against the
 // brute-force reference (every secondary ray tested against every sphere), the reference against
 // the model written out again in double precision, ambient occlusion against an independent
 // many-ray estimate, and the lit CUDA image against the CPU's. Built once per backend.
@@ -129,7 +129,7 @@ TEST_F(LightingTest, LiggghtsPackingMatchesBruteForce) {
   expect_methods_match_brute_force(frames[0].xyzr, s, "LIGGGHTS packing");
 }
 
-// SPEC 2a (shadows, highlight, antialiasing) written out again in double precision.
+// contract 2a (shadows, highlight, antialiasing) written out again in double precision.
 D3 centre(Vec4 s) { return {s.x, s.y, s.z}; }
 
 // The nearest entry into any sphere, and how close to a decision float rounding could come.

@@ -1,4 +1,4 @@
-// SPEC 2e: metal and glass grains and walls, traced `bounces` deep. Every method against the
+// contract 2e: metal and glass grains and walls, traced `bounces` deep. Every method against the
 // brute-force reference (bounce rays and their secondary rays tested against every sphere and
 // triangle), the reference against the model written out again in double precision, images
 // without materials unchanged, and the CUDA image against the CPU's. Built once per backend.
@@ -199,7 +199,7 @@ TEST_F(MaterialsTest, LiggghtsPackingMatchesBruteForce) {
   expect_methods_match_brute_force(view_with_kinds(frames[0].xyzr, kinds), s, "LIGGGHTS packing");
 }
 
-// SPEC 2e written out again in double precision: a handful of spheres over a mirror floor,
+// contract 2e written out again in double precision: a handful of spheres over a mirror floor,
 // shadows on. Pixels whose ray tree meets a decision within rounding (a grazing ray, a near tie,
 // a triangle's edge) are left out. The renderer's rounding grows along the tree: each bounce off
 // a sphere turns an error e in its hit point into a direction error 2e/r, which the next leg
@@ -317,7 +317,7 @@ struct DoubleScene {
     return nullptr;
   }
 
-  // SPEC 2e's T(o, d, b).
+  // contract 2e's T(o, d, b).
   D3 trace(D3 o, D3 d, int b) {
     double t = 0;
     const int hit = nearest(o, d, t);
@@ -420,7 +420,7 @@ TEST_F(MaterialsTest, ReferenceFollowsTheMaterialModel) {
     const DoubleCamera cam(stats.camera, s);
     const D3 light =
         unit(cam.u * s.shading.light.x + cam.v * s.shading.light.y + cam.w * s.shading.light.z);
-    // The auto camera's R (SPEC 2b's offset) from the resolved frame is not needed exactly: any
+    // The auto camera's R (contract 2b's offset) from the resolved frame is not needed exactly: any
     // offset far below the features gives the same colours.
     DoubleScene scene{spheres, kinds, s.walls->front().triangles, s, light, 1e-6};
     std::size_t checked = 0;
@@ -505,7 +505,7 @@ TEST_F(MaterialsTest, AMirrorShowsWhatSurroundsIt) {
   }
 }
 
-// SPEC 2e: faces = "back" hides a container's near side from primary rays only. A mirror ball
+// contract 2e: faces = "back" hides a container's near side from primary rays only. A mirror ball
 // in a back-faces-only box shows the near side behind the camera in its middle (its reflection
 // straight back), where the camera sees through that side; on every path alike.
 TEST_F(MaterialsTest, BounceRaysMeetTheNearSideOfABackFacesOnlyContainer) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""SPEC 2e: the path-traced still agrees with Mitsuba 3 within Monte Carlo noise on scenes both
+"""contract 2e: the path-traced still agrees with Mitsuba 3 within Monte Carlo noise on scenes both
 describe alike: matte and mirror grains on a matte floor under a uniform sky, without and with a
 point sun (bench/mitsuba_compare.py --no-glass, Mitsuba's llvm_ad_rgb variant). The two images'
 mean levels must agree to within a level and their pixels on average to within the noise.

@@ -12,6 +12,7 @@
 
 #include "granray/insitu/mpi_frame.h"
 #include "granray/io/particle_file.h"
+#include "granray/rank_stages.h"
 #include "mpi_one_rank_check.h"
 #include "mpi_support.h"
 #include "test_support.h"
@@ -19,7 +20,7 @@
 namespace granray::test {
 namespace {
 
-// SPEC 2a across ranks: a shadow or occlusion ray from a grain on one rank is blocked by grains
+// contract 2a across ranks: a shadow or occlusion ray from a grain on one rank is blocked by grains
 // on others; the lit image is still the one-rank image, byte for byte.
 TEST(MpiRender, LitFramesOnAnyRankCountMatchOneRank) {
   Rng rng(shared_seed());
@@ -178,7 +179,7 @@ TEST(MpiRender, GatheredLitFramesRenderedByRankZeroForTheNodeMatchOneRank) {
   }
 }
 
-// SPEC 2e across ranks: a grain's reflection shows grains of other ranks, so the frame (and the
+// contract 2e across ranks: a grain's reflection shows grains of other ranks, so the frame (and the
 // path-traced still) is rendered from every rank's grains on one; the image is the one-rank
 // image, byte for byte.
 TEST(MpiRender, MetalAndGlassOnAnyRankCountMatchOneRank) {
@@ -214,7 +215,7 @@ TEST(MpiRender, MetalAndGlassOnAnyRankCountMatchOneRank) {
   }
 }
 
-// SPEC 2b, 2c and 2d's see-through walls across ranks: every rank knows the walls and the clip
+// contract 2b, 2c and 2d's see-through walls across ranks: every rank knows the walls and the clip
 // planes, each renders its own grains with them, and the composited frame is the one-rank frame
 // byte for byte, unlit, lit by gathering, and lit by the passes over ranks.
 TEST(MpiRender, WallsAndClipPlanesOnAnyRankCountMatchOneRank) {
@@ -245,7 +246,7 @@ TEST(MpiRender, WallsAndClipPlanesOnAnyRankCountMatchOneRank) {
                                          a + Vec3{0.0f, uniform(rng, -2, 2), uniform(rng, -2, 2)}});
       }
       (*walls)[2].color = {0.9f, 0.3f, 0.2f};
-      // See-through (SPEC 2d) or not: the container and the soup, each at random.
+      // See-through (contract 2d) or not: the container and the soup, each at random.
       for (const int k : {0, 2}) {
         if (rng() % 2 == 0) (*walls)[k].opacity = uniform(rng, 0.1f, 0.9f);
       }
@@ -384,14 +385,15 @@ TEST(MpiRender, LitFramesWithHalosInGpuMemoryMatchOneRank) {
         }
         expect_same_as_one_rank(spheres, speed, s, split, rng, &compositor, &renderer);
         // The largest mailbox over the ranks (each is made for its own halos).
-        std::uint64_t capacity = renderer.halo_mailbox_capacity();
+        std::uint64_t capacity = rank_stages(renderer).halo_mailbox_capacity();
         MPI_Allreduce(MPI_IN_PLACE, &capacity, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
         if (size == 1 || host) {
           EXPECT_EQ(capacity, 0u) << "no mailbox without other ranks or with GRANRAY_HALO=host";
           continue;
         }
         EXPECT_TRUE(compositor.in_gpu_memory());
-        EXPECT_GT(renderer.halo_mailbox_capacity(), 0u) << "every rank's mailbox is mapped";
+        EXPECT_GT(rank_stages(renderer).halo_mailbox_capacity(), 0u)
+            << "every rank's mailbox is mapped";
         EXPECT_GE(capacity, largest) << "a mailbox never shrinks";
         if (first_capacity == 0) first_capacity = capacity;
         largest = capacity;

@@ -365,7 +365,7 @@ TEST(Sphere, RealOutputFiles) {
   }
 }
 
-// STL (SPEC 2b walls): ASCII and binary read alike, bad files name the file and line.
+// STL (contract 2b walls): ASCII and binary read alike, bad files name the file and line.
 
 std::string ascii_stl(const std::vector<Triangle>& triangles) {
   std::ostringstream out;

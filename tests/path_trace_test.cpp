@@ -1,4 +1,4 @@
-// SPEC 2e's path-traced still: the same paths through the grid and against every sphere, the
+// contract 2e's path-traced still: the same paths through the grid and against every sphere, the
 // same image run to run and band by band, a furnace with the analytic answer, one bounce under an
 // infinitely small sun equal to the direct model's shadows, an error that falls as
 // 1 / sqrt(samples), and the CUDA image within noise of the CPU's. Built once per backend.
@@ -238,7 +238,7 @@ TEST_F(PathTraceTest, FurnaceGivesTheAnalyticRadiance) {
 }
 
 // One bounce, an infinitely small sun of intensity `diffuse`, no sky: each path's radiance is
-// SPEC 2a's diffuse term with shadows at a point of its pixel. Against the direct image
+// contract 2a's diffuse term with shadows at a point of its pixel. Against the direct image
 // antialiased 4 x 4 (both average the pixel's area), pixel by pixel, apart from silhouettes and
 // shadow edges.
 TEST_F(PathTraceTest, OneBounceUnderAPointSunIsTheDirectImage) {

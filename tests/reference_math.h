@@ -1,4 +1,4 @@
-// Double-precision vectors for the tests' independent references of the image model (SPEC 2,
+// Double-precision vectors for the tests' independent references of the image model (contract 2,
 // 2a, 2b written out again, apart from the kernels' float code).
 #pragma once
 

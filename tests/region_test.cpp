@@ -1,6 +1,6 @@
-// SPEC 3 region and poster bands (granray/tiled_render.h): a window of the image renders exactly
-// the pixels of that window of the whole, and bands rendered under a small memory budget put
-// together are the whole image. Fresh random scenes with every feature a window could disturb:
+// contract 3 region and poster bands (granray/tiled_render.h): a window of the image renders
+// exactly the pixels of that window of the whole, and bands rendered under a small memory budget
+// put together are the whole image. Fresh random scenes with every feature a window could disturb:
 // the auto camera, screen tiles, lighting (ambient-occlusion directions are seeded by the pixel),
 // walls, see-through walls, clip planes, outlines and depth cue. Built once per backend.
 #include <gtest/gtest.h>

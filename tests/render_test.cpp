@@ -1,4 +1,4 @@
-// Every renderer path against the brute-force reference, and the reference against SPEC 2
+// Every renderer path against the brute-force reference, and the reference against contract 2
 // computed independently in double precision. Built once per backend.
 #include <gtest/gtest.h>
 
@@ -278,7 +278,7 @@ TEST_F(RenderTest, ColourByScalarMatchesBruteForceAndThePublishedEnds) {
   EXPECT_EQ(high.b, 37);
 }
 
-// SPEC 2 written out again in double precision, independently of the kernels.
+// contract 2 written out again in double precision, independently of the kernels.
 
 TEST_F(RenderTest, ReferenceFollowsTheImageModel) {
   Rng rng(fresh_seed());

@@ -222,7 +222,7 @@ TEST(RenderTool, UnderMpirunSplitsTheInputAndMatchesOneRank) {
 #else
   Rng rng(fresh_seed());
   const std::string dump = random_dump(rng, 2, 1500, "split.dump");
-  // Unlit, then lit (SPEC 2a: shadows, occlusion, and 1 sample per pixel, lit across the ranks'
+  // Unlit, then lit (contract 2a: shadows, occlusion, and 1 sample per pixel, lit across the ranks'
   // spatial shares by halo, or 4, gathered).
   for (const bool lit : {false, true}) {
     SCOPED_TRACE(lit ? "lit" : "unlit");
@@ -251,7 +251,7 @@ TEST(RenderTool, UnderMpirunSplitsTheInputAndMatchesOneRank) {
 #endif
 }
 
-// Posters (SPEC 3 region, SPEC 5): a tile budget far below the frame renders it in bands of
+// Posters (contract 3 region, contract 5): a tile budget far below the frame renders it in bands of
 // rows, streamed to the PNG and to HDF5 chunks by rows, with the pixels of the frame rendered
 // whole; a region gives exactly that window of the whole; under mpirun the bands composite to
 // the same pixels.

@@ -1,4 +1,4 @@
-// SPEC 2d's see-through walls: a wall of opacity 0 changes no pixel (so see-through walls block
+// contract 2d's see-through walls: a wall of opacity 0 changes no pixel (so see-through walls block
 // no primary, shadow or occlusion ray), only the nearest eight layers show, and the composite
 // follows the model written out again in double precision. Built once per backend; the trees
 // against brute force are in walls_test.cpp, the rank counts in mpi_lit_render_test.cpp.
@@ -192,7 +192,7 @@ TEST_F(SeeThroughTest, ListsKeptForLaterFramesChangeNoPixel) {
   }
 }
 
-// The composite of SPEC 2d in double: the nearest eight see-through triangles in front of the
+// The composite of contract 2d in double: the nearest eight see-through triangles in front of the
 // visible grain (or all of them over the background), each lit with S = A = 1, front to back.
 TEST_F(SeeThroughTest, ReferenceFollowsTheCompositeModel) {
   Rng rng(fresh_seed());

@@ -58,9 +58,9 @@ std::vector<Vec4> random_scene(Rng& rng, const SceneCase& c, float box);
 
 RenderSettings random_settings(Rng& rng, bool orthographic);
 // A resolved camera of random settings, size (40..160 x 30..120 pixels), eye and target around a
-// unit box; with `window`, half the time a random window of the image (SPEC 3 region).
+// unit box; with `window`, half the time a random window of the image (contract 3 region).
 CameraFrame random_camera_frame(Rng& rng, bool orthographic, bool window = false);
-// SPEC 2d outlines and depth cue, each on half the time with random widths and colours.
+// contract 2d outlines and depth cue, each on half the time with random widths and colours.
 void random_inside_shading(Rng& rng, ShadingSettings& s);
 
 // A host view of these spheres, with these global ids when given.

@@ -1,4 +1,4 @@
-// SPEC 2f on each backend: a frame's further views, rendered in situ from the grid the main
+// contract 2f on each backend: a frame's further views, rendered in situ from the grid the main
 // camera built, are the frames a renderer of that backend draws with their cameras, unlit and
 // lit. Built once per backend.
 #include <gtest/gtest.h>

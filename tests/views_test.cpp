@@ -1,6 +1,6 @@
-// SPEC 2f, [[insitu.views]]: further cameras of every frame. Each view is exactly what a run with
-// that camera alone renders, in its PNG ({view}) and in /views/NAME of the HDF5 file; the views'
-// keys are checked like every other table's.
+// contract 2f, [[insitu.views]]: further cameras of every frame. Each view is exactly what a run
+// with that camera alone renders, in its PNG ({view}) and in /views/NAME of the HDF5 file; the
+// views' keys are checked like every other table's.
 #include <gtest/gtest.h>
 #include <hdf5.h>
 

@@ -1,4 +1,4 @@
-// Random walls and clip planes around random grains (SPEC 2b-2d), for the wall, see-through and
+// Random walls and clip planes around random grains (contract 2b-2d), for the wall, see-through and
 // rank tests.
 #pragma once
 

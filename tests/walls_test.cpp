@@ -1,8 +1,8 @@
-// SPEC 2b and 2c: walls and clip planes. The wall tree against the brute-force loop over every
+// contract 2b and 2c: walls and clip planes. The wall tree against the brute-force loop over every
 // triangle, with every method, lit and unlit, on random grains, random triangle soups, a
 // container box and a cylinder; the brute-force image against the model written out again in
 // double precision; clip planes against the scene without the clipped grains; the shapes closed
-// and outward-facing; see-through walls (SPEC 2d) against brute force. Built once per backend.
+// and outward-facing; see-through walls (contract 2d) against brute force. Built once per backend.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -83,7 +83,7 @@ TEST_F(WallsTest, TreeMatchesBruteForceOnRandomScenes) {
   }
 }
 
-// SPEC 2d: see-through walls, alone or among opaque ones, with outlines and depth cue, lit and
+// contract 2d: see-through walls, alone or among opaque ones, with outlines and depth cue, lit and
 // unlit: the trees give the brute-force loop's layers.
 TEST_F(WallsTest, SeeThroughWallsMatchBruteForceOnRandomScenes) {
   Rng rng(fresh_seed());
@@ -264,8 +264,8 @@ TEST_F(WallsTest, TrianglesReadInPlaceRenderLikeCopiedOnes) {
   EXPECT_EQ(copied.rgb, in_place.rgb);
 }
 
-// SPEC 2b and 2c written out again in double precision: nearest of spheres and triangles
-// (Moller-Trumbore, both sides, back faces dropped, clipped hits ignored), shaded as SPEC 2 and
+// contract 2b and 2c written out again in double precision: nearest of spheres and triangles
+// (Moller-Trumbore, both sides, back faces dropped, clipped hits ignored), shaded as contract 2 and
 // with hard shadows through grains and walls.
 
 struct Scene {

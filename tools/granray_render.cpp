@@ -1,4 +1,4 @@
-// granray-render: renders particle files with the plugin's settings and renderer (SPEC 4).
+// granray-render: renders particle files with the plugin's settings and renderer (contract 4).
 // Under mpirun each rank renders an equal share of every frame's particles, the frame is
 // composited across the ranks, and rank 0 writes it.
 #include <unistd.h>
@@ -17,12 +17,11 @@
 #include "frame_source.h"
 #include "granray/errors.h"
 #include "granray/insitu/config.h"
+#include "granray/insitu/frame_outputs.h"
 #include "granray/insitu/rank_group.h"
 #include "granray/io/annotations.h"
 #include "granray/io/frame_pattern.h"
-#include "granray/io/hdf5_frame_file.h"
-#include "granray/io/image_file.h"
-#include "granray/io/image_stream.h"
+#include "granray/io/frame_sinks.h"
 #include "granray/io/particle_file.h"
 #include "granray/io/spatial_share.h"
 #include "granray/io/stl_file.h"
@@ -94,22 +93,25 @@ class MeshWalls {
 // What the writer thread needs of a frame being written band by band.
 struct FrameOutput {
   std::string path;
-  std::unique_ptr<granray::io::ImageStream> image;
   granray::FrameStats stats;  // the first band's, with the times of all bands summed
-  double render_ms = 0.0;
 };
+
+// The outputs every frame goes to (the plugin's sinks: image files, HDF5, Cinema); rank 0's.
+using Sinks = std::vector<std::unique_ptr<granray::io::FrameSink>>;
 
 std::string frame_path(const std::string& pattern, const std::string& view, std::int64_t step) {
   return granray::io::expand_frame_pattern(granray::io::expand_view_pattern(pattern, view), step);
 }
 
-// SPEC 2f: a further view of a snapshot, rendered whole from the particles whose grid the main
+// contract 2f: a further view of a snapshot, rendered whole from the particles whose grid the main
 // view built, for the writer thread.
 struct RenderedView {
   std::string name;
   std::string path;
   granray::Image image;
   granray::FrameStats stats;
+  bool orbit = false;  // one of [insitu.orbit]'s ring, at the camera's theta and phi
+  float theta = 0.0f, phi = 0.0f;
 };
 
 std::shared_ptr<std::vector<RenderedView>> render_views(
@@ -120,7 +122,13 @@ std::shared_ptr<std::vector<RenderedView>> render_views(
   auto views = std::make_shared<std::vector<RenderedView>>();
   const PixelRect window = render_window(settings);
   for (const ViewSettings& camera : config.views) {
-    RenderedView v{camera.name, frame_path(out, camera.name, frame.number), {}, {}};
+    RenderedView v{camera.name,
+                   frame_path(out, camera.name, frame.number),
+                   {},
+                   {},
+                   camera.orbit,
+                   camera.camera.theta,
+                   camera.camera.phi};
     v.image.width = window.x1 - window.x0;
     v.image.height = window.y1 - window.y0;
     v.image.rgb.resize(std::size_t(v.image.width) * v.image.height * 3);
@@ -140,21 +148,28 @@ std::shared_ptr<std::vector<RenderedView>> render_views(
   return views;
 }
 
-// On the writer thread: a view's annotations, its image file and its /views/NAME rows.
-void write_view(const granray::InsituConfig& config, const RenderedView& rendered,
-                granray::io::Hdf5FrameFile* h5, std::int64_t step, double time) {
+// On the writer thread, after the frame's last band: the views' annotations, every view to
+// every sink, then the frame's end (a Cinema database writes its ring then: the views' images
+// live until it has).
+void finish_frame(const granray::InsituConfig& config, const std::vector<RenderedView>& rendered,
+                  const Sinks& sinks, const granray::io::FrameMetadata& meta) {
   using namespace granray;
-  Image image = rendered.image;
-  if (io::any_annotation(config.annotations)) {
-    io::draw_annotations(image, config.annotations,
-                         annotation_values(config, rendered.stats, step, time),
-                         render_window(config.render), config.render.width, config.render.height);
+  std::vector<Image> images;  // annotated copies
+  images.reserve(rendered.size());
+  std::vector<io::SinkView> views;
+  for (const RenderedView& v : rendered) {
+    images.push_back(v.image);
+    if (io::any_annotation(config.annotations)) {
+      io::draw_annotations(images.back(), config.annotations,
+                           annotation_values(config, v.stats, meta.step, meta.time),
+                           render_window(config.render), config.render.width, config.render.height);
+    }
+    views.push_back({v.name, &images.back(), v.stats.camera, v.path, v.orbit, v.theta, v.phi});
   }
-  const auto file = io::open_image_stream(rendered.path, image.width, image.height,
-                                          static_cast<int>(config.compression));
-  file->write_rows(image.rgb.data(), image.height);
-  file->finish();
-  if (h5) h5->write_view({rendered.name, &image, rendered.stats.camera});
+  for (const auto& sink : sinks) {
+    for (const io::SinkView& view : views) sink->write_view(view);
+    sink->end_frame(meta);
+  }
 }
 
 // `ranks` is null for a one-rank run.
@@ -186,16 +201,12 @@ int run(const Options& options, granray::RankGroup* ranks) {
   };
   const PixelRect window = render_window(config.render);
   const int width = window.x1 - window.x0, height = window.y1 - window.y0;
-  std::unique_ptr<io::Hdf5FrameFile> h5;
-  if (rank == 0 && !config.output.empty()) {
+  Sinks sinks;
+  if (rank == 0) {
     try {
-      io::Hdf5Options h5_options;
-      h5_options.compression = static_cast<int>(config.compression);
-      for (const ViewSettings& v : config.views) h5_options.views.push_back(v.name);
-      h5 = std::make_unique<io::Hdf5FrameFile>(config.output, width, height, config.table_text,
-                                               h5_options);
+      sinks = io::frame_sinks(frame_outputs(config, true));
     } catch (const Error& e) {
-      failure = std::string("key 'insitu.output': ") + e.what();
+      failure = frame_output_keys(config) + ": " + e.what();
     }
   }
   if (!everyone_fine()) throw OutputError(failure);
@@ -252,10 +263,8 @@ int run(const Options& options, granray::RankGroup* ranks) {
     auto out = std::make_shared<FrameOutput>();
     out->path = frame_path(options.out, io::kMainView, f->number);
     if (writer) {
-      writer->post([out, width, height, &config, &h5] {
-        out->image =
-            io::open_image_stream(out->path, width, height, static_cast<int>(config.compression));
-        if (h5) h5->begin_frame();
+      writer->post([out, f, &sinks] {
+        for (const auto& sink : sinks) sink->begin_frame({f->number, f->frame.time, out->path});
       });
     }
     // The path-traced still on a terminal: the paths per pixel done so far, as they are cast.
@@ -293,18 +302,15 @@ int run(const Options& options, granray::RankGroup* ranks) {
                                       why.c_str());
                        }
                      }
-                     out->image->write_rows(image->rgb.data(), image->height);
-                     if (h5) h5->write_rows(image->rgb.data(), image->height);
+                     for (const auto& sink : sinks) sink->write_rows(*image);
                    });
                  });
     auto views = render_views(config, renderer, ranks, view, settings, rows, *f, options.out);
     if (writer) {
       // Values, not references, of this frame's locals (`rows`): the writer runs later.
       writer->post([&, f, out, views, rows] {
-        for (const RenderedView& v : *views)
-          write_view(config, v, h5.get(), f->number, f->frame.time);
-        out->image->finish();
-        if (h5) h5->end_frame(io::frame_metadata(out->stats, f->number, f->frame.time));
+        finish_frame(config, *views, sinks,
+                     io::frame_metadata(out->stats, f->number, f->frame.time));
         ++done;
         if (progress) print_progress(done, total, started);
         if (!frame_lines) return;
@@ -324,8 +330,8 @@ int run(const Options& options, granray::RankGroup* ranks) {
         }
         std::printf(", frame %.1f ms", stats.total_ms);
         if (height > rows) std::printf(", %d bands", (height + rows - 1) / rows);
-        std::printf(" -> %s%s%s\n", out->path.c_str(), h5 ? " and " : "",
-                    h5 ? h5->path().c_str() : "");
+        std::printf(" -> %s%s%s\n", out->path.c_str(), config.output.empty() ? "" : " and ",
+                    config.output.c_str());
         std::fflush(stdout);
       });
     }

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "granray/errors.h"
+#include "granray/insitu/frame_outputs.h"
 #include "granray/io/frame_pattern.h"
 #include "granray/tiled_render.h"
 
@@ -49,27 +50,19 @@ InsituConfig checked(InsituConfig config, const std::vector<std::string>& fields
 
 std::unique_ptr<io::FrameWriter> make_writer(const InsituConfig& config,
                                              std::function<void(const std::string&)> log) {
-  const std::string cinema = config.orbit ? config.orbit->cinema : "";
-  if (config.output.empty() && config.png.empty() && cinema.empty()) return nullptr;
   io::WriterOptions options;
-  options.hdf5_path = config.output;
-  options.cinema = cinema;
-  const PixelRect window = render_window(config.render);
-  options.width = window.x1 - window.x0;
-  options.height = window.y1 - window.y0;
-  options.config_text = config.table_text;
-  for (const ViewSettings& view : config.views) options.hdf5.views.push_back(view.name);
+  options.outputs = frame_outputs(config, false);
+  if (options.outputs.hdf5_path.empty() && config.png.empty() && options.outputs.cinema.empty()) {
+    return nullptr;
+  }
   options.views = config.views.size();
-  options.hdf5.compression = static_cast<int>(config.compression);
-  options.png_compression = static_cast<int>(config.compression);
   options.queue = static_cast<std::size_t>(config.queue);
   options.drop = config.drop;
   options.log = std::move(log);
   try {
     return std::make_unique<io::FrameWriter>(std::move(options));
   } catch (const OutputError& e) {
-    throw ConfigError("key 'insitu.output' = \"" + config.output +
-                      "\" or 'insitu.orbit.cinema' = \"" + cinema + "\": " + e.what());
+    throw ConfigError(frame_output_keys(config) + ": " + e.what());
   }
 }
 
@@ -287,7 +280,7 @@ std::string InsituRenderer::png_path(const std::string& view, std::int64_t step)
   return io::expand_frame_pattern(io::expand_view_pattern(config_.png, view), step, kStepDigits);
 }
 
-// SPEC 2f: each further view from the same particles, whose grid the main view built. Only the
+// contract 2f: each further view from the same particles, whose grid the main view built. Only the
 // writing rank keeps the images (the others' are composited away).
 std::vector<io::ViewJob> InsituRenderer::render_views(const ParticleView& view,
                                                       const RenderSettings& settings,

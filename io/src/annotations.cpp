@@ -137,7 +137,7 @@ static void draw_field_name(const Canvas& image, const Font& font, const std::st
             top - px - margin - 4, ink, outline);
 }
 
-// Categories (SPEC 2d): a column of swatches at the right edge, one per category value v the
+// Categories (contract 2d): a column of swatches at the right edge, one per category value v the
 // frame draws, in palette entry v mod n and labelled v on the left, and the field's name above.
 static void draw_swatches(const Canvas& image, const Font& font, int px, int margin, Rgb ink,
                           Rgb outline, const AnnotationValues& values) {
@@ -193,7 +193,7 @@ static void draw_segment(const Canvas& image, float ax, float ay, float bx, floa
   }
 }
 
-// SPEC 2d: three arrows from one point in the corner, world axis k drawn as its projection onto
+// contract 2d: three arrows from one point in the corner, world axis k drawn as its projection onto
 // the camera's right and up directions times min(W, H) / 12, labelled at the tip; the axes that
 // point into the picture first, so the nearer ones cross over them.
 static void draw_axes(const Canvas& image, const Font& font, int px, int margin, Rgb outline,

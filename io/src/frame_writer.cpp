@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "granray/errors.h"
-#include "granray/io/image_file.h"
 
 namespace granray::io {
 
@@ -15,21 +14,16 @@ constexpr std::size_t kSpareImages = 2;
 }  // namespace
 
 FrameWriter::FrameWriter(WriterOptions options) : options_(std::move(options)) {
-  if (!options_.hdf5_path.empty()) {
-    file_ = std::make_unique<Hdf5FrameFile>(options_.hdf5_path, options_.width, options_.height,
-                                            options_.config_text, options_.hdf5);
-  }
-  if (!options_.cinema.empty()) {
-    cinema_ = std::make_unique<CinemaDatabase>(options_.cinema, options_.png_compression);
-  }
+  sinks_ = frame_sinks(options_.outputs);
   // Every image the frames will circulate, made and its pages touched now: a frame rendered into
   // fresh memory pays the page faults in the time loop (a 1080p image is 6 MB, milliseconds).
   free_images_.resize(pool_size());
   for (Image& image : free_images_) {
-    image.width = options_.width;
-    image.height = options_.height;
-    image.rgb.assign(std::size_t(std::max(options_.width, 0)) * std::max(options_.height, 0) * 3,
-                     0);
+    image.width = options_.outputs.width;
+    image.height = options_.outputs.height;
+    image.rgb.assign(
+        std::size_t(std::max(options_.outputs.width, 0)) * std::max(options_.outputs.height, 0) * 3,
+        0);
   }
   if (options_.queue > 0) thread_ = std::thread([this] { run(); });
 }
@@ -156,32 +150,21 @@ void FrameWriter::write(FrameJob& job) {
     if (error.empty()) error = finish_image(job, view.image, view.annotation_values);
   }
   if (error.empty()) {
-    const auto failed = [&](const std::exception& e) {
-      error += (error.empty() ? "" : "; ") + std::string(e.what());
-    };
-    try {
-      if (!job.png_path.empty()) write_png(job.png_path, job.image, options_.png_compression);
-      for (const ViewJob& view : job.views) {
-        if (!view.png_path.empty()) write_png(view.png_path, view.image, options_.png_compression);
-      }
-    } catch (const std::exception& e) {
-      failed(e);
+    std::vector<SinkView> views;
+    for (const ViewJob& view : job.views) {
+      views.push_back(
+          {view.name, &view.image, view.camera, view.png_path, view.orbit, view.theta, view.phi});
     }
-    try {
-      std::vector<ViewImage> views;
-      for (const ViewJob& view : job.views) views.push_back({view.name, &view.image, view.camera});
-      if (file_) file_->append(job.image, job.meta, views);
-    } catch (const std::exception& e) {
-      failed(e);
-    }
-    try {
-      std::vector<CinemaImage> ring;
-      for (const ViewJob& view : job.views) {
-        if (view.orbit) ring.push_back({view.theta, view.phi, &view.image});
+    // Each sink writes what it can: a full disk under the HDF5 file still leaves the PNGs.
+    for (const std::unique_ptr<FrameSink>& sink : sinks_) {
+      try {
+        sink->begin_frame({job.meta.step, job.meta.time, job.png_path});
+        sink->write_rows(job.image);
+        for (const SinkView& view : views) sink->write_view(view);
+        sink->end_frame(job.meta);
+      } catch (const std::exception& e) {
+        error += (error.empty() ? "" : "; ") + std::string(e.what());
       }
-      if (cinema_ && !ring.empty()) cinema_->add_frame(job.meta.step, job.meta.time, ring);
-    } catch (const std::exception& e) {
-      failed(e);
     }
   }
   const bool ok = error.empty();

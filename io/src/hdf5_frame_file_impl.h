@@ -27,7 +27,7 @@ struct Series {
   bool added_later = false;
 };
 
-// A further view's datasets (SPEC 2f): /views/NAME/rgb and its camera series.
+// A further view's datasets (contract 2f): /views/NAME/rgb and its camera series.
 struct ViewDatasets {
   std::string name;
   Handle rgb;

@@ -1,4 +1,4 @@
-// SPEC 2f: the further views of every frame, each a group /views/NAME holding its rgb stack and
+// contract 2f: the further views of every frame, each a group /views/NAME holding its rgb stack and
 // camera series on the frames' axis, made with the file and written inside each frame.
 #include <hdf5.h>
 

@@ -151,7 +151,7 @@ ShadingParams make_shading_params(const ShadingSettings& shading, const CameraFr
   p.cue_color = shading.depth_cue_color.value_or(shading.background);
   p.eye = frame.eye;
   p.forward = frame.w * -1.0f;
-  // SPEC 2d: z_near and z_far over the box's corners, in double so that every rank and backend
+  // contract 2d: z_near and z_far over the box's corners, in double so that every rank and backend
   // gets the same two floats.
   double z_near = INFINITY, z_far = -INFINITY;
   for (int corner = 0; corner < 8; ++corner) {

@@ -23,7 +23,7 @@ namespace granray::cuda_backend {
 class DeferredDownloads : public std::enable_shared_from_this<DeferredDownloads> {
  public:
   // The writer's images (its queue, 4 by default, and two spares), locked in the first deferred
-  // frame; more are locked as a frame's further views (SPEC 2f) need them, up to 32 buffers or
+  // frame; more are locked as a frame's further views (contract 2f) need them, up to 32 buffers or
   // 256 MiB, whichever is fewer (at least the first six). Past that a frame is copied at once.
   static constexpr int kReservedBuffers = 6;
   static constexpr int kMaxBuffers = 32;

@@ -1,4 +1,4 @@
-// A frame's materials (SPEC 2e) as the kernels read them, from its settings.
+// A frame's materials (contract 2e) as the kernels read them, from its settings.
 #pragma once
 
 #include <cstdint>

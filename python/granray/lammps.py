@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _granray
 
-# Per-atom values granray.lammps takes from LAMMPS by name (SPEC 3 `field`, [insitu.select]),
+# Per-atom values granray.lammps takes from LAMMPS by name (contract 3 `field`, [insitu.select]),
 # besides "v_NAME" (an atom-style variable) and "c_ID" / "c_ID[k]" (a per-atom compute).
 _VECTORS = {"speed": "v", "force": "f", "angular_speed": "omega"}
 _COMPONENTS = {"vx": ("v", 0), "vy": ("v", 1), "vz": ("v", 2),

@@ -14,7 +14,7 @@ namespace granray {
 
 enum class Projection { perspective, orthographic };
 
-// SPEC 2 and 3, [insitu.camera]. Absent position means the auto camera.
+// contract 2 and 3, [insitu.camera]. Absent position means the auto camera.
 struct CameraSettings {
   Projection projection = Projection::perspective;
   std::optional<Vec3> position;
@@ -27,26 +27,26 @@ struct CameraSettings {
   float zoom = 1.0f;
 };
 
-// SPEC 2 and 3, [insitu.shading]. The light is given in camera space (u, v, w).
+// contract 2 and 3, [insitu.shading]. The light is given in camera space (u, v, w).
 struct ShadingSettings {
   float ambient = 0.25f;
   float diffuse = 0.75f;
   Vec3 light = {0.3f, 0.5f, 1.0f};
   Vec3 background = {1.0f, 1.0f, 1.0f};
   Vec3 particle_color = {0.8f, 0.8f, 0.8f};
-  // SPEC 2a lighting, all off by default (the image is then exactly SPEC 2's).
+  // contract 2a lighting, all off by default (the image is then exactly contract 2's).
   bool shadows = false;      // hard shadows from the directional light
   int ao_samples = 0;        // ambient-occlusion rays per primary sample, 0..kMaxAoSamples
   float ao_distance = 0.0f;  // their length; 0: 4 x the frame's mean radius
   float specular = 0.0f;     // weight of a white Blinn-Phong highlight
   float shininess = 32.0f;
   int samples = 1;  // primary samples per pixel: 1, 4, 9 or 16 (an m x m grid)
-  // SPEC 2d, off by default.
+  // contract 2d, off by default.
   float outline = 0.0f;  // rim width at each grain's silhouette, a fraction of its radius, [0, 1)
   Vec3 outline_color = {0.0f, 0.0f, 0.0f};
   float depth_cue = 0.0f;               // [0, 1]: how far the deepest surfaces fade
   std::optional<Vec3> depth_cue_color;  // absent: the background
-  // SPEC 2e: how deep reflection and refraction rays go (0 = none); applies only where
+  // contract 2e: how deep reflection and refraction rays go (0 = none); applies only where
   // RenderSettings::materials gives a grain or wall metal or glass.
   int bounces = 4;
 };
@@ -60,13 +60,13 @@ inline bool lighting_on(const ShadingSettings& s) {
   return s.shadows || s.ao_samples > 0 || s.specular > 0.0f || s.samples > 1;
 }
 
-// Colour by the particles' scalar (SPEC 3, [insitu.color]); applies when the frame has one.
+// Colour by the particles' scalar (contract 3, [insitu.color]); applies when the frame has one.
 struct ColorMapping {
   int colormap = 0;         // index into granray::colormap_names()
   bool auto_range = false;  // the frame's min/max over the renderable particles
   float lo = 0.0f;
   float hi = 1.0f;
-  // SPEC 2d categories: not empty, grain s takes entry floor(s + 0.5) mod its size (the
+  // contract 2d categories: not empty, grain s takes entry floor(s + 0.5) mod its size (the
   // non-negative remainder), and colormap, auto_range, lo and hi do not apply.
   std::vector<Vec3> palette;
 };
@@ -78,13 +78,14 @@ constexpr int kCategoryWords = 4;
 // Tableau 10, the default palette of categorical colours.
 std::vector<Vec3> tableau10_palette();
 
-// SPEC 2d [insitu.select]: only grains whose selection value s has lo <= s <= hi are drawn.
+// contract 2d [insitu.select]: only grains whose selection value s has lo <= s <= hi are drawn.
 struct SelectRange {
   float lo;
   float hi;
 };
 
-// SPEC 2e [[insitu.materials]]: what a grain or wall reflects or transmits besides its 2a colour.
+// contract 2e [[insitu.materials]]: what a grain or wall reflects or transmits besides its 2a
+// colour.
 enum class MaterialType { matte, metal, glass };
 
 struct MaterialSettings {
@@ -105,7 +106,7 @@ enum class MaterialField { scalar, radius };
 
 constexpr std::size_t kMaxMaterials = 32;
 
-// SPEC 2e: how a frame forms its image: section 2a's direct model (with metal and glass traced
+// contract 2e: how a frame forms its image: section 2a's direct model (with metal and glass traced
 // `bounces` deep), or the path-traced still.
 enum class ImageModel { direct, path };
 
@@ -123,28 +124,29 @@ constexpr int kMaxPathSamples = 1 << 20;
 struct RenderSettings {
   int width = 1280;
   int height = 720;
-  // SPEC 3 region: render only these pixels of the width x height image, exactly as they are in
+  // contract 3 region: render only these pixels of the width x height image, exactly as they are in
   // the whole (the camera, auto-fit and lighting see the whole image); empty: all of it. The
   // frame's image is the window's size. Posters render in windows too (granray/tiled_render.h).
   PixelRect region;
   CameraSettings camera;
   ShadingSettings shading;
   std::optional<ColorMapping> color;
-  // SPEC 2b: the frame's walls (null or empty: none). A list the renderer has seen before is not
-  // rebuilt, so a simulation keeps one list for static walls and makes a new one when they move.
+  // contract 2b: the frame's walls (null or empty: none). A list the renderer has seen before is
+  // not rebuilt, so a simulation keeps one list for static walls and makes a new one when they
+  // move.
   std::shared_ptr<const WallList> walls;
-  std::vector<ClipPlane> clip;  // SPEC 2c
-  // SPEC 2d: the others are removed like clipped grains (the camera and census still count
+  std::vector<ClipPlane> clip;  // contract 2c
+  // contract 2d: the others are removed like clipped grains (the camera and census still count
   // them). Tests ParticleView::select_scalar, or its scalar where that is null.
   std::optional<SelectRange> select;
-  // SPEC 2d: list the category values the frame draws (FrameStats::categories), for the colour
+  // contract 2d: list the category values the frame draws (FrameStats::categories), for the colour
   // bar's swatches. Costs a pass over the grains, so it is asked for only where a bar shows them.
   bool category_census = false;
-  // SPEC 2e, in order; empty: every grain and wall matte (SPEC 2a). Walls name theirs
+  // contract 2e, in order; empty: every grain and wall matte (contract 2a). Walls name theirs
   // (Wall::material).
   std::vector<MaterialSettings> materials;
   MaterialField material_field = MaterialField::scalar;
-  ImageModel model = ImageModel::direct;  // SPEC 2e [insitu] renderer
+  ImageModel model = ImageModel::direct;  // contract 2e [insitu] renderer
   PathSettings path;
 };
 

@@ -14,7 +14,6 @@
 #include "granray/image.h"
 #include "granray/kernels/grid_view.h"
 #include "granray/kernels/lighting.h"
-#include "granray/kernels/lit_queries.h"
 #include "granray/particles.h"
 #include "granray/pixel_rect.h"
 #include "granray/render_settings.h"
@@ -61,11 +60,11 @@ struct RenderOptions {
   // The particles are those of this renderer's previous render call, unchanged (a later band of
   // the same frame: render_bands): the backend may reuse the grid it built for them then.
   bool same_particles = false;
-  // With with_hits, on the CUDA backend, after Renderer::share_planes: leave the frame's
+  // With with_hits, on the CUDA backend, after RankStages::share_planes: leave the frame's
   // pixels, depths and ids in the renderer's shared planes for composite_shared_planes on rank 0
   // instead of copying them into the image (which gets the frame's size alone).
   bool share_planes = false;
-  // The path-traced still (SPEC 2e): called after each batch of paths with the paths per pixel
+  // The path-traced still (contract 2e): called after each batch of paths with the paths per pixel
   // done and in all, for a progress line.
   std::function<void(int done, int total)> path_progress;
 };
@@ -89,7 +88,7 @@ struct RankStats {
 struct FrameStats {
   std::uint64_t particles = 0;
   std::uint64_t skipped = 0;  // non-finite coordinates or radius not finite and > 0
-  std::uint64_t hidden = 0;   // removed by clip planes or the selection (SPEC 2c, 2d)
+  std::uint64_t hidden = 0;   // removed by clip planes or the selection (contract 2c, 2d)
   RenderMethod method = RenderMethod::brute_force;  // the one that ran (never automatic)
   std::uint64_t cells = 0;                          // grid cells, or screen tiles
   std::uint64_t grid_references = 0;                // the cells' or tiles' entries
@@ -98,43 +97,25 @@ struct FrameStats {
   double primary_ms = 0.0;           // of render_ms: the primary rays
   double secondary_ms = 0.0;         // of render_ms: shadow and ambient-occlusion rays (lit frames)
   std::uint64_t secondary_rays = 0;  // with RenderOptions::count_rays
-  double bounce_ms = 0.0;            // of render_ms: metal and glass's bounce pass (SPEC 2e)
+  double bounce_ms = 0.0;            // of render_ms: metal and glass's bounce pass (contract 2e)
   // With RenderOptions::count_rays: the bounce pass's rays, its hits' shadow and occlusion rays
   // included.
   std::uint64_t bounce_rays = 0;
   double total_ms = 0.0;
   std::uint64_t exchange_bytes = 0;  // across ranks: what this rank sent the others (lit by halo)
-  std::uint64_t wall_triangles = 0;  // SPEC 2b
+  std::uint64_t wall_triangles = 0;  // contract 2b
   double wall_ms = 0.0;              // building the walls' tree this frame (0: kept from before)
   ResolvedCamera camera{};
   bool colored = false;  // coloured by the scalar over [color_lo, color_hi]
   float color_lo = 0.0f;
   float color_hi = 0.0f;
   // With RenderSettings::category_census: bit v (word v / 64) set when a drawn grain has the
-  // category value v = floor(s + 0.5) in 0..255 (SPEC 2d); every rank's, once composited.
+  // category value v = floor(s + 0.5) in 0..255 (contract 2d); every rank's, once composited.
   std::array<std::uint64_t, kCategoryWords> categories{};
   // With RenderOptions::with_hits: where the pixels that show a particle lie.
   DrawnRegion drawn;
   double composite_ms = 0.0;     // sort-last compositing across ranks (0 on one rank)
   std::vector<RankStats> ranks;  // per rank, on rank 0 of a composited frame; else empty
-};
-
-// One frame's particles in host memory, every particle with its global id.
-struct HostParticles {
-  std::vector<Vec4> xyzr;
-  std::vector<float> scalar;  // empty when the view has none
-  std::vector<float> select;  // the view's select_scalar; empty when it has none
-  std::vector<std::uint64_t> ids;
-};
-
-// Where the other ranks' halos for this rank lie in their mailboxes (Renderer::pick_halo): per
-// rank q, `count[q]` grains from record `first[q]` of q's mailbox (none from this rank itself).
-// Bytes a halo grain takes in a mailbox: sphere, global id, selection value, padding.
-constexpr std::uint64_t kHaloRecordBytes = 32;
-
-struct MailboxHalo {
-  std::vector<std::uint64_t> first;
-  std::vector<std::uint64_t> count;
 };
 
 // The grid of one frame copied to the host, for tests and diagnostics.
@@ -167,6 +148,7 @@ Vec3 colormap_color(int colormap, float s);
 namespace detail {
 class Backend;
 }
+class RankStages;
 
 // Renders frames on one backend. Buffers are kept between frames; one Renderer per thread.
 class Renderer {
@@ -185,72 +167,6 @@ class Renderer {
 
   HostGrid build_grid(const ParticleView& particles, GridCells cells = GridCells::centres);
 
-  // Copies a view's particles (host memory, or this backend's device memory) to the host, with
-  // explicit ids (index + id_offset where the view has none): lit frames over ranks gather them.
-  void copy_to_host(const ParticleView& particles, HostParticles& out);
-
-  // A lit frame (SPEC 2a) across ranks by halo (mpi::render_distributed; why it is exact:
-  // kernels/lit_exchange.h). Every rank, in order: halo_for gives, per rank r, this rank's
-  // grains within reach of boxes[r] (none for its own); cast_with_halo casts this rank's samples
-  // over its grains followed by `halo` (the other ranks' grains near its box), tests their
-  // secondary rays against both, and lists the samples (`queries`, with the ranks to ask as bits
-  // of target_words(ranks) 64-bit words each in `targets`) whose open rays cross other ranks'
-  // boxes; answer_queries tests other ranks' queries against the same grains (mask words per
-  // query); shade_with_answers ORs the answers (one per sample: `samples`, with their words) into
-  // the samples' bits, shades, and fills the image with depth and ids (each pixel's first sample).
-  // The samples of grains in the halo, and of walls unless `keep_walls`, are left to other ranks:
-  // the image shows the background there.
-  std::vector<HostParticles> halo_for(const ParticleView& particles, const RenderSettings& settings,
-                                      const RenderOptions& options,
-                                      const std::vector<RankBox>& boxes, int rank);
-  FrameStats cast_with_halo(const ParticleView& particles, const RenderSettings& settings,
-                            const RenderOptions& options, const HostParticles& halo,
-                            const std::vector<RankBox>& boxes, int rank, bool keep_walls,
-                            std::vector<SecondaryQuery>& queries,
-                            std::vector<std::uint64_t>& targets);
-  double answer_queries(const std::vector<SecondaryQuery>& queries,
-                        std::vector<std::uint32_t>& words);
-  void shade_with_answers(const RenderSettings& settings, const std::vector<std::uint32_t>& samples,
-                          const std::vector<std::uint32_t>& words, Image& image, FrameStats& stats);
-
-  // The halos in GPU memory instead of messages (CUDA ranks of one host, once share_planes has
-  // set them up; other backends throw Error): pick_halo picks what halo_for would and returns
-  // how many grains go to each rank; halo_mailbox_capacity is how many this renderer's mailbox
-  // holds while every rank's is mapped (0 before, and again after share_planes);
-  // share_halo_mailbox makes it hold `grains` and returns its handle, open_halo_mailboxes maps
-  // every rank's; post_halo writes the picked grains into it, rank after rank, and returns once
-  // they are there; then cast_with_halo takes each rank's grains for this one straight from its
-  // mailbox. A rank may post again only after every rank's cast has returned.
-  std::vector<std::uint64_t> pick_halo(const ParticleView& particles,
-                                       const RenderSettings& settings, const RenderOptions& options,
-                                       const std::vector<RankBox>& boxes, int rank);
-  std::size_t halo_mailbox_capacity();
-  std::vector<unsigned char> share_halo_mailbox(std::size_t grains);
-  void open_halo_mailboxes(const std::vector<std::vector<unsigned char>>& handles, int self);
-  void post_halo(void* cuda_stream);
-  FrameStats cast_with_halo(const ParticleView& particles, const RenderSettings& settings,
-                            const RenderOptions& options, const MailboxHalo& halo,
-                            const std::vector<RankBox>& boxes, int rank, bool keep_walls,
-                            std::vector<SecondaryQuery>& queries,
-                            std::vector<std::uint64_t>& targets);
-
-  // With several samples per pixel, instead of shade_with_answers: every sample of the window
-  // as this rank shows it (colour, depth, id), pixel by pixel, for a composite of samples.
-  HostSamples shade_samples_with_answers(const std::vector<std::uint32_t>& samples,
-                                         const std::vector<std::uint32_t>& words);
-
-  // Sort-last compositing in GPU memory among the processes of one host (mpi::Compositor; CUDA
-  // backend, others throw Error). share_planes makes this renderer's planes for frames of
-  // `pixels` and returns the handle other processes map them by (CUDA IPC); open_shared_planes
-  // maps every rank's by their handles (handles[self] is this renderer's own); a render with
-  // RenderOptions::share_planes then leaves its frame in them, and once every rank's render has
-  // returned, composite_shared_planes merges all of them into `image` (rgb, with depth and ids
-  // when `with_hits`) as mpi::composite does. Throws DeviceError where a mapping fails.
-  std::vector<unsigned char> share_planes(std::size_t pixels);
-  void open_shared_planes(const std::vector<std::vector<unsigned char>>& handles, int self);
-  void composite_shared_planes(void* cuda_stream, const RenderSettings& settings, bool with_hits,
-                               Image& image, FrameStats& stats);
-
   FrameExtent measure(const ParticleView& particles);
 
   // Caps the memory this renderer's buffers may hold (host or device, by backend); a frame that
@@ -265,6 +181,9 @@ class Renderer {
   double time_hash_sort(const ParticleView& particles);
 
  private:
+  // The stages of a frame across ranks (kernels/internal/granray/rank_stages.h).
+  friend RankStages& rank_stages(Renderer& renderer);
+
   BackendKind kind_;
   std::unique_ptr<detail::Backend> impl_;
 };

@@ -1,4 +1,4 @@
-// Posters (SPEC 5: an image of any size in bounded memory): a frame rendered as bands of whole
+// Posters (contract 5: an image of any size in bounded memory): a frame rendered as bands of whole
 // rows, each a window (RenderSettings::region) of the same frame. The camera, auto-fit, lighting
 // and colour range see the whole image, so the bands put together are exactly the whole, and each
 // band can be written out (PNG rows, HDF5 chunks) before the next is rendered.

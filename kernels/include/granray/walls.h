@@ -1,4 +1,4 @@
-// Walls (SPEC 2b): triangle meshes drawn with the grains. A frame's walls travel in
+// Walls (contract 2b): triangle meshes drawn with the grains. A frame's walls travel in
 // RenderSettings::walls; the backends build their hierarchy (kernels/walls.h) once for a wall
 // list they have seen and again whenever the list is a new one or lives in device memory.
 #pragma once
@@ -35,10 +35,10 @@ struct Wall {
   MemorySpace in_place_space = MemorySpace::device;
   Vec3 color = {0.6f, 0.65f, 0.75f};
   WallFaces faces = WallFaces::all;
-  // Below 1 a see-through wall (SPEC 2d): it blocks no ray and is composited over what lies
+  // Below 1 a see-through wall (contract 2d): it blocks no ray and is composited over what lies
   // behind it; 0 draws nothing.
   float opacity = 1.0f;
-  // SPEC 2e: the name of one of RenderSettings::materials; empty: matte.
+  // contract 2e: the name of one of RenderSettings::materials; empty: matte.
   std::string material;
 
   std::size_t triangle_count() const {
@@ -60,12 +60,12 @@ struct RigidTransform {
 };
 
 std::vector<Triangle> transformed(const std::vector<Triangle>& triangles, const RigidTransform& m);
-// scale first, then translate (SPEC 2b's order).
+// scale first, then translate (contract 2b's order).
 std::vector<Triangle> scaled_and_translated(const std::vector<Triangle>& triangles, float scale,
                                             Vec3 offset);
 
-// Closed, outward-facing meshes (SPEC 2b): a box of 12 triangles; a cylinder (side, two caps) of
-// 4 x segments - 4 triangles about the line from `base` along `axis`, `height` long.
+// Closed, outward-facing meshes (contract 2b): a box of 12 triangles; a cylinder (side, two caps)
+// of 4 x segments - 4 triangles about the line from `base` along `axis`, `height` long.
 std::vector<Triangle> box_triangles(Vec3 lo, Vec3 hi);
 std::vector<Triangle> cylinder_triangles(Vec3 base, Vec3 axis, float radius, float height,
                                          int segments);

@@ -14,7 +14,7 @@ class ColorTable {
     ColorSource color{nullptr, nullptr, 0.0f, 0.0f, settings.shading.particle_color, 0};
     if (!settings.color || r.scalar == nullptr) return color;
     const ColorMapping& mapping = *settings.color;
-    if (!mapping.palette.empty()) {  // SPEC 2d categories: no range
+    if (!mapping.palette.empty()) {  // contract 2d categories: no range
       if (mapping.palette.size() > kMaxPaletteSize) {
         throw ConfigError("granray: a palette holds at most " + std::to_string(kMaxPaletteSize) +
                           " colours, got " + std::to_string(mapping.palette.size()));

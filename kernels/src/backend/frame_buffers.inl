@@ -3,7 +3,7 @@
 // caller's image. Part of the backend (thrust_backend.inl); included inside namespace
 // granray::GRANRAY_BACKEND_NAMESPACE.
 
-// The frame's image: its region (SPEC 3) or the whole.
+// The frame's image: its region (contract 3) or the whole.
 inline int window_width(const RenderSettings& settings) {
   const PixelRect w = render_window(settings);
   return w.x1 > w.x0 ? w.x1 - w.x0 : 0;
@@ -98,7 +98,7 @@ class FrameBuffers {
 
   // Room for a frame of `pixels`, with depth and hit ids when asked. A frame whose pixels are
   // copied out later casts into the next of a few buffers, so that the views of one frame
-  // (SPEC 2f) cast while the copies of the views before them run; the stream waits only for a
+  // (contract 2f) cast while the copies of the views before them run; the stream waits only for a
   // copy still reading the buffer it takes.
   void prepare(const Executor& exec, std::size_t pixels, bool with_hits, bool deferred) {
     if (deferred) current_ = (current_ + 1) % kPixelBuffers;

@@ -2,7 +2,7 @@
 // Included inside namespace granray::GRANRAY_BACKEND_NAMESPACE.
 
 // The particles in this backend's memory, their box, the camera (framed by every rank's box when
-// given, and the walls) and the scene the lighting sees. Clip planes (SPEC 2c) leave `all` and
+// given, and the walls) and the scene the lighting sees. Clip planes (contract 2c) leave `all` and
 // the camera alone: the structures and rays read `r`, where the grains beyond a plane are
 // unrenderable.
 struct FrameSetup {

@@ -1,4 +1,4 @@
-// A lit frame across ranks by halo (SPEC 2a; kernels/lit_exchange.h says why it is exact): the
+// A lit frame across ranks by halo (contract 2a; kernels/lit_exchange.h says why it is exact): the
 // backend's side of mpi::render_lit_by_halo. In order, per frame:
 //   halo_for   the grains of this rank that other ranks' boxes need (their halos);
 //   cast_local this rank's samples, cast over its grains followed by its halo, their blocked
@@ -17,7 +17,7 @@ inline float halo_reach(const LightingParams& lighting, const SceneBounds& scene
   return (lighting.ao_samples > 0 ? lighting.ao_distance : 0.0f) + margin;
 }
 
-// The selection values a frame hides by (SPEC 2d), as set_up_frame reads them.
+// The selection values a frame hides by (contract 2d), as set_up_frame reads them.
 inline const float* selection_values(const ResidentParticles& all, const RenderSettings& settings) {
   if (!settings.select) return nullptr;
   return all.select != nullptr ? all.select : all.scalar;

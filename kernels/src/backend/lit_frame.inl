@@ -1,6 +1,6 @@
-// A lit frame (SPEC 2a) from the backend's parts: which structures it builds and its three passes
-// (across ranks: lit_across_ranks.inl). The kernels are in kernels/lit_passes.h, the buffers in
-// lit_pipeline.inl. Included inside namespace granray::GRANRAY_BACKEND_NAMESPACE after
+// A lit frame (contract 2a) from the backend's parts: which structures it builds and its three
+// passes (across ranks: lit_across_ranks.inl). The kernels are in kernels/lit_passes.h, the buffers
+// in lit_pipeline.inl. Included inside namespace granray::GRANRAY_BACKEND_NAMESPACE after
 // frame_setup.inl.
 
 // The structures of a lit frame: the primary method's, and the grid for secondary rays (the
@@ -27,7 +27,7 @@ inline LitStructures build_lit_structures(BackendParts& parts, const Executor& e
     if (!s.lists) s.method = RenderMethod::grid;
   }
   const bool grid_for_surfaces = surfaces && s.method == RenderMethod::grid;
-  // Bounce rays (SPEC 2e) start anywhere: they walk the grid, like secondary rays.
+  // Bounce rays (contract 2e) start anywhere: they walk the grid, like secondary rays.
   const bool grid_for_blockers = blockers && (has_secondary_rays(lighting) || bounces) &&
                                  s.method != RenderMethod::brute_force;
   if (grid_for_surfaces || grid_for_blockers)
@@ -118,7 +118,7 @@ inline void cast_blockers(BackendParts& parts, const Executor& exec, const Frame
   }
 }
 
-// The scene that bounce rays (SPEC 2e) see, through the grid or, for the brute-force reference,
+// The scene that bounce rays (contract 2e) see, through the grid or, for the brute-force reference,
 // against every sphere, with the walls a bounce ray meets, and its occluder for their hits'
 // secondary rays: `trace(scene, occluder)`. With `camera_walls` the scene's primary rays (a
 // path's camera ray) meet the walls the camera shows (WallScene::with_bounce_walls). With
@@ -157,7 +157,7 @@ void with_bounce_scene(BackendParts& parts, const FrameSetup& f, const LitStruct
   }
 }
 
-// The bounce pass (SPEC 2e): bounce rays and their hits' secondary rays.
+// The bounce pass (contract 2e): bounce rays and their hits' secondary rays.
 inline void cast_bounces(BackendParts& parts, const Executor& exec, const FrameSetup& f,
                          const LitStructures& s, const RenderOptions& options,
                          const FrameTarget& target, const LightingParams& lighting,
@@ -181,7 +181,7 @@ inline void record_structures(const LitStructures& s, FrameStats& stats) {
   }
 }
 
-// SPEC 2a on one rank: the samples' surfaces, their blocked secondary rays, then shading, all
+// contract 2a on one rank: the samples' surfaces, their blocked secondary rays, then shading, all
 // in this backend's memory.
 inline void render_lit(BackendParts& parts, const Executor& exec, const FrameSetup& f,
                        const FrameTarget& target, const RenderSettings& settings,

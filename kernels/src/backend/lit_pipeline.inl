@@ -1,4 +1,4 @@
-// A lit frame's buffers and passes (SPEC 2a, kernels/lit_passes.h), for one backend. Included
+// A lit frame's buffers and passes (contract 2a, kernels/lit_passes.h), for one backend. Included
 // by backend/thrust_backend.inl inside namespace granray::GRANRAY_BACKEND_NAMESPACE, after its
 // Executor, Memory and Array.
 
@@ -41,7 +41,7 @@ class LitPipeline {
         grain_ranges_(account, "materials' grain ranges"),
         levels_(account) {}
 
-  // Pass 1 into this pipeline's surfaces; with `materials` (SPEC 2e), each sample's material
+  // Pass 1 into this pipeline's surfaces; with `materials` (contract 2e), each sample's material
   // slot too.
   template <class Tracer, class Walls>
   void find_surfaces(const Executor& exec, const Tracer& trace, const Walls& walls,
@@ -60,7 +60,7 @@ class LitPipeline {
     exec.for_each_pixel(camera.width, camera.height, find);
   }
 
-  // The bounce pass (SPEC 2e, kernels/materials.h) over this pipeline's surfaces, after pass 1
+  // The bounce pass (contract 2e, kernels/materials.h) over this pipeline's surfaces, after pass 1
   // found them with materials.
   // `count`: also each pixel's bounce rays and their secondary rays (bounce_rays).
   template <class Scene, class Occluder>
@@ -82,7 +82,7 @@ class LitPipeline {
                             slots_.data(), mixes_.data(), count ? ray_counts_.data() : nullptr});
   }
 
-  // The frame's materials (SPEC 2e) in this backend's memory, as the kernels read them. They
+  // The frame's materials (contract 2e) in this backend's memory, as the kernels read them. They
   // travel only when they change (an upload waits for the device).
   MaterialTable upload_materials(const Executor& exec, const detail::MaterialSetup& setup) {
     if (!same_bytes(setup.params, uploaded_params_)) {

@@ -53,7 +53,7 @@ struct MergeScalarRange {
   }
 };
 
-// SPEC 2d's census: which category values 0..255 the drawn grains take.
+// contract 2d's census: which category values 0..255 the drawn grains take.
 struct CategorySet {
   std::uint64_t words[kCategoryWords];
 };
@@ -79,8 +79,9 @@ struct JoinCategorySets {
   }
 };
 
-// A grain beyond a clip plane (SPEC 2c) or outside the selection (SPEC 2d) made unrenderable
-// (radius NaN) in a copy that the structures and the rays read: the caller's array stays as it is.
+// A grain beyond a clip plane (contract 2c) or outside the selection (contract 2d) made
+// unrenderable (radius NaN) in a copy that the structures and the rays read: the caller's array
+// stays as it is.
 struct HideSphere {
   const Vec4* spheres;
   const ClipPlane* planes;
@@ -101,7 +102,7 @@ struct ResidentParticles {
   const std::uint64_t* ids;
   const float* scalar;
   std::uint32_t count;
-  const float* select = nullptr;  // SPEC 2d selection values; null: `scalar`
+  const float* select = nullptr;  // contract 2d selection values; null: `scalar`
 };
 
 inline SceneBounds reduce_bounds(const Executor& exec, const ResidentParticles& r) {
@@ -118,7 +119,7 @@ inline ScalarRange scalar_range(const Executor& exec, const ResidentParticles& r
                                   ScalarRange{INFINITY, -INFINITY}, MergeScalarRange{});
 }
 
-// SPEC 2d: the category values of the grains this frame draws (hidden ones are not renderable
+// contract 2d: the category values of the grains this frame draws (hidden ones are not renderable
 // in `r`), when the settings ask for the census.
 inline void take_category_census(const Executor& exec, const ResidentParticles& r,
                                  const RenderSettings& settings, FrameStats& stats) {
@@ -226,7 +227,7 @@ class ParticleResidency {
   }
 
   // The box of `all`, measured again unless `same_particles` and these are the particles
-  // measured last: every view of a frame (SPEC 2f) would otherwise wait for the same reduction.
+  // measured last: every view of a frame (contract 2f) would otherwise wait for the same reduction.
   SceneBounds bounds(const Executor& exec, const ResidentParticles& all, bool same_particles) {
     if (!(same_particles && measured_ && measured_->spheres == all.spheres &&
           measured_->count == all.count)) {

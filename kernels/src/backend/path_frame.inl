@@ -1,4 +1,4 @@
-// The path-traced still (SPEC 2e, renderer = "path", kernels/path_trace.h) from the backend's
+// The path-traced still (contract 2e, renderer = "path", kernels/path_trace.h) from the backend's
 // parts: the grid (or every sphere for the reference), the opaque walls and the frame's
 // materials; paths added to each pixel's sum in batches, then the mean quantised. Included inside
 // namespace granray::GRANRAY_BACKEND_NAMESPACE after lit_frame.inl.

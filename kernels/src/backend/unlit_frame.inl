@@ -1,4 +1,4 @@
-// An unlit frame (SPEC 2): one primary ray per pixel through the frame's primary structure,
+// An unlit frame (contract 2): one primary ray per pixel through the frame's primary structure,
 // shaded where it hits. Included inside namespace granray::GRANRAY_BACKEND_NAMESPACE after
 // frame_setup.inl.
 

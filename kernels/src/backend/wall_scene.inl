@@ -1,6 +1,6 @@
-// The frame's walls (SPEC 2b) as the kernels see them: the opaque and see-through trees over the
-// triangles this camera shows, the see-through facets, their shades and per-tile lists, and the
-// clip planes (SPEC 2c). Part of the backend (thrust_backend.inl); included inside namespace
+// The frame's walls (contract 2b) as the kernels see them: the opaque and see-through trees over
+// the triangles this camera shows, the see-through facets, their shades and per-tile lists, and the
+// clip planes (contract 2c). Part of the backend (thrust_backend.inl); included inside namespace
 // granray::GRANRAY_BACKEND_NAMESPACE after wall_tree.inl.
 
 class WallScene {
@@ -39,7 +39,7 @@ class WallScene {
       uploaded_planes_ = settings.clip;
     }
     plane_count_ = static_cast<int>(settings.clip.size());
-    // SPEC 2e: each wall's material, for the bounce pass and the surfaces' slots.
+    // contract 2e: each wall's material, for the bounce pass and the surfaces' slots.
     const std::vector<std::uint8_t> slots = detail::wall_material_slots(settings);
     if (slots != uploaded_material_slots_) {
       exec.upload(material_slots_, slots.data(), slots.size());
@@ -94,7 +94,7 @@ class WallScene {
   std::uint32_t total() const { return total_; }
   double build_ms() const { return build_ms_; }  // this frame's work on the walls (0: kept)
 
-  // Merges the walls' box into a scene's (SPEC 2b: the auto camera frames the walls too).
+  // Merges the walls' box into a scene's (contract 2b: the auto camera frames the walls too).
   SceneBounds scene_with_walls(SceneBounds scene) const {
     if (total_ == 0) return scene;
     scene.lo = {nan_ignoring_min(scene.lo.x, box_.lo.x), nan_ignoring_min(scene.lo.y, box_.lo.y),
@@ -129,9 +129,9 @@ class WallScene {
   // The tree of the opaque triangles this camera shows (WallView::opaque of view()).
   WallTree shown_opaque() const { return opaque_.view(); }
 
-  // SPEC 2e: the walls that bounce rays meet: every opaque triangle of either facing, since
+  // contract 2e: the walls that bounce rays meet: every opaque triangle of either facing, since
   // faces = "back" hides the near side of a container from primary rays only (its shadow and
-  // occlusion rays keep to view's tree, as SPEC 2a's do).
+  // occlusion rays keep to view's tree, as contract 2a's do).
   template <class Body>
   void with_bounce_walls(const RenderOptions& options, Body&& body) const {
     if (!(any_back_only_ && every_built_)) {
@@ -201,7 +201,7 @@ class WallScene {
     shown_.resize(total_);
     WallTriangle* end = thrust::copy_if(exec.policy(), unsorted_.data(), unsorted_.data() + total_,
                                         shown_.data(), ShownFrom{eye_, view_dir_, orthographic_});
-    // Opaque triangles first, the see-through ones (SPEC 2d) after: a tree each.
+    // Opaque triangles first, the see-through ones (contract 2d) after: a tree each.
     WallTriangle* middle = thrust::stable_partition(exec.policy(), shown_.data(), end, IsOpaque{});
     opaque_.build(exec, shown_.data(), static_cast<std::uint32_t>(middle - shown_.data()));
     see_through_.build(exec, middle, static_cast<std::uint32_t>(end - middle));
@@ -377,7 +377,7 @@ class WallScene {
   Array<float> opacity_;
   Array<ClipPlane> planes_;
   std::vector<ClipPlane> uploaded_planes_;  // what planes_ holds
-  Array<std::uint8_t> material_slots_;      // per wall (SPEC 2e)
+  Array<std::uint8_t> material_slots_;      // per wall (contract 2e)
   std::vector<std::uint8_t> uploaded_material_slots_;
   bool materials_on_ = false;
   Array<WallTriangle> every_opaque_triangles_;  // for bounce rays (build_every_opaque_for)

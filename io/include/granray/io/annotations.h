@@ -1,6 +1,6 @@
-// What a reader needs on a frame (SPEC 3, [insitu.annotations]): a colour bar of the colormap
+// What a reader needs on a frame (contract 3, [insitu.annotations]): a colour bar of the colormap
 // with its range and the field's name, a label with the step, time and grain count, and the
-// world axes as a tripod in a corner (SPEC 2d). Drawn on
+// world axes as a tripod in a corner (contract 2d). Drawn on
 // the finished image, after compositing, by the rank that writes; they never enter the depth
 // compositing.
 #pragma once
@@ -32,7 +32,7 @@ struct AnnotationValues {
   bool colored = false;  // the frame was coloured by its scalar: the bar has something to show
   int colormap = 0;
   float lo = 0.0f, hi = 0.0f;
-  std::vector<Vec3> palette;    // categorical colours (SPEC 2d): swatches instead of a bar
+  std::vector<Vec3> palette;    // categorical colours (contract 2d): swatches instead of a bar
   std::vector<int> categories;  // the category values the frame draws, one swatch each
   std::string field;
   Vec3 background = {1.0f, 1.0f, 1.0f};  // the text's colours contrast with it
@@ -57,7 +57,7 @@ std::string format_label(const std::string& pattern, const AnnotationValues& val
 std::string draw_annotations(Image& image, const AnnotationSettings& settings,
                              const AnnotationValues& values);
 // The same overlays laid out on a full_width x full_height image, of which `image` is the window
-// whose top left corner is (window.x0, window.y0): a region (SPEC 3) or a poster's band gets
+// whose top left corner is (window.x0, window.y0): a region (contract 3) or a poster's band gets
 // exactly the pixels the whole image would have there.
 std::string draw_annotations(Image& image, const AnnotationSettings& settings,
                              const AnnotationValues& values, const PixelRect& window,

@@ -1,5 +1,5 @@
-// A Cinema database (spec D, SPEC 2f): a folder NAME.cdb holding data.csv, one row per image with
-// the columns time, step, theta, phi and FILE (the image's path inside the folder), and the
+// A Cinema database (spec D, contract 2f): a folder NAME.cdb holding data.csv, one row per image
+// with the columns time, step, theta, phi and FILE (the image's path inside the folder), and the
 // images. Appended frame by frame, readable after a kill: a frame's images are in place before
 // its rows are written, in one append that is synced, and a restart drops a row cut short.
 #pragma once

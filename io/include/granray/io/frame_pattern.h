@@ -10,7 +10,7 @@ bool has_frame_placeholder(const std::string& pattern);
 // Replaces every '*' with the step, zero-padded to at least min_digits.
 std::string expand_frame_pattern(const std::string& pattern, std::int64_t step, int min_digits = 0);
 
-// SPEC 2f: "{view}" in a file pattern, which each view of a frame replaces with its name
+// contract 2f: "{view}" in a file pattern, which each view of a frame replaces with its name
 // (kMainView for [insitu.camera]).
 constexpr const char* kViewPlaceholder = "{view}";
 constexpr const char* kMainView = "main";

@@ -1,6 +1,7 @@
 // One writer thread owns every HDF5 and PNG call, so the simulation's render() only hands the
-// finished image over. A bounded queue makes the simulation wait when the disk is slower than the
-// frames, or, with drop = true, drops frames instead.
+// finished image over; the outputs are the sinks of frame_sinks.h, as granray-render's. A bounded
+// queue makes the simulation wait when the disk is slower than the frames, or, with drop = true,
+// drops frames instead.
 #pragma once
 
 #include <condition_variable>
@@ -15,20 +16,14 @@
 
 #include "granray/image.h"
 #include "granray/io/annotations.h"
-#include "granray/io/cinema_database.h"
+#include "granray/io/frame_sinks.h"
 #include "granray/io/hdf5_frame_file.h"
 
 namespace granray::io {
 
 struct WriterOptions {
-  std::string hdf5_path;  // "" = no HDF5 file
-  int width = 0;          // frame size, for the HDF5 layout
-  int height = 0;
-  std::string config_text;  // the [insitu] table, stored with the file
-  Hdf5Options hdf5;
-  std::string cinema;     // a Cinema database of the orbit's views ("" = none)
+  SinkOptions outputs;    // where frames go (the image size is outputs.width x outputs.height)
   std::size_t views = 0;  // further views per frame: the image pool holds theirs too
-  int png_compression = 1;
   std::size_t queue = 4;  // frames waiting at most; 0 = write on the caller's thread
   bool drop = false;      // queue full: drop the frame instead of waiting
   std::function<void(const std::string&)> log;  // failures and drops
@@ -36,8 +31,8 @@ struct WriterOptions {
   std::function<void(std::int64_t step)> before_write;
 };
 
-// SPEC 2f: one further view of a frame, written beside it (its PNG, /views/NAME in the HDF5 file),
-// with the frame's annotations laid out for its camera.
+// contract 2f: one further view of a frame, written beside it (its PNG, /views/NAME in the HDF5
+// file), with the frame's annotations laid out for its camera.
 struct ViewJob {
   std::string name;
   Image image;           // may still be pending, as the frame's
@@ -56,7 +51,7 @@ struct FrameJob {
   // Drawn on the settled image before it is written (colour bar, label).
   AnnotationSettings annotations;
   AnnotationValues annotation_values;
-  // The whole image the annotations are laid out on, of which `image` shows `window` (SPEC 3
+  // The whole image the annotations are laid out on, of which `image` shows `window` (contract 3
   // region); full_width 0: the image is the whole.
   PixelRect window;
   int full_width = 0;
@@ -103,8 +98,7 @@ class FrameWriter {
   void give_back(FrameJob&& job);
 
   WriterOptions options_;
-  std::unique_ptr<Hdf5FrameFile> file_;
-  std::unique_ptr<CinemaDatabase> cinema_;
+  std::vector<std::unique_ptr<FrameSink>> sinks_;  // PNG, HDF5, Cinema (frame_sinks)
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<FrameJob> queue_;

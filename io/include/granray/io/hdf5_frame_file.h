@@ -1,5 +1,5 @@
-// The run's HDF5 file (SPEC 5): /frames/rgb [F][H][W][3] plus per-frame metadata datasets on the
-// same first axis, root attributes with the version and the [insitu] table. Per-rank values are
+// The run's HDF5 file (contract 5): /frames/rgb [F][H][W][3] plus per-frame metadata datasets on
+// the same first axis, root attributes with the version and the [insitu] table. Per-rank values are
 // [F][R] datasets whose second axis grows with the largest rank count seen (a restart on more
 // ranks); entries of ranks a frame did not have read 0 (counts) or NaN (times).
 #pragma once
@@ -42,12 +42,12 @@ struct Hdf5Options {
   // chunked in bands of whole rows of about poster_chunk_bytes, deflated on every core.
   std::size_t max_chunk_bytes = std::size_t{64} << 20;
   std::size_t poster_chunk_bytes = std::size_t{4} << 20;
-  // SPEC 2f: the further views of every frame, each a group /views/NAME with its own rgb stack
+  // contract 2f: the further views of every frame, each a group /views/NAME with its own rgb stack
   // and camera datasets on the frames' axis. A file met on restart must hold the same views.
   std::vector<std::string> views;
 };
 
-// One further view of a frame (SPEC 2f), as it goes into /views/NAME.
+// One further view of a frame (contract 2f), as it goes into /views/NAME.
 struct ViewImage {
   std::string name;
   const Image* image = nullptr;
@@ -73,14 +73,14 @@ class Hdf5FrameFile {
   void append(const Image& image, const FrameMetadata& meta,
               const std::vector<ViewImage>& views = {});
 
-  // The same, a band of rows at a time (posters, SPEC 5): begin_frame, the frame's rows top first
-  // in any number of write_rows calls, then end_frame. Rows go to the file as whole chunks fill
-  // (chunk_rows() rows each), so a frame of any size takes one group of chunks of memory. The
+  // The same, a band of rows at a time (posters, contract 5): begin_frame, the frame's rows top
+  // first in any number of write_rows calls, then end_frame. Rows go to the file as whole chunks
+  // fill (chunk_rows() rows each), so a frame of any size takes one group of chunks of memory. The
   // frame counts, and survives a kill, once end_frame returns; any error leaves the file as the
   // last whole frame left it.
   void begin_frame();
   void write_rows(const std::uint8_t* rgb, int rows);
-  // Between begin_frame and end_frame: one further view's image and camera (SPEC 2f).
+  // Between begin_frame and end_frame: one further view's image and camera (contract 2f).
   void write_view(const ViewImage& view);
   void end_frame(const FrameMetadata& meta);
   // Rows per chunk of /frames/rgb: the frame's height, or for frames over 64 MiB a band of about

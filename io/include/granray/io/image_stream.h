@@ -1,4 +1,4 @@
-// Images written as their rows arrive (SPEC 5: posters in bounded memory): a band of rows at a
+// Images written as their rows arrive (contract 5: posters in bounded memory): a band of rows at a
 // time, top first, never the whole image in memory. PNG rows are filtered and deflated in pieces
 // on every core (zlib streams flushed to a byte boundary and joined into one, as pigz does;
 // libpng writes the header, the chunks and their CRCs); PPM rows go out as they are.

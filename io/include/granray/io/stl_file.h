@@ -1,4 +1,4 @@
-// STL meshes (SPEC 2b walls): ASCII or binary, told apart by content.
+// STL meshes (contract 2b walls): ASCII or binary, told apart by content.
 #pragma once
 
 #include <string>

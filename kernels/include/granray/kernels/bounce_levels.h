@@ -1,4 +1,4 @@
-// The bounce pass level by level (SPEC 2e): the same tree of rays as bounce_mix (materials.h)
+// The bounce pass level by level (contract 2e): the same tree of rays as bounce_mix (materials.h)
 // walks depth first, traced one depth at a time over a packed list of that depth's rays, so that
 // every thread of a pass traces a live ray. Depth first, a warp waits for its deepest glass
 // sample's up to 2^bounces rays while its matte and metal lanes idle (a tenth of the secondary

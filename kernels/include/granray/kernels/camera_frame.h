@@ -4,7 +4,7 @@
 
 namespace granray {
 
-// The resolved camera as the pixel kernels see it (SPEC 2): an orthonormal basis u, v, w with
+// The resolved camera as the pixel kernels see it (contract 2): an orthonormal basis u, v, w with
 // w pointing from the target back to the eye, and the half extent h of the image plane.
 struct CameraFrame {
   Vec3 eye;
@@ -18,7 +18,7 @@ struct CameraFrame {
   // two divisions and two products fewer in every primary ray.
   float column_step;  // 2 aspect half_height / width
   float row_step;     // 2 half_height / height
-  // A frame may render a window of the image (SPEC 3 region, and the tiles of a poster): width
+  // A frame may render a window of the image (contract 3 region, and the tiles of a poster): width
   // and height above are the window's, the kernels' (i, j) count from its top left corner, and
   // (x0, y0) is that corner in the whole full_width x full_height image. Rays, sample offsets and
   // ambient-occlusion directions use the whole image's coordinates, so a window shows exactly
@@ -28,7 +28,7 @@ struct CameraFrame {
 };
 
 // Ray through the point (i + dx, j + dy) of pixel (i, j)'s square, dx and dy in [0, 1); row 0 is
-// the top of the image. Antialiasing samples several such points (SPEC 2a).
+// the top of the image. Antialiasing samples several such points (contract 2a).
 GRANRAY_HD_PIXEL_INLINE Ray sample_ray(const CameraFrame& cam, int i, int j, float dx, float dy) {
   const float su =
       (static_cast<float>(i + cam.x0) + dx) * cam.column_step - cam.aspect * cam.half_height;

@@ -1,8 +1,8 @@
-// The lighting model of SPEC 2a: shadows, ambient occlusion, a Blinn-Phong highlight and
+// The lighting model of contract 2a: shadows, ambient occlusion, a Blinn-Phong highlight and
 // antialiasing. A lit frame runs in three passes over the primary samples (lit_passes.h): find
 // each sample's visible surface, find which of its secondary rays are blocked (occlusion.h),
 // then shade. Between the passes a sample is a SurfaceSample and a row of blocked bits: small,
-// self-contained records that ranks can composite and combine (insitu/src/mpi_lit_frame.cpp).
+// self-contained records that ranks can composite and combine (insitu/mpi/src/mpi_lit_frame.cpp).
 #pragma once
 
 #include <cstdint>
@@ -34,12 +34,12 @@ GRANRAY_HD_INLINE SurfaceSample background_sample() {
   return {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, INFINITY, ~std::uint64_t{0}};
 }
 
-// Nearer surface first; equal distances go to the smaller id (SPEC 2), as for primary hits.
+// Nearer surface first; equal distances go to the smaller id (contract 2), as for primary hits.
 GRANRAY_HD_INLINE bool nearer_surface(const SurfaceSample& a, const SurfaceSample& b) {
   return a.t < b.t || (a.t == b.t && a.id < b.id);
 }
 
-// The lighting of one frame as the kernels see it (SPEC 2a, resolved by make_lighting_params).
+// The lighting of one frame as the kernels see it (contract 2a, resolved by make_lighting_params).
 struct LightingParams {
   int side;  // samples per pixel along each axis: samples = side^2
   bool shadows;
@@ -48,7 +48,7 @@ struct LightingParams {
   float specular;
   float shininess;
   int mask_words;     // 32-bit words of blocked bits per sample (blocked_mask_words)
-  float wall_offset;  // how far a wall's secondary rays start off it: 1e-6 R (SPEC 2b)
+  float wall_offset;  // how far a wall's secondary rays start off it: 1e-6 R (contract 2b)
 };
 
 // Whether a frame casts shadow or occlusion rays (the blocked-bits pass runs only then).
@@ -95,10 +95,10 @@ GRANRAY_HD_INLINE ShadingPoint shading_point(const Ray& ray, float t, Vec4 spher
 }
 
 // What a secondary ray from the shading point along `dir` skips: the visible sphere always (it
-// casts nothing on itself, SPEC 2a); a wall's triangle when the ray leaves the side the point sits
-// on. That triangle's plane lies then only 1e-6 R behind the origin, closer than the rounding of a
-// hit point far from the coordinate origin, and could otherwise shadow its own pixels. A ray into
-// the wall still meets it, as the model says.
+// casts nothing on itself, contract 2a); a wall's triangle when the ray leaves the side the point
+// sits on. That triangle's plane lies then only 1e-6 R behind the origin, closer than the rounding
+// of a hit point far from the coordinate origin, and could otherwise shadow its own pixels. A ray
+// into the wall still meets it, as the model says.
 GRANRAY_HD_INLINE std::uint64_t skipped_id(std::uint64_t id, Vec3 normal, Vec3 dir) {
   return id < kWallIdBase || dot(normal, dir) > 0.0f ? id : kSkipNothing;
 }
@@ -205,7 +205,7 @@ GRANRAY_HD_INLINE Vec3 ao_direction(Vec3 n, int i, int j, int sample, int k, int
   return ao_direction_of_seed(n, ao_seed(i, j, sample, count), k, count);
 }
 
-// SPEC 2a: base (ambient A + diffuse max(0, n . l) S) + specular S max(0, n . h)^shininess,
+// contract 2a: base (ambient A + diffuse max(0, n . l) S) + specular S max(0, n . h)^shininess,
 // clamped to [0, 1].
 GRANRAY_HD_INLINE Vec3 lit_color(Vec3 base, Vec3 normal, const Ray& primary,
                                  const ShadingParams& shading, const LightingParams& lighting,
@@ -253,8 +253,8 @@ GRANRAY_HD_INLINE Vec3 surface_light(const SurfaceSample& surface, const std::ui
 }
 
 // The clamped colour of a sample that shows a surface, from its blocked bits (null: none); an
-// outline (SPEC 2d) is unlit, and either is depth-cued. `mix` (SPEC 2e; null: none) is what a
-// metal or glass surface's bounce rays made of it: clamp(mix.w L + mix.xyz).
+// outline (contract 2d) is unlit, and either is depth-cued. `mix` (contract 2e; null: none) is what
+// a metal or glass surface's bounce rays made of it: clamp(mix.w L + mix.xyz).
 GRANRAY_HD_INLINE Vec3 sample_color(const SurfaceSample& surface, const std::uint32_t* blocked,
                                     const Ray& primary, const ShadingParams& shading,
                                     const LightingParams& lighting, const Vec4* mix = nullptr) {

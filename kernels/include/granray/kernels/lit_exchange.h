@@ -1,4 +1,4 @@
-// Lit frames across ranks by halo (SPEC 2a; docs/design.md, "Lit frames across ranks"): the
+// Lit frames across ranks by halo (contract 2a; docs/design.md, "Lit frames across ranks"): the
 // kernels that pick a rank's halo for the others, find which of its samples' secondary rays
 // must be asked of other ranks, answer such questions and fold the answers in.
 //

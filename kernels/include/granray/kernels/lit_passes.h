@@ -1,4 +1,4 @@
-// The three passes of a lit frame (SPEC 2a), each a pixel kernel for both backends. Sample s of
+// The three passes of a lit frame (contract 2a), each a pixel kernel for both backends. Sample s of
 // pixel p is record p * samples + s in the surfaces and blocked-bit arrays.
 #pragma once
 
@@ -34,7 +34,7 @@ struct FindSurfaces {
   // copies, and only one rank keeps the walls' samples.
   std::uint32_t owned = kNoHit;
   bool keep_walls = true;
-  // SPEC 2e: each sample's material slot (materials.h), when the frame has materials.
+  // contract 2e: each sample's material slot (materials.h), when the frame has materials.
   GrainMaterials materials{};
   std::uint8_t* slots = nullptr;
 
@@ -121,7 +121,7 @@ GRANRAY_HD_INLINE void find_sample_blockers(const Occluder& occluded, const Came
   forward.sample(record, primary, p, surface, words);
 }
 
-constexpr int kMostSamplesPerPixel = 16;  // a 4 x 4 grid (SPEC 2a)
+constexpr int kMostSamplesPerPixel = 16;  // a 4 x 4 grid (contract 2a)
 
 // Pass 2: which of each sample's secondary rays this occluder's spheres block. The visible
 // sphere itself never blocks its own rays (skipped by id).
@@ -221,7 +221,7 @@ struct FindBlockersInBlocks {
 };
 
 // The samples of a pixel as shown: each surface's clamped colour, or the background, under the
-// see-through walls in front of it (SPEC 2d) when the frame has any; `visit(k, color)` for
+// see-through walls in front of it (contract 2d) when the frame has any; `visit(k, color)` for
 // sample record k, in sample order.
 template <class Walls>
 struct ShownSamples {
@@ -231,7 +231,7 @@ struct ShownSamples {
   const SurfaceSample* surfaces;
   const std::uint32_t* blocked;  // null: a frame without secondary rays, nothing blocked
   Walls walls;
-  const Vec4* mixes = nullptr;  // SPEC 2e, per sample (materials.h); null: no materials
+  const Vec4* mixes = nullptr;  // contract 2e, per sample (materials.h); null: no materials
 
   template <class Visit>
   GRANRAY_HD void each(int i, int j, Visit&& visit) const {
@@ -263,7 +263,7 @@ struct ShownSamples {
   }
 };
 
-// Pass 3: each pixel the mean of its samples' shown colours, quantised (SPEC 2a); with `depth`
+// Pass 3: each pixel the mean of its samples' shown colours, quantised (contract 2a); with `depth`
 // (and `hit_id`), its first sample's depth and visible id too, in the same pass over the samples.
 template <class Walls = NoWalls>
 struct ShadeSurfaces {

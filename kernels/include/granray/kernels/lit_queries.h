@@ -46,7 +46,7 @@ struct HostSamples {
   std::size_t count;
 };
 
-// The pixel of `samples` shown colours summed in sample order: their mean, quantised (SPEC 2a).
+// The pixel of `samples` shown colours summed in sample order: their mean, quantised (contract 2a).
 GRANRAY_HD_INLINE Rgb8 mean_color(Vec3 sum, int samples) {
   return to_rgb8(sum * (1.0f / static_cast<float>(samples)));
 }

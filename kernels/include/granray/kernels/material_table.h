@@ -1,4 +1,4 @@
-// The materials of a frame as the kernels read them (SPEC 2e), and how a grain finds its own.
+// The materials of a frame as the kernels read them (contract 2e), and how a grain finds its own.
 // The bounce pass that uses them is materials.h.
 #pragma once
 

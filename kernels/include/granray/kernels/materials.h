@@ -1,4 +1,4 @@
-// Metal and glass (SPEC 2e): mirror reflection and refraction through a glass grain, traced
+// Metal and glass (contract 2e): mirror reflection and refraction through a glass grain, traced
 // iteratively on both backends. A sample whose surface is metal or glass gets, in the bounce pass,
 // its mix: what its 2a colour L keeps and what its bounce rays add, so that the shading pass
 // shows clamp(keep L + add). A bounce ray's own hit is lit by the 2a model (its shadow and
@@ -97,8 +97,8 @@ GRANRAY_HD_INLINE MaterialSplit split_at(const MaterialParams& m, const Ray& ray
 // The nearest surface along a bounce ray, through any tracer that takes any ray (the grid or
 // every sphere), and the opaque walls.
 // `walls` for bounce rays (every opaque triangle of either facing) and `primary_walls` for a
-// path's camera ray (the ones the camera shows: SPEC 2b's faces = "back" hides a container's near
-// side from primary rays only).
+// path's camera ray (the ones the camera shows: contract 2b's faces = "back" hides a container's
+// near side from primary rays only).
 template <class Tracer, class Walls>
 struct BounceScene {
   Tracer trace;
@@ -142,7 +142,7 @@ struct BounceScene {
 
 // The 2a colour of a bounce ray's hit, its shadow and occlusion rays traced now. Its occlusion
 // directions are those of sample `s + kMostSamplesPerPixel * bounce` of the pixel: a function of
-// (pixel, sample, bounce, ray index), as SPEC 2e asks.
+// (pixel, sample, bounce, ray index), as contract 2e asks.
 template <class Occluder>
 GRANRAY_HD_INLINE Vec3 bounce_light(const Occluder& occluded, const CameraFrame& camera,
                                     const ShadingParams& shading, const LightingParams& lighting,
@@ -168,8 +168,8 @@ struct BounceFrame {
   std::uint64_t from;  // the surface's id (its rays skip it: BounceScene::nearest)
 };
 
-// SPEC 2e's T for the rays of a primary sample's metal or glass surface (material `m`, seen along
-// `primary`), `bounces` > 0 deep: the mix {add, keep} that the shading pass applies to the
+// contract 2e's T for the rays of a primary sample's metal or glass surface (material `m`, seen
+// along `primary`), `bounces` > 0 deep: the mix {add, keep} that the shading pass applies to the
 // sample's own colour. Depth first, in the order of the recursive definition, so that every
 // path adds the same numbers in the same order.
 template <class Scene, class Occluder>

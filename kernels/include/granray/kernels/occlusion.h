@@ -1,4 +1,4 @@
-// Any-hit queries for secondary rays (SPEC 2a): is anything between a shading point and the
+// Any-hit queries for secondary rays (contract 2a): is anything between a shading point and the
 // light, or within ambient-occlusion distance of it? Through the same grid as primary rays, or
 // against every sphere (the reference).
 #pragma once
@@ -64,7 +64,7 @@ struct AnyListedBlocker {
   }
 };
 
-// Ambient-occlusion ray k of a shading point (SPEC 2a).
+// Ambient-occlusion ray k of a shading point (contract 2a).
 GRANRAY_HD_INLINE Ray ambient_ray(const ShadingPoint& p, int i, int j, int sample, int k,
                                   const LightingParams& lighting) {
   return {p.origin, ao_direction(p.normal, i, j, sample, k, lighting.ao_samples)};
@@ -136,7 +136,7 @@ struct GridOccluder {
 
 struct PixelNeighbours;  // nearby_spheres.h
 
-// The walls block secondary rays too (SPEC 2b): a ray the spheres leave free is tested against
+// The walls block secondary rays too (contract 2b): a ray the spheres leave free is tested against
 // the walls' tree (or, for the reference, every triangle).
 template <class Occluder>
 struct WithWalls {

@@ -1,4 +1,4 @@
-// The path-traced still (SPEC 2e, renderer = "path"): Monte Carlo light transport under a
+// The path-traced still (contract 2e, renderer = "path"): Monte Carlo light transport under a
 // uniform sky (the background's colour as radiance) and a sun of finite angular size, through the
 // same grid and wall tree as the direct frames. Matte surfaces are Lambertian with albedo `base`
 // and sample the sun directly (a shadow ray per hit); metal reflects its share `reflectance`

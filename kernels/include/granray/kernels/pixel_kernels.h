@@ -108,7 +108,7 @@ struct RenderPixel {
     }
   }
 
-  // SPEC 2d: the opaque surface's colour under the see-through walls in front of it. Depth and
+  // contract 2d: the opaque surface's colour under the see-through walls in front of it. Depth and
   // id stay the opaque surface's: see-through walls hide nothing, so ranks composite as before.
   GRANRAY_HD void see_through_pixel(const Ray& ray, const Hit& hit, const WallHit& wall,
                                     SeeThroughCandidates glass, std::uint32_t pixel) const {

@@ -23,7 +23,7 @@ constexpr std::uint32_t kNoHit = 0xffffffffu;
 
 GRANRAY_HD_INLINE Hit no_hit() { return {INFINITY, ~std::uint64_t{0}, kNoHit}; }
 
-// Smaller entry distance wins; equal distances go to the smaller global id (SPEC 2).
+// Smaller entry distance wins; equal distances go to the smaller global id (contract 2).
 GRANRAY_HD_INLINE bool closer(float t, std::uint64_t id, const Hit& best) {
   return t < best.t || (t == best.t && id < best.id);
 }

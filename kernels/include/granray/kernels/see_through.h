@@ -1,4 +1,4 @@
-// See-through walls (SPEC 2d): walls of opacity a < 1 block no ray; each primary sample
+// See-through walls (contract 2d): walls of opacity a < 1 block no ray; each primary sample
 // composites the nearest of them in front of what it shows, front to back, over that colour.
 #pragma once
 
@@ -115,7 +115,7 @@ GRANRAY_HD_PIXEL_INLINE void add_layer(Vec3 c, float a, Vec3& sum, float& transm
   transmitted *= 1.0f - a;
 }
 
-// SPEC 2d: C = sum_k T_k a_k c_k + T_K behind, T_k the product of (1 - a_j) over the layers in
+// contract 2d: C = sum_k T_k a_k c_k + T_K behind, T_k the product of (1 - a_j) over the layers in
 // front of k; a layer's c_k is lit with S = A = 1, clamped and depth-cued. `behind` is the clamped
 // colour of what the sample shows at distance `behind_t` (the background's at +inf).
 GRANRAY_HD_PIXEL_INLINE Vec3 composite_see_through(const WallView& w, const Ray& ray,

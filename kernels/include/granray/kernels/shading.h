@@ -17,8 +17,8 @@ struct ShadingParams {
   float diffuse;
   Vec3 background;
   Vec3 particle_color;
-  // SPEC 2d, off at 0: a rim of `outline` x the radius at each grain's silhouette, and a fade of
-  // up to `depth_cue` toward `cue_color` with the depth z = (x - eye) . forward of a surface
+  // contract 2d, off at 0: a rim of `outline` x the radius at each grain's silhouette, and a fade
+  // of up to `depth_cue` toward `cue_color` with the depth z = (x - eye) . forward of a surface
   // point, from z_near (none) to z_near + 1 / z_inv_span (all of depth_cue).
   float outline;
   Vec3 outline_color;
@@ -34,7 +34,7 @@ struct ShadingParams {
 // value (floorf is a libm call per channel on x86-64 without SSE4.1).
 GRANRAY_HD_INLINE int nearest_of_255(float s) { return static_cast<int>(255.0f * s + 0.5f); }
 
-// SPEC 2: clamp to [0, 1], then floor(255 c + 0.5); NaN maps to 0.
+// contract 2: clamp to [0, 1], then floor(255 c + 0.5); NaN maps to 0.
 GRANRAY_HD_INLINE std::uint8_t to_byte(float c) {
   return static_cast<std::uint8_t>(
       nearest_of_255(nan_ignoring_min(nan_ignoring_max(c, 0.0f), 1.0f)));
@@ -42,7 +42,7 @@ GRANRAY_HD_INLINE std::uint8_t to_byte(float c) {
 
 GRANRAY_HD_PIXEL_INLINE Rgb8 to_rgb8(Vec3 c) { return {to_byte(c.x), to_byte(c.y), to_byte(c.z)}; }
 
-// SPEC 2d: the palette entry of a categorical value, floor(s + 0.5) mod n (non-negative); in
+// contract 2d: the palette entry of a categorical value, floor(s + 0.5) mod n (non-negative); in
 // double, so that s + 0.5 is exact. A value that is not finite takes entry 0.
 GRANRAY_HD_INLINE std::uint32_t category_entry(float s, std::uint32_t n) {
   if (!(s > -1e18f && s < 1e18f)) return 0;
@@ -59,7 +59,7 @@ struct ColorSource {
   float lo;
   float inv_span;
   Vec3 uniform;
-  std::uint32_t categories;  // > 0: `table` is a palette of this many entries (SPEC 2d)
+  std::uint32_t categories;  // > 0: `table` is a palette of this many entries (contract 2d)
 
   GRANRAY_HD Vec3 operator()(std::uint32_t index) const {
     if (scalar == nullptr) return uniform;
@@ -74,8 +74,8 @@ GRANRAY_HD_INLINE float clamp01(float x) {
 }
 GRANRAY_HD_INLINE Vec3 clamp01(Vec3 c) { return {clamp01(c.x), clamp01(c.y), clamp01(c.z)}; }
 
-// SPEC 2d: whether the ray meets the sphere in its outline, where the distance from the centre to
-// the ray's line exceeds r (1 - outline). The distance is the closest-approach vector that
+// contract 2d: whether the ray meets the sphere in its outline, where the distance from the centre
+// to the ray's line exceeds r (1 - outline). The distance is the closest-approach vector that
 // sphere_entry_distance uses, so the rim is as exact as the silhouette.
 GRANRAY_HD_INLINE bool on_outline(const Ray& ray, Vec4 sphere, const ShadingParams& params) {
   if (!(params.outline > 0.0f)) return false;
@@ -85,7 +85,7 @@ GRANRAY_HD_INLINE bool on_outline(const Ray& ray, Vec4 sphere, const ShadingPara
   return dot(l, l) > inner * inner;
 }
 
-// SPEC 2d: a surface's clamped colour faded toward the cue colour with the depth of `point`.
+// contract 2d: a surface's clamped colour faded toward the cue colour with the depth of `point`.
 GRANRAY_HD_INLINE Vec3 depth_cued(Vec3 clamped, Vec3 point, const ShadingParams& params) {
   if (!(params.depth_cue > 0.0f)) return clamped;
   const float z = dot(point - params.eye, params.forward);

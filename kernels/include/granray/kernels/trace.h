@@ -7,7 +7,7 @@
 namespace granray {
 
 // How a particle's array index becomes its global id: explicit ids, or the index offset by the
-// particles of the ranks before this one (SPEC 1).
+// particles of the ranks before this one (contract 1).
 struct IdMap {
   const std::uint64_t* ids;
   std::uint64_t offset;

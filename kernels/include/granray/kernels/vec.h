@@ -35,7 +35,7 @@ GRANRAY_HD_INLINE float component(Vec3 a, int axis) {
   return axis == 0 ? a.x : (axis == 1 ? a.y : a.z);
 }
 
-// SPEC 1: a particle is drawn only with finite coordinates and a finite radius > 0.
+// contract 1: a particle is drawn only with finite coordinates and a finite radius > 0.
 // (|x| <= FLT_MAX is false for NaN and infinities and means the same on host and device.)
 GRANRAY_HD_INLINE bool is_finite(float x) { return fabsf(x) <= FLT_MAX; }
 

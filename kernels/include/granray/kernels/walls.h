@@ -1,6 +1,7 @@
-// Walls (SPEC 2b) and clip planes (SPEC 2c) as the kernels see them: triangles in a bounding
-// volume hierarchy built per wall set (kernels/src/backend/wall_tree.inl), nearest-hit and any-hit
-// queries through it, and the brute-force loop over every triangle that the tests compare with.
+// Walls (contract 2b) and clip planes (contract 2c) as the kernels see them: triangles in a
+// bounding volume hierarchy built per wall set (kernels/src/backend/wall_tree.inl), nearest-hit and
+// any-hit queries through it, and the brute-force loop over every triangle that the tests compare
+// with.
 #pragma once
 
 #include <cstdint>
@@ -13,13 +14,13 @@ namespace granray {
 
 // A frame's visible wall carries the id kWallIdBase + its triangle's index: after every
 // particle's id, so that on equal depth a grain wins over a wall and a smaller triangle index
-// over a larger one (SPEC 2b), in one rank's frame and when ranks composite their depth images.
+// over a larger one (contract 2b), in one rank's frame and when ranks composite their depth images.
 constexpr std::uint64_t kWallIdBase = std::uint64_t{1} << 63;
 
 // A secondary ray's `skip_id` that names no sphere and no triangle: nothing is skipped.
 constexpr std::uint64_t kSkipNothing = kWallIdBase + kNoHit;
 
-// A half-space whose points x with dot(x - point, normal) > 0 are removed (SPEC 2c).
+// A half-space whose points x with dot(x - point, normal) > 0 are removed (contract 2c).
 struct ClipPlane {
   Vec3 point;
   Vec3 normal;
@@ -35,7 +36,7 @@ GRANRAY_HD_INLINE bool clipped_by(const ClipPlane* planes, int count, Vec3 x) {
 // One triangle of the frame's walls, in the hierarchy's order. `index` is its place among all the
 // frame's triangles (walls in order, each wall's triangles in order); `wall` is its wall's index,
 // with kBackFacesOnly set when the wall shows only its triangles facing away from the camera and
-// kSeeThrough when its opacity is below 1 (SPEC 2d).
+// kSeeThrough when its opacity is below 1 (contract 2d).
 struct WallTriangle {
   Vec3 a, b, c;
   std::uint32_t index;
@@ -73,7 +74,7 @@ GRANRAY_HD_INLINE Vec3 turned_to_face(Vec3 n, Vec3 dir) {
   return meets_back(n, dir) ? n * -1.0f : n;
 }
 
-// A see-through triangle (SPEC 2d) as the layer test reads it, made once per build of the
+// A see-through triangle (contract 2d) as the layer test reads it, made once per build of the
 // see-through tree: corner a, the unit normal by winding, and the two axes whose dot products
 // with x - a are the barycentric coordinates (u, v) of a point x of the triangle's plane. Every
 // path (tile list, tree, reference loop) reads the same facets, so they agree bit for bit.
@@ -85,7 +86,7 @@ struct SeeThroughFacet {
   std::uint32_t wall;   // its wall, without the flags
 };
 
-// A see-through facet's colour from each side, lit as a wall is without a highlight (SPEC 2d:
+// A see-through facet's colour from each side, lit as a wall is without a highlight (contract 2d:
 // S = A = 1) and clamped, and its wall's opacity. Without a highlight a layer's colour is its
 // facet's and side's alone, so each frame works these out once and every layer looks them up.
 // front: seen from where the normal points; back: from the other side.
@@ -148,7 +149,7 @@ struct SeeThroughTiles {
 constexpr std::uint32_t kCoversTile = 0x80000000u;
 
 // The walls of one frame: the opaque ones, which hide what lies behind them and block secondary
-// rays, and the see-through ones (SPEC 2d, opacity < 1), which block nothing and are composited
+// rays, and the see-through ones (contract 2d, opacity < 1), which block nothing and are composited
 // over what each primary ray shows.
 struct WallView {
   static constexpr bool present = true;
@@ -162,7 +163,7 @@ struct WallView {
   int plane_count;
   bool linear;  // the reference: test every triangle in turn instead of walking the tree
   SeeThroughTiles see_through_tiles;
-  const std::uint8_t* materials;  // SPEC 2e: per wall, a MaterialTable slot; null: all matte
+  const std::uint8_t* materials;  // contract 2e: per wall, a MaterialTable slot; null: all matte
 };
 
 // No walls: the kernels compile the wall tests away.

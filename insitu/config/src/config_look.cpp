@@ -107,7 +107,7 @@ void read_shading(const TableReader& t, ShadingSettings& s) {
   }
   if (const auto b = t.color("background")) s.background = *b;
   if (const auto c = t.color("particle_color")) s.particle_color = *c;
-  // SPEC 2a.
+  // contract 2a.
   if (const auto shadows = t.boolean("shadows")) s.shadows = *shadows;
   if (const auto n = t.integer("ao_samples")) {
     if (*n < 0 || *n > kMaxAoSamples) {
@@ -136,7 +136,7 @@ void read_shading(const TableReader& t, ShadingSettings& s) {
     }
     s.bounces = static_cast<int>(*b);
   }
-  // SPEC 2d.
+  // contract 2d.
   if (const auto o = t.number("outline")) {
     if (!(*o >= 0.0 && *o < 1.0)) {
       t.fail("outline", "must be in [0, 1): the rim's width as a fraction of the radius (0 = off)");

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "granray/rank_stages.h"
 #include "mpi_agree.h"
 #include "mpi_exchange.h"
 
@@ -44,7 +45,7 @@ bool GpuPlaneCompositor::ready(Renderer& renderer, MPI_Comm comm, int width, int
   std::string error;
   std::vector<unsigned char> handle;
   try {
-    handle = renderer.share_planes(std::size_t(width) * std::size_t(height));
+    handle = rank_stages(renderer).share_planes(std::size_t(width) * std::size_t(height));
   } catch (const std::exception& e) {
     error = e.what();
   }
@@ -54,7 +55,7 @@ bool GpuPlaneCompositor::ready(Renderer& renderer, MPI_Comm comm, int width, int
   // Rank 0 alone reads the others' planes: it maps them, and says whether it could.
   if (shared == 1 && rank == 0) {
     try {
-      renderer.open_shared_planes(handles, 0);
+      rank_stages(renderer).open_shared_planes(handles, 0);
     } catch (const std::exception& e) {
       shared = 0;
       error = e.what();

@@ -1,4 +1,4 @@
-// [insitu.camera.path] (SPEC 2f): a camera that moves with the simulation, keyed by step or
+// [insitu.camera.path] (contract 2f): a camera that moves with the simulation, keyed by step or
 // simulated time, linear or smooth (Catmull-Rom) between its keys.
 #pragma once
 

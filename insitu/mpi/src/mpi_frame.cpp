@@ -2,6 +2,7 @@
 // range, ids), then an unlit frame rendered per rank and composited, or a lit one
 // (mpi_lit_frame.cpp); the rank group the in-situ renderer drives, and the GPU of a rank.
 #include "granray/insitu/mpi_frame.h"
+#include "granray/rank_stages.h"
 
 #include <algorithm>
 #include <chrono>
@@ -94,7 +95,7 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
     const std::optional<std::uint64_t> limit =
         compositor != nullptr ? compositor->lit_gather_limit() : std::nullopt;
     const std::uint64_t pixels = std::uint64_t(render_window(settings).area());
-    // Bounce rays (SPEC 2e) go anywhere: one rank traces them over every grain.
+    // Bounce rays (contract 2e) go anywhere: one rank traces them over every grain.
     const bool bounce_rays = materials_on(settings) || path_traced(settings);
     // One sample per pixel by halo composites in GPU memory where it can.
     const bool in_gpu_memory = !bounce_rays && settings.shading.samples == 1 &&
@@ -174,8 +175,8 @@ void composite_in_gpu_memory(Renderer& renderer, MPI_Comm comm, void* cuda_strea
   const auto composite_start = std::chrono::steady_clock::now();
   agreed_step("compositing in GPU memory", comm, [&] {
     if (rank == 0) {
-      renderer.composite_shared_planes(cuda_stream, settings, result == Composited::rgb_depth_ids,
-                                       image, stats);
+      rank_stages(renderer).composite_shared_planes(
+          cuda_stream, settings, result == Composited::rgb_depth_ids, image, stats);
     }
   });
   stats.composite_ms += ms_since(composite_start);
@@ -196,7 +197,7 @@ bool has_see_through_walls(const RenderSettings& settings) {
                                        [](const Wall& w) { return w.opacity < 1.0f; });
 }
 
-// SPEC 2d: where no rank shows a surface, a pixel is the see-through walls over the background,
+// contract 2d: where no rank shows a surface, a pixel is the see-through walls over the background,
 // which every rank computes alike but the compositors fill with the bare background. Rank 0
 // keeps its own colour there.
 void composite_rendered(Image& image, const RenderSettings& settings, MPI_Comm comm,

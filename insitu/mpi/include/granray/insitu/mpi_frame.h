@@ -98,7 +98,7 @@ class Compositor {
   // automatic then see several nodes). Call before the first frame.
   void pretend_nodes_of(int ranks) { pretend_node_size_ = ranks; }
 
-  // Lit frames (SPEC 2a): by default decided per frame from sizes (gathered_lit_frame); with
+  // Lit frames (contract 2a): by default decided per frame from sizes (gathered_lit_frame); with
   // this, frames of at most `particles` over all ranks are gathered onto rank 0, which renders
   // them alone, and larger ones go across the ranks (by halo). 0: never gathered.
   void gather_lit_frames_up_to(std::uint64_t particles) { lit_gather_limit_ = particles; }

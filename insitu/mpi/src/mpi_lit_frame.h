@@ -1,4 +1,4 @@
-// SPEC 2a frames across ranks by halo (each rank its grains and the others' near its box,
+// contract 2a frames across ranks by halo (each rank its grains and the others' near its box,
 // secondary rays asked of the ranks whose boxes they cross); small frames are gathered instead
 // (mpi_gathered_frame.h).
 #pragma once
@@ -10,7 +10,7 @@
 
 namespace granray::mpi::detail {
 
-// SPEC 2a over ranks by halo (kernels/lit_exchange.h): each rank gets the other ranks' grains
+// contract 2a over ranks by halo (kernels/lit_exchange.h): each rank gets the other ranks' grains
 // near its box, casts and lights its own samples, asks the ranks whose boxes its open shadow
 // rays (and its walls' occlusion rays) cross, shades, and the images composite as unlit ones
 // do (with several samples per pixel, sample by sample: sample_composite.h). `own`: this rank's
@@ -43,7 +43,7 @@ void composite_in_gpu_memory(Renderer& renderer, MPI_Comm comm, void* cuda_strea
                              const RenderSettings& settings, Composited result, Image& image,
                              FrameStats& stats);
 
-// Whether the frame has walls one sees through (SPEC 2d).
+// Whether the frame has walls one sees through (contract 2d).
 bool has_see_through_walls(const RenderSettings& settings);
 
 }  // namespace granray::mpi::detail

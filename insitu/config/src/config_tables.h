@@ -36,7 +36,7 @@ std::vector<std::pair<const toml::table*, std::string>> table_array(const TableR
 // What a frame shows: walls, clip planes and the selection.
 Wall read_wall(const TableReader& t);
 ClipPlane read_clip(const TableReader& t);
-// [[insitu.materials]] (SPEC 2e): each material; the field defaults to [insitu.color]'s, which
+// [[insitu.materials]] (contract 2e): each material; the field defaults to [insitu.color]'s, which
 // is read first, and all materials must select grains by the same value.
 MaterialSettings read_material(const TableReader& t, InsituConfig& config);
 // [insitu.select]: the field defaults to [insitu.color]'s, which is read first.
@@ -54,7 +54,7 @@ std::vector<ViewSettings> orbit_views(const OrbitSettings& orbit, const CameraSe
 // [[insitu.views]]: a name and camera keys over `main`.
 ViewSettings read_view(const TableReader& t, const CameraSettings& main);
 void read_shading(const TableReader& t, ShadingSettings& s);
-// [insitu.path] (SPEC 2e): the path-traced still.
+// [insitu.path] (contract 2e): the path-traced still.
 void read_path(const TableReader& t, PathSettings& p);
 ColorSettings read_color(const TableReader& t);
 

@@ -1,5 +1,5 @@
-// SPEC 2a frames across ranks while the particles fit on one rank: gathered onto rank 0, or onto
-// every rank to render bands of the picture's rows (mpi_gathered_frame.h).
+// contract 2a frames across ranks while the particles fit on one rank: gathered onto rank 0, or
+// onto every rank to render bands of the picture's rows (mpi_gathered_frame.h).
 #include "mpi_gathered_frame.h"
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 
 #include "band_stack.h"
 #include "granray/errors.h"
+#include "granray/rank_stages.h"
 #include "granray/tiled_render.h"
 #include "mpi_agree.h"
 #include "mpi_exchange.h"
@@ -60,12 +61,12 @@ HostParticles gathered_particles(Renderer& renderer, MPI_Comm comm, const Partic
   const int rank = rank_of(comm), size = size_of(comm);
   HostParticles mine;
   agreed_step("copying the particles to the host", comm,
-              [&] { renderer.copy_to_host(view, mine); });
+              [&] { rank_stages(renderer).copy_to_host(view, mine); });
   // A scalar only when every rank that has particles offers one.
   int scalar = mine.xyzr.empty() || !mine.scalar.empty() ? 1 : 0;
   GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &scalar, 1, MPI_INT, MPI_MIN, comm));
   if (scalar == 1) mine.scalar.resize(mine.xyzr.size());           // a rank without particles
-  int select = mine.xyzr.empty() || !mine.select.empty() ? 1 : 0;  // SPEC 2d values, likewise
+  int select = mine.xyzr.empty() || !mine.select.empty() ? 1 : 0;  // contract 2d values, likewise
   GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &select, 1, MPI_INT, MPI_MIN, comm));
   if (select == 1) mine.select.resize(mine.xyzr.size());
   const int count = static_cast<int>(mine.xyzr.size());
@@ -278,9 +279,9 @@ void learn_band_costs(BandCosts& costs, const std::vector<int>& edges,
   }
 }
 
-// SPEC 2a over ranks while the particles fit on one (mpi_gathered_frame.h): every rank's particles,
-// with their global ids and scalars, gathered onto rank 0, which renders the frame alone, or
-// onto every rank, each rendering its band of the picture's rows for rank 0 to stack.
+// contract 2a over ranks while the particles fit on one (mpi_gathered_frame.h): every rank's
+// particles, with their global ids and scalars, gathered onto rank 0, which renders the frame
+// alone, or onto every rank, each rendering its band of the picture's rows for rank 0 to stack.
 FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
                                const RenderSettings& settings, RenderOptions options, Image& image,
                                Composited result, bool in_bands, Compositor* kept, int threads) {

@@ -1,4 +1,4 @@
-// The [insitu] table of a simulation's TOML input file (SPEC 3).
+// The [insitu] table of a simulation's TOML input file (contract 3).
 #pragma once
 
 #include <cstdint>
@@ -23,13 +23,13 @@ struct ColorSettings {
   ColorMapping mapping;  // also in InsituConfig::render.color
 };
 
-// [insitu.select] (SPEC 2d): draw only grains whose `field` lies in the range of
+// [insitu.select] (contract 2d): draw only grains whose `field` lies in the range of
 // InsituConfig::render.select.
 struct SelectSettings {
   std::string field;
 };
 
-// [[insitu.views]] (SPEC 2f): a further camera of every frame, rendered from the same particles
+// [[insitu.views]] (contract 2f): a further camera of every frame, rendered from the same particles
 // and grid, its files named by `name` ({view} in the patterns, /views/NAME in the HDF5 file).
 struct ViewSettings {
   std::string name;
@@ -37,7 +37,7 @@ struct ViewSettings {
   bool orbit = false;     // one of [insitu.orbit]'s ring (camera.theta, camera.phi)
 };
 
-// [insitu.orbit] (SPEC 2f): a ring of views per frame, each polar angle at `phi_count` azimuths
+// [insitu.orbit] (contract 2f): a ring of views per frame, each polar angle at `phi_count` azimuths
 // (0, 360 / n, ...), added to InsituConfig::views; with `cinema`, also a Cinema database.
 struct OrbitSettings {
   std::vector<float> theta;

@@ -11,6 +11,7 @@
 
 #include "granray/errors.h"
 #include "granray/kernels/lighting.h"
+#include "granray/rank_stages.h"
 #include "mpi_agree.h"
 #include "mpi_exchange.h"
 #include "sample_composite.h"
@@ -56,8 +57,9 @@ HostParticles halo_in_messages(Renderer& renderer, MPI_Comm comm, const Particle
                                const std::vector<RankBox>& boxes, std::uint64_t& sent) {
   const int rank = rank_of(comm), size = size_of(comm);
   std::vector<HostParticles> halos;
-  agreed_step("picking the halos", comm,
-              [&] { halos = renderer.halo_for(view, settings, options, boxes, rank); });
+  agreed_step("picking the halos", comm, [&] {
+    halos = rank_stages(renderer).halo_for(view, settings, options, boxes, rank);
+  });
   std::vector<std::vector<Vec4>> xyzr(size);
   std::vector<std::vector<std::uint64_t>> ids(size);
   std::vector<std::vector<float>> select(size);
@@ -85,11 +87,12 @@ MailboxHalo halo_through_mailboxes(Renderer& renderer, MPI_Comm comm, const Part
                                    const std::vector<RankBox>& boxes, std::uint64_t& sent) {
   const int rank = rank_of(comm), size = size_of(comm);
   std::vector<std::uint64_t> counts;
-  agreed_step("picking the halos", comm,
-              [&] { counts = renderer.pick_halo(view, settings, options, boxes, rank); });
+  agreed_step("picking the halos", comm, [&] {
+    counts = rank_stages(renderer).pick_halo(view, settings, options, boxes, rank);
+  });
   std::uint64_t total = 0;
   for (const std::uint64_t c : counts) total += c;
-  const std::size_t capacity = renderer.halo_mailbox_capacity();
+  const std::size_t capacity = rank_stages(renderer).halo_mailbox_capacity();
   std::vector<std::uint64_t> row = counts;
   row.push_back(capacity == 0 || total > capacity ? 1 : 0);
   const int stride = size + 1;
@@ -101,16 +104,17 @@ MailboxHalo halo_through_mailboxes(Renderer& renderer, MPI_Comm comm, const Part
   if (remake) {
     std::vector<unsigned char> handle;
     agreed_step("making the halo mailboxes", comm, [&] {
-      handle =
-          renderer.share_halo_mailbox(std::max<std::uint64_t>(capacity, total + total / 2 + 1024));
+      handle = rank_stages(renderer).share_halo_mailbox(
+          std::max<std::uint64_t>(capacity, total + total / 2 + 1024));
     });
     const std::vector<std::vector<unsigned char>> handles = every_rank_handle(handle, comm);
     agreed_step(
         "mapping the other ranks' halo mailboxes (GRANRAY_HALO=host sends the halos in "
         "messages instead)",
-        comm, [&] { renderer.open_halo_mailboxes(handles, rank); });
+        comm, [&] { rank_stages(renderer).open_halo_mailboxes(handles, rank); });
   }
-  agreed_step("posting the halos", comm, [&] { renderer.post_halo(view.cuda_stream); });
+  agreed_step("posting the halos", comm,
+              [&] { rank_stages(renderer).post_halo(view.cuda_stream); });
   MailboxHalo halo;
   halo.first.assign(size, 0);
   halo.count.assign(size, 0);
@@ -160,10 +164,11 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
   std::vector<SecondaryQuery> queries;
   std::vector<std::uint64_t> targets;
   agreed_step("casting this rank's samples", comm, [&] {
-    stats = halo_in_gpu_memory ? renderer.cast_with_halo(view, settings, options, mailbox_halo,
-                                                         boxes, rank, rank == 0, queries, targets)
-                               : renderer.cast_with_halo(view, settings, options, halo, boxes, rank,
-                                                         rank == 0, queries, targets);
+    stats = halo_in_gpu_memory
+                ? rank_stages(renderer).cast_with_halo(view, settings, options, mailbox_halo, boxes,
+                                                       rank, rank == 0, queries, targets)
+                : rank_stages(renderer).cast_with_halo(view, settings, options, halo, boxes, rank,
+                                                       rank == 0, queries, targets);
     laps.lap("cast");
   });
   laps.lap("cast agree");
@@ -195,7 +200,7 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
   std::vector<std::uint32_t> words;
   double answer_ms = 0.0;
   agreed_step("answering other ranks' rays", comm,
-              [&] { answer_ms = renderer.answer_queries(theirs, words); });
+              [&] { answer_ms = rank_stages(renderer).answer_queries(theirs, words); });
   stats.secondary_ms += answer_ms;
   laps.lap("answer");
   laps.part("asked", static_cast<double>(theirs.size()));
@@ -228,7 +233,7 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
   if (settings.shading.samples > 1) {  // a pixel's samples may be different ranks'
     HostSamples shown{nullptr, 0};
     agreed_step("shading", comm,
-                [&] { shown = renderer.shade_samples_with_answers(samples, merged); });
+                [&] { shown = rank_stages(renderer).shade_samples_with_answers(samples, merged); });
     const auto composite_start = std::chrono::steady_clock::now();
     const PixelRect window = render_window(settings);
     sent += composite_samples(shown, window.x1 - window.x0, window.y1 - window.y0,
@@ -240,8 +245,9 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
     laps.print(rank);
     return stats;
   }
-  agreed_step("shading", comm,
-              [&] { renderer.shade_with_answers(settings, samples, merged, image, stats); });
+  agreed_step("shading", comm, [&] {
+    rank_stages(renderer).shade_with_answers(settings, samples, merged, image, stats);
+  });
   laps.lap("shade");
   stats.composite_ms = halo_ms + exchange_ms;
   if (in_gpu_memory) {

@@ -1,4 +1,4 @@
-// [insitu.camera.path] and [insitu.orbit] (SPEC 2f): the cameras that move, along a path keyed
+// [insitu.camera.path] and [insitu.orbit] (contract 2f): the cameras that move, along a path keyed
 // by step or time, or round the bed in a ring of views.
 #include <toml++/toml.h>
 

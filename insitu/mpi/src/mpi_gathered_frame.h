@@ -1,4 +1,4 @@
-// SPEC 2a frames across ranks while the particles fit on one rank: every rank's grains gathered
+// contract 2a frames across ranks while the particles fit on one rank: every rank's grains gathered
 // and rendered by rank 0 (GPUs, and CPU ranks of one node with all their threads), or by every
 // rank in bands of rows (CPUs).
 #pragma once
@@ -12,7 +12,7 @@
 
 namespace granray::mpi::detail {
 
-// SPEC 2a over ranks while the particles fit on one: rank 0 gathers every rank's particles and
+// contract 2a over ranks while the particles fit on one: rank 0 gathers every rank's particles and
 // renders alone, or (`in_bands`) every rank gathers them all and renders its bands of the
 // picture's rows, which rank 0 stacks into `image`. A window's pixels are those of the whole
 // image (RenderSettings::region), so either way the image is the one-rank image. `kept`: the
