@@ -17,31 +17,9 @@
 #include "granray/io/annotations.h"
 #include "granray/io/particle_file.h"
 #include "granray/renderer.h"
+#include "scene_suite.h"
 
 namespace {
-
-// A settled bed: grains on a jittered lattice spacing 1.9 r_max, radii uniform in [r_min, r_max].
-std::vector<granray::Vec4> dense_bed(std::size_t n, float poly, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> jitter(-0.1f, 0.1f), radius(1.0f - poly, 1.0f);
-  const auto side = static_cast<std::size_t>(std::ceil(std::cbrt(2.0 * n)));  // flat: 2:2:1/2
-  std::vector<granray::Vec4> grains(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t x = k % side, y = (k / side) % side, z = k / (side * side);
-    grains[k] = {1.9f * x + jitter(rng), 1.9f * y + jitter(rng), 1.9f * z + jitter(rng),
-                 radius(rng)};
-  }
-  return grains;
-}
-
-std::vector<granray::Vec4> dilute_gas(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  const float box = 8.0f * std::cbrt(static_cast<float>(n));  // ~1 % solid fraction
-  std::uniform_real_distribution<float> pos(0.0f, box);
-  std::vector<granray::Vec4> grains(n);
-  for (auto& g : grains) g = {pos(rng), pos(rng), pos(rng), 1.0f};
-  return grains;
-}
 
 struct Sample {
   double grid_ms, render_ms, total_ms;
@@ -56,14 +34,19 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   CLI::App app{"granray benchmark", "granray-bench"};
-  std::string backend = "auto", scene = "dense", input, json;
+  std::string backend = "auto", input, json;
+  std::vector<std::string> scene_names = {"dense"};
   std::vector<std::size_t> counts = {100000, 1000000};
   std::vector<std::string> resolutions = {"1920x1080"};
   int repeat = 5;
   float poly = 0.0f;
   bool brute = false;
   app.add_option("--backend", backend)->check(CLI::IsMember({"auto", "cuda", "cpu"}));
-  app.add_option("--scene", scene)->check(CLI::IsMember({"dense", "dilute"}));
+  std::vector<std::string> suite = granray::bench::suite_scene_names();
+  suite.push_back("suite");
+  app.add_option("--scene", scene_names,
+                 "synthetic scenes (bench/scene_suite.h), or \"suite\" for every one")
+      ->check(CLI::IsMember(suite));
   app.add_option("--input", input, "render this particle file instead of synthetic scenes");
   app.add_option("-n,--particles", counts, "particle counts");
   app.add_option("--polydispersity", poly, "radii uniform in [1 - p, 1]");
@@ -115,22 +98,36 @@ int main(int argc, char** argv) {
     granray::Renderer renderer(kind);
     std::FILE* out = json.empty() ? nullptr : std::fopen(json.c_str(), "w");
     if (out) std::fprintf(out, "[\n");
-    std::printf("%-7s %-6s %-11s %9s %10s %10s %8s %9s %6s %9s %9s %9s %9s %9s\n", "backend",
+    std::printf("%-7s %-8s %-11s %9s %10s %10s %8s %9s %6s %9s %9s %9s %9s %9s\n", "backend",
                 "scene", "method", "particles", "image", "entries", "grid ms", "sort ms", "ratio",
                 "cast ms", "frame ms", "Mrays/s", "2nd ms", "M2nd/s");
     bool first = true;
-    std::vector<std::vector<granray::Vec4>> scenes;
+    struct Named {
+      std::string name;
+      granray::bench::SuiteScene scene;
+    };
+    std::vector<Named> scenes;
     if (!input.empty()) {
-      scenes.push_back(granray::io::read_particle_file(input).front().xyzr);
-      scene = "file";
+      scenes.push_back({"file", {granray::io::read_particle_file(input).front().xyzr, {}}});
     } else {
-      for (const std::size_t n : counts) {
-        scenes.push_back(scene == "dense" ? dense_bed(n, poly, n) : dilute_gas(n, n));
+      if (std::find(scene_names.begin(), scene_names.end(), "suite") != scene_names.end()) {
+        scene_names = granray::bench::suite_scene_names();
+      }
+      for (const std::string& name : scene_names) {
+        for (const std::size_t n : counts) {
+          scenes.push_back({name, granray::bench::make_suite_scene(name, n, n, poly)});
+        }
       }
     }
-    for (const auto& grains : scenes) {
-      // The drum around these grains: built once, the same for every image size.
+    for (const Named& named : scenes) {
+      const std::vector<granray::Vec4>& grains = named.scene.grains;
+      const std::string& scene = named.name;
+      // The scene's container, or the walls asked for around these grains: built once, the same
+      // for every image size.
       std::shared_ptr<granray::WallList> drum;
+      if (!named.scene.walls.empty()) {
+        drum = std::make_shared<granray::WallList>(named.scene.walls);
+      }
       granray::Vec3 lo{INFINITY, INFINITY, INFINITY}, hi{-INFINITY, -INFINITY, -INFINITY};
       for (const granray::Vec4& g : grains) {
         lo = {std::min(lo.x, g.x - g.w), std::min(lo.y, g.y - g.w), std::min(lo.z, g.z - g.w)};
@@ -291,7 +288,7 @@ int main(int argc, char** argv) {
           // The grid build against the bare hash + sort; the tiles' binning sorts other keys.
           const double ratio = method == "grid" ? median(grid) / sort_ms : 0.0;
           std::printf(
-              "%-7s %-6s %-11s %9zu %10s %10llu %8.3f %9.3f %6.2f %9.3f %9.3f %9.1f %9.3f %9.1f\n",
+              "%-7s %-8s %-11s %9zu %10s %10llu %8.3f %9.3f %6.2f %9.3f %9.3f %9.1f %9.3f %9.1f\n",
               granray::backend_name(renderer.backend()), scene.c_str(), method.c_str(),
               grains.size(), size.c_str(), static_cast<unsigned long long>(references),
               median(grid), sort_ms, ratio, median(render), median(total), rays, secondary_ms,

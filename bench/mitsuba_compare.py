@@ -11,7 +11,7 @@ prints each one's time (Mitsuba's first render includes its JIT compilation, so 
 twice), the ratio, and how far the two images are apart in 8-bit levels.
 
   bench/mitsuba_compare.py --granray build/tools/granray-render [--variant llvm_ad_rgb]
-      [--grains 20000 | --input bed.xyzr] [--size 1920x1080] [--samples 64] [--bounces 4]
+      [--grains 20000] [--scene heap | --input bed.xyzr] [--size 1920x1080] [--samples 64] [--bounces 4]
       [--sun 3.0] [--backend cpu|cuda] [--out DIR] [--quality 4096]
 
 With --quality R: time to quality instead. Mitsuba renders a reference of R paths per pixel (a
@@ -85,6 +85,10 @@ def main():
     ap.add_argument("--variant", default="llvm_ad_rgb")
     ap.add_argument("--grains", type=int, default=20000)
     ap.add_argument("--input", help="'x y z r' text file instead of a generated bed")
+    ap.add_argument("--scene", help="a scene of the benchmark suite (bench/scene_suite.h: dense, "
+                                    "dilute, heap, drum, pour, hopper, clusters) of --grains "
+                                    "grains, written by granray-scene beside --granray's build; "
+                                    "its grains only, without the drum's or hopper's walls")
     ap.add_argument("--size", default="1920x1080")
     ap.add_argument("--samples", type=int, default=64)
     ap.add_argument("--bounces", type=int, default=4)
@@ -109,8 +113,15 @@ def main():
     import mitsuba as mi
     mi.set_variant(args.variant)
 
-    grains = np.loadtxt(args.input, usecols=(0, 1, 2, 3), dtype=np.float32, ndmin=2) \
-        if args.input else dense_bed(args.grains)
+    source = args.input
+    if args.scene:
+        tool = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(args.granray))),
+                            "bench", "granray-scene")
+        source = os.path.join(tempfile.mkdtemp(), args.scene + ".xyzr")
+        with open(source, "w") as f:
+            subprocess.run([tool, args.scene, str(args.grains), "1"], stdout=f, check=True)
+    grains = np.loadtxt(source, usecols=(0, 1, 2, 3), dtype=np.float32, ndmin=2) \
+        if source else dense_bed(args.grains)
     # Scaled to a mean radius of 1 for both: Mitsuba 3.9's ellipsoids draw grains of millimetre
     # radii (the LIGGGHTS packing in metres) as blocks, while granray's image does not depend on
     # the scale.

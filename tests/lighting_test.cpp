@@ -7,11 +7,14 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "granray/errors.h"
 #include "granray/io/particle_file.h"
 #include "reference_math.h"
+#include "scene_suite.h"
 #include "test_support.h"
 
 namespace granray::test {
@@ -109,6 +112,21 @@ TEST_F(LightingTest, GridAndTilesMatchBruteForceOnRandomScenes) {
 }
 
 // The LIGGGHTS packing (20,000 glass beads): real contacts and overlaps.
+// Shadows, occlusion, highlights and antialiasing on the benchmark suite's scenes
+// (bench/scene_suite.h), fresh seeds: beds that leave most of their box empty.
+TEST_F(LightingTest, EverySceneOfTheSuiteMatchesBruteForce) {
+  Rng rng(fresh_seed());
+  for (const std::string& name : bench::suite_scene_names()) {
+    const bench::SuiteScene scene = bench::make_suite_scene(name, 400 + rng() % 500, rng());
+    RenderSettings s = random_settings(rng, rng() % 2 == 0);
+    s.width = std::min(s.width, 120);
+    s.height = std::min(s.height, 90);
+    random_lighting(rng, s.shading);
+    if (!scene.walls.empty()) s.walls = std::make_shared<WallList>(scene.walls);
+    expect_methods_match_brute_force(scene.grains, s, name.c_str());
+  }
+}
+
 TEST_F(LightingTest, LiggghtsPackingMatchesBruteForce) {
   const std::string path =
       std::string(GRANRAY_SHARED_DATA_DIR) + "/liggghts/pour-20k.step10000.liggghts";

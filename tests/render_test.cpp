@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <string>
 #include <thread>
 
 #include "granray/errors.h"
 #include "reference_math.h"
+#include "scene_suite.h"
 #include "test_support.h"
 
 namespace granray::test {
@@ -58,6 +61,18 @@ TEST_F(RenderTest, GridAndTilesMatchBruteForceOnRandomScenes) {
       const auto spheres = random_scene(rng, c, 10.0f);
       expect_methods_match_brute_force(spheres, random_settings(rng, ortho), c.label);
     }
+  }
+}
+
+// The benchmark suite's scenes (bench/scene_suite.h), fresh seeds: heaps, drums, pours,
+// hoppers and clustered gases leave most of their box empty, unlike the beds above.
+TEST_F(RenderTest, EverySceneOfTheSuiteMatchesBruteForce) {
+  Rng rng(fresh_seed());
+  for (const std::string& name : bench::suite_scene_names()) {
+    const bench::SuiteScene scene = bench::make_suite_scene(name, 1500 + rng() % 2000, rng());
+    RenderSettings settings = random_settings(rng, rng() % 2 == 0);
+    if (!scene.walls.empty()) settings.walls = std::make_shared<WallList>(scene.walls);
+    expect_methods_match_brute_force(scene.grains, settings, name.c_str());
   }
 }
 
