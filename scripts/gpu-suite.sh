@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# On the GPU machine (carry .deps, .data with the LIGGGHTS packing, and .pyvendor for Mitsuba):
+# every scene of the benchmark suite (bench/scene_suite.h) and the LIGGGHTS packing at 1 M grains
+# (the packing at its own 20,000), 1920 x 1080, grid method: primary rays, shadows + 8 occlusion
+# rays, metal and glass 4 bounces deep, the path-traced still at 64 paths; then, with .pyvendor,
+# the path-traced still against Mitsuba 3 (cuda_ad_rgb) on each scene in the same run
+# (MITSUBA=0 skips it). Logs in $OUT; a table per row printed last.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source scripts/gpu-env.sh
+record_gpu
+GRANRAY_TARGETS="granray-bench granray-render granray-scene" source scripts/gpu-build.sh
+bench="$BUILD/bench/granray-bench"
+n=${GRAINS:-1000000}
+packing=.data/liggghts/pour-20k.step10000.liggghts
+run() {  # NAME ARGS...: the suite and the packing with these options
+  local name=$1
+  shift
+  {
+    "$bench" --backend cuda --scene suite -n "$n" -r 1920x1080 --method grid --repeat 10 "$@"
+    [ -f "$packing" ] &&
+      "$bench" --backend cuda --input "$packing" -r 1920x1080 --method grid --repeat 10 "$@"
+  } 2>&1 | grep -v '^walls:' >"$OUT/suite-$name.txt"
+  echo "== $name ($*)"
+  cat "$OUT/suite-$name.txt"
+}
+run primary
+run lit --shadows --ao 8
+run materials --materials --bounces 4
+run path --materials --bounces 4 --path 64
+if [ "${MITSUBA:-1}" != 0 ] && [ -f .pyvendor/mitsuba-cuda-cp312.tar.xz ]; then
+  vendor=$(mktemp -d)
+  tar xJf .pyvendor/mitsuba-cuda-cp312.tar.xz -C "$vendor"
+  python3 -c "import numpy" 2>/dev/null || python3 -m zipfile -e .pyvendor/numpy-*.whl "$vendor"
+  export PYTHONPATH="$vendor${PYTHONPATH:+:$PYTHONPATH}"
+  for scene in dense dilute heap drum pour hopper clusters; do
+    python3 bench/mitsuba_compare.py --variant cuda_ad_rgb --backend cuda \
+      --granray "$BUILD/tools/granray-render" --scene "$scene" --grains "$n" --size 1920x1080 \
+      --samples 64 --bounces 4 --sun 3.0 >"$OUT/mitsuba-$scene.txt" 2>&1
+    echo "== Mitsuba, $scene"; grep -E '^(granray|mitsuba|ratio)' "$OUT/mitsuba-$scene.txt"
+  done
+fi
