@@ -61,8 +61,11 @@ class LightingTest : public ::testing::Test {
   // Every method casts the same secondary rays as brute force and tests them against the same
   // spheres with the same function: the images agree except where a primary sample's nearest
   // sphere is decided by float rounding at a silhouette.
+  // `least_shown`: the share of the samples that must show a grain for the scene to test
+  // something (the suite's thin columns and lone clusters may fill a twentieth of a random view).
   void expect_methods_match_brute_force(const std::vector<Vec4>& spheres,
-                                        const RenderSettings& settings, const char* label) {
+                                        const RenderSettings& settings, const char* label,
+                                        std::size_t least_shown = 20) {
     Renderer renderer(test_backend());
     Image brute;
     RenderOptions options{RenderMethod::brute_force, true};
@@ -88,7 +91,7 @@ class LightingTest : public ::testing::Test {
       }
       EXPECT_LE(other_hit, allowed) << "pixels whose first sample shows another grain";
     }
-    EXPECT_GT(shown, spheres.size() < 100 ? 0 : brute.hit_id.size() / 20)
+    EXPECT_GT(shown, spheres.size() < 100 ? 0 : brute.hit_id.size() / least_shown)
         << "the scene shows too little to test";
   }
 };
@@ -123,7 +126,7 @@ TEST_F(LightingTest, EverySceneOfTheSuiteMatchesBruteForce) {
     s.height = std::min(s.height, 90);
     random_lighting(rng, s.shading);
     if (!scene.walls.empty()) s.walls = std::make_shared<WallList>(scene.walls);
-    expect_methods_match_brute_force(scene.grains, s, name.c_str());
+    expect_methods_match_brute_force(scene.grains, s, name.c_str(), 200);
   }
 }
 
