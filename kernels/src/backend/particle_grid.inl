@@ -121,61 +121,6 @@ struct ListedOnceKey {
   }
 };
 
-// The grid's blocks (grid_view.h, EmptyBlocks) that hold a cell listing a sphere: each row of a
-// block's cells along x is one contiguous range of references.
-struct MarkOccupiedBlocks {
-  GridGeometry geometry;
-  int dims[3];  // blocks per axis
-  const std::uint32_t* offsets;
-  std::uint8_t* occupied;
-  GRANRAY_HD void operator()(std::uint32_t b) const {
-    const int bx = static_cast<int>(b % static_cast<std::uint32_t>(dims[0]));
-    const int by = static_cast<int>((b / static_cast<std::uint32_t>(dims[0])) %
-                                    static_cast<std::uint32_t>(dims[1]));
-    const int bz = static_cast<int>(
-        b / (static_cast<std::uint32_t>(dims[0]) * static_cast<std::uint32_t>(dims[1])));
-    const GridGeometry& g = geometry;
-    const int x0 = bx * kBlockCells, x1 = min_int(x0 + kBlockCells, g.dims[0]) - 1;
-    std::uint8_t any = 0;
-    for (int z = bz * kBlockCells; z < min_int((bz + 1) * kBlockCells, g.dims[2]); ++z) {
-      for (int y = by * kBlockCells; y < min_int((by + 1) * kBlockCells, g.dims[1]); ++y) {
-        any |= offsets[cell_index(g, x1, y, z) + 1] > offsets[cell_index(g, x0, y, z)] ? 1 : 0;
-      }
-    }
-    occupied[b] = any;
-  }
-  GRANRAY_HD static int min_int(int a, int b) { return a < b ? a : b; }
-};
-
-// Empty blocks: neither the block nor a neighbour occupied.
-struct MarkEmptyBlocks {
-  int dims[3];
-  const std::uint8_t* occupied;
-  std::uint8_t* empty;
-  GRANRAY_HD void operator()(std::uint32_t b) const {
-    const int bx = static_cast<int>(b % static_cast<std::uint32_t>(dims[0]));
-    const int by = static_cast<int>((b / static_cast<std::uint32_t>(dims[0])) %
-                                    static_cast<std::uint32_t>(dims[1]));
-    const int bz = static_cast<int>(
-        b / (static_cast<std::uint32_t>(dims[0]) * static_cast<std::uint32_t>(dims[1])));
-    std::uint8_t none = 1;
-    for (int z = bz - 1; z <= bz + 1; ++z) {
-      for (int y = by - 1; y <= by + 1; ++y) {
-        for (int x = bx - 1; x <= bx + 1; ++x) {
-          if (x < 0 || y < 0 || z < 0 || x >= dims[0] || y >= dims[1] || z >= dims[2]) continue;
-          const std::uint32_t n =
-              (static_cast<std::uint32_t>(z) * static_cast<std::uint32_t>(dims[1]) +
-               static_cast<std::uint32_t>(y)) *
-                  static_cast<std::uint32_t>(dims[0]) +
-              static_cast<std::uint32_t>(x);
-          if (occupied[n] != 0) none = 0;
-        }
-      }
-    }
-    empty[b] = none;
-  }
-};
-
 // Bits a radix sort needs for cell indices below `cells`.
 inline int key_bits(std::uint64_t cells) {
   int bits = 1;
@@ -194,9 +139,7 @@ class ParticleGrid {
         keys_sorted_(account, "sorted grid reference keys"),
         values_sorted_(account, "sorted grid references"),
         cell_offsets_(account, "grid cell offsets"),
-        ref_spheres_(account, "particles in cell order"),
-        occupied_blocks_(account, "grid occupied blocks"),
-        empty_blocks_(account, "grid empty blocks") {}
+        ref_spheres_(account, "particles in cell order") {}
 
   // The grid over `r`. With `same_particles` (a later band of the frame whose grid this is) the
   // grid built last is kept when it was built for these particles and box. A template, so that
@@ -217,7 +160,6 @@ class ParticleGrid {
       layout = count_grid(exec, r, bounds, cells);
     }
     pad_ref_spheres(exec, layout.references);
-    mark_empty_blocks(exec, layout.geometry);
     kept_ = Kept{r.spheres, r.count, bounds, cells, layout};
     return layout;
   }
@@ -227,7 +169,7 @@ class ParticleGrid {
   std::uint64_t generation() const { return generation_; }
 
   GridView view(const detail::GridLayout& layout) const {
-    return {layout.geometry, cell_offsets_.data(), ref_spheres_.data(), ref_index_, blocks_};
+    return {layout.geometry, cell_offsets_.data(), ref_spheres_.data(), ref_index_};
   }
 
   // The built grid in host memory (Renderer::build_grid, for the tests).
@@ -273,38 +215,6 @@ class ParticleGrid {
     GridCells cells;
     detail::GridLayout layout;
   };
-
-  // The blocks a walk may jump over (grid_view.h), when at least one in kSkipShare is empty: a
-  // grid whose blocks are all occupied (a bed filling its box) walks without looking them up.
-  static constexpr std::uint32_t kSkipShare = 16;
-  template <class E>
-  void mark_empty_blocks(const E& exec, const GridGeometry& g) {
-    blocks_ = EmptyBlocks{nullptr, {0, 0, 0}};
-    int dims[3];
-    std::uint64_t count = 1;
-    for (int a = 0; a < 3; ++a) {
-      dims[a] = (g.dims[a] + kBlockCells - 1) / kBlockCells;
-      count *= static_cast<std::uint64_t>(dims[a]);
-    }
-    if (count < 27) return;  // every block a neighbour of every other
-    const auto blocks = static_cast<std::uint32_t>(count);
-    auto policy = exec.policy();
-    occupied_blocks_.resize(blocks);
-    empty_blocks_.resize(blocks);
-    thrust::for_each_n(
-        policy, Index(0), blocks,
-        MarkOccupiedBlocks{
-            g, {dims[0], dims[1], dims[2]}, cell_offsets_.data(), occupied_blocks_.data()});
-    thrust::for_each_n(
-        policy, Index(0), blocks,
-        MarkEmptyBlocks{
-            {dims[0], dims[1], dims[2]}, occupied_blocks_.data(), empty_blocks_.data()});
-    const auto empty = static_cast<std::uint32_t>(thrust::count(
-        policy, empty_blocks_.data(), empty_blocks_.data() + blocks, std::uint8_t{1}));
-    if (empty * kSkipShare >= blocks) {
-      blocks_ = EmptyBlocks{empty_blocks_.data(), {dims[0], dims[1], dims[2]}};
-    }
-  }
 
   // Empty spheres after the last reference: the CPU tests a cell's spheres four or eight at a time
   // and reads up to seven past the list's end (kernels/sphere_batch.h).
@@ -420,9 +330,6 @@ class ParticleGrid {
   std::uint32_t* ref_index_ = nullptr;
   Array<std::uint32_t> cell_offsets_;
   Array<Vec4> ref_spheres_;
-  Array<std::uint8_t> occupied_blocks_;
-  Array<std::uint8_t> empty_blocks_;
-  EmptyBlocks blocks_{nullptr, {0, 0, 0}};
   std::optional<Kept> kept_;
   std::uint64_t generation_ = 0;
 };

@@ -113,28 +113,6 @@ GRANRAY_HD_INLINE Vec3 grid_far_corner(const GridGeometry& g) {
           g.origin.z + g.cell_size * static_cast<float>(g.dims[2])};
 }
 
-// Whether the ray, at time t, is inside an empty block (grid_view.h), and if so when it leaves
-// it. The point's block is found by rounding, so the ray is checked to be inside that block's box
-// at t (else nothing is skipped); the box's exit may round a little past its face, which the
-// empty neighbours cover.
-GRANRAY_HD_INLINE bool in_empty_block(const GridGeometry& g, const EmptyBlocks& b, const Ray& ray,
-                                      float t, float& t_out) {
-  const float per_block = g.inv_cell_size * (1.0f / static_cast<float>(kBlockCells));
-  const Vec3 p = ray.origin + ray.dir * t;
-  const int x = clamp_cell((p.x - g.origin.x) * per_block, b.dims[0]);
-  const int y = clamp_cell((p.y - g.origin.y) * per_block, b.dims[1]);
-  const int z = clamp_cell((p.z - g.origin.z) * per_block, b.dims[2]);
-  if (b.empty[block_index(b, x, y, z)] == 0) return false;
-  const float size = g.cell_size * static_cast<float>(kBlockCells);
-  const Vec3 lo{g.origin.x + size * static_cast<float>(x),
-                g.origin.y + size * static_cast<float>(y),
-                g.origin.z + size * static_cast<float>(z)};
-  const Interval inside = clip_to_box(ray, lo, lo + Vec3{size, size, size}, t, INFINITY);
-  if (!(inside.enter == t && inside.exit > t)) return false;
-  t_out = inside.exit;
-  return true;
-}
-
 // The cells [i_first, i_last] x [j_first, j_last] x [k_first, k_last]: a run along x for each
 // (j, k).
 struct CellSlab {
@@ -173,35 +151,6 @@ class GrownCellWalk {
   GRANRAY_HD_PIXEL_INLINE bool next(Until& until, CellSlab& slab) {
     const float t_enter = nan_ignoring_min(x_.t_enter, nan_ignoring_min(y_.t_enter, z_.t_enter));
     if (!(t_enter <= exit_) || until.done_before(t_enter)) return false;
-    step(t_enter, slab);
-    return true;
-  }
-
-  // The same, jumping over the grid's empty blocks: where the next cell would be entered inside
-  // one, the walk starts again where the ray leaves it. Every cell it jumps over, and every cell
-  // of the windows it starts with there, lists no sphere, so the walk meets the same listed
-  // spheres in the same order.
-  template <class Until>
-  GRANRAY_HD_PIXEL_INLINE bool next(const GridGeometry& g, const EmptyBlocks& blocks,
-                                    const Ray& ray, Until& until, CellSlab& slab) {
-    const float t_enter = nan_ignoring_min(x_.t_enter, nan_ignoring_min(y_.t_enter, z_.t_enter));
-    if (!(t_enter <= exit_) || until.done_before(t_enter)) return false;
-    float t_out;
-    // A walk started again at a block's exit may round its first event to just before it, back
-    // inside the block: only a jump further on than the last one is taken.
-    if (blocks.empty != nullptr && in_empty_block(g, blocks, ray, t_enter, t_out) &&
-        t_out > jumped_to_) {
-      if (!(t_out <= exit_) || until.done_before(t_out)) return false;
-      jumped_to_ = t_out;
-      return start(g, ray, t_out, exit_, slab);
-    }
-    step(t_enter, slab);
-    return true;
-  }
-
- private:
-  // The event at t_enter: the index that enters its axis's window, and the slab it brings.
-  GRANRAY_HD_PIXEL_INLINE void step(float t_enter, CellSlab& slab) {
     // Indices left behind before the next one enters go first; on a tie the window grows first,
     // so a cell touched only at that instant is visited too.
     x_.leave_before(t_enter);
@@ -217,12 +166,13 @@ class GrownCellWalk {
       const int k = z_.enter();
       slab = {x_.lo, x_.hi, y_.lo, y_.hi, k, k};
     }
+    return true;
   }
 
+ private:
   // Three named axes, not an array indexed by axis (GrownAxis says why).
   GrownAxis x_, y_, z_;
   float exit_;
-  float jumped_to_ = -INFINITY;  // where the last jump over an empty block landed
 };
 
 // The walk for a visitor, which offers
@@ -240,21 +190,6 @@ GRANRAY_HD void walk_grown_cells(const GridGeometry& g, const Ray& ray, float t_
       for (int j = s.j_first; j <= s.j_last; ++j)
         visitor.visit(cell_index(g, s.i_first, j, k), cell_index(g, s.i_last, j, k));
   } while (walk.next(visitor, s));
-}
-
-// The same over a built grid, jumping over its empty blocks.
-template <class Visitor>
-GRANRAY_HD void walk_grown_cells(const GridView& grid, const Ray& ray, float t_min, float t_max,
-                                 Visitor& visitor) {
-  const GridGeometry& g = grid.geometry;
-  GrownCellWalk walk;
-  CellSlab s;
-  if (!walk.start(g, ray, t_min, t_max, s)) return;
-  do {
-    for (int k = s.k_first; k <= s.k_last; ++k)
-      for (int j = s.j_first; j <= s.j_last; ++j)
-        visitor.visit(cell_index(g, s.i_first, j, k), cell_index(g, s.i_last, j, k));
-  } while (walk.next(g, grid.blocks, ray, visitor, s));
 }
 
 // The spheres that the walk's cells list, in one flat loop (Aila & Laine 2009's "if-if"): each
@@ -282,7 +217,7 @@ GRANRAY_HD void walk_listed_spheres(const GridView& grid, const Ray& ray, float 
       ++ref;
     } else {
       if (k > s.k_last) {
-        if (!walk.next(g, grid.blocks, ray, taker, s)) return;
+        if (!walk.next(taker, s)) return;
         j = s.j_first;
         k = s.k_first;
       }

@@ -94,25 +94,6 @@ GRANRAY_HD_INLINE std::uint32_t cell_count(const CellRange& r) {
          static_cast<std::uint32_t>(r.hi[2] - r.lo[2] + 1);
 }
 
-// Blocks of kBlockCells^3 cells that a walk may jump over (dda.h): block b is marked empty when
-// neither it nor any of its 26 neighbours has a cell that lists a sphere. A cell's grown box
-// reaches at most a cell and a pad beyond it, less than a block, so no cell whose grown box the
-// ray crosses while inside an empty block lists a sphere. Null `empty`: no block is skipped (a
-// grid whose blocks are all occupied, as a bed filling its box, walks as it always did).
-constexpr int kBlockCells = 4;
-
-struct EmptyBlocks {
-  const std::uint8_t* empty;  // per block, x fastest: 1 when the walk may jump over it
-  int dims[3];
-};
-
-GRANRAY_HD_INLINE std::uint32_t block_index(const EmptyBlocks& b, int x, int y, int z) {
-  return (static_cast<std::uint32_t>(z) * static_cast<std::uint32_t>(b.dims[1]) +
-          static_cast<std::uint32_t>(y)) *
-             static_cast<std::uint32_t>(b.dims[0]) +
-         static_cast<std::uint32_t>(x);
-}
-
 // The built grid as the kernels read it (trivially copyable; the buffers belong to the backend).
 // Cell c lists references [cell_offsets[c], cell_offsets[c + 1]) (cells + 1 offsets, so a run of
 // cells along x lists one contiguous range); reference k is the sphere ref_spheres[k], a copy of
@@ -122,7 +103,6 @@ struct GridView {
   const std::uint32_t* cell_offsets;
   const Vec4* ref_spheres;
   const std::uint32_t* ref_index;
-  EmptyBlocks blocks;  // {nullptr}: none skipped
 };
 
 }  // namespace granray
