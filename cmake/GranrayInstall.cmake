@@ -13,10 +13,20 @@ endif()
 if(TARGET granray_mpi)  # granray-render links it; a program of its own may too
   install(TARGETS granray_mpi LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endif()
-foreach(dir kernels/include io/include insitu/include insitu/config/include insitu/mpi/include
-            adapters/include)
+foreach(dir io/include insitu/include insitu/config/include insitu/mpi/include adapters/include)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/granray DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
+# The renderer's public headers, and of the kernels' own (granray/kernels/) only those that the
+# public headers include, directly or through each other: the kernels are internal otherwise.
+# tests/consumer compiles every installed header, so a header missing here fails that test.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/kernels/include/granray
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} PATTERN kernels EXCLUDE)
+set(GRANRAY_PUBLIC_KERNEL_HEADERS camera_frame.h dda.h grid_view.h intersect.h lighting.h
+    platform.h ray.h screen_tiles.h shading.h sphere_batch.h trace.h vec.h walls.h)
+list(TRANSFORM GRANRAY_PUBLIC_KERNEL_HEADERS
+     PREPEND ${PROJECT_SOURCE_DIR}/kernels/include/granray/kernels/)
+install(FILES ${GRANRAY_PUBLIC_KERNEL_HEADERS}
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/granray/kernels)
 
 install(EXPORT granrayTargets NAMESPACE granray::
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/granray)
