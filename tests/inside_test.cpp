@@ -30,9 +30,7 @@ TEST_F(InsideTest, GridAndTilesMatchBruteForceWithOutlinesAndDepthCue) {
     const bool dilute = round % 4 == 3;
     const auto spheres =
         dilute ? dilute_gas(rng, 600, 0.05f, 0.6f, 6.0f) : dense_bed(rng, 1200, 0.2f, 0.6f);
-    RenderSettings s = random_settings(rng, round % 2 == 1);
-    s.width = std::min(s.width, 120);
-    s.height = std::min(s.height, 90);
+    RenderSettings s = small_random_settings(rng, round % 2 == 1);
     random_inside_shading(rng, s.shading);
     if (round < 2) s.shading.outline = uniform(rng, 0.05f, 0.6f);  // each at least twice
     if (round >= 6) s.shading.depth_cue = uniform(rng, 0.2f, 1.0f);
@@ -153,9 +151,7 @@ TEST_F(InsideTest, SelectionDrawsExactlyTheSelectedGrains) {
       type[k] = float(rng() % 4);
     }
     const bool by_type = round % 2 == 0;
-    RenderSettings s = random_settings(rng, round % 3 == 1);
-    s.width = std::min(s.width, 120);
-    s.height = std::min(s.height, 90);
+    RenderSettings s = small_random_settings(rng, round % 3 == 1);
     s.color = ColorMapping{int(rng() % 7), false, 0.0f, 5.0f};
     s.select = by_type ? SelectRange{1.0f, float(1 + rng() % 2)}
                        : SelectRange{uniform(rng, 0.0f, 2.0f), uniform(rng, 2.5f, 5.0f)};

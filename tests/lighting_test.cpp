@@ -105,9 +105,7 @@ TEST_F(LightingTest, GridAndTilesMatchBruteForceOnRandomScenes) {
   for (const SceneCase& c : cases) {
     for (const bool ortho : {false, true}) {
       const auto spheres = random_scene(rng, c, 6.0f);
-      RenderSettings s = random_settings(rng, ortho);
-      s.width = std::min(s.width, 120);
-      s.height = std::min(s.height, 90);
+      RenderSettings s = small_random_settings(rng, ortho);
       random_lighting(rng, s.shading);
       expect_methods_match_brute_force(spheres, s, c.label);
     }
@@ -121,9 +119,7 @@ TEST_F(LightingTest, EverySceneOfTheSuiteMatchesBruteForce) {
   Rng rng(fresh_seed());
   for (const std::string& name : bench::suite_scene_names()) {
     const bench::SuiteScene scene = bench::make_suite_scene(name, 400 + rng() % 500, rng());
-    RenderSettings s = random_settings(rng, rng() % 2 == 0);
-    s.width = std::min(s.width, 120);
-    s.height = std::min(s.height, 90);
+    RenderSettings s = small_random_settings(rng, rng() % 2 == 0);
     random_lighting(rng, s.shading);
     if (!scene.walls.empty()) s.walls = std::make_shared<WallList>(scene.walls);
     expect_methods_match_brute_force(scene.grains, s, name.c_str(), 200);

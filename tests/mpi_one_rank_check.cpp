@@ -141,9 +141,7 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
 
 // A random small frame with shadows, coloured by the global auto range of the scalar.
 RenderSettings small_lit_settings(Rng& rng) {
-  RenderSettings s = random_settings(rng, rng() % 2 == 0);
-  s.width = std::min(s.width, 120);
-  s.height = std::min(s.height, 90);
+  RenderSettings s = small_random_settings(rng, rng() % 2 == 0);
   s.color = ColorMapping{static_cast<int>(rng() % 7), true, 0.0f, 1.0f};
   s.shading.shadows = true;
   return s;

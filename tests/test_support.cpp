@@ -7,6 +7,7 @@
 
 #include <cstdio>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -83,6 +84,13 @@ RenderSettings random_settings(Rng& rng, bool orthographic) {
   s.shading.light = {uniform(rng, -1.0f, 1.0f), uniform(rng, -1.0f, 1.0f), 1.0f};
   s.shading.particle_color = {uniform(rng, 0.2f, 1.0f), uniform(rng, 0.2f, 1.0f),
                               uniform(rng, 0.2f, 1.0f)};
+  return s;
+}
+
+RenderSettings small_random_settings(Rng& rng, bool orthographic) {
+  RenderSettings s = random_settings(rng, orthographic);
+  s.width = std::min(s.width, 120);
+  s.height = std::min(s.height, 90);
   return s;
 }
 

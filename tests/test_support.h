@@ -57,6 +57,9 @@ struct SceneCase {
 std::vector<Vec4> random_scene(Rng& rng, const SceneCase& c, float box);
 
 RenderSettings random_settings(Rng& rng, bool orthographic);
+// The same at most 120 x 90 pixels: lit frames' brute-force references cost a loop over every
+// sphere per secondary ray.
+RenderSettings small_random_settings(Rng& rng, bool orthographic);
 // A resolved camera of random settings, size (40..160 x 30..120 pixels), eye and target around a
 // unit box; with `window`, half the time a random window of the image (contract 3 region).
 CameraFrame random_camera_frame(Rng& rng, bool orthographic, bool window = false);

@@ -67,9 +67,7 @@ TEST_F(WallsTest, TreeMatchesBruteForceOnRandomScenes) {
     const auto spheres =
         dense ? dense_bed(rng, 600, 0.3f, 0.5f) : dilute_gas(rng, 300, 0.05f, 0.5f, 6.0f);
     const SceneBounds b = box_of(spheres);
-    RenderSettings s = random_settings(rng, round % 4 >= 2);
-    s.width = std::min(s.width, 120);
-    s.height = std::min(s.height, 90);
+    RenderSettings s = small_random_settings(rng, round % 4 >= 2);
     s.walls = random_walls(rng, b);
     s.clip = random_clip(rng, b);
     if (round >= 4) {  // lit: walls cast and receive shadows and occlusion
@@ -92,9 +90,7 @@ TEST_F(WallsTest, SeeThroughWallsMatchBruteForceOnRandomScenes) {
     const auto spheres =
         dense ? dense_bed(rng, 600, 0.3f, 0.5f) : dilute_gas(rng, 300, 0.05f, 0.5f, 6.0f);
     const SceneBounds b = box_of(spheres);
-    RenderSettings s = random_settings(rng, round % 4 >= 2);
-    s.width = std::min(s.width, 120);
-    s.height = std::min(s.height, 90);
+    RenderSettings s = small_random_settings(rng, round % 4 >= 2);
     s.walls = random_walls(rng, b, 300, 0.7);
     s.clip = random_clip(rng, b);
     random_inside_shading(rng, s.shading);
