@@ -9,28 +9,38 @@ packages=(cmake ninja-build g++ pkg-config libpng-dev libgtest-dev libtomlpluspl
           python3-dev python3-numpy pybind11-dev python3-mpi4py libdlpack-dev
           # granray-view (HDF5 runs) and its test in a real browser
           python3-h5py chromium)
+peers=0
 for flag in "$@"; do
   case "$flag" in
     # clang with libFuzzer and its OpenMP (scripts/fuzz.sh, the fuzz preset)
     --fuzz) packages+=(clang libclang-rt-dev libomp-dev) ;;
     # LAMMPS with its Python package and its examples, for the LAMMPS tests and examples/lammps
     --lammps) packages+=(lammps lammps-examples python3-lammps) ;;
-    *) echo "install-deps.sh: unknown option $flag (--fuzz, --lammps)" >&2; exit 2 ;;
+    # The peers the agreement tests read or render against: Mitsuba 3's llvm variant (libLLVM
+    # from apt, Mitsuba from PyPI: tests/mitsuba_agreement.py) and pycinema (python/tests/
+    # test_cinema.py)
+    --peers) peers=1 ;;
+    *) echo "install-deps.sh: unknown option $flag (--fuzz, --lammps, --peers)" >&2; exit 2 ;;
   esac
 done
+if [ "$peers" = 1 ] && apt-cache show libllvm19 > /dev/null 2>&1; then
+  packages+=(libllvm19)
+fi
 # Thrust for the CPU backend: CUDA's own copy when a toolkit is installed, else Debian's.
 if [ ! -d /usr/local/cuda/include/cccl/thrust ]; then
   packages+=(libthrust-dev libcub-dev)
 fi
-# Playwright drives Chromium in the viewer's test, and granray-view reads HDF5 runs with h5py;
-# the python3 on PATH runs both, and may not be Debian's (pyenv, a venv): it gets them from PyPI.
+# Playwright drives Chromium in the viewer's test, and granray-view reads HDF5 runs with h5py
+# (with --peers, Mitsuba and pycinema too); the python3 on PATH runs them, and may not be
+# Debian's (pyenv, a venv): it gets them from PyPI.
 install_playwright() {
-  local module
-  for module in playwright h5py; do
+  local module modules=(playwright h5py)
+  [ "$peers" = 1 ] && modules+=(mitsuba pycinema)
+  for module in "${modules[@]}"; do
     python3 -c "import $module" 2>/dev/null && continue
     python3 -m pip install -q "$module" 2>/dev/null ||
       python3 -m pip install -q --break-system-packages "$module" 2>/dev/null ||
-      echo "granray: $module could not be installed; the viewer's browser test will skip" >&2
+      echo "granray: $module could not be installed; the tests that need it will skip" >&2
   done
 }
 missing=()

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The README's test command: install what is missing (LAMMPS too, for the LAMMPS tests), build
+# The README's test command: install what is missing (LAMMPS too, for the LAMMPS tests, and the
+# peers the agreement tests compare against: Mitsuba 3, pycinema), build
 # (CPU backend, plus the CUDA targets when nvcc is present), run every test. GPU tests skip
 # without a GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh --lammps
+scripts/install-deps.sh --lammps --peers
 export PATH="$PATH:/usr/local/cuda/bin"
 cmake --preset default
 cmake --build --preset default
