@@ -91,6 +91,7 @@ inline double ms_since(std::chrono::steady_clock::time_point start) {
 #include "wall_scene.inl"
 #include "frame_buffers.inl"
 #include "shared_planes.inl"
+#include "frame_handover.inl"
 #include "bounce_levels.inl"
 #include "lit_pipeline.inl"
 #include "rank_halo.inl"
