@@ -52,14 +52,13 @@ bool halo_on_host_asked() {
 
 // The halos in messages through host memory: each rank's grains near every other rank's box,
 // then one exchange per kind of value.
-HostParticles halo_in_messages(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
+HostParticles halo_in_messages(RankStages& stages, MPI_Comm comm, const ParticleView& view,
                                const RenderSettings& settings, const RenderOptions& options,
                                const std::vector<RankBox>& boxes, std::uint64_t& sent) {
   const int rank = rank_of(comm), size = size_of(comm);
   std::vector<HostParticles> halos;
-  agreed_step("picking the halos", comm, [&] {
-    halos = rank_stages(renderer).halo_for(view, settings, options, boxes, rank);
-  });
+  agreed_step("picking the halos", comm,
+              [&] { halos = stages.halo_for(view, settings, options, boxes, rank); });
   std::vector<std::vector<Vec4>> xyzr(size);
   std::vector<std::vector<std::uint64_t>> ids(size);
   std::vector<std::vector<float>> select(size);
@@ -82,17 +81,16 @@ HostParticles halo_in_messages(Renderer& renderer, MPI_Comm comm, const Particle
 // half as large again as it needs and never smaller than before, and maps the others'), each posts
 // its grains, and once all have (the agreement) each reads its part straight out of the others'
 // mailboxes in its cast. What a rank "sends" is what the others read of its mailbox.
-MailboxHalo halo_through_mailboxes(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
+MailboxHalo halo_through_mailboxes(RankStages& stages, MPI_Comm comm, const ParticleView& view,
                                    const RenderSettings& settings, const RenderOptions& options,
                                    const std::vector<RankBox>& boxes, std::uint64_t& sent) {
   const int rank = rank_of(comm), size = size_of(comm);
   std::vector<std::uint64_t> counts;
-  agreed_step("picking the halos", comm, [&] {
-    counts = rank_stages(renderer).pick_halo(view, settings, options, boxes, rank);
-  });
+  agreed_step("picking the halos", comm,
+              [&] { counts = stages.pick_halo(view, settings, options, boxes, rank); });
   std::uint64_t total = 0;
   for (const std::uint64_t c : counts) total += c;
-  const std::size_t capacity = rank_stages(renderer).halo_mailbox_capacity();
+  const std::size_t capacity = stages.halo_mailbox_capacity();
   std::vector<std::uint64_t> row = counts;
   row.push_back(capacity == 0 || total > capacity ? 1 : 0);
   const int stride = size + 1;
@@ -104,17 +102,16 @@ MailboxHalo halo_through_mailboxes(Renderer& renderer, MPI_Comm comm, const Part
   if (remake) {
     std::vector<unsigned char> handle;
     agreed_step("making the halo mailboxes", comm, [&] {
-      handle = rank_stages(renderer).share_halo_mailbox(
-          std::max<std::uint64_t>(capacity, total + total / 2 + 1024));
+      handle =
+          stages.share_halo_mailbox(std::max<std::uint64_t>(capacity, total + total / 2 + 1024));
     });
     const std::vector<std::vector<unsigned char>> handles = every_rank_handle(handle, comm);
     agreed_step(
         "mapping the other ranks' halo mailboxes (GRANRAY_HALO=host sends the halos in "
         "messages instead)",
-        comm, [&] { rank_stages(renderer).open_halo_mailboxes(handles, rank); });
+        comm, [&] { stages.open_halo_mailboxes(handles, rank); });
   }
-  agreed_step("posting the halos", comm,
-              [&] { rank_stages(renderer).post_halo(view.cuda_stream); });
+  agreed_step("posting the halos", comm, [&] { stages.post_halo(view.cuda_stream); });
   MailboxHalo halo;
   halo.first.assign(size, 0);
   halo.count.assign(size, 0);
@@ -138,6 +135,7 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
                               const RenderSettings& settings, RenderOptions options, Image& image,
                               Compositor* compositor, Composited result, const SceneBounds& own,
                               bool in_gpu_memory) {
+  RankStages& stages = rank_stages(renderer);
   const int rank = rank_of(comm), size = size_of(comm);
   const bool see_through = has_see_through_walls(settings);
   options.with_hits = true;
@@ -153,9 +151,9 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
   HostParticles halo;
   MailboxHalo mailbox_halo;
   if (halo_in_gpu_memory) {
-    mailbox_halo = halo_through_mailboxes(renderer, comm, view, settings, options, boxes, sent);
+    mailbox_halo = halo_through_mailboxes(stages, comm, view, settings, options, boxes, sent);
   } else {
-    halo = halo_in_messages(renderer, comm, view, settings, options, boxes, sent);
+    halo = halo_in_messages(stages, comm, view, settings, options, boxes, sent);
   }
   const double halo_ms = ms_since(start);
   laps.lap("halo");
@@ -164,10 +162,9 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
   std::vector<SecondaryQuery> queries;
   std::vector<std::uint64_t> targets;
   agreed_step("casting this rank's samples", comm, [&] {
-    stats = halo_in_gpu_memory
-                ? rank_stages(renderer).cast_with_halo(view, settings, options, mailbox_halo, boxes,
+    stats = halo_in_gpu_memory ? stages.cast_with_halo(view, settings, options, mailbox_halo, boxes,
                                                        rank, rank == 0, queries, targets)
-                : rank_stages(renderer).cast_with_halo(view, settings, options, halo, boxes, rank,
+                               : stages.cast_with_halo(view, settings, options, halo, boxes, rank,
                                                        rank == 0, queries, targets);
     laps.lap("cast");
   });
@@ -200,7 +197,7 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
   std::vector<std::uint32_t> words;
   double answer_ms = 0.0;
   agreed_step("answering other ranks' rays", comm,
-              [&] { answer_ms = rank_stages(renderer).answer_queries(theirs, words); });
+              [&] { answer_ms = stages.answer_queries(theirs, words); });
   stats.secondary_ms += answer_ms;
   laps.lap("answer");
   laps.part("asked", static_cast<double>(theirs.size()));
@@ -233,7 +230,7 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
   if (settings.shading.samples > 1) {  // a pixel's samples may be different ranks'
     HostSamples shown{nullptr, 0};
     agreed_step("shading", comm,
-                [&] { shown = rank_stages(renderer).shade_samples_with_answers(samples, merged); });
+                [&] { shown = stages.shade_samples_with_answers(samples, merged); });
     const auto composite_start = std::chrono::steady_clock::now();
     const PixelRect window = render_window(settings);
     sent += composite_samples(shown, window.x1 - window.x0, window.y1 - window.y0,
@@ -245,9 +242,8 @@ FrameStats render_lit_by_halo(Renderer& renderer, MPI_Comm comm, const ParticleV
     laps.print(rank);
     return stats;
   }
-  agreed_step("shading", comm, [&] {
-    rank_stages(renderer).shade_with_answers(settings, samples, merged, image, stats);
-  });
+  agreed_step("shading", comm,
+              [&] { stages.shade_with_answers(settings, samples, merged, image, stats); });
   laps.lap("shade");
   stats.composite_ms = halo_ms + exchange_ms;
   if (in_gpu_memory) {
