@@ -102,32 +102,34 @@ int main(int argc, char** argv) {
                 "scene", "method", "particles", "image", "entries", "grid ms", "sort ms", "ratio",
                 "cast ms", "frame ms", "Mrays/s", "2nd ms", "M2nd/s");
     bool first = true;
-    struct Named {
-      std::string name;
-      granray::bench::SuiteScene scene;
+    // What to render, each scene made only when its turn comes: a suite of large beds need not
+    // sit in memory at once.
+    struct Wanted {
+      std::string name;  // a suite scene's, or "file"
+      std::size_t count;
     };
-    std::vector<Named> scenes;
+    std::vector<Wanted> wanted;
     if (!input.empty()) {
-      scenes.push_back({"file", {granray::io::read_particle_file(input).front().xyzr, {}}});
+      wanted.push_back({"file", 0});
     } else {
       if (std::find(scene_names.begin(), scene_names.end(), "suite") != scene_names.end()) {
         scene_names = granray::bench::suite_scene_names();
       }
       for (const std::string& name : scene_names) {
-        for (const std::size_t n : counts) {
-          scenes.push_back({name, granray::bench::make_suite_scene(name, n, n, poly)});
-        }
+        for (const std::size_t n : counts) wanted.push_back({name, n});
       }
     }
-    for (const Named& named : scenes) {
-      const std::vector<granray::Vec4>& grains = named.scene.grains;
-      const std::string& scene = named.name;
+    for (const Wanted& want : wanted) {
+      const granray::bench::SuiteScene made =
+          input.empty()
+              ? granray::bench::make_suite_scene(want.name, want.count, want.count, poly)
+              : granray::bench::SuiteScene{granray::io::read_particle_file(input).front().xyzr, {}};
+      const std::vector<granray::Vec4>& grains = made.grains;
+      const std::string& scene = want.name;
       // The scene's container, or the walls asked for around these grains: built once, the same
       // for every image size.
       std::shared_ptr<granray::WallList> drum;
-      if (!named.scene.walls.empty()) {
-        drum = std::make_shared<granray::WallList>(named.scene.walls);
-      }
+      if (!made.walls.empty()) drum = std::make_shared<granray::WallList>(made.walls);
       granray::Vec3 lo{INFINITY, INFINITY, INFINITY}, hi{-INFINITY, -INFINITY, -INFINITY};
       for (const granray::Vec4& g : grains) {
         lo = {std::min(lo.x, g.x - g.w), std::min(lo.y, g.y - g.w), std::min(lo.z, g.z - g.w)};
