@@ -371,8 +371,8 @@ TEST(Config, LoadsAFileAndReportsAMissingOne) {
   EXPECT_THROW(load_insitu_config(temp_path("missing.toml")), ConfigError);
 }
 
-// [[insitu.materials]] (contract 2e): each kind, in order, selecting grains by the colour field or
-// the radius, walls naming theirs, and mistakes that name the key, the file and the line.
+// [[insitu.materials]] (contract 2e): each kind, in order, selecting grains by the colour field,
+// another field or the radius, walls naming theirs, and mistakes that name the key, the file and the line.
 TEST(Config, Materials) {
   const std::string head = "[insitu.color]\nfield = \"type\"\n";
   const InsituConfig c = parse_insitu_config(
@@ -407,6 +407,23 @@ TEST(Config, Materials) {
       "range = [0.002, 1]\n",
       "sim.toml");
   EXPECT_EQ(by_radius.render.material_field, MaterialField::radius);
+  EXPECT_EQ(field_names(by_radius).material, "") << "the radius is not a field";
+
+  // Coloured by speed, selected by id, made of steel or glass by type: three fields.
+  const InsituConfig three = parse_insitu_config(
+      "[insitu.color]\nfield = \"speed\"\n[insitu.select]\nfield = \"id\"\nrange = [0, 9]\n"
+      "[[insitu.materials]]\nname = \"steel\"\ntype = \"metal\"\nfield = \"type\"\n"
+      "range = [1, 1]\n"
+      "[[insitu.materials]]\nname = \"glass\"\ntype = \"glass\"\nfield = \"type\"\n"
+      "range = [2, 2]\n",
+      "sim.toml");
+  EXPECT_EQ(three.render.material_field, MaterialField::scalar);
+  EXPECT_EQ(three.material_field, "type");
+  const io::FieldNames names = field_names(three);
+  EXPECT_EQ(names.color, "speed");
+  EXPECT_EQ(names.select, "id");
+  EXPECT_EQ(names.material, "type");
+  EXPECT_EQ(field_names(c).material, "type") << "without field: the colour field";
 
   const std::string metal = "[[insitu.materials]]\nname = \"m\"\ntype = \"metal\"\n";
   expect_config_error(head + metal + "reflectance = 1.5\n",
@@ -419,9 +436,14 @@ TEST(Config, Materials) {
   expect_config_error(head + "[[insitu.materials]]\nname = \"x\"\ntype = \"wood\"\n",
                       {"materials[0].type", "\"matte\", \"metal\" or \"glass\"", "wood"});
   expect_config_error(head + metal + metal, {"materials[1].name", "names two materials"});
-  expect_config_error(head + metal + "field = \"speed\"\nrange = [0, 1]\n",
-                      {"materials[0].field", "radius", "\"type\""});
-  expect_config_error(metal + "range = [0, 1]\n", {"materials[0].range", "no [insitu.color]"});
+  const std::string second = "[[insitu.materials]]\nname = \"n\"\ntype = \"glass\"\n";
+  expect_config_error(head + metal + "field = \"speed\"\nrange = [0, 1]\n" + second +
+                          "field = \"size\"\nrange = [0, 1]\n",
+                      {"sim.toml:", "materials[1].field", "\"size\"", "\"speed\"", "one field"});
+  expect_config_error(head + metal + "field = \"radius\"\nrange = [0, 1]\n" + second +
+                          "range = [0, 1]\n",
+                      {"materials[1].range", "\"type\"", "\"radius\"", "one field"});
+  expect_config_error(metal + "range = [0, 1]\n", {"materials[0].range", "name it with field"});
   expect_config_error(head + metal + "range = [2, 1]\n", {"materials[0].range", "lo <= hi"});
   expect_config_error(head + "[insitu.shading]\nbounces = 17\n", {"shading.bounces", "0..16"});
   expect_config_error(head + metal +

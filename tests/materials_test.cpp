@@ -483,6 +483,48 @@ TEST_F(MaterialsTest, MatteOrNoBouncesChangesNothing) {
   expect_same(s, "metal of reflectance 0, glass no grain takes");
 }
 
+// The materials may select by a field of their own (ParticleView::material_scalar) while the
+// grains are coloured by another: a frame whose grains take metal and glass by a third field is
+// the frame whose grains take them by a radius that marks the same grains, byte for byte, in the
+// direct frame and in the path-traced still.
+TEST_F(MaterialsTest, MaterialsSelectByAFieldOfTheirOwn) {
+  Rng rng(fresh_seed());
+  Renderer renderer(test_backend());
+  auto spheres = dense_bed(rng, 700, 0.3f, 0.5f);
+  const auto kinds = random_kinds(rng, spheres.size());
+  const float radius_of_kind[] = {0.25f, 0.3125f, 0.375f};  // exact in binary
+  for (std::size_t i = 0; i < spheres.size(); ++i) spheres[i].w = radius_of_kind[int(kinds[i])];
+  std::vector<float> colour(spheres.size());
+  for (float& c : colour) c = uniform(rng, 0.0f, 3.0f);  // would pick other materials
+  RenderSettings by_field = small_random_settings(rng, rng() % 2 == 0);
+  by_field.color = ColorMapping{static_cast<int>(rng() % 7), true, 0.0f, 1.0f};
+  by_field.shading.shadows = rng() % 2 == 0;
+  by_field.shading.bounces = std::uniform_int_distribution<int>(1, 4)(rng);
+  by_field.materials = random_materials(rng);
+  by_field.material_field = MaterialField::scalar;
+  RenderSettings by_radius = by_field;
+  by_radius.material_field = MaterialField::radius;
+  by_radius.materials[0].grains = SelectRange{0.3f, 0.34f};
+  by_radius.materials[1].grains = SelectRange{0.35f, 0.4f};
+  ParticleView with_field = view_of(spheres);
+  with_field.scalar = colour.data();
+  with_field.material_scalar = kinds.data();
+  ParticleView without = with_field;
+  without.material_scalar = nullptr;
+  for (const ImageModel model : {ImageModel::direct, ImageModel::path}) {
+    by_field.model = by_radius.model = model;
+    by_field.path.samples = by_radius.path.samples = 2;
+    Image expected, image, coloured_only;
+    renderer.render(without, by_radius, expected);
+    renderer.render(with_field, by_field, image);
+    renderer.render(without, by_field, coloured_only);
+    const char* what = model == ImageModel::path ? "path-traced still" : "direct frame";
+    EXPECT_EQ(image.rgb, expected.rgb) << what;
+    EXPECT_NE(coloured_only.rgb, expected.rgb)
+        << what << ": without its own field the colour values pick the materials";
+  }
+}
+
 // A perfect mirror alone under the sky shows the sky; lit grains seen in it show up.
 TEST_F(MaterialsTest, AMirrorShowsWhatSurroundsIt) {
   Renderer renderer(test_backend());

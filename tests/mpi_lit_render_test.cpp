@@ -181,13 +181,17 @@ TEST(MpiRender, GatheredLitFramesRenderedByRankZeroForTheNodeMatchOneRank) {
 
 // contract 2e across ranks: a grain's reflection shows grains of other ranks, so the frame (and the
 // path-traced still) is rendered from every rank's grains on one; the image is the one-rank
-// image, byte for byte.
+// image, byte for byte, with the materials selecting by the colour field or by one of their own.
 TEST(MpiRender, MetalAndGlassOnAnyRankCountMatchOneRank) {
   Rng rng(shared_seed());
   for (const Split split : {Split::random, Split::slabs, Split::octants}) {
     const auto spheres = dense_bed(rng, 900, 0.3f, 0.5f);
-    std::vector<float> kind(spheres.size());
+    std::vector<float> kind(spheres.size()), speed(spheres.size());
     for (auto& k : kind) k = float(rng() % 3);
+    for (auto& v : speed) v = uniform(rng, 0.0f, 3.0f);
+    const bool own_field = rng() % 2 == 0;
+    const std::vector<float>& colour = own_field ? speed : kind;
+    const std::vector<float>* material = own_field ? &kind : nullptr;
     RenderSettings s = random_settings(rng, rng() % 2 == 0);
     s.width = std::min(s.width, 100);
     s.height = std::min(s.height, 80);
@@ -206,12 +210,12 @@ TEST(MpiRender, MetalAndGlassOnAnyRankCountMatchOneRank) {
     glass.ior = uniform(rng, 1.2f, 1.8f);
     glass.grains = SelectRange{2.0f, 2.0f};
     s.materials = {metal, glass};
-    expect_same_as_one_rank(spheres, kind, s, split, rng);
+    expect_same_as_one_rank(spheres, colour, s, split, rng, nullptr, nullptr, material);
     // The path-traced still: its random numbers are the pixel's, the sample's and the bounce's.
     s.model = ImageModel::path;
     s.path.samples = 4;
     s.path.aperture = rng() % 2 == 0 ? 0.0f : 0.1f;
-    expect_same_as_one_rank(spheres, kind, s, split, rng);
+    expect_same_as_one_rank(spheres, colour, s, split, rng, nullptr, nullptr, material);
   }
 }
 
@@ -271,7 +275,7 @@ TEST(MpiRender, LiggghtsPackingMatchesOneRank) {
       std::string(GRANRAY_SHARED_DATA_DIR) + "/liggghts/pour-20k.step10000.liggghts";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "../shared/data not present";
   Rng rng(shared_seed());
-  const auto frame = io::read_particle_file(path, io::ParticleFormat::automatic, "speed");
+  const auto frame = io::read_particle_file(path, io::ParticleFormat::automatic, {"speed"});
   RenderSettings s;
   s.width = 480;
   s.height = 270;

@@ -32,10 +32,10 @@ Image image_holding_another_frame(const RenderSettings& settings) {
 
 void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector<float>& speed,
                              RenderSettings settings, Split split, Rng& rng, mpi::Compositor* kept,
-                             Renderer* used) {
+                             Renderer* used, const std::vector<float>* material) {
   const int rank = rank_of(MPI_COMM_WORLD), size = size_of(MPI_COMM_WORLD);
   std::vector<Vec4> mine;
-  std::vector<float> my_speed;
+  std::vector<float> my_speed, my_material;
   std::vector<std::uint64_t> ids;
   const std::size_t n = spheres.size();
   float x_lo = INFINITY, x_hi = -INFINITY;
@@ -75,12 +75,14 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
     if (owner != rank) continue;
     mine.push_back(spheres[i]);
     my_speed.push_back(speed[i]);
+    if (material != nullptr) my_material.push_back((*material)[i]);
     ids.push_back(i);
   }
   ParticleView view;
   view.xyzr = mine.data();
   view.count = mine.size();
   view.scalar = my_speed.data();
+  if (material != nullptr) view.material_scalar = my_material.data();
   view.ids = split == Split::contiguous_without_ids ? nullptr : ids.data();
   Renderer fresh_renderer(mpi_test_backend());
   Renderer& renderer = used != nullptr ? *used : fresh_renderer;
@@ -103,6 +105,7 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
     all.xyzr = spheres.data();
     all.count = n;
     all.scalar = speed.data();
+    if (material != nullptr) all.material_scalar = material->data();
     Image reference;
     const FrameStats one = renderer.render(all, settings, reference, {RenderMethod::grid, true});
     const std::string what = "split " + std::to_string(int(split)) + " on " + std::to_string(size) +
@@ -134,6 +137,7 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
     all.xyzr = spheres.data();
     all.count = n;
     all.scalar = speed.data();
+    if (material != nullptr) all.material_scalar = material->data();
     renderer.render(all, settings, reference, {RenderMethod::grid, false});
     EXPECT_EQ(composited.rgb, reference.rgb) << "rgb alone, method " << int(method);
   }

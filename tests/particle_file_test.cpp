@@ -148,22 +148,30 @@ TEST(Lammps, AnAtomCountLargerThanTheFileIsAnErrorNotAnAllocation) {
                      {"huge.dump:", "ends after 1 of 1000000000000000 atoms"});
 }
 
-// [insitu.select] by another column than the colour's: both read, each into its own vector.
-TEST(Lammps, ASecondValueForTheSelection) {
+// [insitu.select] and [[insitu.materials]] by other columns than the colour's: each read into its
+// own vector; a name the colour has too is read once.
+TEST(Lammps, OtherValuesForTheSelectionAndTheMaterials) {
   const std::string path =
       write_text("two-values.dump",
                  lammps_snapshot(5, "id type x y z radius vx vy vz",
                                  {"1 2 0 0 0 1 3 4 0", "2 1 1 1 1 1 0 0 1", "3 2 2 2 2 1 1 0 0"}));
-  const auto frames = io::read_particle_file(path, io::ParticleFormat::automatic, "speed", "type");
+  const auto frames =
+      io::read_particle_file(path, io::ParticleFormat::automatic, {"speed", "type", "id"});
   ASSERT_EQ(frames.size(), 1u);
   EXPECT_EQ(frames[0].scalar, (std::vector<float>{5, 1, 1}));
   EXPECT_EQ(frames[0].select, (std::vector<float>{2, 1, 2}));
+  EXPECT_EQ(frames[0].material, (std::vector<float>{1, 2, 3}));
   EXPECT_EQ(frames[0].view().select_scalar, frames[0].select.data());
-  const auto same = io::read_particle_file(path, io::ParticleFormat::automatic, "type", "type");
-  EXPECT_TRUE(same[0].select.empty()) << "one value serves both";
+  EXPECT_EQ(frames[0].view().material_scalar, frames[0].material.data());
+  const auto same =
+      io::read_particle_file(path, io::ParticleFormat::automatic, {"type", "type", "type"});
+  EXPECT_TRUE(same[0].select.empty() && same[0].material.empty()) << "one value serves all";
   expect_input_error(
-      [&] { io::read_particle_file(path, io::ParticleFormat::automatic, "speed", "species"); },
+      [&] { io::read_particle_file(path, io::ParticleFormat::automatic, {"speed", "species"}); },
       {"two-values.dump:", "'species'"});
+  expect_input_error(
+      [&] { io::read_particle_file(path, io::ParticleFormat::automatic, {"speed", "", "kind"}); },
+      {"two-values.dump:", "'kind'"});
 }
 
 // The readers take the file in blocks of 1 MiB: rows, numbers and a 2.5 MiB line straddle the

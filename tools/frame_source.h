@@ -25,10 +25,9 @@ struct NamedFrame {
 
 class FrameSource {
  public:
-  FrameSource(const std::vector<std::string>& inputs, io::ParticleFormat format, std::string scalar,
-              std::string select)
-      : snapshots_(kAhead),
-        thread_([this, inputs, format, scalar, select] { read(inputs, format, scalar, select); }) {}
+  FrameSource(const std::vector<std::string>& inputs, io::ParticleFormat format,
+              io::FieldNames fields)
+      : snapshots_(kAhead), thread_([this, inputs, format, fields] { read(inputs, format, fields); }) {}
   ~FrameSource() {
     snapshots_.abandon();
     thread_.join();
@@ -57,11 +56,11 @@ class FrameSource {
   static constexpr std::size_t kAhead = 2;
 
   void read(const std::vector<std::string>& inputs, io::ParticleFormat format,
-            const std::string& scalar, const std::string& select) {
+            const io::FieldNames& fields) {
     std::int64_t index = 0;
     try {
       for (const std::string& input : inputs) {
-        auto frames = io::read_particle_file(input, format, scalar, select);
+        auto frames = io::read_particle_file(input, format, fields);
         const std::size_t count = frames.size();
         for (auto& frame : frames) {
           const std::int64_t number = frame.step.value_or(index++);

@@ -189,8 +189,7 @@ int run(const Options& options, granray::RankGroup* ranks) {
     throw ConfigError("--out " + options.out + ": " + std::to_string(options.inputs.size()) +
                       " inputs to write but no '*' in the name for the step");
   }
-  FrameSource source(options.inputs, format, config.color ? config.color->field : "",
-                     config.select ? config.select->field : "");
+  FrameSource source(options.inputs, format, field_names(config));
 
   // Rank 0 writes; every rank must learn when it cannot, or the others would wait for it.
   std::string failure;

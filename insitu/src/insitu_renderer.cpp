@@ -21,14 +21,14 @@ constexpr int kStepDigits = 8;
 // Time marks compare with a tolerance: a simulated time summed from dt lands a few ulps off.
 double time_tolerance(double every_time) { return 1e-9 * every_time; }
 
-// A field the configuration names ('insitu.color.field', 'insitu.select.field') must be one
-// the simulation offers.
+// A field the configuration names ('insitu.color.field', 'insitu.select.field',
+// 'insitu.materials[k].field') must be one the simulation offers.
 void require_offered(const std::vector<std::string>& fields, const std::string& field,
-                     const char* key) {
+                     const std::string& key) {
   if (std::find(fields.begin(), fields.end(), field) != fields.end()) return;
   std::string list;
   for (const auto& f : fields) list += (list.empty() ? "" : ", ") + f;
-  throw ConfigError(std::string("key '") + key + "': the simulation offers no field \"" + field +
+  throw ConfigError("key '" + key + "': the simulation offers no field \"" + field +
                     "\" (it offers: " + (list.empty() ? "none" : list) + ")");
 }
 
@@ -36,6 +36,14 @@ InsituConfig checked(InsituConfig config, const std::vector<std::string>& fields
                      bool writes_output) {
   if (config.color) require_offered(fields, config.color->field, "insitu.color.field");
   if (config.select) require_offered(fields, config.select->field, "insitu.select.field");
+  if (config.render.material_field == MaterialField::scalar && !config.material_field.empty()) {
+    const auto& materials = config.render.materials;
+    const auto first = std::find_if(materials.begin(), materials.end(), [](const auto& m) {
+      return m.grains && !(m.grains->lo == -INFINITY && m.grains->hi == INFINITY);
+    });
+    require_offered(fields, config.material_field,
+                    "insitu.materials[" + std::to_string(first - materials.begin()) + "].field");
+  }
   if (writes_output && !config.png.empty()) {
     const std::filesystem::path dir = std::filesystem::path(config.png).parent_path();
     std::error_code ec;
@@ -307,22 +315,22 @@ std::vector<io::ViewJob> InsituRenderer::render_views(const ParticleView& view,
 void InsituRenderer::render_frame(std::int64_t step, double time,
                                   const SimulationParticles& particles) {
   ParticleView view = particles.view;
-  view.scalar = nullptr;
   std::string problem = particles.unusable;
-  if (config_.color && problem.empty()) {
-    view.scalar = particles.field(config_.color->field);
+  // Each field the configuration reads, from the simulation's own buffers; the colour field
+  // serves the selection and the materials where they name it too.
+  const io::FieldNames names = field_names(config_);
+  const auto take = [&](const std::string& name, const float*& into) {
+    into = nullptr;
+    if (name.empty() || !problem.empty()) return;
+    into = particles.field(name);
     // A rank with no particles may pass its (empty) field as a null pointer.
-    if (!particles.has_field(config_.color->field) || (view.scalar == nullptr && view.count > 0)) {
-      problem = "field \"" + config_.color->field + "\" was not passed with this frame";
+    if (!particles.has_field(name) || (into == nullptr && view.count > 0)) {
+      problem = "field \"" + name + "\" was not passed with this frame";
     }
-  }
-  if (config_.select && problem.empty()) {
-    view.select_scalar = particles.field(config_.select->field);
-    if (!particles.has_field(config_.select->field) ||
-        (view.select_scalar == nullptr && view.count > 0)) {
-      problem = "field \"" + config_.select->field + "\" was not passed with this frame";
-    }
-  }
+  };
+  take(names.color, view.scalar);
+  take(names.select, view.select_scalar);
+  take(names.material == names.color ? std::string() : names.material, view.material_scalar);
   // Across ranks, a rank that cannot take part must not leave the others in a collective.
   if (ranks_ && !ranks_->all(problem.empty()) && problem.empty()) {
     problem = "another rank could not pass its particles (its log says why)";

@@ -59,17 +59,20 @@ std::vector<ParticleFrame> read_with_scalar(const std::string& path, ParticleFor
 }  // namespace
 
 std::vector<ParticleFrame> read_particle_file(const std::string& path, ParticleFormat format,
-                                              const std::string& scalar,
-                                              const std::string& select) {
+                                              const FieldNames& fields) {
   if (format == ParticleFormat::automatic) format = detect_particle_format(path);
-  std::vector<ParticleFrame> frames = read_with_scalar(path, format, scalar);
-  if (select.empty() || select == scalar) return frames;
-  // A second value: read again for it (text dumps name their columns; a second pass is simpler
-  // than every reader carrying two).
-  std::vector<ParticleFrame> again = read_with_scalar(path, format, select);
-  for (std::size_t k = 0; k < frames.size() && k < again.size(); ++k) {
-    frames[k].select = std::move(again[k].scalar);
-  }
+  std::vector<ParticleFrame> frames = read_with_scalar(path, format, fields.color);
+  // Another value: read again for it (text dumps name their columns; a second pass is simpler
+  // than every reader carrying several).
+  const auto read_also = [&](const std::string& name, std::vector<float> ParticleFrame::*into) {
+    if (name.empty() || name == fields.color) return;
+    std::vector<ParticleFrame> again = read_with_scalar(path, format, name);
+    for (std::size_t k = 0; k < frames.size() && k < again.size(); ++k) {
+      frames[k].*into = std::move(again[k].scalar);
+    }
+  };
+  read_also(fields.select, &ParticleFrame::select);
+  read_also(fields.material, &ParticleFrame::material);
   return frames;
 }
 

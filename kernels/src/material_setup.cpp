@@ -69,7 +69,7 @@ MaterialSetup make_material_setup(const RenderSettings& settings, const float* s
   // Without values only "all" can select: any radius lies in -inf..inf.
   if (settings.material_field == MaterialField::scalar && scalar == nullptr && needs_values) {
     throw ConfigError(
-        "granray: [[insitu.materials]] select grains by a value per particle (the colour field), "
+        "granray: [[insitu.materials]] select grains by a value per particle (their field), "
         "and this frame's particles have none");
   }
   return table;

@@ -2,6 +2,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,9 +40,11 @@ InsituConfig config_from(const py::object& config, const std::vector<std::string
 // The fields a configuration reads: what the simulation must pass with each frame.
 std::vector<std::string> fields_needed(const InsituConfig& config) {
   std::vector<std::string> names;
-  if (config.color) names.push_back(config.color->field);
-  if (config.select && (names.empty() || names[0] != config.select->field)) {
-    names.push_back(config.select->field);
+  const io::FieldNames fields = field_names(config);
+  for (const std::string* name : {&fields.color, &fields.select, &fields.material}) {
+    if (!name->empty() && std::find(names.begin(), names.end(), *name) == names.end()) {
+      names.push_back(*name);
+    }
   }
   return names;
 }

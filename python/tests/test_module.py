@@ -183,6 +183,32 @@ class BadInput(Workspace):
             self.assertEqual(vis.counters.written, 1)
             self.assertEqual(sorted(os.listdir(self.dir.name)), [os.path.basename(record.png_path)])
 
+    def test_colour_selection_and_materials_each_read_a_field_of_their_own(self):
+        n = 400
+        xyzr = np.column_stack([self.rng.uniform(0, 6, (n, 3)),
+                                self.rng.uniform(0.2, 0.4, n)]).astype(np.float32)
+        fields = {"speed": self.rng.uniform(0, 2, n).astype(np.float32),
+                  "id": np.arange(n, dtype=np.float32),
+                  "type": self.rng.integers(0, 3, n).astype(np.float32)}
+        settings = random_settings(self.rng, self.path("fields_*.png"))
+        settings["color"] = {"field": "speed", "range": [0.0, 2.0]}
+        settings["select"] = {"field": "id", "range": [0, n // 2]}
+        settings["shading"]["bounces"] = 2
+        settings["materials"] = [
+            {"name": "steel", "type": "metal", "reflectance": 0.9, "field": "type",
+             "range": [1, 1]},
+            {"name": "glass", "type": "glass", "field": "type", "range": [2, 2]}]
+        with granray.Renderer(settings) as vis:
+            self.assertEqual(vis.fields_needed, ["speed", "id", "type"])
+            record = vis.render(0, 0.0, xyzr, fields=fields)
+            self.assertTrue(record.rendered, record.error)
+            self.assertEqual(record.hidden, n - (n // 2 + 1))
+            without = dict(fields)
+            del without["type"]
+            with self.assertRaises(granray.InputError) as caught:
+                vis.render(1, 0.0, xyzr, fields=without)
+            self.assertIn('field "type"', str(caught.exception))
+
     def test_a_device_array_needs_the_cuda_backend(self):
         class DeviceLike:
             __cuda_array_interface__ = {"shape": (10, 4), "typestr": "<f4", "data": (256, False),

@@ -168,6 +168,14 @@ InsituConfig read_insitu(const toml::table& table) {
 
 }  // namespace
 
+io::FieldNames field_names(const InsituConfig& config) {
+  io::FieldNames names;
+  if (config.color) names.color = config.color->field;
+  if (config.select) names.select = config.select->field;
+  if (config.render.material_field == MaterialField::scalar) names.material = config.material_field;
+  return names;
+}
+
 io::AnnotationValues annotation_values(const InsituConfig& config, const FrameStats& stats,
                                        std::int64_t step, double time) {
   io::AnnotationValues v;

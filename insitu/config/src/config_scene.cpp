@@ -173,28 +173,20 @@ MaterialSettings read_material(const TableReader& t, InsituConfig& config) {
   if (field && !m.grains) t.fail("field", "applies only with a range of grains");
   const bool every_grain = m.grains && m.grains->lo == -INFINITY && m.grains->hi == INFINITY;
   if (m.grains && !every_grain) {
-    // The frame's particles carry one value besides their radius: the colour field's.
-    MaterialField by = MaterialField::scalar;
-    if (field && *field == "radius") {
-      by = MaterialField::radius;
-    } else if (!config.color) {
-      t.fail(field ? "field" : "range",
-             "needs a value per grain: \"radius\", or [insitu.color]'s field (there is no "
-             "[insitu.color])");
-    } else if (field && *field != config.color->field) {
-      t.fail("field", "must be \"radius\" or [insitu.color]'s field \"" + config.color->field +
-                          "\", got \"" + *field + "\"");
+    // Any per-grain field, or the radius; without `field`, the colour field.
+    const std::string by = field ? *field : config.color ? config.color->field : "";
+    if (by.empty()) {
+      t.fail("range",
+             "needs a value per grain: name it with field (\"radius\", or any field the "
+             "simulation or the particle file passes, such as \"type\")");
     }
-    const bool first =
-        std::none_of(config.render.materials.begin(), config.render.materials.end(),
-                     [](const MaterialSettings& k) {
-                       return k.grains && !(k.grains->lo == -INFINITY && k.grains->hi == INFINITY);
-                     });
-    if (!first && by != config.render.material_field) {
-      t.fail(field ? "field" : "range",
-             "selects by another value than the materials before it: all select by one");
+    // The frame carries one material value per grain: every material selects by the same one.
+    if (!config.material_field.empty() && by != config.material_field) {
+      t.fail(field ? "field" : "range", "selects by \"" + by + "\", the materials before it by \"" +
+                                            config.material_field + "\": all select by one field");
     }
-    config.render.material_field = by;
+    config.material_field = by;
+    config.render.material_field = by == "radius" ? MaterialField::radius : MaterialField::scalar;
   }
   return m;
 }

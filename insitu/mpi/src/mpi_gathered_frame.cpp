@@ -53,22 +53,20 @@ void gather_values(const std::vector<T>& mine, std::vector<T>& all, int componen
   }
 }
 
-// Every rank's particles, with their global ids, and their scalars and selection values where
-// every rank that has particles offers them, onto rank 0 or onto every rank. `sent`: the bytes
-// this rank's particles travelled.
+// The optional values a grain may carry besides its sphere: the colour, selection and material
+// values (contract 2a, 2d, 2e).
+constexpr std::vector<float> HostParticles::*kOptionalValues[] = {
+    &HostParticles::scalar, &HostParticles::select, &HostParticles::material};
+
+// Every rank's particles, with their global ids, and each of their optional values where every
+// rank that has particles offers it, onto rank 0 or onto every rank. `sent`: the bytes this
+// rank's particles travelled.
 HostParticles gathered_particles(Renderer& renderer, MPI_Comm comm, const ParticleView& view,
                                  bool onto_every_rank, std::uint64_t& sent) {
   const int rank = rank_of(comm), size = size_of(comm);
   HostParticles mine;
   agreed_step("copying the particles to the host", comm,
               [&] { rank_stages(renderer).copy_to_host(view, mine); });
-  // A scalar only when every rank that has particles offers one.
-  int scalar = mine.xyzr.empty() || !mine.scalar.empty() ? 1 : 0;
-  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &scalar, 1, MPI_INT, MPI_MIN, comm));
-  if (scalar == 1) mine.scalar.resize(mine.xyzr.size());           // a rank without particles
-  int select = mine.xyzr.empty() || !mine.select.empty() ? 1 : 0;  // contract 2d values, likewise
-  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &select, 1, MPI_INT, MPI_MIN, comm));
-  if (select == 1) mine.select.resize(mine.xyzr.size());
   const int count = static_cast<int>(mine.xyzr.size());
   std::vector<int> counts(onto_every_rank || rank == 0 ? size : 0);
   if (onto_every_rank) {
@@ -79,15 +77,16 @@ HostParticles gathered_particles(Renderer& renderer, MPI_Comm comm, const Partic
   HostParticles all;
   gather_values(mine.xyzr, all.xyzr, 4, MPI_FLOAT, counts, onto_every_rank, rank, comm);
   gather_values(mine.ids, all.ids, 1, MPI_UINT64_T, counts, onto_every_rank, rank, comm);
-  if (scalar == 1) {
-    gather_values(mine.scalar, all.scalar, 1, MPI_FLOAT, counts, onto_every_rank, rank, comm);
+  std::uint64_t bytes = mine.xyzr.size() * sizeof(Vec4) + mine.ids.size() * 8;
+  for (const auto values : kOptionalValues) {
+    // Only when every rank that has particles offers it; a rank without particles offers none.
+    int offered = mine.xyzr.empty() || !(mine.*values).empty() ? 1 : 0;
+    GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &offered, 1, MPI_INT, MPI_MIN, comm));
+    if (offered == 0) continue;
+    (mine.*values).resize(mine.xyzr.size());
+    gather_values(mine.*values, all.*values, 1, MPI_FLOAT, counts, onto_every_rank, rank, comm);
+    bytes += (mine.*values).size() * 4;
   }
-  if (select == 1) {
-    gather_values(mine.select, all.select, 1, MPI_FLOAT, counts, onto_every_rank, rank, comm);
-  }
-  const std::uint64_t bytes = mine.xyzr.size() * sizeof(Vec4) + mine.ids.size() * 8 +
-                              (scalar == 1 ? mine.scalar.size() * 4 : 0) +
-                              (select == 1 ? mine.select.size() * 4 : 0);
   if (onto_every_rank) {
     sent += bytes * static_cast<std::uint64_t>(size - 1);
   } else if (rank != 0) {
@@ -96,14 +95,16 @@ HostParticles gathered_particles(Renderer& renderer, MPI_Comm comm, const Partic
   return all;
 }
 
-// The view of gathered particles (their scalars and selection values where they have them).
+// The view of gathered particles (with each optional value where they have it).
 ParticleView view_of(const HostParticles& all) {
+  const auto or_null = [](const std::vector<float>& v) { return v.empty() ? nullptr : v.data(); };
   ParticleView everything;
   everything.xyzr = all.xyzr.data();
   everything.count = all.xyzr.size();
   everything.ids = all.ids.data();
-  everything.scalar = all.scalar.empty() ? nullptr : all.scalar.data();
-  everything.select_scalar = all.select.empty() ? nullptr : all.select.data();
+  everything.scalar = or_null(all.scalar);
+  everything.select_scalar = or_null(all.select);
+  everything.material_scalar = or_null(all.material);
   return everything;
 }
 

@@ -17,6 +17,8 @@ struct ParticleView {
   const float* scalar = nullptr;         // optional value to colour by, one per particle
   const float* select_scalar = nullptr;  // optional value RenderSettings::select tests (null:
                                          // `scalar`), in the same memory as the positions
+  const float* material_scalar = nullptr;  // optional value the materials select by (null:
+                                           // `scalar`), in the same memory as the positions
   std::uint64_t id_offset = 0;           // without ids: id = index + id_offset
   MemorySpace space = MemorySpace::host;
   void* cuda_stream = nullptr;  // cudaStream_t to run on (CUDA backend)

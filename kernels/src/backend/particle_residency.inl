@@ -102,7 +102,11 @@ struct ResidentParticles {
   const std::uint64_t* ids;
   const float* scalar;
   std::uint32_t count;
-  const float* select = nullptr;  // contract 2d selection values; null: `scalar`
+  const float* select = nullptr;    // contract 2d selection values; null: `scalar`
+  const float* material = nullptr;  // contract 2e material values; null: `scalar`
+
+  // What the materials select grains by (MaterialField::scalar).
+  const float* material_values() const { return material != nullptr ? material : scalar; }
 };
 
 inline SceneBounds reduce_bounds(const Executor& exec, const ResidentParticles& r) {
@@ -156,16 +160,16 @@ inline void copy_particles_to_host(const Executor& exec, const ParticleView& vie
     }
   };
   take(view.xyzr, out.xyzr);
-  if (view.scalar != nullptr) {
-    take(view.scalar, out.scalar);
-  } else {
-    out.scalar.clear();
-  }
-  if (view.select_scalar != nullptr) {
-    take(view.select_scalar, out.select);
-  } else {
-    out.select.clear();
-  }
+  const auto take_optional = [&](const float* from, std::vector<float>& into) {
+    if (from != nullptr) {
+      take(from, into);
+    } else {
+      into.clear();
+    }
+  };
+  take_optional(view.scalar, out.scalar);
+  take_optional(view.select_scalar, out.select);
+  take_optional(view.material_scalar, out.material);
   if (view.ids != nullptr) {
     take(view.ids, out.ids);
   } else {
@@ -181,6 +185,7 @@ class ParticleResidency {
         staged_ids_(account, "particle id upload"),
         staged_scalar_(account, "particle scalar upload"),
         staged_select_(account, "particle selection upload"),
+        staged_material_(account, "particle material value upload"),
         hidden_(account, "particles after the clip planes and selection") {}
 
   // The particles in this backend's memory: in place when they already are, else uploaded; with
@@ -199,7 +204,7 @@ class ParticleResidency {
       throw Error("granray: particle view holds " + std::to_string(n) + " particles but no data");
     }
     if (view.space == Executor::native_space || n == 0) {
-      return {view.xyzr, view.ids, view.scalar, n, view.select_scalar};
+      return {view.xyzr, view.ids, view.scalar, n, view.select_scalar, view.material_scalar};
     }
     if (view.space != MemorySpace::host) {
       throw DeviceError(std::string("granray ") + Executor::name +
@@ -211,17 +216,17 @@ class ParticleResidency {
       exec.upload(staged_ids_, view.ids, n);
       ids = staged_ids_.data();
     }
-    const float* scalar = nullptr;
-    if (view.scalar != nullptr) {
-      exec.upload(staged_scalar_, view.scalar, n);
-      scalar = staged_scalar_.data();
-    }
-    const float* select = nullptr;
-    if (view.select_scalar != nullptr) {
-      exec.upload(staged_select_, view.select_scalar, n);
-      select = staged_select_.data();
-    }
-    const ResidentParticles staged{staged_spheres_.data(), ids, scalar, n, select};
+    const auto upload_optional = [&](Array<float>& staged, const float* values) -> const float* {
+      if (values == nullptr) return nullptr;
+      exec.upload(staged, values, n);
+      return staged.data();
+    };
+    const ResidentParticles staged{staged_spheres_.data(),
+                                   ids,
+                                   upload_optional(staged_scalar_, view.scalar),
+                                   n,
+                                   upload_optional(staged_select_, view.select_scalar),
+                                   upload_optional(staged_material_, view.material_scalar)};
     uploaded_ = Uploaded{view, staged};
     return staged;
   }
@@ -255,7 +260,7 @@ class ParticleResidency {
     bool matches(const ParticleView& v) const {
       return v.space == view.space && v.xyzr == view.xyzr && v.ids == view.ids &&
              v.scalar == view.scalar && v.select_scalar == view.select_scalar &&
-             v.count == view.count;
+             v.material_scalar == view.material_scalar && v.count == view.count;
     }
   };
   struct Measured {
@@ -269,5 +274,6 @@ class ParticleResidency {
   Array<std::uint64_t> staged_ids_;
   Array<float> staged_scalar_;
   Array<float> staged_select_;
+  Array<float> staged_material_;
   Array<Vec4> hidden_;  // the particles, those clipped or not selected made unrenderable
 };

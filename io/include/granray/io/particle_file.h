@@ -14,6 +14,7 @@ struct ParticleFrame {
   std::vector<Vec4> xyzr;
   std::vector<float> scalar;         // empty, or one value per particle
   std::vector<float> select;         // empty, or the value [insitu.select] tests, per particle
+  std::vector<float> material;       // empty, or the value [[insitu.materials]] select by
   std::vector<std::uint64_t> ids;    // empty, or one global id per particle
   std::optional<std::int64_t> step;  // the snapshot's timestep, when the file has one
   double time = 0.0;
@@ -25,6 +26,7 @@ struct ParticleFrame {
     v.ids = ids.empty() ? nullptr : ids.data();
     v.scalar = scalar.empty() ? nullptr : scalar.data();
     v.select_scalar = select.empty() ? nullptr : select.data();
+    v.material_scalar = material.empty() ? nullptr : material.data();
     return v;
   }
 };
@@ -37,16 +39,22 @@ ParticleFormat parse_particle_format(const std::string& name);
 // Guesses the format from the file's first bytes.
 ParticleFormat detect_particle_format(const std::string& path);
 
+// The per-particle values a frame reads, each by name ("" = none): what it is coloured by
+// (contract 2a), what [insitu.select] tests (2d) and what [[insitu.materials]] select by (2e).
+struct FieldNames {
+  std::string color;
+  std::string select;
+  std::string material;
+};
+
 // Every snapshot in the file. Throws InputError naming the file and line (or byte offset).
-// `scalar` names the per-particle value to read for colouring ("" = none): a LAMMPS column by
-// name ("speed" is also derived from vx vy vz), the fifth xyzr column whatever its name, or
-// "speed" from a sphere file's velocities. A file without it is an InputError. `select` names
-// the value [insitu.select] tests, read the same way into ParticleFrame::select when it is not
-// `scalar` (which then serves both).
+// Each named value is read as a LAMMPS column by name ("speed" is also derived from vx vy vz),
+// the fifth xyzr column whatever its name, or "speed" from a sphere file's velocities; a file
+// without it is an InputError. `color` fills ParticleFrame::scalar; `select` and `material` fill
+// theirs when they name another value than `color` (which then serves them too).
 std::vector<ParticleFrame> read_particle_file(const std::string& path,
                                               ParticleFormat format = ParticleFormat::automatic,
-                                              const std::string& scalar = "",
-                                              const std::string& select = "");
+                                              const FieldNames& fields = {});
 
 std::vector<ParticleFrame> read_xyzr_file(const std::string& path, const std::string& scalar = "");
 std::vector<ParticleFrame> read_lammps_dump(const std::string& path,

@@ -11,6 +11,7 @@
 
 #include "granray/insitu/camera_path.h"
 #include "granray/io/annotations.h"
+#include "granray/io/particle_file.h"
 #include "granray/render_settings.h"
 #include "granray/renderer.h"
 
@@ -60,6 +61,9 @@ struct InsituConfig {
   RenderSettings render;
   std::optional<ColorSettings> color;
   std::optional<SelectSettings> select;
+  // [[insitu.materials]] field: what the materials select grains by ("radius", a per-grain field,
+  // or "" when no material selects by a value). RenderSettings::material_field says which kind.
+  std::string material_field;
   io::AnnotationSettings annotations;     // [insitu.annotations]: drawn on the frames written
   std::vector<ViewSettings> views;        // [[insitu.views]], after the main camera's
   std::optional<CameraPath> camera_path;  // [insitu.camera.path]: the main camera moves
@@ -72,6 +76,10 @@ struct InsituConfig {
 // Unknown keys, wrong types and impossible values throw ConfigError naming key, file and line.
 InsituConfig load_insitu_config(const std::string& path,
                                 const std::vector<std::string>& overrides = {});
+
+// The per-grain fields a frame of this configuration reads, by name: what the simulation passes
+// with each frame, or the particle file must hold. The radius is not a field: it is always there.
+io::FieldNames field_names(const InsituConfig& config);
 
 // What one frame's overlays show: its step, time and census, and the colour mapping it used.
 io::AnnotationValues annotation_values(const InsituConfig& config, const FrameStats& stats,
