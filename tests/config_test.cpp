@@ -372,7 +372,8 @@ TEST(Config, LoadsAFileAndReportsAMissingOne) {
 }
 
 // [[insitu.materials]] (contract 2e): each kind, in order, selecting grains by the colour field,
-// another field or the radius, walls naming theirs, and mistakes that name the key, the file and the line.
+// another field or the radius, walls naming theirs, and mistakes that name the key, the file and
+// the line.
 TEST(Config, Materials) {
   const std::string head = "[insitu.color]\nfield = \"type\"\n";
   const InsituConfig c = parse_insitu_config(
@@ -440,9 +441,9 @@ TEST(Config, Materials) {
   expect_config_error(head + metal + "field = \"speed\"\nrange = [0, 1]\n" + second +
                           "field = \"size\"\nrange = [0, 1]\n",
                       {"sim.toml:", "materials[1].field", "\"size\"", "\"speed\"", "one field"});
-  expect_config_error(head + metal + "field = \"radius\"\nrange = [0, 1]\n" + second +
-                          "range = [0, 1]\n",
-                      {"materials[1].range", "\"type\"", "\"radius\"", "one field"});
+  expect_config_error(
+      head + metal + "field = \"radius\"\nrange = [0, 1]\n" + second + "range = [0, 1]\n",
+      {"materials[1].range", "\"type\"", "\"radius\"", "one field"});
   expect_config_error(metal + "range = [0, 1]\n", {"materials[0].range", "name it with field"});
   expect_config_error(head + metal + "range = [2, 1]\n", {"materials[0].range", "lo <= hi"});
   expect_config_error(head + "[insitu.shading]\nbounces = 17\n", {"shading.bounces", "0..16"});

@@ -167,10 +167,14 @@ TEST(Lammps, OtherValuesForTheSelectionAndTheMaterials) {
       io::read_particle_file(path, io::ParticleFormat::automatic, {"type", "type", "type"});
   EXPECT_TRUE(same[0].select.empty() && same[0].material.empty()) << "one value serves all";
   expect_input_error(
-      [&] { io::read_particle_file(path, io::ParticleFormat::automatic, {"speed", "species"}); },
+      [&] {
+        io::read_particle_file(path, io::ParticleFormat::automatic, {"speed", "species"});
+      },
       {"two-values.dump:", "'species'"});
   expect_input_error(
-      [&] { io::read_particle_file(path, io::ParticleFormat::automatic, {"speed", "", "kind"}); },
+      [&] {
+        io::read_particle_file(path, io::ParticleFormat::automatic, {"speed", "", "kind"});
+      },
       {"two-values.dump:", "'kind'"});
 }
 

@@ -27,7 +27,8 @@ class FrameSource {
  public:
   FrameSource(const std::vector<std::string>& inputs, io::ParticleFormat format,
               io::FieldNames fields)
-      : snapshots_(kAhead), thread_([this, inputs, format, fields] { read(inputs, format, fields); }) {}
+      : snapshots_(kAhead),
+        thread_([this, inputs, format, fields] { read(inputs, format, fields); }) {}
   ~FrameSource() {
     snapshots_.abandon();
     thread_.join();

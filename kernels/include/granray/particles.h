@@ -13,13 +13,13 @@ enum class MemorySpace { host, device };
 struct ParticleView {
   const Vec4* xyzr = nullptr;  // (x, y, z, radius) per particle
   std::size_t count = 0;
-  const std::uint64_t* ids = nullptr;    // optional global ids
-  const float* scalar = nullptr;         // optional value to colour by, one per particle
-  const float* select_scalar = nullptr;  // optional value RenderSettings::select tests (null:
-                                         // `scalar`), in the same memory as the positions
+  const std::uint64_t* ids = nullptr;      // optional global ids
+  const float* scalar = nullptr;           // optional value to colour by, one per particle
+  const float* select_scalar = nullptr;    // optional value RenderSettings::select tests (null:
+                                           // `scalar`), in the same memory as the positions
   const float* material_scalar = nullptr;  // optional value the materials select by (null:
                                            // `scalar`), in the same memory as the positions
-  std::uint64_t id_offset = 0;           // without ids: id = index + id_offset
+  std::uint64_t id_offset = 0;             // without ids: id = index + id_offset
   MemorySpace space = MemorySpace::host;
   void* cuda_stream = nullptr;  // cudaStream_t to run on (CUDA backend)
 };

@@ -16,7 +16,7 @@ namespace granray {
 // One frame's particles in host memory, every particle with its global id.
 struct HostParticles {
   std::vector<Vec4> xyzr;
-  std::vector<float> scalar;  // empty when the view has none
+  std::vector<float> scalar;    // empty when the view has none
   std::vector<float> select;    // the view's select_scalar; empty when it has none
   std::vector<float> material;  // the view's material_scalar; empty when it has none
   std::vector<std::uint64_t> ids;

@@ -189,7 +189,8 @@ inline void render_lit(BackendParts& parts, const Executor& exec, const FrameSet
   const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
   std::optional<MaterialTable> materials;
   if (materials_on(settings)) {
-    materials = parts.lit.upload_materials(exec, detail::make_material_setup(settings, f.r.material_values()));
+    materials = parts.lit.upload_materials(
+        exec, detail::make_material_setup(settings, f.r.material_values()));
   }
   exec.mark(0);
   const LitStructures s =

@@ -42,8 +42,8 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
                         const RenderOptions& options, FrameStats& stats) {
   const LightingParams lighting = make_lighting_params(settings.shading, f.scene);
   const PathParams path = make_path_params(settings, f.camera);
-  const MaterialTable table =
-      parts.lit.upload_materials(exec, detail::make_material_setup(settings, f.r.material_values()));
+  const MaterialTable table = parts.lit.upload_materials(
+      exec, detail::make_material_setup(settings, f.r.material_values()));
   const CameraFrame& cam = f.camera.frame;
   exec.mark(0);
   // The structures of a lit frame whose bounce rays need the grid; one sample per pixel for the
