@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Renders the same frames with two builds and compares them byte for byte (cmp): a LIGGGHTS
-# packing (unlit and lit, at a size where the CPU takes the tiles and one where it takes the grid, a see-through box, a clip plane, two ranks) and
+# packing (unlit and lit, at a size where the CPU takes the tiles and one where it takes the grid,
+# a see-through box, a clip plane, metal and glass, the path-traced still, two ranks) and
 # the example DEM's pour. For changes that must not alter any image.
 #   scripts/compare-build-images.sh OLD_BUILD NEW_BUILD [DUMP] [BACKEND]   (default backend cpu)
 # DUMP defaults to bench/in.pour's packing when LIGGGHTS made it, else a generated bed.
@@ -16,6 +17,10 @@ if [ -z "$dump" ]; then
   dump=$work/bed.xyzr
   LD_LIBRARY_PATH="$(libs "$new")" "$new/examples/granray-synthetic-bed" 20000 7 > "$dump"
 fi
+# The materials of cases 7 and 8: the small grains steel, the large glass (radii 0.6-1 mm in the
+# generated bed; a packing's are close).
+materials='{name="steel",type="metal",reflectance=0.8,roughness=0.3,field="radius",range=[0,0.0008]},'
+materials+='{name="glass",type="glass",ior=1.5,field="radius",range=[0.0008,1]}'
 # Each case: the --set overrides of one render (TOML values).
 case_args() {
   case $1 in
@@ -27,6 +32,10 @@ case_args() {
     5) args=(--set 'walls=[{type="box",min=[-0.05,-0.05,0],max=[0.05,0.05,0.2],opacity=0.3}]'
              --set shading.shadows=true --set shading.ao_samples=2) ;;
     6) args=(--set 'clip=[{point=[0,0,0.05],normal=[1,1,0]}]') ;;
+    # Metal and glass grains by radius, traced three bounces deep; then the path-traced still.
+    7) args=(--set shading.bounces=3 --set "materials=[$materials]") ;;
+    8) args=(--set 'renderer="path"' --set path.samples=4 --set shading.bounces=3
+             --set "materials=[$materials]") ;;
     *) return 1 ;;
   esac
 }

@@ -11,9 +11,7 @@ namespace {
 
 MaterialParams params_of(const MaterialSettings& m) {
   MaterialParams p{};
-  p.kind = m.type == MaterialType::metal   ? kMetalMaterial
-           : m.type == MaterialType::glass ? kGlassMaterial
-                                           : kMatteMaterial;
+  p.kind = m.type;
   p.tint = m.tint;
   p.reflectance = m.reflectance;
   p.ior = m.ior;

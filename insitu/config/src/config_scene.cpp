@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -128,10 +129,10 @@ MaterialSettings read_material(const TableReader& t, InsituConfig& config) {
   const auto name = t.string("name");
   if (!name || name->empty()) t.fail("name", "is required: walls name their material by it");
   m.name = *name;
-  const std::string type = t.one_of("type", {"matte", "metal", "glass"}).value_or("matte");
-  m.type = type == "metal"   ? MaterialType::metal
-           : type == "glass" ? MaterialType::glass
-                             : MaterialType::matte;
+  const std::string type = t.one_of("type", kMaterialTypeNames).value_or(kMaterialTypeNames[0]);
+  for (std::size_t k = 0; k < std::size(kMaterialTypeNames); ++k) {
+    if (type == kMaterialTypeNames[k]) m.type = static_cast<MaterialType>(k);
+  }
   const auto only_for = [&](const char* key, const char* kind) {
     if (t.find(key) && type != kind) {
       t.fail(key, std::string("belongs to a ") + kind + " material, not a " + type + " one");

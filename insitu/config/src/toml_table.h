@@ -122,14 +122,22 @@ class TableReader {
   // A string that must be one of `allowed`; anything else fails naming them and what was given.
   std::optional<std::string> one_of(const char* key,
                                     std::initializer_list<const char*> allowed) const {
+    return one_of(key, allowed.begin(), allowed.size());
+  }
+  // The same for an array of names (kMaterialTypeNames).
+  template <std::size_t N>
+  std::optional<std::string> one_of(const char* key, const char* const (&allowed)[N]) const {
+    return one_of(key, allowed, N);
+  }
+
+  std::optional<std::string> one_of(const char* key, const char* const* allowed,
+                                    std::size_t count) const {
     const auto value = string(key);
     if (!value) return value;
     std::string list;
-    std::size_t k = 0;
-    for (const char* a : allowed) {
-      if (*value == a) return value;
-      list += std::string(k == 0 ? "" : k + 1 == allowed.size() ? " or " : ", ") + "\"" + a + "\"";
-      ++k;
+    for (std::size_t k = 0; k < count; ++k) {
+      if (*value == allowed[k]) return value;
+      list += std::string(k == 0 ? "" : k + 1 == count ? " or " : ", ") + "\"" + allowed[k] + "\"";
     }
     fail(key, "must be " + list + ", got \"" + *value + "\"");
   }

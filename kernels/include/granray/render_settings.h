@@ -7,6 +7,7 @@
 
 #include "granray/kernels/vec.h"
 #include "granray/kernels/walls.h"
+#include "granray/material_type.h"
 #include "granray/pixel_rect.h"
 #include "granray/walls.h"
 
@@ -86,7 +87,6 @@ struct SelectRange {
 
 // contract 2e [[insitu.materials]]: what a grain or wall reflects or transmits besides its 2a
 // colour.
-enum class MaterialType { matte, metal, glass };
 
 struct MaterialSettings {
   std::string name;

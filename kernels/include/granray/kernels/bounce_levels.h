@@ -131,7 +131,8 @@ struct SplitSampleSurfaces {
     std::uint32_t k = 0;
     if (order.at(p, at, k)) {
       const std::uint8_t slot = slots[k];
-      if (slot != kMatteSlot && surfaces[k].t < INFINITY && params[slot].kind != kMatteMaterial) {
+      if (slot != kMatteSlot && surfaces[k].t < INFINITY &&
+          params[slot].kind != MaterialType::matte) {
         const Ray primary = pixel_sample_ray(order.camera, at.i, at.j, at.s, lighting.side);
         split = split_at(params[slot], primary, surfaces[k], lighting.wall_offset);
       }
@@ -203,7 +204,7 @@ struct TraceLevel {
       value = light;
       if (hit.slot != kMatteSlot && depth < scene.table.bounces) {
         const MaterialParams& hm = scene.table.params[hit.slot];
-        if (hm.kind != kMatteMaterial) {
+        if (hm.kind != MaterialType::matte) {
           split = split_at(hm, ray, hit.surface, lighting.wall_offset);
           kept = light * split.keep;
         }

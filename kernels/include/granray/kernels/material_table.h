@@ -5,14 +5,13 @@
 #include <cstdint>
 
 #include "granray/kernels/vec.h"
+#include "granray/material_type.h"
 
 namespace granray {
 
-enum MaterialKind : std::uint32_t { kMatteMaterial = 0, kMetalMaterial = 1, kGlassMaterial = 2 };
-
 // One material as the kernels read it.
 struct MaterialParams {
-  std::uint32_t kind;
+  MaterialType kind;
   Vec3 tint;
   float reflectance;  // metal: k
   float ior;          // glass

@@ -10,6 +10,7 @@
 
 #include "granray/kernels/lighting.h"
 #include "granray/kernels/lit_passes.h"
+#include "granray/kernels/material_scatter.h"
 #include "granray/kernels/material_table.h"
 #include "granray/kernels/occlusion.h"
 #include "granray/kernels/trace.h"
@@ -17,82 +18,12 @@
 
 namespace granray {
 
-// Component-wise product for tints and weights.
-GRANRAY_HD_INLINE Vec3 operator*(Vec3 a, Vec3 b) { return {a.x * b.x, a.y * b.y, a.z * b.z}; }
-
-// r reflected about the unit normal n: d - 2 (d . n) n.
-GRANRAY_HD_INLINE Vec3 reflect(Vec3 d, Vec3 n) { return normalize(d - n * (2.0f * dot(d, n))); }
-
-// Schlick's Fresnel reflectance for cos c of the angle of incidence.
-GRANRAY_HD_INLINE float schlick(float r0, float c) {
-  const float m = 1.0f - clamp01(c);
-  const float m2 = m * m;
-  return r0 + (1.0f - r0) * (m2 * m2 * m);
-}
-
-// The ray that leaves a glass sphere (centre p, radius r) entered at x (outward normal n) along
-// unit d: refracted in (Snell, 1 -> ior), across the chord to the far point y, refracted out
-// (ior -> 1) from y's offset point. A sphere's symmetry makes the exit angle the entry's, so the
-// ray always leaves; rounding that says otherwise is clamped to a grazing exit.
-GRANRAY_HD_INLINE Ray through_glass_sphere(Vec4 sphere, Vec3 x, Vec3 n, Vec3 d, float ior) {
-  const float eta = 1.0f / ior;
-  const float c = clamp01(-dot(d, n));
-  const float k = nan_ignoring_max(0.0f, 1.0f - eta * eta * (1.0f - c * c));
-  const Vec3 inside = normalize(d * eta + n * (eta * c - sqrtf(k)));
-  const Vec3 p = center_of(sphere);
-  const float chord = -2.0f * dot(x - p, inside);
-  const Vec3 y = x + inside * nan_ignoring_max(chord, 0.0f);
-  const Vec3 ny = normalize(y - p);
-  const float c_out = clamp01(dot(inside, ny));
-  const float k_out = nan_ignoring_max(0.0f, 1.0f - ior * ior * (1.0f - c_out * c_out));
-  const Vec3 out = normalize(inside * ior - ny * (ior * c_out - sqrtf(k_out)));
-  return {p + ny * (sphere.w * (1.0f + 1e-4f)), out};
-}
-
 // A surface a ray meets: a sphere, or a wall's normal turned to the ray with radius 0 (as in
 // SurfaceSample), with its base colour, id and material slot.
 struct BounceHit {
   SurfaceSample surface;
   std::uint8_t slot;
 };
-
-// How a metal or glass surface splits a ray: the share of its own colour L it keeps (metal:
-// 1 - k; glass: 0) and up to two rays with their weights, evaluated in order.
-struct MaterialSplit {
-  float keep;
-  Vec3 weight[2];
-  Ray ray[2];
-  int rays;
-};
-
-GRANRAY_HD_INLINE MaterialSplit split_at(const MaterialParams& m, const Ray& ray,
-                                         const SurfaceSample& s, float wall_offset) {
-  const Vec3 x = ray.origin + ray.dir * s.t;
-  const bool wall = shows_wall(s.sphere);
-  // The sphere's outward normal, or the wall's turned toward the ray.
-  const Vec3 n = wall ? center_of(s.sphere) : (x - center_of(s.sphere)) * (1.0f / s.sphere.w);
-  const Vec3 outside =
-      wall ? x + n * wall_offset : center_of(s.sphere) + n * (s.sphere.w * (1.0f + 1e-4f));
-  const Ray mirror{outside, reflect(ray.dir, n)};
-  MaterialSplit out;
-  if (m.kind == kMetalMaterial) {
-    out.keep = 1.0f - m.reflectance;
-    out.weight[0] = m.tint * m.reflectance;
-    out.ray[0] = mirror;
-    out.rays = 1;
-    return out;
-  }
-  const float f = schlick(m.r0, -dot(ray.dir, n));
-  out.keep = 0.0f;
-  out.weight[0] = Vec3{f, f, f};
-  out.ray[0] = mirror;
-  out.weight[1] = m.tint * (1.0f - f);
-  // A glass wall is a thin sheet: the ray goes on along d from its far side.
-  out.ray[1] = wall ? Ray{x - n * wall_offset, ray.dir}
-                    : through_glass_sphere(s.sphere, x, n, ray.dir, m.ior);
-  out.rays = 2;
-  return out;
-}
 
 // The nearest surface along a bounce ray, through any tracer that takes any ray (the grid or
 // every sphere), and the opaque walls.
@@ -201,7 +132,7 @@ GRANRAY_HD_INLINE Vec4 bounce_mix(const Scene& scene, const Occluder& occluded,
       value = light;
       if (hit.slot != kMatteSlot && bounces > 0) {
         const MaterialParams& hm = scene.table.params[hit.slot];
-        if (hm.kind != kMatteMaterial) {
+        if (hm.kind != MaterialType::matte) {
           const MaterialSplit split = split_at(hm, ray, hit.surface, lighting.wall_offset);
           stack[top++] = {split, light * split.keep, 0, bounces, hit.surface.id};
           ray = split.ray[0];
@@ -252,7 +183,7 @@ struct TraceBounces {
       const std::uint8_t slot = slots[k];
       if (slot != kMatteSlot && surfaces[k].t < INFINITY) {
         const MaterialParams& m = scene.table.params[slot];
-        if (m.kind != kMatteMaterial) {
+        if (m.kind != MaterialType::matte) {
           const Ray primary = pixel_sample_ray(camera, i, j, s, lighting.side);
           mix = bounce_mix(scene, occluded, camera, shading, lighting, i, j, s, primary,
                            surfaces[k], m, rays);

@@ -76,25 +76,6 @@ GRANRAY_HD_INLINE Vec3 cone_direction(Vec3 l, float cos_max, float u1, float u2)
   return normalize(t1 * (s * cos_phi) + t2 * (s * sin_phi) + l * c);
 }
 
-// Smith's G1 for GGX of roughness alpha (alpha = roughness^2).
-GRANRAY_HD_INLINE float ggx_g1(float cos_v, float alpha) {
-  const float c = nan_ignoring_max(cos_v, 1e-6f);
-  const float t2 = (1.0f - c * c) / (c * c);
-  return 2.0f / (1.0f + sqrtf(1.0f + alpha * alpha * t2));
-}
-
-// A GGX microfacet normal about n, sampled by D(h) cos(theta_h).
-GRANRAY_HD_INLINE Vec3 ggx_normal(Vec3 n, float alpha, float u1, float u2) {
-  Vec3 t1, t2;
-  basis_about(n, t1, t2);
-  const float tan2 = alpha * alpha * u1 / nan_ignoring_max(1.0f - u1, 1e-7f);
-  const float c = 1.0f / sqrtf(1.0f + tan2);
-  const float s = sqrtf(nan_ignoring_max(0.0f, 1.0f - c * c));
-  float cos_phi, sin_phi;
-  turn_cos_sin(u2, cos_phi, sin_phi);
-  return normalize(t1 * (s * cos_phi) + t2 * (s * sin_phi) + n * c);
-}
-
 // Camera rays walk the scene's tracer like any other ray.
 struct NoCameraTracer {
   static constexpr bool present = false;
@@ -165,39 +146,11 @@ GRANRAY_HD_INLINE Vec3 trace_path(const Scene& scene, const Occluder& occluded,
     random.pair(s, bounce, kPathLobe, lobe, roulette);
     float r1, r2;
     random.pair(s, bounce, kPathScatter, r1, r2);
-    bool diffuse = true;
-    if (m != nullptr && m->kind == kMetalMaterial && lobe < m->reflectance) {
-      diffuse = false;
-      const float alpha = m->roughness * m->roughness;
-      Vec3 dir;
-      if (alpha > 0.0f) {
-        const Vec3 h = ggx_normal(p.normal, alpha, r1, r2);
-        dir = reflect(ray.dir, h);
-        const float cos_l = dot(dir, p.normal), cos_v = -dot(ray.dir, p.normal);
-        if (!(cos_l > 0.0f)) break;  // under the surface: absorbed
-        const float vh = -dot(ray.dir, h), nh = nan_ignoring_max(dot(p.normal, h), 1e-6f);
-        const float w = ggx_g1(cos_v, alpha) * ggx_g1(cos_l, alpha) * vh /
-                        (nan_ignoring_max(cos_v, 1e-6f) * nh);
-        throughput = throughput * m->tint * w;
-      } else {
-        dir = reflect(ray.dir, p.normal);
-        throughput = throughput * m->tint;
-      }
-      ray = {p.origin, dir};
-      sees_sun = true;
-    } else if (m != nullptr && m->kind == kGlassMaterial) {
-      diffuse = false;
-      const MaterialSplit split = split_at(*m, ray, surface, wall_offset);
-      const float f = split.weight[0].x;
-      if (lobe < f) {
-        ray = split.ray[0];
-      } else {
-        ray = split.ray[1];
-        throughput = throughput * m->tint;
-      }
-      sees_sun = true;
-    }
-    if (diffuse) {
+    const PathTurn turn =
+        path_turn_at(m, surface, p, wall_offset, PathChoice{lobe, r1, r2}, ray, throughput);
+    if (turn == PathTurn::absorbed) break;
+    if (turn == PathTurn::specular) sees_sun = true;
+    if (turn == PathTurn::diffuse) {
       // Lambertian of albedo base: the sun sampled directly, then a cosine-distributed bounce.
       const float lambert = dot(p.normal, shading.light);
       if (path.sun_intensity > 0.0f && lambert > -0.01f) {
