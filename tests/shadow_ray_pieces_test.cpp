@@ -173,7 +173,7 @@ TEST(ShadowRayPieces, QueriesAnsweredRayByRayAsInOneThread) {
     }
 
     ShadingParams shading{};
-    shading.light = random_unit(rng);
+    shading.light = directional_light(random_unit(rng));
     shading.diffuse = 0.7f;
     shading.ambient = 0.3f;
     LightingParams lighting{};

@@ -140,7 +140,7 @@ ShadingParams make_shading_params(const ShadingSettings& shading, const CameraFr
   const Vec3 l = shading.light;
   const Vec3 world = frame.u * l.x + frame.v * l.y + frame.w * l.z;
   ShadingParams p{};
-  p.light = normalize(world);
+  p.light = directional_light(normalize(world));
   p.ambient = shading.ambient;
   p.diffuse = shading.diffuse;
   p.background = shading.background;

@@ -91,13 +91,13 @@ inline void cast_blockers(BackendParts& parts, const Executor& exec, const Frame
       // the build against the whole image's rays, since the frame's later bands reuse them.
       const GridView grid = parts.grid.view(*s.layout);
       LightColumnsView columns{};
-      if (lighting.shadows) {
+      if (lighting.shadows && shading.light.parallel()) {
         const CameraFrame& c = f.camera.frame;
         const std::uint64_t rays =
             c.width == c.full_width ? std::uint64_t(c.full_width) * std::uint64_t(c.full_height) *
                                           std::uint64_t(lighting.side * lighting.side)
                                     : lit_sample_count(c, lighting);
-        parts.light_columns.build(grid, s.layout->references, shading.light, rays,
+        parts.light_columns.build(grid, s.layout->references, shading.light.direction, rays,
                                   parts.grid.generation());
         columns = parts.light_columns.view();
       }

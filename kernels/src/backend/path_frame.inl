@@ -78,9 +78,10 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
   // a fifteenth of the still.
   LightColumnsView columns{};
   if constexpr (Executor::gathers_nearby_spheres) {
-    if (s.layout && path.cos_sun >= 1.0f && path.sun_intensity > 0.0f) {
+    if (s.layout && path.cos_sun >= 1.0f && path.sun_intensity > 0.0f &&
+        target.shading.light.parallel()) {
       const GridView grid = parts.grid.view(*s.layout);
-      parts.light_columns.build(grid, s.layout->references, target.shading.light,
+      parts.light_columns.build(grid, s.layout->references, target.shading.light.direction,
                                 std::uint64_t(pixels) * std::uint64_t(path.samples),
                                 parts.grid.generation());
       columns = parts.light_columns.view();

@@ -118,7 +118,7 @@ class WallScene {
             facets_.data(),
             colors_.data(),
             opacity_.data(),
-            shades_.data(),
+            shades_apply_ ? shades_.data() : nullptr,
             planes_.data(),
             plane_count_,
             linear,
@@ -231,11 +231,13 @@ class WallScene {
   }
 
   // The colours of the see-through facets' sides under this frame's light (FacetShade), worked
-  // out again when the tree or the light changes (the light turns with the camera).
+  // out again when the tree or the light changes (the light turns with the camera). Only a
+  // parallel light shades a facet alike all over; under another each layer is lit where it is.
   void shade_facets_for(const Executor& exec, const ShadingParams& shading) {
     const std::uint32_t n = see_through_.count();
-    if (n == 0) return;
-    if (shaded_tree_ == tree_version_ && same_point(shading.light, shaded_light_) &&
+    shades_apply_ = shading.light.parallel();
+    if (n == 0 || !shades_apply_) return;
+    if (shaded_tree_ == tree_version_ && same_point(shading.light.direction, shaded_light_) &&
         shading.ambient == shaded_ambient_ && shading.diffuse == shaded_diffuse_) {
       return;
     }
@@ -244,7 +246,7 @@ class WallScene {
     thrust::transform(exec.policy(), facets_.data(), facets_.data() + n, shades_.data(),
                       ShadeOfFacet{colors_.data(), opacity_.data(), shading});
     shaded_tree_ = tree_version_;
-    shaded_light_ = shading.light;
+    shaded_light_ = shading.light.direction;
     shaded_ambient_ = shading.ambient;
     shaded_diffuse_ = shading.diffuse;
   }
@@ -396,6 +398,7 @@ class WallScene {
   // What shades_ was worked out for (shade_facets_for); tree 0: nothing yet.
   std::uint64_t shaded_tree_ = 0;
   Vec3 shaded_light_{0.0f, 0.0f, 0.0f};
+  bool shades_apply_ = true;  // under this frame's light (shade_facets_for)
   float shaded_ambient_ = 0.0f, shaded_diffuse_ = 0.0f;
   // The see-through lists (bin_see_through_for) and what they were built for.
   detail::SeeThroughBins bins_;

@@ -109,13 +109,19 @@ GRANRAY_HD_INLINE float highlight(Vec3 normal, const Ray& primary, Vec3 light, f
   return powf(nan_ignoring_max(0.0f, dot(normal, h)), shininess);
 }
 
+// The shadow ray from p toward the frame's light (it goes Light::reach far).
+GRANRAY_HD_INLINE Ray shadow_ray(const ShadingPoint& p, const ShadingParams& shading) {
+  return {p.origin, shading.light.toward(p.origin)};
+}
+
 // The shadow ray matters only where S multiplies something: a lit side or a highlight.
-GRANRAY_HD_INLINE bool shadow_matters(Vec3 normal, const Ray& primary, const ShadingParams& shading,
+GRANRAY_HD_INLINE bool shadow_matters(const ShadingPoint& p, const Ray& primary,
+                                      const ShadingParams& shading,
                                       const LightingParams& lighting) {
   if (!lighting.shadows) return false;
-  if (shading.diffuse > 0.0f && dot(normal, shading.light) > 0.0f) return true;
-  return lighting.specular > 0.0f &&
-         highlight(normal, primary, shading.light, lighting.shininess) > 0.0f;
+  const Vec3 l = shading.light.toward(p.origin);
+  if (shading.diffuse > 0.0f && dot(p.normal, l) > 0.0f) return true;
+  return lighting.specular > 0.0f && highlight(p.normal, primary, l, lighting.shininess) > 0.0f;
 }
 
 // A 32-bit integer hash (Wellons' lowbias32): the ambient-occlusion directions are a pure
@@ -207,14 +213,14 @@ GRANRAY_HD_INLINE Vec3 ao_direction(Vec3 n, int i, int j, int sample, int k, int
 
 // contract 2a: base (ambient A + diffuse max(0, n . l) S) + specular S max(0, n . h)^shininess,
 // clamped to [0, 1].
-GRANRAY_HD_INLINE Vec3 lit_color(Vec3 base, Vec3 normal, const Ray& primary,
+GRANRAY_HD_INLINE Vec3 lit_color(Vec3 base, Vec3 normal, Vec3 to_light, const Ray& primary,
                                  const ShadingParams& shading, const LightingParams& lighting,
                                  float shadow, float ambient_visible) {
-  const float lambert = nan_ignoring_max(0.0f, dot(normal, shading.light));
+  const float lambert = nan_ignoring_max(0.0f, dot(normal, to_light));
   Vec3 c = base * (shading.ambient * ambient_visible + shading.diffuse * lambert * shadow);
   if (lighting.specular > 0.0f) {
     const float s =
-        lighting.specular * shadow * highlight(normal, primary, shading.light, lighting.shininess);
+        lighting.specular * shadow * highlight(normal, primary, to_light, lighting.shininess);
     c = c + Vec3{s, s, s};
   }
   return clamp01(c);
@@ -248,8 +254,8 @@ GRANRAY_HD_INLINE Vec3 surface_light(const SurfaceSample& surface, const std::ui
     ambient_visible =
         static_cast<float>(lighting.ao_samples - hidden) / static_cast<float>(lighting.ao_samples);
   }
-  return lit_color(surface.base, p.normal, ray, shading, lighting, shadowed ? 0.0f : 1.0f,
-                   ambient_visible);
+  return lit_color(surface.base, p.normal, shading.light.toward(p.origin), ray, shading, lighting,
+                   shadowed ? 0.0f : 1.0f, ambient_visible);
 }
 
 // The clamped colour of a sample that shows a surface, from its blocked bits (null: none); an

@@ -163,8 +163,7 @@ struct ForwardTargets {
   GRANRAY_HD void sample(std::size_t k, const Ray& primary, const ShadingPoint& p,
                          const SurfaceSample& surface, const std::uint32_t* words) const {
     std::uint64_t* mask = targets + k * static_cast<std::size_t>(target_words(ranks));
-    const bool shadow_open =
-        shadow_matters(p.normal, primary, shading, lighting) && !mask_bit(words, 0);
+    const bool shadow_open = shadow_matters(p, primary, shading, lighting) && !mask_bit(words, 0);
     bool occlusion_open = false;
     if (shows_wall(surface.sphere) &&
         box_distance(p.origin, boxes[rank]) > 0.5f * (reach - lighting.ao_distance)) {
@@ -174,7 +173,7 @@ struct ForwardTargets {
     }
     if (!shadow_open && !occlusion_open) return;
     const RankBox covered = covered_box(boxes[rank], reach);
-    const Ray shadow{p.origin, shading.light};
+    const Ray shadow = shadow_ray(p, shading);
     const float beyond = shadow_open ? covered_until(shadow, covered) : 0.0f;
     for (int r = 0; r < ranks; ++r) {
       if (r == rank) continue;
@@ -247,8 +246,8 @@ GRANRAY_HD_INLINE AskedRays asked_rays(const SecondaryQuery& query, const Camera
   if (!(r.a.surface.t < INFINITY)) return r;
   r.primary = pixel_sample_ray(camera, r.a.i, r.a.j, r.a.s, lighting.side);
   r.p = shading_point(r.primary, r.a.surface.t, r.a.surface.sphere, lighting.wall_offset);
-  r.shadow = shadow_matters(r.p.normal, r.primary, shading, lighting);
-  if (r.shadow) r.span = answered_span(Ray{r.p.origin, shading.light}, own);
+  r.shadow = shadow_matters(r.p, r.primary, shading, lighting);
+  if (r.shadow) r.span = answered_span(shadow_ray(r.p, shading), own);
   r.occlusion = lighting.ao_samples > 0 && shows_wall(r.a.surface.sphere);
   return r;
 }
@@ -276,9 +275,10 @@ struct AnswerRaysApart {
     const AskedRays r = asked_rays(queries[q], camera, shading, lighting, own);
     bool hit = false;
     if (k < pieces) {
-      hit = r.shadow && occluded.blocks_piece(Ray{r.p.origin, shading.light}, INFINITY,
-                                              skipped_id(r.a.surface.id, r.p.normal, shading.light),
-                                              k, pieces, r.span);
+      const Ray shadow = shadow_ray(r.p, shading);
+      hit = r.shadow && occluded.blocks_piece(shadow, shading.light.reach(r.p.origin),
+                                              skipped_id(r.a.surface.id, r.p.normal, shadow.dir), k,
+                                              pieces, r.span);
     } else if (r.occlusion) {  // as find_blockers_at seeds them: by the whole image's pixel
       hit = occluded(
           ambient_ray(r.p, r.a.i + camera.x0, r.a.j + camera.y0, r.a.s, k - pieces, lighting),
@@ -325,9 +325,10 @@ struct AnswerQueries {
     std::uint32_t* out = words + static_cast<std::size_t>(q) * lighting.mask_words;
     for (int w = 0; w < lighting.mask_words; ++w) out[w] = 0u;
     const AskedRays r = asked_rays(queries[q], camera, shading, lighting, own);
-    if (r.shadow && occluded.blocks_piece(Ray{r.p.origin, shading.light}, INFINITY,
-                                          skipped_id(r.a.surface.id, r.p.normal, shading.light), 0,
-                                          1, r.span)) {
+    const Ray shadow = shadow_ray(r.p, shading);
+    if (r.shadow &&
+        occluded.blocks_piece(shadow, shading.light.reach(r.p.origin),
+                              skipped_id(r.a.surface.id, r.p.normal, shadow.dir), 0, 1, r.span)) {
       set_mask_bit(out, 0);
     }
     if (r.occlusion) {  // as find_blockers_at seeds them: by the whole image's pixel

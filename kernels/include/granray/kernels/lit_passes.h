@@ -83,8 +83,9 @@ GRANRAY_HD_INLINE void find_blockers_at(const Occluder& occluded, const CameraFr
                                         std::uint64_t id, const Ray& primary, const ShadingPoint& p,
                                         std::uint32_t* words,
                                         const PixelNeighbours* pixel = nullptr) {
-  if (shadow_matters(p.normal, primary, shading, lighting) &&
-      occluded(Ray{p.origin, shading.light}, INFINITY, skipped_id(id, p.normal, shading.light))) {
+  const Ray shadow = shadow_ray(p, shading);
+  if (shadow_matters(p, primary, shading, lighting) &&
+      occluded(shadow, shading.light.reach(p.origin), skipped_id(id, p.normal, shadow.dir))) {
     set_mask_bit(words, 0);
   }
   // The whole image's pixel seeds the directions: a window casts what the whole would.

@@ -131,7 +131,8 @@ GRANRAY_HD_INLINE Vec3 trace_path(const Scene& scene, const Occluder& occluded,
     }
     if (!(hit.surface.t < INFINITY)) {
       Vec3 sky = shading.background;
-      if (sees_sun && path.sun_radiance > 0.0f && dot(ray.dir, shading.light) >= path.cos_sun) {
+      if (sees_sun && path.sun_radiance > 0.0f &&
+          dot(ray.dir, shading.light.toward(ray.origin)) >= path.cos_sun) {
         sky = sky + Vec3{path.sun_radiance, path.sun_radiance, path.sun_radiance};
       }
       radiance = radiance + throughput * sky;
@@ -152,13 +153,14 @@ GRANRAY_HD_INLINE Vec3 trace_path(const Scene& scene, const Occluder& occluded,
     if (turn == PathTurn::specular) sees_sun = true;
     if (turn == PathTurn::diffuse) {
       // Lambertian of albedo base: the sun sampled directly, then a cosine-distributed bounce.
-      const float lambert = dot(p.normal, shading.light);
+      const Vec3 to_sun = shading.light.toward(p.origin);
+      const float lambert = dot(p.normal, to_sun);
       if (path.sun_intensity > 0.0f && lambert > -0.01f) {
         float s1, s2;
         random.pair(s, bounce, kPathSun, s1, s2);
-        const Vec3 l = cone_direction(shading.light, path.cos_sun, s1, s2);
+        const Vec3 l = cone_direction(to_sun, path.cos_sun, s1, s2);
         const float c = dot(p.normal, l);
-        if (c > 0.0f && !occluded(Ray{p.origin, l}, INFINITY, surface.id)) {
+        if (c > 0.0f && !occluded(Ray{p.origin, l}, shading.light.reach(p.origin), surface.id)) {
           const float e = path.sun_intensity * path.sun_scale * c;
           radiance = radiance + throughput * surface.base * e;
         }

@@ -94,18 +94,20 @@ GRANRAY_HD_PIXEL_INLINE SeeThroughLayers see_through_layers(const WallView& w, c
 }
 
 // A layer's colour c_k before the depth cue: lit with S = A = 1, clamped.
-GRANRAY_HD_INLINE Vec3 layer_color(Vec3 base, Vec3 normal, const Ray& ray,
+GRANRAY_HD_INLINE Vec3 layer_color(Vec3 base, Vec3 normal, Vec3 to_light, const Ray& ray,
                                    const ShadingParams& shading, const LightingParams& lighting) {
-  return lit_color(base, normal, ray, shading, lighting, 1.0f, 1.0f);
+  return lit_color(base, normal, to_light, ray, shading, lighting, 1.0f, 1.0f);
 }
 
-// The facet's unlit colours, one per side (no highlight: no ray is read).
+// The facet's unlit colours, one per side (no highlight: no ray is read), under a parallel
+// light (Light::parallel): the same over the whole facet.
 GRANRAY_HD_INLINE FacetShade facet_shade(const SeeThroughFacet& facet, Vec3 base, float opacity,
                                          const ShadingParams& shading) {
   const Ray none = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
   const LightingParams unlit{};
-  return {layer_color(base, facet.normal, none, shading, unlit),
-          layer_color(base, facet.normal * -1.0f, none, shading, unlit), opacity};
+  const Vec3 l = shading.light.toward(facet.a);
+  return {layer_color(base, facet.normal, l, none, shading, unlit),
+          layer_color(base, facet.normal * -1.0f, l, none, shading, unlit), opacity};
 }
 
 // Adds a layer of colour c (clamped, depth-cued) and opacity a behind the layers added before:
@@ -138,10 +140,10 @@ GRANRAY_HD_PIXEL_INLINE Vec3 composite_see_through(const WallView& w, const Ray&
   } else {
     for (int k = 0; k < layers.count; ++k) {
       const SeeThroughFacet& facet = w.facets[layers.slot[k]];
-      const Vec3 lit = layer_color(w.colors[facet.wall], turned_to_face(facet.normal, ray.dir), ray,
-                                   shading, lighting);
-      add_layer(depth_cued(lit, ray.origin + ray.dir * layers.t[k], shading), w.opacity[facet.wall],
-                sum, transmitted);
+      const Vec3 x = ray.origin + ray.dir * layers.t[k];
+      const Vec3 lit = layer_color(w.colors[facet.wall], turned_to_face(facet.normal, ray.dir),
+                                   shading.light.toward(x), ray, shading, lighting);
+      add_layer(depth_cued(lit, x, shading), w.opacity[facet.wall], sum, transmitted);
     }
   }
   return sum + behind * transmitted;

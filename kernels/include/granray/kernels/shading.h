@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "granray/kernels/light.h"
 #include "granray/kernels/ray.h"
 
 namespace granray {
@@ -12,7 +13,7 @@ struct Rgb8 {
 };
 
 struct ShadingParams {
-  Vec3 light;  // unit vector toward the light, world space
+  Light light;
   float ambient;
   float diffuse;
   Vec3 background;
@@ -97,7 +98,7 @@ GRANRAY_HD_INLINE Vec3 depth_cued(Vec3 clamped, Vec3 point, const ShadingParams&
 // whose surface is at `point`; then depth-cued.
 GRANRAY_HD_PIXEL_INLINE Vec3 normal_color(Vec3 normal, Vec3 base, Vec3 point,
                                           const ShadingParams& params) {
-  const float lambert = nan_ignoring_max(0.0f, dot(normal, params.light));
+  const float lambert = nan_ignoring_max(0.0f, dot(normal, params.light.toward(point)));
   return depth_cued(clamp01(base * (params.ambient + params.diffuse * lambert)), point, params);
 }
 
