@@ -40,22 +40,18 @@ TEST_F(InsideTest, GridAndTilesMatchBruteForceWithOutlinesAndDepthCue) {
     }
     outlined += s.shading.outline > 0.0f;
     cued += s.shading.depth_cue > 0.0f;
-    Image brute;
-    RenderOptions options{RenderMethod::brute_force, true};
-    renderer.render(view_of(spheres), s, brute, options);
-    for (const RenderMethod method : {RenderMethod::grid, RenderMethod::tiles}) {
-      Image image;
-      options.method = method;
-      renderer.render(view_of(spheres), s, image, options);
-      const ImageDiff d = compare_images(image, brute);
-      SCOPED_TRACE(::testing::Message()
-                   << render_method_name(method) << ", round " << round << ", outline "
-                   << s.shading.outline << ", depth cue " << s.shading.depth_cue << ", samples "
-                   << s.shading.samples);
-      const std::size_t allowed = 3u + d.pixels / 5000;
-      EXPECT_LE(d.differing_hit, allowed);
-      EXPECT_LE(d.differing_rgb, allowed) << "max level " << d.max_level;
-    }
+    against_brute_force(
+        renderer, view_of(spheres), s,
+        [&](RenderMethod method, const Image& image, const FrameStats&, const Image& brute) {
+          const ImageDiff d = compare_images(image, brute);
+          SCOPED_TRACE(::testing::Message()
+                       << render_method_name(method) << ", round " << round << ", outline "
+                       << s.shading.outline << ", depth cue " << s.shading.depth_cue << ", samples "
+                       << s.shading.samples);
+          const std::size_t allowed = 3u + d.pixels / 5000;
+          EXPECT_LE(d.differing_hit, allowed);
+          EXPECT_LE(d.differing_rgb, allowed) << "max level " << d.max_level;
+        });
   }
   EXPECT_GE(outlined, 2);
   EXPECT_GE(cued, 2);
@@ -333,14 +329,8 @@ TEST_F(InsideTest, ReferenceFollowsTheOutlineAndDepthCueModel) {
           }
         }
         if (ambiguous) continue;
-        const D3 mean = sum * (1.0 / (side * side));
-        const double c[3] = {mean.x, mean.y, mean.z};
-        for (int ch = 0; ch < 3; ++ch) {
-          const int expected = int(std::floor(255.0 * c[ch] + 0.5));
-          const int got = image.rgb[3 * (std::size_t(j) * s.width + i) + ch];
-          ASSERT_LE(std::abs(expected - got), 1)
-              << "pixel " << i << "," << j << ", round " << round << ", samples " << side * side;
-        }
+        ASSERT_TRUE(pixel_within(image, i, j, sum * (1.0 / (side * side))))
+            << "round " << round << ", samples " << side * side;
         ++checked;
       }
     }

@@ -67,31 +67,29 @@ class LightingTest : public ::testing::Test {
                                         const RenderSettings& settings, const char* label,
                                         std::size_t least_shown = 20) {
     Renderer renderer(test_backend());
-    Image brute;
-    RenderOptions options{RenderMethod::brute_force, true};
-    renderer.render(view_of(spheres), settings, brute, options);
-    std::size_t shown = 0;
-    for (const auto id : brute.hit_id) shown += id != ~std::uint64_t{0};
-    for (const RenderMethod method : {RenderMethod::grid, RenderMethod::tiles}) {
-      Image image;
-      options.method = method;
-      const FrameStats stats = renderer.render(view_of(spheres), settings, image, options);
-      SCOPED_TRACE(::testing::Message()
-                   << label << ", " << render_method_name(method) << ": " << spheres.size()
-                   << " spheres, " << settings.width << "x" << settings.height << ", samples "
-                   << settings.shading.samples << ", ao " << settings.shading.ao_samples
-                   << ", specular " << settings.shading.specular);
-      EXPECT_EQ(stats.method, method);
-      const PixelDiff d = diff_rgb(image, brute);
-      const std::size_t allowed = 3u + image.rgb.size() / 3 / 5000;
-      EXPECT_LE(d.differing, allowed) << "max level " << d.max_level;
-      std::size_t other_hit = 0;
-      for (std::size_t p = 0; p < brute.hit_id.size(); ++p) {
-        other_hit += image.hit_id[p] != brute.hit_id[p];
-      }
-      EXPECT_LE(other_hit, allowed) << "pixels whose first sample shows another grain";
-    }
-    EXPECT_GT(shown, spheres.size() < 100 ? 0 : brute.hit_id.size() / least_shown)
+    std::size_t shown = 0, pixels = 0;
+    against_brute_force(
+        renderer, view_of(spheres), settings,
+        [&](RenderMethod method, const Image& image, const FrameStats& stats, const Image& brute) {
+          shown = 0;
+          for (const auto id : brute.hit_id) shown += id != ~std::uint64_t{0};
+          pixels = brute.hit_id.size();
+          SCOPED_TRACE(::testing::Message()
+                       << label << ", " << render_method_name(method) << ": " << spheres.size()
+                       << " spheres, " << settings.width << "x" << settings.height << ", samples "
+                       << settings.shading.samples << ", ao " << settings.shading.ao_samples
+                       << ", specular " << settings.shading.specular);
+          EXPECT_EQ(stats.method, method);
+          const PixelDiff d = diff_rgb(image, brute);
+          const std::size_t allowed = 3u + image.rgb.size() / 3 / 5000;
+          EXPECT_LE(d.differing, allowed) << "max level " << d.max_level;
+          std::size_t other_hit = 0;
+          for (std::size_t p = 0; p < brute.hit_id.size(); ++p) {
+            other_hit += image.hit_id[p] != brute.hit_id[p];
+          }
+          EXPECT_LE(other_hit, allowed) << "pixels whose first sample shows another grain";
+        });
+    EXPECT_GT(shown, spheres.size() < 100 ? 0 : pixels / least_shown)
         << "the scene shows too little to test";
   }
 };
@@ -127,9 +125,8 @@ TEST_F(LightingTest, EverySceneOfTheSuiteMatchesBruteForce) {
 }
 
 TEST_F(LightingTest, LiggghtsPackingMatchesBruteForce) {
-  const std::string path =
-      std::string(GRANRAY_SHARED_DATA_DIR) + "/liggghts/pour-20k.step10000.liggghts";
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "../shared/data not present";
+  const std::string path = shared_data(kLiggghtsPacking);
+  if (path.empty()) GTEST_SKIP() << "../shared/data not present";
   const std::vector<io::ParticleFrame> frames = io::read_particle_file(path);
   ASSERT_FALSE(frames.empty());
   Rng rng(fresh_seed());
@@ -253,14 +250,8 @@ TEST_F(LightingTest, ReferenceFollowsTheLightingModel) {
           ++ambiguous_pixels;
           continue;
         }
-        const D3 mean = sum * (1.0 / (side * side));
-        const double c[3] = {mean.x, mean.y, mean.z};
-        for (int ch = 0; ch < 3; ++ch) {
-          const int expected = int(std::floor(255.0 * c[ch] + 0.5));
-          const int got = image.rgb[3 * (std::size_t(j) * s.width + i) + ch];
-          ASSERT_LE(std::abs(expected - got), 1)
-              << "pixel " << i << "," << j << ", round " << round << ", samples " << side * side;
-        }
+        ASSERT_TRUE(pixel_within(image, i, j, sum * (1.0 / (side * side))))
+            << "round " << round << ", samples " << side * side;
         ++checked;
       }
     }

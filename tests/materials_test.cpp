@@ -83,21 +83,17 @@ class MaterialsTest : public ::testing::Test {
   void expect_methods_match_brute_force(const ParticleView& view, const RenderSettings& settings,
                                         const char* label) {
     Renderer renderer(test_backend());
-    Image brute;
-    RenderOptions options{RenderMethod::brute_force, true};
-    renderer.render(view, settings, brute, options);
-    for (const RenderMethod method : {RenderMethod::grid, RenderMethod::tiles}) {
-      Image image;
-      options.method = method;
-      renderer.render(view, settings, image, options);
-      SCOPED_TRACE(::testing::Message()
-                   << label << ", " << render_method_name(method) << ": " << view.count
-                   << " spheres, " << settings.width << "x" << settings.height << ", bounces "
-                   << settings.shading.bounces << ", samples " << settings.shading.samples
-                   << ", ao " << settings.shading.ao_samples);
-      const ImageDiff d = compare_images(image, brute);
-      EXPECT_LE(d.differing_rgb, 3u + d.pixels / 400) << "max level " << d.max_level;
-    }
+    against_brute_force(
+        renderer, view, settings,
+        [&](RenderMethod method, const Image& image, const FrameStats&, const Image& brute) {
+          SCOPED_TRACE(::testing::Message()
+                       << label << ", " << render_method_name(method) << ": " << view.count
+                       << " spheres, " << settings.width << "x" << settings.height << ", bounces "
+                       << settings.shading.bounces << ", samples " << settings.shading.samples
+                       << ", ao " << settings.shading.ao_samples);
+          const ImageDiff d = compare_images(image, brute);
+          EXPECT_LE(d.differing_rgb, 3u + d.pixels / 400) << "max level " << d.max_level;
+        });
   }
 };
 
@@ -179,9 +175,8 @@ TEST_F(MaterialsTest, LevelByLevelEqualsDepthFirst) {
 
 // The LIGGGHTS packing: real contacts, grains of every kind touching.
 TEST_F(MaterialsTest, LiggghtsPackingMatchesBruteForce) {
-  const std::string path =
-      std::string(GRANRAY_SHARED_DATA_DIR) + "/liggghts/pour-20k.step10000.liggghts";
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "../shared/data not present";
+  const std::string path = shared_data(kLiggghtsPacking);
+  if (path.empty()) GTEST_SKIP() << "../shared/data not present";
   const std::vector<io::ParticleFrame> frames = io::read_particle_file(path);
   ASSERT_FALSE(frames.empty());
   Rng rng(fresh_seed());
@@ -436,14 +431,8 @@ TEST_F(MaterialsTest, ReferenceFollowsTheMaterialModel) {
         const D3 c = scene.trace(o, d, s.shading.bounces);
         if (scene.ambiguous) continue;
         bounced += first >= 0 && kinds[std::size_t(first)] > 0.5f;
-        const double channels[3] = {c.x, c.y, c.z};
-        for (int ch = 0; ch < 3; ++ch) {
-          const int expected = int(std::floor(255.0 * channels[ch] + 0.5));
-          const int got = image.rgb[3 * (std::size_t(j) * s.width + i) + ch];
-          ASSERT_LE(std::abs(expected - got), 2)
-              << "pixel " << i << "," << j << ", channel " << ch << ", round " << round
-              << ", bounces " << s.shading.bounces << ", first hit " << first;
-        }
+        ASSERT_TRUE(pixel_within(image, i, j, c, 2))
+            << "round " << round << ", bounces " << s.shading.bounces << ", first hit " << first;
         ++checked;
       }
     }

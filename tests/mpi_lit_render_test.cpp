@@ -271,9 +271,8 @@ TEST(MpiRender, WallsAndClipPlanesOnAnyRankCountMatchOneRank) {
 }
 
 TEST(MpiRender, LiggghtsPackingMatchesOneRank) {
-  const std::string path =
-      std::string(GRANRAY_SHARED_DATA_DIR) + "/liggghts/pour-20k.step10000.liggghts";
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "../shared/data not present";
+  const std::string path = shared_data(kLiggghtsPacking);
+  if (path.empty()) GTEST_SKIP() << "../shared/data not present";
   Rng rng(shared_seed());
   const auto frame = io::read_particle_file(path, io::ParticleFormat::automatic, {"speed"});
   RenderSettings s;

@@ -41,11 +41,6 @@ void expect_input_error(F&& read, std::initializer_list<std::string> fragments) 
   }
 }
 
-std::string shared_data(const std::string& relative) {
-  const std::string path = std::string(GRANRAY_SHARED_DATA_DIR) + "/" + relative;
-  return std::filesystem::exists(path) ? path : std::string();
-}
-
 TEST(Xyzr, ReadsRandomParticlesWithCommentsAndScalars) {
   Rng rng(fresh_seed());
   std::vector<Vec4> expected;
@@ -257,7 +252,7 @@ TEST(Lammps, LargeDumpsReadInBlocksLikeSmallOnes) {
 }
 
 TEST(Lammps, RealLiggghtsPacking) {
-  const std::string path = shared_data("liggghts/pour-20k.step10000.liggghts");
+  const std::string path = shared_data(kLiggghtsPacking);
   if (path.empty()) GTEST_SKIP() << "../shared/data not present";
   EXPECT_EQ(io::detect_particle_format(path), ParticleFormat::lammps);
   const auto frames = io::read_particle_file(path);

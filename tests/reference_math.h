@@ -2,6 +2,9 @@
 // 2a, 2b written out again, apart from the kernels' float code).
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -22,6 +25,22 @@ inline D3 cross(D3 a, D3 b) {
 }
 inline D3 unit(D3 a) { return a * (1.0 / std::sqrt(dot(a, a))); }
 inline D3 d3(Vec3 v) { return {v.x, v.y, v.z}; }
+
+// Whether each channel of pixel (i, j) lies within `levels` of the reference's colour c (clamped
+// to [0, 1]) as contract 2 makes it a byte: floor(255 c + 0.5).
+inline ::testing::AssertionResult pixel_within(const Image& image, int i, int j, D3 c,
+                                               int levels = 1) {
+  const double channels[3] = {c.x, c.y, c.z};
+  for (int k = 0; k < 3; ++k) {
+    const int expected = int(std::floor(255.0 * std::clamp(channels[k], 0.0, 1.0) + 0.5));
+    const int got = image.rgb[3 * (std::size_t(j) * image.width + i) + k];
+    if (std::abs(expected - got) > levels) {
+      return ::testing::AssertionFailure() << "pixel " << i << "," << j << ", channel " << k
+                                           << ": expected " << expected << ", got " << got;
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
 
 // The camera a frame resolved, in double.
 struct DoubleCamera {

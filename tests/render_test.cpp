@@ -26,25 +26,24 @@ class RenderTest : public ::testing::Test {
   void expect_methods_match_brute_force(const std::vector<Vec4>& spheres,
                                         const RenderSettings& settings, const char* label) {
     Renderer renderer(test_backend());
-    Image brute;
-    const FrameStats bs =
-        renderer.render(view_of(spheres), settings, brute, {RenderMethod::brute_force, true});
-    std::size_t background = 0;
-    for (const auto id : brute.hit_id) background += id == ~std::uint64_t{0};
-    for (const RenderMethod method : {RenderMethod::grid, RenderMethod::tiles}) {
-      Image image;
-      const FrameStats stats = renderer.render(view_of(spheres), settings, image, {method, true});
-      const ImageDiff d = compare_images(image, brute);
-      SCOPED_TRACE(::testing::Message()
-                   << label << ", " << render_method_name(method) << ": " << spheres.size()
-                   << " spheres, " << settings.width << "x" << settings.height);
-      if (!spheres.empty()) EXPECT_EQ(stats.method, method);
-      EXPECT_EQ(stats.skipped, bs.skipped);
-      EXPECT_LE(d.differing_hit, 3u) << "pixels whose visible particle differs";
-      EXPECT_EQ(d.rgb_differs_same_hit, 0u);
-      // A scene that shows nothing, or only one particle, would test little.
-      if (!spheres.empty()) EXPECT_LT(background, d.pixels) << "no sphere visible";
-    }
+    against_brute_force(renderer, view_of(spheres), settings,
+                        [&](RenderMethod method, const Image& image, const FrameStats& stats,
+                            const Image& brute, const FrameStats& brute_stats) {
+                          std::size_t background = 0;
+                          for (const auto id : brute.hit_id) background += id == ~std::uint64_t{0};
+                          const ImageDiff d = compare_images(image, brute);
+                          SCOPED_TRACE(::testing::Message()
+                                       << label << ", " << render_method_name(method) << ": "
+                                       << spheres.size() << " spheres, " << settings.width << "x"
+                                       << settings.height);
+                          if (!spheres.empty()) EXPECT_EQ(stats.method, method);
+                          EXPECT_EQ(stats.skipped, brute_stats.skipped);
+                          EXPECT_LE(d.differing_hit, 3u) << "pixels whose visible particle differs";
+                          EXPECT_EQ(d.rgb_differs_same_hit, 0u);
+                          // A scene that shows nothing, or only one particle, would test little.
+                          if (!spheres.empty())
+                            EXPECT_LT(background, d.pixels) << "no sphere visible";
+                        });
   }
 };
 
@@ -347,12 +346,7 @@ TEST_F(RenderTest, ReferenceFollowsTheImageModel) {
           ++near_edge;
           continue;
         }
-        const double c[3] = {colour.x, colour.y, colour.z};
-        for (int ch = 0; ch < 3; ++ch) {
-          const int expected = int(std::floor(255.0 * std::clamp(c[ch], 0.0, 1.0) + 0.5));
-          const int got = image.rgb[3 * (std::size_t(j) * s.width + i) + ch];
-          ASSERT_LE(std::abs(expected - got), 1) << "pixel " << i << "," << j;
-        }
+        ASSERT_TRUE(pixel_within(image, i, j, colour));
         ++checked;
       }
     }

@@ -22,13 +22,8 @@ Result run_tool(const std::string& args) {
   return run_command(std::string(GRANRAY_RENDER_EXE) + " " + args);
 }
 
-std::string shared_data(const std::string& relative) {
-  const std::string path = std::string(GRANRAY_SHARED_DATA_DIR) + "/" + relative;
-  return std::filesystem::exists(path) ? path : std::string();
-}
-
 TEST(RenderTool, LiggghtsDumpToPngMatchesTheLibrary) {
-  const std::string dump = shared_data("liggghts/pour-20k.step10000.liggghts");
+  const std::string dump = shared_data(kLiggghtsPacking);
   if (dump.empty()) GTEST_SKIP() << "../shared/data not present";
   const std::string out = temp_path("pour_*.png");
   const Result r = run_tool("--set width=320 --set height=240 --set backend='\"cpu\"' " + dump +

@@ -189,6 +189,11 @@ class ProcessTempDir {
 
 }  // namespace
 
+std::string shared_data(const std::string& relative) {
+  const std::string path = std::string(GRANRAY_SHARED_DATA_DIR) + "/" + relative;
+  return std::filesystem::exists(path) ? path : std::string();
+}
+
 std::string temp_path(const std::string& name) {
   static const ProcessTempDir dir;
   return (dir.path() / name).string();

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "granray/image.h"
@@ -80,6 +81,34 @@ struct ImageDiff {
 ImageDiff compare_images(const Image& a, const Image& b);
 
 std::string temp_path(const std::string& name);
+
+// The skeleton of every "matches brute force" test: renders `view` by brute force (with hits),
+// then by each fast method, and hands `check(method, image, stats, brute)` each result (with
+// the brute-force frame's stats too where `check` takes a fifth argument).
+template <class Check>
+void against_brute_force(Renderer& renderer, const ParticleView& view,
+                         const RenderSettings& settings, Check&& check) {
+  Image brute;
+  RenderOptions options{RenderMethod::brute_force, true};
+  const FrameStats brute_stats = renderer.render(view, settings, brute, options);
+  for (const RenderMethod method : {RenderMethod::grid, RenderMethod::tiles}) {
+    Image image;
+    options.method = method;
+    const FrameStats stats = renderer.render(view, settings, image, options);
+    if constexpr (std::is_invocable_v<Check, RenderMethod, const Image&, const FrameStats&,
+                                      const Image&, const FrameStats&>) {
+      check(method, image, stats, brute, brute_stats);
+    } else {
+      check(method, image, stats, brute);
+    }
+  }
+}
+
+// ../shared/data/<relative> when the project has that folder beside it, else "" (the test then
+// skips: a fresh clone lacks it).
+std::string shared_data(const std::string& relative);
+// The LIGGGHTS pour's packing there: 20,000 grains in real contact.
+inline constexpr const char* kLiggghtsPacking = "liggghts/pour-20k.step10000.liggghts";
 
 #if defined(GRANRAY_MPIEXEC)
 // "mpiexec -np RANKS --oversubscribe" with what it needs to start here (CI machines run as root),

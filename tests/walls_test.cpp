@@ -32,31 +32,28 @@ class WallsTest : public ::testing::Test {
   void expect_methods_match_brute_force(const std::vector<Vec4>& spheres,
                                         const RenderSettings& settings, const char* label) {
     Renderer renderer(test_backend());
-    Image brute;
-    RenderOptions options{RenderMethod::brute_force, true};
-    renderer.render(view_of(spheres), settings, brute, options);
-    for (const RenderMethod method : {RenderMethod::grid, RenderMethod::tiles}) {
-      Image image;
-      options.method = method;
-      const FrameStats stats = renderer.render(view_of(spheres), settings, image, options);
-      SCOPED_TRACE(::testing::Message()
-                   << label << ", " << render_method_name(method) << ": " << spheres.size()
-                   << " spheres, " << stats.wall_triangles << " triangles, " << settings.clip.size()
-                   << " clip planes, " << settings.width << "x" << settings.height << ", samples "
-                   << settings.shading.samples << ", shadows " << settings.shading.shadows
-                   << ", ao " << settings.shading.ao_samples);
-      const ImageDiff d = compare_images(image, brute);
-      const std::size_t allowed = 3u + d.pixels / 2000;
-      std::size_t beyond_two = 0;
-      for (std::size_t p = 0; p < image.rgb.size(); p += 3) {
-        int level = 0;
-        for (int c = 0; c < 3; ++c)
-          level = std::max(level, std::abs(int(image.rgb[p + c]) - int(brute.rgb[p + c])));
-        beyond_two += level > 2;
-      }
-      EXPECT_LE(beyond_two, allowed) << "max level " << d.max_level;
-      EXPECT_LE(d.differing_hit, allowed) << "pixels that show another grain or triangle";
-    }
+    against_brute_force(
+        renderer, view_of(spheres), settings,
+        [&](RenderMethod method, const Image& image, const FrameStats& stats, const Image& brute) {
+          SCOPED_TRACE(::testing::Message()
+                       << label << ", " << render_method_name(method) << ": " << spheres.size()
+                       << " spheres, " << stats.wall_triangles << " triangles, "
+                       << settings.clip.size() << " clip planes, " << settings.width << "x"
+                       << settings.height << ", samples " << settings.shading.samples
+                       << ", shadows " << settings.shading.shadows << ", ao "
+                       << settings.shading.ao_samples);
+          const ImageDiff d = compare_images(image, brute);
+          const std::size_t allowed = 3u + d.pixels / 2000;
+          std::size_t beyond_two = 0;
+          for (std::size_t p = 0; p < image.rgb.size(); p += 3) {
+            int level = 0;
+            for (int c = 0; c < 3; ++c)
+              level = std::max(level, std::abs(int(image.rgb[p + c]) - int(brute.rgb[p + c])));
+            beyond_two += level > 2;
+          }
+          EXPECT_LE(beyond_two, allowed) << "max level " << d.max_level;
+          EXPECT_LE(d.differing_hit, allowed) << "pixels that show another grain or triangle";
+        });
   }
 };
 
@@ -421,14 +418,8 @@ TEST_F(WallsTest, ReferenceFollowsTheWallModel) {
           const double lambert = std::max(0.0, dot(n, light));
           c = base * (s.shading.ambient + s.shading.diffuse * lambert * S);
         }
-        const double ch[3] = {c.x, c.y, c.z};
-        for (int k = 0; k < 3; ++k) {
-          const int expected = int(std::floor(255.0 * std::clamp(ch[k], 0.0, 1.0) + 0.5));
-          const int got = image.rgb[3 * (std::size_t(j) * s.width + i) + k];
-          ASSERT_LE(std::abs(expected - got), 1)
-              << "pixel " << i << "," << j << ", round " << round << ", wall " << hit.triangle
-              << ", sphere " << hit.sphere;
-        }
+        ASSERT_TRUE(pixel_within(image, i, j, c))
+            << "round " << round << ", wall " << hit.triangle << ", sphere " << hit.sphere;
         ++checked;
       }
     }
