@@ -1,7 +1,23 @@
-// The owning parts of one backend, each holding its buffers from frame to frame. The frame's
-// steps (frame_setup.inl, unlit_frame.inl, lit_frame.inl) compose them; ThrustBackend
-// (thrust_backend.inl) holds one set. Included inside namespace granray::GRANRAY_BACKEND_NAMESPACE
-// after the parts' own files.
+// The owning parts of one backend, each holding its buffers from frame to frame. The frame's steps
+// (frame_setup.inl, unlit_frame.inl, lit_frame.inl) compose them; ThrustBackend
+// (thrust_backend.inl) holds one set.
+#pragma once
+
+#include "backend_prelude.inl"
+#include "color_table.inl"
+#include "drawn_rows.h"
+#include "frame_buffers.inl"
+#include "grid_layout.h"
+#include "light_columns.h"
+#include "lit_pipeline.inl"
+#include "particle_grid.inl"
+#include "particle_residency.inl"
+#include "rank_halo.inl"
+#include "screen_tile_lists.inl"
+#include "shared_planes.inl"
+#include "wall_scene.inl"
+
+namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
 struct BackendParts {
   explicit BackendParts(std::size_t memory_limit)
@@ -36,3 +52,5 @@ struct BackendParts {
   // bands of a frame.
   detail::LightColumns light_columns;
 };
+
+}  // namespace granray::GRANRAY_BACKEND_NAMESPACE

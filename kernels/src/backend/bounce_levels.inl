@@ -1,7 +1,13 @@
 // The bounce pass level by level (kernels/bounce_levels.h), for one backend: each level's rays
 // traced as they lie in the list, their surfaces appending the next level's, then the colours
-// gathered from the deepest level up. Included by backend/thrust_backend.inl inside namespace
-// granray::GRANRAY_BACKEND_NAMESPACE, after its Executor, Memory and Array.
+// gathered from the deepest level up.
+#pragma once
+
+#include "backend_prelude.inl"
+#include "granray/kernels/bounce_levels.h"
+#include "granray/kernels/lit_passes.h"
+
+namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
 class BounceLevels {
  public:
@@ -107,3 +113,5 @@ class BounceLevels {
   Array<std::uint32_t> cursor_;
   Array<LevelHit> hits_;  // per ray of the list, when each level's are found apart
 };
+
+}  // namespace granray::GRANRAY_BACKEND_NAMESPACE

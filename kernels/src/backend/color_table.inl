@@ -1,6 +1,14 @@
 // The particles' colour source: the colormap or palette table in this backend's memory, uploaded
 // only when the frame asks for another, and the range it spans. Part of the backend
-// (thrust_backend.inl); included inside namespace granray::GRANRAY_BACKEND_NAMESPACE.
+// (thrust_backend.inl).
+#pragma once
+
+#include "backend_prelude.inl"
+#include "colormap_tables.h"
+#include "granray/kernels/bounce_levels.h"
+#include "particle_residency.inl"
+
+namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
 class ColorTable {
  public:
@@ -66,3 +74,5 @@ class ColorTable {
   int uploaded_colormap_ = -1;          // which colormap table_ holds
   std::vector<Vec3> uploaded_palette_;  // or which palette
 };
+
+}  // namespace granray::GRANRAY_BACKEND_NAMESPACE

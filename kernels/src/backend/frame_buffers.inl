@@ -1,7 +1,14 @@
 // The frame's buffers in this backend's memory: the pixels, and with hits their depth and hit
 // ids; the drawn region's row spans, and the drawn pixels packed for their copy out into the
-// caller's image. Part of the backend (thrust_backend.inl); included inside namespace
-// granray::GRANRAY_BACKEND_NAMESPACE.
+// caller's image. Part of the backend (thrust_backend.inl).
+#pragma once
+
+#include "backend_prelude.inl"
+#include "drawn_rows.h"
+#include "granray/kernels/bounce_levels.h"
+#include "grid_layout.h"
+
+namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
 // The frame's image: its region (contract 3) or the whole.
 inline int window_width(const RenderSettings& settings) {
@@ -202,3 +209,5 @@ class FrameBuffers {
   Array<float> packed_depth_;
   Array<std::uint64_t> packed_ids_;
 };
+
+}  // namespace granray::GRANRAY_BACKEND_NAMESPACE

@@ -1,5 +1,15 @@
 // What every frame works out before casting, from the backend's parts (backend_parts.inl).
-// Included inside namespace granray::GRANRAY_BACKEND_NAMESPACE.
+#pragma once
+
+#include "backend_parts.inl"
+#include "backend_prelude.inl"
+#include "frame_buffers.inl"
+#include "grid_layout.h"
+#include "light_columns.h"
+#include "particle_residency.inl"
+#include "wall_scene.inl"
+
+namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
 // The particles in this backend's memory, their box, the camera (framed by every rank's box when
 // given, and the walls) and the scene the lighting sees. Clip planes (contract 2c) leave `all` and
@@ -68,3 +78,5 @@ inline RenderMethod primary_method(const RenderOptions& options, const SceneBoun
   if (bounds.renderable == 0) return RenderMethod::brute_force;  // nothing to list
   return options.method == RenderMethod::automatic ? Executor::fastest_method : options.method;
 }
+
+}  // namespace granray::GRANRAY_BACKEND_NAMESPACE

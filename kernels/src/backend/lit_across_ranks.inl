@@ -1,12 +1,28 @@
 // A lit frame across ranks by halo (contract 2a; kernels/lit_exchange.h says why it is exact): the
-// backend's side of mpi::render_lit_by_halo. In order, per frame:
-//   halo_for   the grains of this rank that other ranks' boxes need (their halos);
-//   cast_local this rank's samples, cast over its grains followed by its halo, their blocked
-//              bits against both, and the samples whose open rays other ranks must answer;
-//   answer     another rank's queries, against the same grains;
-//   shade      the answers folded in, every sample shaded, the image with depth and ids.
-// The frame's structures stay in the parts between the calls. Included inside namespace
-// granray::GRANRAY_BACKEND_NAMESPACE after lit_frame.inl.
+// backend's side of mpi::render_lit_by_halo. In order, per frame: halo_for   the grains of this
+// rank that other ranks' boxes need (their halos); cast_local this rank's samples, cast over its
+// grains followed by its halo, their blocked bits against both, and the samples whose open rays
+// other ranks must answer; answer     another rank's queries, against the same grains; shade
+// the answers folded in, every sample shaded, the image with depth and ids. The frame's structures
+// stay in the parts between the calls.
+#pragma once
+
+#include "backend_parts.inl"
+#include "backend_prelude.inl"
+#include "drawn_rows.h"
+#include "frame_buffers.inl"
+#include "frame_handover.inl"
+#include "frame_setup.inl"
+#include "granray/kernels/lit_exchange.h"
+#include "granray/kernels/lit_passes.h"
+#include "granray/kernels/pixel_kernels.h"
+#include "grid_layout.h"
+#include "light_columns.h"
+#include "lit_frame.inl"
+#include "lit_pipeline.inl"
+#include "particle_residency.inl"
+
+namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
 // How far a halo reaches beyond a rank's box: the occlusion rays' length from a point a hair
 // off a grain (shading_point: 1e-4 of its radius), and a margin for rounding.
@@ -294,3 +310,5 @@ inline HostSamples shade_samples_stage(BackendParts& parts, const std::optional<
     return {out, count};
   }
 }
+
+}  // namespace granray::GRANRAY_BACKEND_NAMESPACE

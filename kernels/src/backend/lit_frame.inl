@@ -1,7 +1,21 @@
 // A lit frame (contract 2a) from the backend's parts: which structures it builds and its three
 // passes (across ranks: lit_across_ranks.inl). The kernels are in kernels/lit_passes.h, the buffers
-// in lit_pipeline.inl. Included inside namespace granray::GRANRAY_BACKEND_NAMESPACE after
-// frame_setup.inl.
+// in lit_pipeline.inl.
+#pragma once
+
+#include "backend_parts.inl"
+#include "backend_prelude.inl"
+#include "frame_setup.inl"
+#include "granray/kernels/lit_passes.h"
+#include "granray/kernels/materials.h"
+#include "granray/kernels/pixel_kernels.h"
+#include "grid_layout.h"
+#include "light_columns.h"
+#include "lit_pipeline.inl"
+#include "material_setup.h"
+#include "screen_tile_lists.inl"
+
+namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
 // The structures of a lit frame: the primary method's, and the grid for secondary rays (the
 // brute-force reference tests every sphere for those too).
@@ -224,3 +238,5 @@ inline void render_lit(BackendParts& parts, const Executor& exec, const FrameSet
     if (materials) stats.bounce_rays = parts.lit.bounce_rays(exec, f.camera.frame);
   }
 }
+
+}  // namespace granray::GRANRAY_BACKEND_NAMESPACE

@@ -1,6 +1,17 @@
-// A lit frame's buffers and passes (contract 2a, kernels/lit_passes.h), for one backend. Included
-// by backend/thrust_backend.inl inside namespace granray::GRANRAY_BACKEND_NAMESPACE, after its
-// Executor, Memory and Array.
+// A lit frame's buffers and passes (contract 2a, kernels/lit_passes.h), for one backend.
+#pragma once
+
+#include "backend_prelude.inl"
+#include "bounce_levels.inl"
+#include "granray/kernels/avx2_kernel.h"
+#include "granray/kernels/bounce_levels.h"
+#include "granray/kernels/lit_passes.h"
+#include "granray/kernels/materials.h"
+#include "granray/kernels/path_trace.h"
+#include "grid_layout.h"
+#include "material_setup.h"
+
+namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
 // Samples in one frame, as an index type: pixels x samples must stay addressable.
 inline std::size_t lit_sample_count(const CameraFrame& camera, const LightingParams& lighting) {
@@ -225,3 +236,5 @@ class LitPipeline {
   bool with_materials_ = false;
   BounceLevels levels_;
 };
+
+}  // namespace granray::GRANRAY_BACKEND_NAMESPACE

@@ -1,6 +1,17 @@
-// The uniform grid over the frame's particles (grid_view.h): how each sphere enters the cells,
-// and the part that owns the grid's arrays and builds them. Part of the backend
-// (thrust_backend.inl); included inside namespace granray::GRANRAY_BACKEND_NAMESPACE.
+// The uniform grid over the frame's particles (grid_view.h): how each sphere enters the cells, and
+// the part that owns the grid's arrays and builds them. Part of the backend (thrust_backend.inl).
+#pragma once
+
+#include "backend_prelude.inl"
+#include "drawn_rows.h"
+#include "granray/kernels/bounce_levels.h"
+#include "granray/kernels/lit_exchange.h"
+#include "granray/kernels/lit_passes.h"
+#include "grid_layout.h"
+#include "light_columns.h"
+#include "particle_residency.inl"
+
+namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
 // The grid lists each sphere once, in the cell of its centre, or (one larger than the geometry's
 // centre_radius) in every cell its padded box overlaps (grid_view.h), built one of two ways, as
@@ -333,3 +344,5 @@ class ParticleGrid {
   std::optional<Kept> kept_;
   std::uint64_t generation_ = 0;
 };
+
+}  // namespace granray::GRANRAY_BACKEND_NAMESPACE

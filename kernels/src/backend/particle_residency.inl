@@ -1,7 +1,15 @@
-// Particle residency: the frame's particles in this backend's memory (in place when they are
-// there already, else uploaded), their box, scalar range and category census, and the copy in
-// which clip planes and the selection hide grains. Part of the backend (thrust_backend.inl);
-// included inside namespace granray::GRANRAY_BACKEND_NAMESPACE after its Executor and Array.
+// Particle residency: the frame's particles in this backend's memory (in place when they are there
+// already, else uploaded), their box, scalar range and category census, and the copy in which clip
+// planes and the selection hide grains. Part of the backend (thrust_backend.inl).
+#pragma once
+
+#include "backend_prelude.inl"
+#include "granray/kernels/bounce_levels.h"
+#include "granray/kernels/lit_exchange.h"
+#include "grid_layout.h"
+#include "light_columns.h"
+
+namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
 GRANRAY_HD_INLINE SceneBounds empty_bounds() {
   return {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0, 0.0, 0.0f};
@@ -277,3 +285,5 @@ class ParticleResidency {
   Array<float> staged_material_;
   Array<Vec4> hidden_;  // the particles, those clipped or not selected made unrenderable
 };
+
+}  // namespace granray::GRANRAY_BACKEND_NAMESPACE

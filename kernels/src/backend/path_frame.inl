@@ -1,7 +1,20 @@
 // The path-traced still (contract 2e, renderer = "path", kernels/path_trace.h) from the backend's
-// parts: the grid (or every sphere for the reference), the opaque walls and the frame's
-// materials; paths added to each pixel's sum in batches, then the mean quantised. Included inside
-// namespace granray::GRANRAY_BACKEND_NAMESPACE after lit_frame.inl.
+// parts: the grid (or every sphere for the reference), the opaque walls and the frame's materials;
+// paths added to each pixel's sum in batches, then the mean quantised.
+#pragma once
+
+#include "backend_parts.inl"
+#include "backend_prelude.inl"
+#include "frame_setup.inl"
+#include "granray/kernels/avx2_kernel.h"
+#include "granray/kernels/path_trace.h"
+#include "granray/kernels/pixel_kernels.h"
+#include "grid_layout.h"
+#include "light_columns.h"
+#include "lit_frame.inl"
+#include "material_setup.h"
+
+namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
 // [insitu.path] as the kernels read it; ConfigError for values out of range.
 inline PathParams make_path_params(const RenderSettings& settings, const CameraSetup& camera) {
@@ -114,3 +127,5 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
   stats.primary_ms = exec.elapsed_ms(1, 2);
   stats.render_ms = exec.elapsed_ms(1, 3);
 }
+
+}  // namespace granray::GRANRAY_BACKEND_NAMESPACE

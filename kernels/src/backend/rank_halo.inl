@@ -1,7 +1,16 @@
 // The buffers of a lit frame across ranks by halo (lit_across_ranks.inl): this rank's particles
 // followed by its halo, the halo picked for the other ranks, and the queries and answers of
-// secondary rays. Part of the backend (thrust_backend.inl); included inside namespace
-// granray::GRANRAY_BACKEND_NAMESPACE.
+// secondary rays. Part of the backend (thrust_backend.inl).
+#pragma once
+
+#include "backend_prelude.inl"
+#include "granray/kernels/bounce_levels.h"
+#include "granray/kernels/lit_exchange.h"
+#include "grid_layout.h"
+#include "light_columns.h"
+#include "particle_residency.inl"
+
+namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
 // One grain of a halo as it waits in its rank's mailbox (HaloMailbox) for the rank whose box it
 // reaches: the raw sphere, the global id and the selection value (0 where the frame has none).
@@ -355,3 +364,5 @@ class RankHalo {
   std::vector<ShownSample> shown_on_host_;
   Array<std::uint8_t> holds_own_;
 };
+
+}  // namespace granray::GRANRAY_BACKEND_NAMESPACE

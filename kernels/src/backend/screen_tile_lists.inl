@@ -1,6 +1,19 @@
 // Screen tiles (screen_tiles.h): how each sphere's footprint is binned into the tiles it covers,
 // and the part that owns the tiles' lists and builds them. Part of the backend
-// (thrust_backend.inl); included inside namespace granray::GRANRAY_BACKEND_NAMESPACE.
+// (thrust_backend.inl).
+#pragma once
+
+#include "backend_prelude.inl"
+#include "drawn_rows.h"
+#include "granray/kernels/bounce_levels.h"
+#include "granray/kernels/lit_exchange.h"
+#include "granray/kernels/lit_passes.h"
+#include "grid_layout.h"
+#include "light_columns.h"
+#include "particle_grid.inl"
+#include "particle_residency.inl"
+
+namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
 // Chunks of spheres that bin their tile entries side by side on the CPU.
 constexpr std::size_t kTileChunks = 16;
@@ -262,3 +275,5 @@ class ScreenTileLists {
   Array<std::uint32_t> tile_cursor_;
   Array<Vec4> tile_spheres_;
 };
+
+}  // namespace granray::GRANRAY_BACKEND_NAMESPACE

@@ -2,9 +2,17 @@
 // host map (CUDA IPC), for sort-last compositing without a pixel leaving the GPUs
 // (mpi::Compositor): every rank copies its frame in, and rank 0 merges all of them straight out
 // of each rank's memory into its own frame, then delivers that as a one-rank frame. Part of the
-// backend (thrust_backend.inl); included inside namespace granray::GRANRAY_BACKEND_NAMESPACE.
-// The backend file defines PeerMemory: handle_of(base) gives an allocation's handle, and an
-// object made from a handle maps that memory until destroyed (the CPU's throws Error).
+// backend (thrust_backend.inl). The backend file defines PeerMemory: handle_of(base) gives an
+// allocation's handle, and an object made from a handle maps that memory until destroyed (the CPU's
+// throws Error).
+#pragma once
+
+#include "backend_prelude.inl"
+#include "granray/kernels/bounce_levels.h"
+#include "granray/kernels/materials.h"
+#include "grid_layout.h"
+
+namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
 // One rank's planes, each plane's start aligned for its type: ids, then depths, then colours.
 struct RankPlanes {
@@ -123,3 +131,5 @@ class SharedPlanes {
   std::size_t pixels_ = 0;
   int count_ = 0;
 };
+
+}  // namespace granray::GRANRAY_BACKEND_NAMESPACE

@@ -15,93 +15,15 @@
 // Every type below lives in that backend's namespace, so the two builds never share a symbol.
 // A frame's path through the parts: docs/design.md, "Map".
 
-#include <thrust/binary_search.h>
-#include <thrust/copy.h>
-#include <thrust/count.h>
-#include <thrust/fill.h>
-#include <thrust/for_each.h>
-#include <thrust/functional.h>
-#include <thrust/gather.h>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/discard_iterator.h>
-#include <thrust/iterator/reverse_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
-#include <thrust/partition.h>
-#include <thrust/reduce.h>
-#include <thrust/scan.h>
-#include <thrust/sequence.h>
-#include <thrust/sort.h>
-#include <thrust/transform.h>
-#include <thrust/transform_reduce.h>
-#include <thrust/transform_scan.h>
-
-#include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <cstdint>
-#include <cstdlib>
-#include <cstring>
-#include <limits>
-#include <memory>
-#include <new>
-#include <optional>
-#include <string>
-#include <tuple>
-#include <vector>
-
-#include "backend.h"
-#include "buffer.h"
-#include "colormap_tables.h"
-#include "drawn_rows.h"
-#include "granray/camera.h"
-#include "granray/errors.h"
-#include "granray/kernels/avx2_kernel.h"
-#include "granray/kernels/bounce_levels.h"
-#include "granray/kernels/lit_exchange.h"
-#include "granray/kernels/lit_passes.h"
-#include "granray/kernels/materials.h"
-#include "granray/kernels/path_trace.h"
+#include "backend_prelude.inl"
 #include "granray/kernels/pixel_kernels.h"
-#include "granray/pixel_rect.h"
 #include "grid_layout.h"
 #include "light_columns.h"
-#include "material_setup.h"
-#include "see_through_binning.h"
+#include "lit_across_ranks.inl"
+#include "path_frame.inl"
+#include "unlit_frame.inl"
 
 namespace granray::GRANRAY_BACKEND_NAMESPACE {
-
-template <class T>
-using Array = detail::Buffer<T, Memory>;
-using Index = thrust::counting_iterator<std::uint32_t>;
-
-// Host time for the frame's statistics.
-inline double ms_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
-}
-
-// The parts, each owning its buffers, then a frame's steps over them; in this order, as each
-// reads the ones before.
-// clang-format off
-#include "particle_residency.inl"
-#include "color_table.inl"
-#include "particle_grid.inl"
-#include "screen_tile_lists.inl"
-#include "wall_tree.inl"
-#include "wall_scene.inl"
-#include "frame_buffers.inl"
-#include "shared_planes.inl"
-#include "frame_handover.inl"
-#include "bounce_levels.inl"
-#include "lit_pipeline.inl"
-#include "rank_halo.inl"
-#include "backend_parts.inl"
-#include "frame_setup.inl"
-#include "unlit_frame.inl"
-#include "lit_frame.inl"
-#include "path_frame.inl"
-#include "lit_across_ranks.inl"
-// clang-format on
 
 class ThrustBackend final : public detail::Backend {
  public:

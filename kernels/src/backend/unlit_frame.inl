@@ -1,6 +1,18 @@
 // An unlit frame (contract 2): one primary ray per pixel through the frame's primary structure,
-// shaded where it hits. Included inside namespace granray::GRANRAY_BACKEND_NAMESPACE after
-// frame_setup.inl.
+// shaded where it hits.
+#pragma once
+
+#include "backend_parts.inl"
+#include "backend_prelude.inl"
+#include "frame_buffers.inl"
+#include "frame_setup.inl"
+#include "granray/kernels/pixel_kernels.h"
+#include "grid_layout.h"
+#include "light_columns.h"
+#include "particle_residency.inl"
+#include "screen_tile_lists.inl"
+
+namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
 inline void cast_unlit(BackendParts& parts, const Executor& exec, const FrameSetup& f,
                        const FrameTarget& target, const RenderSettings& settings,
@@ -54,3 +66,5 @@ inline void cast_unlit(BackendParts& parts, const Executor& exec, const FrameSet
   stats.render_ms = exec.elapsed_ms(1, 2);
   stats.primary_ms = stats.render_ms;
 }
+
+}  // namespace granray::GRANRAY_BACKEND_NAMESPACE

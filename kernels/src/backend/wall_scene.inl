@@ -1,7 +1,19 @@
 // The frame's walls (contract 2b) as the kernels see them: the opaque and see-through trees over
 // the triangles this camera shows, the see-through facets, their shades and per-tile lists, and the
-// clip planes (contract 2c). Part of the backend (thrust_backend.inl); included inside namespace
-// granray::GRANRAY_BACKEND_NAMESPACE after wall_tree.inl.
+// clip planes (contract 2c). Part of the backend (thrust_backend.inl).
+#pragma once
+
+#include "backend_prelude.inl"
+#include "drawn_rows.h"
+#include "granray/kernels/bounce_levels.h"
+#include "granray/kernels/materials.h"
+#include "grid_layout.h"
+#include "light_columns.h"
+#include "material_setup.h"
+#include "see_through_binning.h"
+#include "wall_tree.inl"
+
+namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
 class WallScene {
  public:
@@ -414,3 +426,5 @@ class WallScene {
   int plane_count_ = 0;
   double build_ms_ = 0.0;
 };
+
+}  // namespace granray::GRANRAY_BACKEND_NAMESPACE

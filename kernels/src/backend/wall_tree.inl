@@ -1,6 +1,6 @@
 // The walls' hierarchy (kernels/walls.h): the functors that place the triangles along a Morton
-// curve and box them level by level, and the part that owns one tree's arrays. Part of the
-// backend (thrust_backend.inl); included inside namespace granray::GRANRAY_BACKEND_NAMESPACE.
+// curve and box them level by level, and the part that owns one tree's arrays. Part of the backend
+// (thrust_backend.inl).
 //
 // The triangles are sorted by orientation, then along a Morton curve of their centroids, and cut
 // into leaves of two; a complete binary tree over the leaves in heap order needs no topology at
@@ -8,6 +8,15 @@
 // passes for 100,000 triangles). Everything runs on the backend, so triangles the simulation holds
 // in device memory are read in place, like its grains. docs/design.md says why a tree and not a
 // second grid.
+#pragma once
+
+#include "backend_prelude.inl"
+#include "granray/kernels/bounce_levels.h"
+#include "granray/kernels/lit_exchange.h"
+#include "granray/kernels/path_trace.h"
+#include "light_columns.h"
+
+namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
 struct TriangleBoxOf {
   const WallTriangle* triangles;
@@ -190,3 +199,5 @@ class WallTreeArrays {
   std::uint32_t leaves_ = 0;
   std::uint32_t count_ = 0;
 };
+
+}  // namespace granray::GRANRAY_BACKEND_NAMESPACE
