@@ -235,11 +235,9 @@ TEST_F(InsideTest, ReferenceFollowsTheOutlineAndDepthCueModel) {
   Renderer renderer(test_backend());
   for (int round = 0; round < 4; ++round) {
     const bool ortho = round % 2 == 1;
-    const auto spheres =
-        round < 2 ? dilute_gas(rng, 60, 0.3f, 1.2f, 4.0f) : dense_bed(rng, 150, 0.3f, 0.5f);
-    RenderSettings s = random_settings(rng, ortho);
-    s.width = std::min(s.width, 100);
-    s.height = std::min(s.height, 80);
+    ReferenceScene scene = reference_scene(rng, round);
+    const std::vector<Vec4>& spheres = scene.spheres;
+    RenderSettings& s = scene.settings;
     s.shading.outline = uniform(rng, 0.05f, 0.5f);
     s.shading.outline_color = {uniform(rng, 0, 1), uniform(rng, 0, 1), uniform(rng, 0, 1)};
     s.shading.depth_cue = uniform(rng, 0.3f, 1.0f);

@@ -195,9 +195,9 @@ TEST(ShadowRayPieces, QueriesAnsweredRayByRayAsInOneThread) {
 
     std::vector<std::uint32_t> by_reference(words), whole(words), in_pieces(words, 0xdeadbeefu);
     const AnswerQueries<BruteForceOccluder> answer_by_reference{
-        reference, cam, shading, lighting, queries.data(), own, by_reference.data()};
-    const AnswerQueries<GridOccluder> by_thread{walk,           cam, shading,     lighting,
-                                                queries.data(), own, whole.data()};
+        {reference, cam, shading, lighting, queries.data(), own}, by_reference.data()};
+    const AskedQueries<GridOccluder> asked_here{walk, cam, shading, lighting, queries.data(), own};
+    const AnswerQueries<GridOccluder> by_thread{asked_here, whole.data()};
     for (std::uint32_t q = 0; q < count; ++q) {
       answer_by_reference(q);
       by_thread(q);
@@ -205,8 +205,7 @@ TEST(ShadowRayPieces, QueriesAnsweredRayByRayAsInOneThread) {
     const int pieces = lighting.shadows ? 1 + round % 4 * 11 : 0;  // 1, 12, 23, 34
     const int rays = pieces + lighting.ao_samples;
     std::vector<std::uint8_t> blocked(static_cast<std::size_t>(count) * rays, 2);
-    const AnswerRaysApart<GridOccluder> apart{walk,           cam, shading, lighting,
-                                              queries.data(), own, pieces,  blocked.data()};
+    const AnswerRaysApart<GridOccluder> apart{asked_here, pieces, blocked.data()};
     for (std::uint32_t t = 0; t < count * static_cast<std::uint32_t>(rays); ++t) apart(t);
     const GatherAnsweredRays gather{lighting, pieces, blocked.data(), in_pieces.data()};
     for (std::uint32_t q = 0; q < count; ++q) gather(q);

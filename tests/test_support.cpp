@@ -189,6 +189,16 @@ class ProcessTempDir {
 
 }  // namespace
 
+ReferenceScene reference_scene(Rng& rng, int round) {
+  ReferenceScene scene;
+  scene.spheres =
+      round < 2 ? dilute_gas(rng, 60, 0.3f, 1.2f, 4.0f) : dense_bed(rng, 150, 0.3f, 0.5f);
+  scene.settings = random_settings(rng, round % 2 == 1);
+  scene.settings.width = std::min(scene.settings.width, 100);
+  scene.settings.height = std::min(scene.settings.height, 80);
+  return scene;
+}
+
 std::string shared_data(const std::string& relative) {
   const std::string path = std::string(GRANRAY_SHARED_DATA_DIR) + "/" + relative;
   return std::filesystem::exists(path) ? path : std::string();

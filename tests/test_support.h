@@ -61,6 +61,15 @@ RenderSettings random_settings(Rng& rng, bool orthographic);
 // The same at most 120 x 90 pixels: lit frames' brute-force references cost a loop over every
 // sphere per secondary ray.
 RenderSettings small_random_settings(Rng& rng, bool orthographic);
+
+// A scene the double-precision references check pixel by pixel, for round 0, 1, 2, ...: a
+// dilute gas of 60 grains in rounds 0 and 1, a dense bed of 150 after; perspective in even
+// rounds, orthographic in odd; random settings of at most 100 x 80 pixels.
+struct ReferenceScene {
+  std::vector<Vec4> spheres;
+  RenderSettings settings;
+};
+ReferenceScene reference_scene(Rng& rng, int round);
 // A resolved camera of random settings, size (40..160 x 30..120 pixels), eye and target around a
 // unit box; with `window`, half the time a random window of the image (contract 3 region).
 CameraFrame random_camera_frame(Rng& rng, bool orthographic, bool window = false);

@@ -230,15 +230,15 @@ inline double answer_stage(BackendParts& parts, const std::optional<HaloFrame>& 
         const auto rays = static_cast<std::uint32_t>(pieces + h.lighting.ao_samples);
         std::uint8_t* blocked = parts.halo.rays_answered(std::size_t{n} * rays);
         thrust::for_each_n(exec.policy(), Index(0), n * rays,
-                           AnswerRaysApart<Occluder>{occluder, cam, h.shading, h.lighting, q, h.own,
-                                                     pieces, blocked});
+                           AnswerRaysApart<Occluder>{
+                               {occluder, cam, h.shading, h.lighting, q, h.own}, pieces, blocked});
         thrust::for_each_n(exec.policy(), Index(0), n,
                            GatherAnsweredRays{h.lighting, pieces, blocked, out});
         return;
       }
       thrust::for_each_n(
           exec.policy(), Index(0), n,
-          AnswerQueries<Occluder>{occluder, cam, h.shading, h.lighting, q, h.own, out});
+          AnswerQueries<Occluder>{{occluder, cam, h.shading, h.lighting, q, h.own}, out});
     });
   };
   if (h.s.layout) {

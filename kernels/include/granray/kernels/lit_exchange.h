@@ -252,6 +252,28 @@ GRANRAY_HD_INLINE AskedRays asked_rays(const SecondaryQuery& query, const Camera
   return r;
 }
 
+// An answering rank's view of the queries asked of it: each query's rays (asked_rays) and the
+// test of one piece of its shadow ray against this rank's occluder.
+template <class Occluder>
+struct AskedQueries {
+  Occluder occluded;
+  CameraFrame camera;
+  ShadingParams shading;
+  LightingParams lighting;
+  const SecondaryQuery* queries;
+  RankBox own;  // this rank's box, as the others see it: all its grains lie in it
+
+  GRANRAY_HD AskedRays rays_of(std::uint32_t q) const {
+    return asked_rays(queries[q], camera, shading, lighting, own);
+  }
+  GRANRAY_HD bool shadow_blocked(const AskedRays& r, int piece, int pieces) const {
+    const Ray shadow = shadow_ray(r.p, shading);
+    return occluded.blocks_piece(shadow, shading.light.reach(r.p.origin),
+                                 skipped_id(r.a.surface.id, r.p.normal, shadow.dir), piece, pieces,
+                                 r.span);
+  }
+};
+
 // An answering rank on the GPU: every ray of every query in a thread of its own, the shadow ray
 // cut into `pieces` (Occluder::blocks_piece), then GatherAnsweredRays. Another rank asks about a
 // few hundred samples; one thread per query walked its shadow ray across this rank's box and its
@@ -259,30 +281,23 @@ GRANRAY_HD_INLINE AskedRays asked_rays(const SecondaryQuery& query, const Camera
 // docs/benchmarks.md). Each ray is the one-rank test (find_sample_blockers), so are the bits.
 template <class Occluder>
 struct AnswerRaysApart {
-  Occluder occluded;
-  CameraFrame camera;
-  ShadingParams shading;
-  LightingParams lighting;
-  const SecondaryQuery* queries;
-  RankBox own;            // this rank's box, as the others see it: all its grains lie in it
+  AskedQueries<Occluder> asked;
   int pieces;             // of a shadow ray; 0 without shadows
   std::uint8_t* blocked;  // pieces + ao_samples per query
 
   GRANRAY_HD void operator()(std::uint32_t t) const {
-    const int rays = pieces + lighting.ao_samples;
+    const int rays = pieces + asked.lighting.ao_samples;
     const std::uint32_t q = t / static_cast<std::uint32_t>(rays);
     const int k = static_cast<int>(t % static_cast<std::uint32_t>(rays));
-    const AskedRays r = asked_rays(queries[q], camera, shading, lighting, own);
+    const AskedRays r = asked.rays_of(q);
     bool hit = false;
     if (k < pieces) {
-      const Ray shadow = shadow_ray(r.p, shading);
-      hit = r.shadow && occluded.blocks_piece(shadow, shading.light.reach(r.p.origin),
-                                              skipped_id(r.a.surface.id, r.p.normal, shadow.dir), k,
-                                              pieces, r.span);
+      hit = r.shadow && asked.shadow_blocked(r, k, pieces);
     } else if (r.occlusion) {  // as find_blockers_at seeds them: by the whole image's pixel
-      hit = occluded(
-          ambient_ray(r.p, r.a.i + camera.x0, r.a.j + camera.y0, r.a.s, k - pieces, lighting),
-          lighting.ao_distance, r.a.surface.id);
+      const CameraFrame& c = asked.camera;
+      hit = asked.occluded(
+          ambient_ray(r.p, r.a.i + c.x0, r.a.j + c.y0, r.a.s, k - pieces, asked.lighting),
+          asked.lighting.ao_distance, r.a.surface.id);
     }
     blocked[t] = hit ? 1 : 0;
   }
@@ -313,27 +328,18 @@ struct GatherAnsweredRays {
 // occluder, one thread per query (the CPU's way).
 template <class Occluder>
 struct AnswerQueries {
-  Occluder occluded;
-  CameraFrame camera;
-  ShadingParams shading;
-  LightingParams lighting;
-  const SecondaryQuery* queries;
-  RankBox own;           // this rank's box, as the others see it: all its grains lie in it
+  AskedQueries<Occluder> asked;
   std::uint32_t* words;  // mask_words per query
 
   GRANRAY_HD void operator()(std::uint32_t q) const {
+    const LightingParams& lighting = asked.lighting;
     std::uint32_t* out = words + static_cast<std::size_t>(q) * lighting.mask_words;
     for (int w = 0; w < lighting.mask_words; ++w) out[w] = 0u;
-    const AskedRays r = asked_rays(queries[q], camera, shading, lighting, own);
-    const Ray shadow = shadow_ray(r.p, shading);
-    if (r.shadow &&
-        occluded.blocks_piece(shadow, shading.light.reach(r.p.origin),
-                              skipped_id(r.a.surface.id, r.p.normal, shadow.dir), 0, 1, r.span)) {
-      set_mask_bit(out, 0);
-    }
+    const AskedRays r = asked.rays_of(q);
+    if (r.shadow && asked.shadow_blocked(r, 0, 1)) set_mask_bit(out, 0);
     if (r.occlusion) {  // as find_blockers_at seeds them: by the whole image's pixel
-      occluded.ambient(r.p, r.a.i + camera.x0, r.a.j + camera.y0, r.a.s, lighting, r.a.surface.id,
-                       out);
+      asked.occluded.ambient(r.p, r.a.i + asked.camera.x0, r.a.j + asked.camera.y0, r.a.s, lighting,
+                             r.a.surface.id, out);
     }
   }
 };
