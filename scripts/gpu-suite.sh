@@ -28,15 +28,4 @@ run primary
 run lit --shadows --ao 8
 run materials --materials --bounces 4
 run path --materials --bounces 4 --path 64
-if [ "${MITSUBA:-1}" != 0 ] && [ -f .pyvendor/mitsuba-cuda-cp312.tar.xz ]; then
-  vendor=$(mktemp -d)
-  tar xJf .pyvendor/mitsuba-cuda-cp312.tar.xz -C "$vendor"
-  python3 -c "import numpy" 2>/dev/null || python3 -m zipfile -e .pyvendor/numpy-*.whl "$vendor"
-  export PYTHONPATH="$vendor${PYTHONPATH:+:$PYTHONPATH}"
-  for scene in dense dilute heap drum pour hopper clusters; do
-    python3 bench/mitsuba_compare.py --variant cuda_ad_rgb --backend cuda \
-      --granray "$BUILD/tools/granray-render" --scene "$scene" --grains "$n" --size 1920x1080 \
-      --samples 64 --bounces 4 --sun 3.0 >"$OUT/mitsuba-$scene.txt" 2>&1
-    echo "== Mitsuba, $scene"; grep -E '^(granray|mitsuba|ratio)' "$OUT/mitsuba-$scene.txt"
-  done
-fi
+[ "${MITSUBA:-1}" != 0 ] && mitsuba_per_scene "$n"
