@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include "clump_reference.h"
 #include "granray/adapters/buffers.h"
 #include "granray/errors.h"
 #include "granray/insitu/insitu_renderer.h"
@@ -33,6 +34,40 @@ class DeviceArray {
  private:
   T* data_ = nullptr;
 };
+
+// The clump gather on the GPU (issue #68): owners' positions and orientations in device memory, as
+// DEM-Engine writes them, gathered there into spheres within float rounding of the reference, and
+// rendered in place like the same spheres from the host.
+TEST(CudaInput, ClumpsGatheredOnTheDeviceFollowTheReference) {
+  GRANRAY_SKIP_WITHOUT_BACKEND();
+  Rng rng(fresh_seed());
+  const RandomClumps c = random_clumps(rng, 20000);
+  DeviceArray<float> positions(c.positions.size()), values(c.values.size());
+  DeviceArray<Vec4> orientations(c.orientations.size());
+  ASSERT_TRUE(positions.upload(c.positions) && values.upload(c.values) &&
+              orientations.upload(c.orientations));
+  ClumpGather gather(MemorySpace::device, c.templates, c.template_of);
+  const ParticleView view = gather.gather({positions.get(), orientations.get(), values.get()});
+  ASSERT_EQ(view.space, MemorySpace::device);
+  std::vector<Vec4> spheres(view.count);
+  std::vector<float> sphere_values(view.count);
+  ASSERT_EQ(
+      cudaMemcpy(spheres.data(), view.xyzr, view.count * sizeof(Vec4), cudaMemcpyDeviceToHost),
+      cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(sphere_values.data(), view.scalar, view.count * sizeof(float),
+                       cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  expect_clump_spheres(c, spheres, &sphere_values);
+  RenderSettings s = small_random_settings(rng, false);
+  s.color = ColorMapping{1, true, 0.0f, 1.0f};
+  Renderer renderer(BackendKind::cuda);
+  Image in_place, from_host;
+  renderer.render(view, s, in_place);
+  ParticleView host = view_of(spheres);
+  host.scalar = sphere_values.data();
+  renderer.render(host, s, from_host);
+  EXPECT_EQ(in_place.rgb, from_host.rgb);
+}
 
 TEST(CudaInput, DeviceResidentParticlesRenderLikeHostOnes) {
   GRANRAY_SKIP_WITHOUT_BACKEND();
