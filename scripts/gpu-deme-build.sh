@@ -9,8 +9,12 @@ source scripts/gpu-env.sh
 nvcc --version | tail -2
 limit=${SECONDS_FOR_DEME:-420}
 start=$(date +%s)
+# CUDA 13 keeps CUB's CMake package under the toolkit's lib/cmake, not where DEME looks.
+cub=$(find /usr/local/cuda*/ -name cub-config.cmake 2>/dev/null | head -1)
+echo "CUB package: ${cub:-none}"
 timeout "$limit" cmake -S .deme -B /tmp/deme-build -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CUDA_ARCHITECTURES=90 >"$OUT/deme-configure.log" 2>&1
+  -DCMAKE_CUDA_ARCHITECTURES=90 ${cub:+-DCUB_DIR="$(dirname "$cub")"} \
+  >"$OUT/deme-configure.log" 2>&1
 echo "DEME configure: exit $? after $(($(date +%s) - start)) s"; tail -15 "$OUT/deme-configure.log"
 left=$((limit - ($(date +%s) - start)))
 [ -f /tmp/deme-build/build.ninja ] || exit 1
