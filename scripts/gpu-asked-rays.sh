@@ -9,7 +9,6 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
 source scripts/gpu-build-at.sh
-record_gpu
 build .before build-before granray-dem &
 before_build=$!
 targets="granray-dem granray_gpu_tests granray_mpi_tests"

@@ -12,3 +12,12 @@ build() {
     cmake --build "$dir" -j "$(nproc)" --target "$@" >"$OUT/$(basename "$dir").build.log" 2>&1 ||
     { grep -E "error|FAILED" "$OUT/$(basename "$dir").build.log" | head -30; return 1; }
 }
+
+# `build_before TARGETS...`: the tree a change came from (.data/before.tar, `git archive -o
+# .data/before.tar COMMIT`), unpacked into /tmp/before and built there in the background; the
+# caller `wait`s for it.
+build_before() {
+  rm -rf /tmp/before && mkdir -p /tmp/before && tar -xf .data/before.tar -C /tmp/before
+  [ -d .deps ] && cp -r .deps /tmp/before/
+  build /tmp/before /tmp/before/build "$@" &
+}

@@ -10,6 +10,24 @@ record_gpu() {
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 }
 
+# The CUDA tests of $BUILD (ctest names cuda.*), logged to $OUT/gpu-tests.log; prints the summary.
+cuda_tests() {
+  (cd "$BUILD" && ctest -L gpu -R '^cuda[.]' -j 4 --output-on-failure) >"$OUT/gpu-tests.log" 2>&1
+  local status=$?
+  grep -E "tests passed|tests failed|Failed" "$OUT/gpu-tests.log" | head -20
+  return $status
+}
+
+# compute-sanitizer memcheck over the GPU tests that the gtest filter $1 selects, logged to
+# $OUT/memcheck.log; prints its exit status and summary.
+memcheck_tests() {
+  compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/granray_gpu_tests" \
+    --gtest_filter="$1" >"$OUT/memcheck.log" 2>&1
+  local status=$?
+  echo "memcheck: exit $status"; tail -2 "$OUT/memcheck.log"
+  return $status
+}
+
 # The GPU tests (ctest label gpu) of $BUILD, logged to $OUT/gpu-tests.log; prints the summary.
 gpu_tests() {
   local status=0
@@ -35,3 +53,6 @@ mitsuba_per_scene() {
     echo "== Mitsuba, $scene"; grep -E '^(granray|mitsuba|ratio)' "$OUT/mitsuba-$scene.txt"
   done
 }
+
+# Every run says which GPU it measured.
+record_gpu

@@ -7,15 +7,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
-record_gpu
 
 source scripts/gpu-build.sh
 
 gpu_tests
 
-compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/granray_gpu_tests" \
-  --gtest_filter='InsideTest.*:SeeThroughTest.*:WallsTest.SeeThrough*' >"$OUT/memcheck-inside.log" 2>&1
-echo "memcheck: exit $?"; tail -2 "$OUT/memcheck-inside.log"
+memcheck_tests 'InsideTest.*:SeeThroughTest.*:WallsTest.SeeThrough*'
 
 bench="$BUILD/bench/granray-bench"
 {

@@ -6,7 +6,6 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
-record_gpu
 {
   command -v python3; python3 --version
   python3 -c "import sysconfig, os; h = sysconfig.get_paths()['include']; print(h, os.path.exists(h + '/Python.h'))"

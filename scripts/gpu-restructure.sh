@@ -10,22 +10,16 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
-record_gpu
 source scripts/gpu-build-at.sh
 targets=(granray-render granray-dem granray-bench granray-synthetic-bed granray-composite-bench)
-rm -rf /tmp/before && mkdir -p /tmp/before && tar -xf .data/before.tar -C /tmp/before
-[ -d .deps ] && cp -r .deps /tmp/before/
-build /tmp/before /tmp/before/build "${targets[@]}" &
+build_before "${targets[@]}"
 build . "$BUILD" granray_gpu_tests granray_mpi_tests "${targets[@]}" || exit 1
 wait
 old=/tmp/before/build new=$BUILD
 pour=.data/liggghts/pour-20k.step10000.liggghts
 
-(cd "$BUILD" && ctest -L gpu -R '^cuda[.]' -j 4 --output-on-failure) >"$OUT/gpu-tests.log" 2>&1
-grep -E "tests passed|tests failed|Failed" "$OUT/gpu-tests.log" | head -20
-compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/granray_gpu_tests" \
-  --gtest_filter='RegionTest.*:GridTest.*:RenderTest.*:CudaInput.Clumps*' >"$OUT/memcheck.log" 2>&1
-echo "memcheck: exit $?"; tail -2 "$OUT/memcheck.log"
+cuda_tests
+memcheck_tests 'RegionTest.*:GridTest.*:RenderTest.*:CudaInput.Clumps*'
 for np in 2 4; do
   log="$OUT/mpi-cuda-$np.log"
   GRANRAY_MPI_TEST_BACKEND=cuda OMP_NUM_THREADS=$(($(nproc) / np)) timeout 240 \

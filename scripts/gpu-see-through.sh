@@ -7,7 +7,6 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
-record_gpu
 source scripts/gpu-build-at.sh
 builds=()
 if [ -f before.tar ]; then
@@ -18,11 +17,8 @@ fi
 build . "$BUILD" granray_gpu_tests granray-bench || exit 1
 builds+=("$BUILD")
 
-(cd "$BUILD" && ctest -L gpu -R '^cuda[.]' -j 4 --output-on-failure) >"$OUT/gpu-tests.log" 2>&1
-grep -E "tests passed|tests failed|Failed" "$OUT/gpu-tests.log" | head -20
-compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/granray_gpu_tests" \
-  --gtest_filter='SeeThroughTest.*:WallsTest.SeeThrough*:RegionTest.*' >"$OUT/memcheck.log" 2>&1
-echo "memcheck: exit $?"; tail -2 "$OUT/memcheck.log"
+cuda_tests
+memcheck_tests 'SeeThroughTest.*:WallsTest.SeeThrough*:RegionTest.*'
 
 {
   for round in 1 2; do

@@ -6,16 +6,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
-record_gpu
 source scripts/gpu-build-at.sh
 targets=(granray-bench granray-scene)
-rm -rf /tmp/before && mkdir -p /tmp/before && tar -xf .data/before.tar -C /tmp/before
-[ -d .deps ] && cp -r .deps /tmp/before/
-build /tmp/before /tmp/before/build "${targets[@]}" &
+build_before "${targets[@]}"
 build . "$BUILD" granray_gpu_tests "${targets[@]}" || exit 1
 wait
-(cd "$BUILD" && ctest -L gpu -R '^cuda[.]' -j 4 --output-on-failure) >"$OUT/gpu-tests.log" 2>&1
-grep -E "tests passed|tests failed|Failed" "$OUT/gpu-tests.log" | head -20
+cuda_tests
 mkdir -p /tmp/suite
 for s in dense dilute heap drum pour hopper clusters; do
   "$BUILD/bench/granray-scene" "$s" "${GRAINS:-1000000}" 1 > "/tmp/suite/$s.xyzr"

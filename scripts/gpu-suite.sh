@@ -8,7 +8,6 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
-record_gpu
 GRANRAY_TARGETS="granray-bench granray-render granray-scene" source scripts/gpu-build.sh
 bench="$BUILD/bench/granray-bench"
 n=${GRAINS:-1000000}

@@ -2,7 +2,6 @@
 # Sourced by the GPU-machine speed scripts after gpu-env.sh: names the GPU, builds granray-bench
 # and the GPU and MPI tests, runs the GPU tests and the MPI rendering tests on CUDA (2 ranks),
 # logs in $OUT and a line each printed.
-record_gpu
 GRANRAY_TARGETS="granray-bench granray_gpu_tests granray_mpi_tests" source scripts/gpu-build.sh
 (cd "$BUILD" && ctest -L gpu -R '^cuda[.]' -j 4 --output-on-failure) >"$OUT/gpu-tests.log" 2>&1
 echo "GPU tests: $(grep -E "tests passed" "$OUT/gpu-tests.log")"

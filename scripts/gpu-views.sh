@@ -8,7 +8,6 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
-record_gpu
 extra=()
 tests=(granray_gpu_tests)
 [ -n "${GRANRAY_COST_ONLY:-}" ] && tests=()
@@ -18,11 +17,8 @@ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITEC
   cmake --build "$BUILD" -j "$(nproc)" --target granray-dem "${tests[@]}" \
     >"$OUT/build.log" 2>&1 || { grep -E "error|FAILED" "$OUT/build.log" | head -30; exit 1; }
 if [ -z "${GRANRAY_COST_ONLY:-}" ]; then  # GRANRAY_COST_ONLY=1: the costs alone
-(cd "$BUILD" && ctest -L gpu -R '^cuda[.]' -j 4 --output-on-failure) >"$OUT/gpu-tests.log" 2>&1
-grep -E "tests passed|tests failed|Failed" "$OUT/gpu-tests.log" | head -20
-compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/granray_gpu_tests" \
-  --gtest_filter='ViewsOnBackendTest.*:RegionTest.*' >"$OUT/memcheck.log" 2>&1
-echo "memcheck: exit $?"; tail -1 "$OUT/memcheck.log"
+cuda_tests
+memcheck_tests 'ViewsOnBackendTest.*:RegionTest.*'
 fi
 
 views() {  # N: further views on a ring round the bed
