@@ -13,9 +13,8 @@ namespace {
 using dem::DemParams;
 using dem::DemSimulation;
 
-class DemTest : public ::testing::Test {
+class DemTest : public OnEachBackend {
  protected:
-  void SetUp() override { GRANRAY_SKIP_WITHOUT_BACKEND(); }
   static DemParams params() {
     DemParams p;
     p.backend = test_backend();

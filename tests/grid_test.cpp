@@ -13,10 +13,8 @@
 namespace granray::test {
 namespace {
 
-class GridTest : public ::testing::Test {
+class GridTest : public OnEachBackend {
  protected:
-  void SetUp() override { GRANRAY_SKIP_WITHOUT_BACKEND(); }
-
   HostGrid build(const std::vector<Vec4>& spheres, GridCells cells = GridCells::centres) {
     ParticleView v;
     v.xyzr = spheres.data();

@@ -15,10 +15,7 @@
 namespace granray::test {
 namespace {
 
-class InsideTest : public ::testing::Test {
- protected:
-  void SetUp() override { GRANRAY_SKIP_WITHOUT_BACKEND(); }
-};
+class InsideTest : public OnEachBackend {};
 
 // Outlines are decided like silhouettes (the same closest-approach distance), so the methods
 // differ from brute force only where float rounding decides which grain a ray meets first.

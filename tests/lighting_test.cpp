@@ -54,10 +54,8 @@ PixelDiff diff_rgb(const Image& a, const Image& b) {
   return d;
 }
 
-class LightingTest : public ::testing::Test {
+class LightingTest : public OnEachBackend {
  protected:
-  void SetUp() override { GRANRAY_SKIP_WITHOUT_BACKEND(); }
-
   // Every method casts the same secondary rays as brute force and tests them against the same
   // spheres with the same function: the images agree except where a primary sample's nearest
   // sphere is decided by float rounding at a silhouette.
@@ -130,14 +128,7 @@ TEST_F(LightingTest, LiggghtsPackingMatchesBruteForce) {
   const std::vector<io::ParticleFrame> frames = io::read_particle_file(path);
   ASSERT_FALSE(frames.empty());
   Rng rng(fresh_seed());
-  RenderSettings s;
-  s.width = 72;
-  s.height = 54;
-  s.camera.zoom = uniform(rng, 1.5f, 3.0f);  // into the bed, where grains shadow each other
-  s.camera.theta = uniform(rng, 30.0f, 80.0f);
-  s.camera.phi = uniform(rng, -180.0f, 180.0f);
-  s.shading.shadows = true;
-  s.shading.ao_samples = 4;
+  RenderSettings s = close_lit_view(rng, 72, 54);
   s.shading.specular = 0.3f;
   s.shading.samples = 4;
   expect_methods_match_brute_force(frames[0].xyzr, s, "LIGGGHTS packing");

@@ -68,16 +68,24 @@ std::shared_ptr<WallList> floor_under(const std::vector<Vec4>& spheres,
   return walls;
 }
 
+// A metal that reflects everything, every grain's material.
+MaterialSettings perfect_mirror() {
+  MaterialSettings mirror;
+  mirror.name = "mirror";
+  mirror.type = MaterialType::metal;
+  mirror.reflectance = 1.0f;
+  mirror.grains = SelectRange{-INFINITY, INFINITY};
+  return mirror;
+}
+
 ParticleView view_with_kinds(const std::vector<Vec4>& spheres, const std::vector<float>& kinds) {
   ParticleView v = view_of(spheres);
   v.scalar = kinds.data();
   return v;
 }
 
-class MaterialsTest : public ::testing::Test {
+class MaterialsTest : public OnEachBackend {
  protected:
-  void SetUp() override { GRANRAY_SKIP_WITHOUT_BACKEND(); }
-
   // Bounce rays, like secondary rays, are the same on every path; only a primary sample decided
   // by rounding at a silhouette, or a bounce ray that grazes one, may differ.
   void expect_methods_match_brute_force(const ParticleView& view, const RenderSettings& settings,
@@ -180,14 +188,7 @@ TEST_F(MaterialsTest, LiggghtsPackingMatchesBruteForce) {
   const std::vector<io::ParticleFrame> frames = io::read_particle_file(path);
   ASSERT_FALSE(frames.empty());
   Rng rng(fresh_seed());
-  RenderSettings s;
-  s.width = 64;
-  s.height = 48;
-  s.camera.zoom = uniform(rng, 1.5f, 3.0f);
-  s.camera.theta = uniform(rng, 30.0f, 80.0f);
-  s.camera.phi = uniform(rng, -180.0f, 180.0f);
-  s.shading.shadows = true;
-  s.shading.ao_samples = 4;
+  RenderSettings s = close_lit_view(rng, 64, 48);
   s.materials = random_materials(rng);
   s.shading.bounces = 3;
   const auto kinds = random_kinds(rng, frames[0].xyzr.size());
@@ -521,12 +522,7 @@ TEST_F(MaterialsTest, AMirrorShowsWhatSurroundsIt) {
   s.width = 64;
   s.height = 48;
   s.shading.background = {0.2f, 0.4f, 0.9f};
-  MaterialSettings mirror;
-  mirror.name = "mirror";
-  mirror.type = MaterialType::metal;
-  mirror.reflectance = 1.0f;
-  mirror.grains = SelectRange{-INFINITY, INFINITY};
-  s.materials = {mirror};
+  s.materials = {perfect_mirror()};
   const std::vector<Vec4> alone = {{0.0f, 0.0f, 0.0f, 1.0f}};
   Image image;
   renderer.render(view_of(alone), s, image);
@@ -549,12 +545,7 @@ TEST_F(MaterialsTest, BounceRaysMeetTheNearSideOfABackFacesOnlyContainer) {
   s.camera.target = Vec3{0.0f, 0.0f, 0.0f};
   s.camera.fov = 20.0f;
   s.shading.background = {0.1f, 0.2f, 0.9f};
-  MaterialSettings mirror;
-  mirror.name = "mirror";
-  mirror.type = MaterialType::metal;
-  mirror.reflectance = 1.0f;
-  mirror.grains = SelectRange{-INFINITY, INFINITY};
-  s.materials = {mirror};
+  s.materials = {perfect_mirror()};
   s.shading.bounces = 1;
   auto walls = std::make_shared<WallList>(1);
   const float half = uniform(rng, 3.0f, 4.0f);

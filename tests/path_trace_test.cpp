@@ -58,10 +58,7 @@ double rms_levels(const Image& a, const Image& b) {
   return std::sqrt(sum / double(a.rgb.size()));
 }
 
-class PathTraceTest : public ::testing::Test {
- protected:
-  void SetUp() override { GRANRAY_SKIP_WITHOUT_BACKEND(); }
-};
+class PathTraceTest : public OnEachBackend {};
 
 // The paths' random numbers depend on the pixel, the sample and the bounce only: the grid and
 // the brute-force loop trace the same paths, and meet the same surfaces.

@@ -14,10 +14,7 @@
 namespace granray::test {
 namespace {
 
-class PixelDeliveryTest : public ::testing::Test {
- protected:
-  void SetUp() override { GRANRAY_SKIP_WITHOUT_BACKEND(); }
-};
+class PixelDeliveryTest : public OnEachBackend {};
 
 // Images of several megabytes come back from the device in chunks through page-locked memory:
 // every chunk, the last partial one too, must land where it belongs.

@@ -17,10 +17,8 @@
 namespace granray::test {
 namespace {
 
-class RenderTest : public ::testing::Test {
+class RenderTest : public OnEachBackend {
  protected:
-  void SetUp() override { GRANRAY_SKIP_WITHOUT_BACKEND(); }
-
   // Renders with each method and with brute force; they must agree on the visible particle in
   // all but a few silhouette pixels and, where they agree, on the colour exactly.
   void expect_methods_match_brute_force(const std::vector<Vec4>& spheres,

@@ -199,6 +199,18 @@ ReferenceScene reference_scene(Rng& rng, int round) {
   return scene;
 }
 
+RenderSettings close_lit_view(Rng& rng, int width, int height) {
+  RenderSettings s;
+  s.width = width;
+  s.height = height;
+  s.camera.zoom = uniform(rng, 1.5f, 3.0f);
+  s.camera.theta = uniform(rng, 30.0f, 80.0f);
+  s.camera.phi = uniform(rng, -180.0f, 180.0f);
+  s.shading.shadows = true;
+  s.shading.ao_samples = 4;
+  return s;
+}
+
 std::string shared_data(const std::string& relative) {
   const std::string path = std::string(GRANRAY_SHARED_DATA_DIR) + "/" + relative;
   return std::filesystem::exists(path) ? path : std::string();

@@ -32,6 +32,13 @@ inline BackendKind test_backend() {
     }                                                                                  \
   } while (0)
 
+// The fixture of the tests that run on each backend (GRANRAY_BACKEND_TESTS): skips where this
+// binary's backend has no device.
+class OnEachBackend : public ::testing::Test {
+ protected:
+  void SetUp() override { GRANRAY_SKIP_WITHOUT_BACKEND(); }
+};
+
 // A seed that differs every run unless GRANRAY_TEST_SEED is set; logged for reproduction.
 std::uint64_t fresh_seed();
 
@@ -70,6 +77,10 @@ struct ReferenceScene {
   RenderSettings settings;
 };
 ReferenceScene reference_scene(Rng& rng, int round);
+
+// A random close view into a bed (zoom 1.5-3, where grains shadow each other; theta 30-80, any
+// phi) with shadows and 4 occlusion rays, width x height pixels.
+RenderSettings close_lit_view(Rng& rng, int width, int height);
 // A resolved camera of random settings, size (40..160 x 30..120 pixels), eye and target around a
 // unit box; with `window`, half the time a random window of the image (contract 3 region).
 CameraFrame random_camera_frame(Rng& rng, bool orthographic, bool window = false);

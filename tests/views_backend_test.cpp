@@ -14,10 +14,7 @@
 namespace granray::test {
 namespace {
 
-class ViewsOnBackendTest : public ::testing::Test {
- protected:
-  void SetUp() override { GRANRAY_SKIP_WITHOUT_BACKEND(); }
-};
+class ViewsOnBackendTest : public OnEachBackend {};
 
 TEST_F(ViewsOnBackendTest, EachViewEqualsARenderWithItsCamera) {
   Rng rng(fresh_seed());

@@ -23,10 +23,8 @@
 namespace granray::test {
 namespace {
 
-class WallsTest : public ::testing::Test {
+class WallsTest : public OnEachBackend {
  protected:
-  void SetUp() override { GRANRAY_SKIP_WITHOUT_BACKEND(); }
-
   // Every method finds the same walls as the loop over every triangle: images agree except
   // where float rounding decides a silhouette.
   void expect_methods_match_brute_force(const std::vector<Vec4>& spheres,
@@ -57,12 +55,16 @@ class WallsTest : public ::testing::Test {
   }
 };
 
+// Round r's grains among the walls: a dense bed in even rounds, a dilute gas in odd ones.
+std::vector<Vec4> bed_of_round(Rng& rng, int round) {
+  return round % 2 == 0 ? dense_bed(rng, 600, 0.3f, 0.5f) : dilute_gas(rng, 300, 0.05f, 0.5f, 6.0f);
+}
+
 TEST_F(WallsTest, TreeMatchesBruteForceOnRandomScenes) {
   Rng rng(fresh_seed());
   for (int round = 0; round < 8; ++round) {
     const bool dense = round % 2 == 0;
-    const auto spheres =
-        dense ? dense_bed(rng, 600, 0.3f, 0.5f) : dilute_gas(rng, 300, 0.05f, 0.5f, 6.0f);
+    const auto spheres = bed_of_round(rng, round);
     const SceneBounds b = box_of(spheres);
     RenderSettings s = small_random_settings(rng, round % 4 >= 2);
     s.walls = random_walls(rng, b);
@@ -84,8 +86,7 @@ TEST_F(WallsTest, SeeThroughWallsMatchBruteForceOnRandomScenes) {
   Rng rng(fresh_seed());
   for (int round = 0; round < 8; ++round) {
     const bool dense = round % 2 == 0;
-    const auto spheres =
-        dense ? dense_bed(rng, 600, 0.3f, 0.5f) : dilute_gas(rng, 300, 0.05f, 0.5f, 6.0f);
+    const auto spheres = bed_of_round(rng, round);
     const SceneBounds b = box_of(spheres);
     RenderSettings s = small_random_settings(rng, round % 4 >= 2);
     s.walls = random_walls(rng, b, 300, 0.7);

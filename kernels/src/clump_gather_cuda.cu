@@ -7,21 +7,13 @@
 #include "buffer.h"
 #include "clump_gather_device.h"
 #include "cuda_check.h"
+#include "cuda_memory.h"
 
 namespace granray::detail {
 namespace {
 
-struct DeviceMemory {
-  static void* allocate(std::size_t bytes) {
-    void* p = nullptr;
-    GRANRAY_CUDA_CHECK(cudaMalloc(&p, bytes));
-    return p;
-  }
-  static void release(void* p) { cudaFree(p); }
-};
-
 template <class T>
-using DeviceArray = Buffer<T, DeviceMemory>;
+using DeviceArray = Buffer<T, CudaMemory>;
 
 template <class T>
 void upload(DeviceArray<T>& to, const std::vector<T>& from) {

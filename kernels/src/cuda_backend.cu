@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "cuda_memory.h"
 #include "deferred_downloads.h"
 #include "drawn_rows.h"
 #include "granray/kernels/shading.h"
@@ -24,14 +25,7 @@
 
 namespace granray::cuda_backend {
 
-struct Memory {
-  static void* allocate(std::size_t bytes) {
-    void* p = nullptr;
-    GRANRAY_CUDA_CHECK(cudaMalloc(&p, bytes));
-    return p;
-  }
-  static void release(void* p) { cudaFree(p); }
-};
+using Memory = detail::CudaMemory;
 
 constexpr int kStageMarks = 6;
 
