@@ -410,9 +410,7 @@ TEST_F(LightingTest, AntialiasingAveragesAcrossSilhouettes) {
 TEST_F(LightingTest, CudaMatchesTheCpu) {
   Rng rng(fresh_seed());
   const auto spheres = dense_bed(rng, 20000, 0.3f, 0.5f);
-  RenderSettings s = random_settings(rng, false);
-  s.width = 640;
-  s.height = 360;
+  RenderSettings s = sized_random_settings(rng, false, 640, 360);
   s.shading.shadows = true;
   s.shading.ao_samples = 8;
   s.shading.specular = 0.3f;

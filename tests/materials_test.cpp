@@ -20,22 +20,29 @@ namespace granray::test {
 namespace {
 
 // Three kinds of grain by their value 0, 1, 2: matte, metal, glass, with random looks.
+MaterialSettings material(const char* name, MaterialType type) {
+  MaterialSettings m;
+  m.name = name;
+  m.type = type;
+  return m;
+}
+
+Vec3 random_tint(Rng& rng, float least) {
+  return {uniform(rng, least, 1.0f), uniform(rng, least, 1.0f), uniform(rng, least, 1.0f)};
+}
+
 std::vector<MaterialSettings> random_materials(Rng& rng) {
-  MaterialSettings metal;
-  metal.name = "steel";
-  metal.type = MaterialType::metal;
+  MaterialSettings metal = material("steel", MaterialType::metal);
   metal.reflectance = uniform(rng, 0.3f, 1.0f);
-  metal.tint = {uniform(rng, 0.5f, 1.0f), uniform(rng, 0.5f, 1.0f), uniform(rng, 0.5f, 1.0f)};
+  metal.tint = random_tint(rng, 0.5f);
   metal.grains = SelectRange{0.5f, 1.5f};
-  MaterialSettings glass;
-  glass.name = "glass";
-  glass.type = MaterialType::glass;
+  MaterialSettings glass = material("glass", MaterialType::glass);
   glass.ior = uniform(rng, 1.2f, 2.0f);
-  glass.tint = {uniform(rng, 0.6f, 1.0f), uniform(rng, 0.6f, 1.0f), uniform(rng, 0.6f, 1.0f)};
+  glass.tint = random_tint(rng, 0.6f);
   glass.grains = SelectRange{1.5f, 2.5f};
-  MaterialSettings mirror;  // walls only
-  mirror.name = "mirror";
-  mirror.type = rng() % 2 == 0 ? MaterialType::metal : MaterialType::glass;
+  // Walls only.
+  MaterialSettings mirror =
+      material("mirror", rng() % 2 == 0 ? MaterialType::metal : MaterialType::glass);
   mirror.reflectance = uniform(rng, 0.5f, 1.0f);
   return {metal, glass, mirror};
 }
@@ -70,9 +77,7 @@ std::shared_ptr<WallList> floor_under(const std::vector<Vec4>& spheres,
 
 // A metal that reflects everything, every grain's material.
 MaterialSettings perfect_mirror() {
-  MaterialSettings mirror;
-  mirror.name = "mirror";
-  mirror.type = MaterialType::metal;
+  MaterialSettings mirror = material("mirror", MaterialType::metal);
   mirror.reflectance = 1.0f;
   mirror.grains = SelectRange{-INFINITY, INFINITY};
   return mirror;
@@ -390,9 +395,7 @@ TEST_F(MaterialsTest, ReferenceFollowsTheMaterialModel) {
   for (int round = 0; round < 6; ++round) {
     const auto spheres = dilute_gas(rng, 12, 0.4f, 1.0f, 4.0f);
     const auto kinds = random_kinds(rng, spheres.size());
-    RenderSettings s = random_settings(rng, round % 2 == 1);
-    s.width = 90;
-    s.height = 70;
+    RenderSettings s = sized_random_settings(rng, round % 2 == 1, 90, 70);
     s.camera.theta = uniform(rng, 40.0f, 80.0f);  // looking down on the floor
     s.camera.zoom = uniform(rng, 0.8f, 1.5f);
     // Rounds 4 and 5 through a long lens from afar, where float hit points lie further off a
@@ -570,9 +573,7 @@ TEST_F(MaterialsTest, CudaMatchesTheCpu) {
   Rng rng(fresh_seed());
   const auto spheres = dense_bed(rng, 20000, 0.3f, 0.5f);
   const auto kinds = random_kinds(rng, spheres.size());
-  RenderSettings s = random_settings(rng, false);
-  s.width = 480;
-  s.height = 270;
+  RenderSettings s = sized_random_settings(rng, false, 480, 270);
   s.shading.shadows = true;
   s.shading.ao_samples = 4;
   s.shading.samples = 4;

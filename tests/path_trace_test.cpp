@@ -38,15 +38,35 @@ std::vector<MaterialSettings> steel_and_glass(Rng& rng) {
 }
 
 RenderSettings path_settings(Rng& rng, int width, int height, int samples) {
-  RenderSettings s = random_settings(rng, false);
-  s.width = width;
-  s.height = height;
+  RenderSettings s = sized_random_settings(rng, false, width, height);
   s.model = ImageModel::path;
   s.path.samples = samples;
   s.path.sun_intensity = 1.0f;
   s.shading.background = {0.4f, 0.45f, 0.5f};
   s.shading.bounces = 4;
   return s;
+}
+
+// A dense bed of n grains, a third each matte, steel and glass by their kind, for a path-traced
+// still of width x height pixels and `samples` paths.
+struct SteelAndGlassBed {
+  std::vector<Vec4> spheres;
+  std::vector<float> kinds;
+  RenderSettings settings;
+  ParticleView view() const {
+    ParticleView v = view_of(spheres);
+    v.scalar = kinds.data();
+    return v;
+  }
+};
+
+SteelAndGlassBed steel_and_glass_bed(Rng& rng, std::size_t n, int width, int height, int samples) {
+  SteelAndGlassBed bed;
+  bed.spheres = dense_bed(rng, n, 0.3f, 0.5f);
+  bed.kinds = kinds_of(rng, n);
+  bed.settings = path_settings(rng, width, height, samples);
+  bed.settings.materials = steel_and_glass(rng);
+  return bed;
 }
 
 double rms_levels(const Image& a, const Image& b) {
@@ -175,13 +195,10 @@ TEST_F(PathTraceTest, Avx2KernelGivesTheBaselineImage) {
 TEST_F(PathTraceTest, SameImageRunToRunAndInWindows) {
   Renderer renderer(test_backend());
   Rng rng(fresh_seed());
-  const auto spheres = dense_bed(rng, 400, 0.3f, 0.5f);
-  const auto kinds = kinds_of(rng, spheres.size());
-  RenderSettings s = path_settings(rng, 60, 40, 4);
-  s.materials = steel_and_glass(rng);
+  SteelAndGlassBed bed = steel_and_glass_bed(rng, 400, 60, 40, 4);
+  RenderSettings& s = bed.settings;
   s.path.aperture = rng() % 2 == 0 ? 0.0f : uniform(rng, 0.05f, 0.3f);
-  ParticleView view = view_of(spheres);
-  view.scalar = kinds.data();
+  const ParticleView view = bed.view();
   Image first, again, window;
   renderer.render(view, s, first);
   renderer.render(view, s, again);
@@ -334,12 +351,9 @@ TEST_F(PathTraceTest, ErrorFallsAsOneOverSqrtSamples) {
 TEST_F(PathTraceTest, CudaMatchesTheCpuWithinNoise) {
   Renderer renderer(test_backend());
   Rng rng(fresh_seed());
-  const auto spheres = dense_bed(rng, 20000, 0.3f, 0.5f);
-  const auto kinds = kinds_of(rng, spheres.size());
-  RenderSettings s = path_settings(rng, 240, 160, 64);
-  s.materials = steel_and_glass(rng);
-  ParticleView view = view_of(spheres);
-  view.scalar = kinds.data();
+  const SteelAndGlassBed bed = steel_and_glass_bed(rng, 20000, 240, 160, 64);
+  const RenderSettings& s = bed.settings;
+  const ParticleView view = bed.view();
   Renderer cpu(BackendKind::cpu);
   Image a, b;
   renderer.render(view, s, a);

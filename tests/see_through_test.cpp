@@ -61,9 +61,7 @@ TEST_F(SeeThroughTest, AWallOfOpacityZeroChangesNoPixel) {
   for (int round = 0; round < 4; ++round) {
     const auto spheres = dense_bed(rng, 500, 0.3f, 0.5f);
     const SceneBounds b = box_of(spheres);
-    RenderSettings s = random_settings(rng, round % 2 == 1);
-    s.width = 96;
-    s.height = 72;
+    RenderSettings s = sized_random_settings(rng, round % 2 == 1, 96, 72);
     fix_camera(rng, b, s);
     s.walls = random_walls(rng, b, 100);
     random_inside_shading(rng, s.shading);
@@ -100,9 +98,7 @@ TEST_F(SeeThroughTest, OnlyTheNearestEightLayersShow) {
   Rng rng(fresh_seed());
   const auto spheres = dense_bed(rng, 400, 0.3f, 0.5f);
   const SceneBounds b = box_of(spheres);
-  RenderSettings s = random_settings(rng, false);
-  s.width = 80;
-  s.height = 60;
+  RenderSettings s = sized_random_settings(rng, false, 80, 60);
   fix_camera(rng, b, s);
   const float size = b.hi.x - b.lo.x, dz = 0.05f * size;
   const Vec3 c = (b.lo + b.hi) * 0.5f;
@@ -143,9 +139,7 @@ TEST_F(SeeThroughTest, LayerColoursFollowTheLightFromFrameToFrame) {
   Rng rng(fresh_seed());
   const auto spheres = dense_bed(rng, 300, 0.3f, 0.5f);
   const SceneBounds b = box_of(spheres);
-  RenderSettings s = random_settings(rng, false);
-  s.width = 64;
-  s.height = 48;
+  RenderSettings s = sized_random_settings(rng, false, 64, 48);
   s.walls = glass_box_and_soup(rng, b, 20);  // the same list in every frame: its trees are kept
   for (int frame = 0; frame < 8; ++frame) {
     fix_camera(rng, b, s);
@@ -175,9 +169,7 @@ TEST_F(SeeThroughTest, ListsKeptForLaterFramesChangeNoPixel) {
   for (int round = 0; round < 4; ++round) {
     const auto spheres = dense_bed(rng, 400, 0.3f, 0.5f);
     const SceneBounds b = box_of(spheres);
-    RenderSettings s = random_settings(rng, round % 2 == 1);
-    s.width = 96;
-    s.height = 72;
+    RenderSettings s = sized_random_settings(rng, round % 2 == 1, 96, 72);
     s.shading.samples = round >= 2 ? 4 : 1;  // unlit, then lit with antialiasing
     s.walls = glass_box_and_soup(rng, b, 20);
     const Image reference = render(spheres, s, RenderMethod::brute_force);
@@ -200,9 +192,7 @@ TEST_F(SeeThroughTest, ReferenceFollowsTheCompositeModel) {
     const auto spheres =
         round < 2 ? dilute_gas(rng, 40, 0.3f, 1.0f, 4.0f) : dense_bed(rng, 150, 0.3f, 0.5f);
     const SceneBounds b = box_of(spheres);
-    RenderSettings s = random_settings(rng, round % 2 == 1);
-    s.width = 80;
-    s.height = 60;
+    RenderSettings s = sized_random_settings(rng, round % 2 == 1, 80, 60);
     s.shading.specular = round >= 2 ? uniform(rng, 0.1f, 0.6f) : 0.0f;
     s.walls = glass_box_and_soup(rng, b, 30);
     Image image;

@@ -189,6 +189,13 @@ class ProcessTempDir {
 
 }  // namespace
 
+RenderSettings sized_random_settings(Rng& rng, bool orthographic, int width, int height) {
+  RenderSettings s = random_settings(rng, orthographic);
+  s.width = width;
+  s.height = height;
+  return s;
+}
+
 ReferenceScene reference_scene(Rng& rng, int round) {
   ReferenceScene scene;
   scene.spheres =

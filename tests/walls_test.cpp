@@ -55,18 +55,32 @@ class WallsTest : public OnEachBackend {
   }
 };
 
-// Round r's grains among the walls: a dense bed in even rounds, a dilute gas in odd ones.
-std::vector<Vec4> bed_of_round(Rng& rng, int round) {
-  return round % 2 == 0 ? dense_bed(rng, 600, 0.3f, 0.5f) : dilute_gas(rng, 300, 0.05f, 0.5f, 6.0f);
+// Round r's grains among the walls (a dense bed in even rounds, a dilute gas in odd ones), their
+// box, and small random settings (orthographic in rounds 2, 3, 6 and 7).
+struct WallRound {
+  const char* label;
+  std::vector<Vec4> spheres;
+  SceneBounds box;
+  RenderSettings settings;
+};
+
+WallRound wall_round(Rng& rng, int round) {
+  WallRound r;
+  r.label = round % 2 == 0 ? "dense bed" : "dilute gas";
+  r.spheres =
+      round % 2 == 0 ? dense_bed(rng, 600, 0.3f, 0.5f) : dilute_gas(rng, 300, 0.05f, 0.5f, 6.0f);
+  r.box = box_of(r.spheres);
+  r.settings = small_random_settings(rng, round % 4 >= 2);
+  return r;
 }
 
 TEST_F(WallsTest, TreeMatchesBruteForceOnRandomScenes) {
   Rng rng(fresh_seed());
   for (int round = 0; round < 8; ++round) {
-    const bool dense = round % 2 == 0;
-    const auto spheres = bed_of_round(rng, round);
-    const SceneBounds b = box_of(spheres);
-    RenderSettings s = small_random_settings(rng, round % 4 >= 2);
+    WallRound r = wall_round(rng, round);
+    const std::vector<Vec4>& spheres = r.spheres;
+    const SceneBounds& b = r.box;
+    RenderSettings& s = r.settings;
     s.walls = random_walls(rng, b);
     s.clip = random_clip(rng, b);
     if (round >= 4) {  // lit: walls cast and receive shadows and occlusion
@@ -76,7 +90,7 @@ TEST_F(WallsTest, TreeMatchesBruteForceOnRandomScenes) {
       s.shading.samples = std::uniform_int_distribution<int>(0, 1)(rng) ? 4 : 1;
       s.shading.specular = uniform(rng, 0.0f, 0.5f);
     }
-    expect_methods_match_brute_force(spheres, s, dense ? "dense bed" : "dilute gas");
+    expect_methods_match_brute_force(spheres, s, r.label);
   }
 }
 
@@ -85,10 +99,10 @@ TEST_F(WallsTest, TreeMatchesBruteForceOnRandomScenes) {
 TEST_F(WallsTest, SeeThroughWallsMatchBruteForceOnRandomScenes) {
   Rng rng(fresh_seed());
   for (int round = 0; round < 8; ++round) {
-    const bool dense = round % 2 == 0;
-    const auto spheres = bed_of_round(rng, round);
-    const SceneBounds b = box_of(spheres);
-    RenderSettings s = small_random_settings(rng, round % 4 >= 2);
+    WallRound r = wall_round(rng, round);
+    const std::vector<Vec4>& spheres = r.spheres;
+    const SceneBounds& b = r.box;
+    RenderSettings& s = r.settings;
     s.walls = random_walls(rng, b, 300, 0.7);
     s.clip = random_clip(rng, b);
     random_inside_shading(rng, s.shading);
@@ -98,8 +112,8 @@ TEST_F(WallsTest, SeeThroughWallsMatchBruteForceOnRandomScenes) {
       s.shading.samples = std::uniform_int_distribution<int>(0, 1)(rng) ? 4 : 1;
       s.shading.specular = uniform(rng, 0.0f, 0.5f);
     }
-    expect_methods_match_brute_force(spheres, s,
-                                     dense ? "dense bed, see-through" : "gas, see-through");
+    expect_methods_match_brute_force(
+        spheres, s, round % 2 == 0 ? "dense bed, see-through" : "gas, see-through");
   }
 }
 
@@ -156,9 +170,7 @@ TEST_F(WallsTest, ClippedGrainsAreGoneAndTheCameraStays) {
   for (int round = 0; round < 4; ++round) {
     const auto spheres = dense_bed(rng, 800, 0.3f, 0.5f);
     const SceneBounds b = box_of(spheres);
-    RenderSettings s = random_settings(rng, round % 2 == 1);
-    s.width = 96;
-    s.height = 72;
+    RenderSettings s = sized_random_settings(rng, round % 2 == 1, 96, 72);
     s.shading.shadows = round >= 2;
     s.shading.ao_samples = round >= 2 ? 8 : 0;
     s.shading.ao_distance = 1.0f;
@@ -327,9 +339,7 @@ TEST_F(WallsTest, ReferenceFollowsTheWallModel) {
     const auto spheres =
         round < 2 ? dilute_gas(rng, 40, 0.3f, 1.0f, 4.0f) : dense_bed(rng, 120, 0.3f, 0.5f);
     const SceneBounds b = box_of(spheres);
-    RenderSettings s = random_settings(rng, round % 2 == 1);
-    s.width = 80;
-    s.height = 60;
+    RenderSettings s = sized_random_settings(rng, round % 2 == 1, 80, 60);
     // A soup small enough that most pixels lie clear of an edge or a crossing, where the double
     // reference cannot vouch for the float image.
     s.walls = random_walls(rng, b, 60);
@@ -443,9 +453,7 @@ TEST_F(WallsTest, LiggghtsBucketMatchesBruteForce) {
     (*walls)[1].triangles = box_triangles({-1.0f, -0.5f, -0.5f}, {1.0f, 0.5f, 0.5f});
     (*walls)[1].faces = WallFaces::back;
     for (const bool lit : {false, true}) {
-      RenderSettings s = random_settings(rng, false);
-      s.width = 120;
-      s.height = 90;
+      RenderSettings s = sized_random_settings(rng, false, 120, 90);
       s.walls = walls;
       if (lit) {
         s.shading.shadows = true;
