@@ -59,9 +59,7 @@ void fix_camera(Rng& rng, const SceneBounds& b, RenderSettings& s) {
 TEST_F(SeeThroughTest, AWallOfOpacityZeroChangesNoPixel) {
   Rng rng(fresh_seed());
   for (int round = 0; round < 4; ++round) {
-    const auto spheres = dense_bed(rng, 500, 0.3f, 0.5f);
-    const SceneBounds b = box_of(spheres);
-    RenderSettings s = sized_random_settings(rng, round % 2 == 1, 96, 72);
+    auto [spheres, b, s] = round_scene(rng, dense_bed(rng, 500, 0.3f, 0.5f), round, 96, 72);
     fix_camera(rng, b, s);
     s.walls = random_walls(rng, b, 100);
     random_inside_shading(rng, s.shading);
@@ -167,9 +165,7 @@ TEST_F(SeeThroughTest, LayerColoursFollowTheLightFromFrameToFrame) {
 TEST_F(SeeThroughTest, ListsKeptForLaterFramesChangeNoPixel) {
   Rng rng(fresh_seed());
   for (int round = 0; round < 4; ++round) {
-    const auto spheres = dense_bed(rng, 400, 0.3f, 0.5f);
-    const SceneBounds b = box_of(spheres);
-    RenderSettings s = sized_random_settings(rng, round % 2 == 1, 96, 72);
+    auto [spheres, b, s] = round_scene(rng, dense_bed(rng, 400, 0.3f, 0.5f), round, 96, 72);
     s.shading.samples = round >= 2 ? 4 : 1;  // unlit, then lit with antialiasing
     s.walls = glass_box_and_soup(rng, b, 20);
     const Image reference = render(spheres, s, RenderMethod::brute_force);
@@ -189,10 +185,9 @@ TEST_F(SeeThroughTest, ListsKeptForLaterFramesChangeNoPixel) {
 TEST_F(SeeThroughTest, ReferenceFollowsTheCompositeModel) {
   Rng rng(fresh_seed());
   for (int round = 0; round < 4; ++round) {
-    const auto spheres =
-        round < 2 ? dilute_gas(rng, 40, 0.3f, 1.0f, 4.0f) : dense_bed(rng, 150, 0.3f, 0.5f);
-    const SceneBounds b = box_of(spheres);
-    RenderSettings s = sized_random_settings(rng, round % 2 == 1, 80, 60);
+    auto [spheres, b, s] = round_scene(
+        rng, round < 2 ? dilute_gas(rng, 40, 0.3f, 1.0f, 4.0f) : dense_bed(rng, 150, 0.3f, 0.5f),
+        round, 80, 60);
     s.shading.specular = round >= 2 ? uniform(rng, 0.1f, 0.6f) : 0.0f;
     s.walls = glass_box_and_soup(rng, b, 30);
     Image image;

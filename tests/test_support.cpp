@@ -1,6 +1,7 @@
 #include "test_support.h"
 
 #include "granray/camera.h"
+#include "wall_scenes.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -194,6 +195,14 @@ RenderSettings sized_random_settings(Rng& rng, bool orthographic, int width, int
   s.width = width;
   s.height = height;
   return s;
+}
+
+RoundScene round_scene(Rng& rng, std::vector<Vec4> spheres, int round, int width, int height) {
+  RoundScene r;
+  r.box = box_of(spheres);
+  r.spheres = std::move(spheres);
+  r.settings = sized_random_settings(rng, round % 2 == 1, width, height);
+  return r;
 }
 
 ReferenceScene reference_scene(Rng& rng, int round) {

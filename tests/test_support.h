@@ -72,6 +72,15 @@ RenderSettings small_random_settings(Rng& rng, bool orthographic);
 // random_settings at width x height pixels.
 RenderSettings sized_random_settings(Rng& rng, bool orthographic, int width, int height);
 
+// Round r of a test: its grains, their box, and sized random settings (orthographic in odd
+// rounds).
+struct RoundScene {
+  std::vector<Vec4> spheres;
+  SceneBounds box;
+  RenderSettings settings;
+};
+RoundScene round_scene(Rng& rng, std::vector<Vec4> spheres, int round, int width, int height);
+
 // A scene the double-precision references check pixel by pixel, for round 0, 1, 2, ...: a
 // dilute gas of 60 grains in rounds 0 and 1, a dense bed of 150 after; perspective in even
 // rounds, orthographic in odd; random settings of at most 100 x 80 pixels.

@@ -77,10 +77,7 @@ WallRound wall_round(Rng& rng, int round) {
 TEST_F(WallsTest, TreeMatchesBruteForceOnRandomScenes) {
   Rng rng(fresh_seed());
   for (int round = 0; round < 8; ++round) {
-    WallRound r = wall_round(rng, round);
-    const std::vector<Vec4>& spheres = r.spheres;
-    const SceneBounds& b = r.box;
-    RenderSettings& s = r.settings;
+    auto [label, spheres, b, s] = wall_round(rng, round);
     s.walls = random_walls(rng, b);
     s.clip = random_clip(rng, b);
     if (round >= 4) {  // lit: walls cast and receive shadows and occlusion
@@ -90,7 +87,7 @@ TEST_F(WallsTest, TreeMatchesBruteForceOnRandomScenes) {
       s.shading.samples = std::uniform_int_distribution<int>(0, 1)(rng) ? 4 : 1;
       s.shading.specular = uniform(rng, 0.0f, 0.5f);
     }
-    expect_methods_match_brute_force(spheres, s, r.label);
+    expect_methods_match_brute_force(spheres, s, label);
   }
 }
 
@@ -99,10 +96,7 @@ TEST_F(WallsTest, TreeMatchesBruteForceOnRandomScenes) {
 TEST_F(WallsTest, SeeThroughWallsMatchBruteForceOnRandomScenes) {
   Rng rng(fresh_seed());
   for (int round = 0; round < 8; ++round) {
-    WallRound r = wall_round(rng, round);
-    const std::vector<Vec4>& spheres = r.spheres;
-    const SceneBounds& b = r.box;
-    RenderSettings& s = r.settings;
+    auto [label, spheres, b, s] = wall_round(rng, round);
     s.walls = random_walls(rng, b, 300, 0.7);
     s.clip = random_clip(rng, b);
     random_inside_shading(rng, s.shading);
@@ -168,9 +162,7 @@ TEST_F(WallsTest, ClippedGrainsAreGoneAndTheCameraStays) {
   Rng rng(fresh_seed());
   Renderer renderer(test_backend());
   for (int round = 0; round < 4; ++round) {
-    const auto spheres = dense_bed(rng, 800, 0.3f, 0.5f);
-    const SceneBounds b = box_of(spheres);
-    RenderSettings s = sized_random_settings(rng, round % 2 == 1, 96, 72);
+    auto [spheres, b, s] = round_scene(rng, dense_bed(rng, 800, 0.3f, 0.5f), round, 96, 72);
     s.shading.shadows = round >= 2;
     s.shading.ao_samples = round >= 2 ? 8 : 0;
     s.shading.ao_distance = 1.0f;
@@ -336,10 +328,9 @@ TEST_F(WallsTest, ReferenceFollowsTheWallModel) {
   Rng rng(fresh_seed());
   Renderer renderer(test_backend());
   for (int round = 0; round < 4; ++round) {
-    const auto spheres =
-        round < 2 ? dilute_gas(rng, 40, 0.3f, 1.0f, 4.0f) : dense_bed(rng, 120, 0.3f, 0.5f);
-    const SceneBounds b = box_of(spheres);
-    RenderSettings s = sized_random_settings(rng, round % 2 == 1, 80, 60);
+    auto [spheres, b, s] = round_scene(
+        rng, round < 2 ? dilute_gas(rng, 40, 0.3f, 1.0f, 4.0f) : dense_bed(rng, 120, 0.3f, 0.5f),
+        round, 80, 60);
     // A soup small enough that most pixels lie clear of an edge or a crossing, where the double
     // reference cannot vouch for the float image.
     s.walls = random_walls(rng, b, 60);
