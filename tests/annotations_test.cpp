@@ -72,15 +72,28 @@ TEST(Annotations, LabelIsDrawnAtTheTopLeftOnly) {
   EXPECT_GT(grey, 0u);
 }
 
+// A black frame of random size, 320-1920 x 240-1080, whose settings ask for the colour bar of a
+// coloured frame.
+struct BarFrame {
+  int width, height;
+  Image image;
+  io::AnnotationSettings settings;
+  io::AnnotationValues values;
+};
+
+BarFrame bar_frame(Rng& rng) {
+  BarFrame f;
+  f.width = std::uniform_int_distribution<int>(320, 1920)(rng);
+  f.height = std::uniform_int_distribution<int>(240, 1080)(rng);
+  f.image = plain_image(f.width, f.height, 0);
+  f.settings.color_bar = true;
+  f.values.colored = true;
+  return f;
+}
+
 TEST(Annotations, ColourBarShowsTheColormapAtTheRightEdge) {
   Rng rng(fresh_seed());
-  const int width = std::uniform_int_distribution<int>(320, 1920)(rng);
-  const int height = std::uniform_int_distribution<int>(240, 1080)(rng);
-  Image image = plain_image(width, height, 0);
-  io::AnnotationSettings a;
-  a.color_bar = true;
-  io::AnnotationValues v;
-  v.colored = true;
+  auto [width, height, image, a, v] = bar_frame(rng);
   v.colormap = std::uniform_int_distribution<int>(0, 6)(rng);
   v.lo = 0.0f;
   v.hi = 2.0f;
@@ -123,13 +136,7 @@ TEST(Annotations, ColourBarShowsTheColormapAtTheRightEdge) {
 // palette entry value mod n, with the value written to its left.
 TEST(Annotations, CategoriesShowOneSwatchPerValueDrawn) {
   Rng rng(fresh_seed());
-  const int width = std::uniform_int_distribution<int>(320, 1920)(rng);
-  const int height = std::uniform_int_distribution<int>(240, 1080)(rng);
-  Image image = plain_image(width, height, 0);
-  io::AnnotationSettings a;
-  a.color_bar = true;
-  io::AnnotationValues v;
-  v.colored = true;
+  auto [width, height, image, a, v] = bar_frame(rng);
   v.palette.resize(std::uniform_int_distribution<std::size_t>(1, 12)(rng));
   for (Vec3& c : v.palette)
     c = {uniform(rng, 0.2f, 1), uniform(rng, 0.2f, 1), uniform(rng, 0.2f, 1)};
