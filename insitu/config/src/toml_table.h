@@ -92,31 +92,16 @@ class TableReader {
   }
 
   std::optional<double> number(const char* key) const {
-    const toml::node* node = find(key);
-    if (!node) return std::nullopt;
-    if (!node->is_number()) fail(key, "must be a number");
-    return node->value<double>();
+    return typed<double>(key, &toml::node::is_number, "must be a number");
   }
-
   std::optional<std::int64_t> integer(const char* key) const {
-    const toml::node* node = find(key);
-    if (!node) return std::nullopt;
-    if (!node->is_integer()) fail(key, "must be an integer");
-    return node->value<std::int64_t>();
+    return typed<std::int64_t>(key, &toml::node::is_integer, "must be an integer");
   }
-
   std::optional<bool> boolean(const char* key) const {
-    const toml::node* node = find(key);
-    if (!node) return std::nullopt;
-    if (!node->is_boolean()) fail(key, "must be true or false");
-    return node->value<bool>();
+    return typed<bool>(key, &toml::node::is_boolean, "must be true or false");
   }
-
   std::optional<std::string> string(const char* key) const {
-    const toml::node* node = find(key);
-    if (!node) return std::nullopt;
-    if (!node->is_string()) fail(key, "must be a string");
-    return node->value<std::string>();
+    return typed<std::string>(key, &toml::node::is_string, "must be a string");
   }
 
   // A string that must be one of `allowed`; anything else fails naming them and what was given.
@@ -184,6 +169,17 @@ class TableReader {
   std::string name(std::string_view key) const { return prefix_ + "." + std::string(key); }
 
  private:
+  // The value of `key` when the table has it and it is of the kind `is` tests; else fails with
+  // `expected`.
+  template <class T>
+  std::optional<T> typed(const char* key, bool (toml::node::*is)() const noexcept,
+                         const char* expected) const {
+    const toml::node* node = find(key);
+    if (!node) return std::nullopt;
+    if (!(node->*is)()) fail(key, expected);
+    return node->value<T>();
+  }
+
   const toml::table& table_;
   std::string prefix_;
 };
