@@ -11,10 +11,10 @@
 See docs/python.md in the granray repository; granray.lammps couples LAMMPS through
 fix python/invoke.
 """
-from ._granray import (Counters, ConfigError, DeviceError, Error, FrameRecord, InputError,
-                       OutOfMemoryError, OutputError, Renderer, __version__, cuda_devices,
-                       read_png)
+from ._granray import (ClumpGather, Counters, ConfigError, DeviceError, Error, FrameRecord,
+                       InputError, OutOfMemoryError, OutputError, Renderer, __version__,
+                       cuda_devices, read_png)
 
-__all__ = ["Renderer", "FrameRecord", "Counters", "Error", "ConfigError", "InputError",
+__all__ = ["Renderer", "ClumpGather", "FrameRecord", "Counters", "Error", "ConfigError", "InputError",
            "OutputError", "DeviceError", "OutOfMemoryError", "read_png", "cuda_devices",
            "__version__"]

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "clump_gather_binding.h"
 #include "config_dict.h"
 #include "granray/errors.h"
 #include "granray/insitu/insitu_renderer.h"
@@ -254,6 +255,7 @@ raising: the record's `error` says why.
       .def_property_readonly("config_text",
                              [](const PyRenderer& r) { return r.config().table_text; });
 
+  granray::python::bind_clump_gather(m);
   m.def("read_png", &granray::python::png_pixels, py::arg("path"),
         "A PNG written by granray as an (H, W, 3) uint8 array");
   m.def("cuda_devices", &cuda_device_count, "How many CUDA devices the CUDA backend can use");

@@ -369,4 +369,29 @@ void read_particle_arrays(const ArrayArguments& args, const std::vector<std::str
   read_host_ids(args, out);
 }
 
+const float* float_array(py::handle object, std::size_t rows, std::size_t columns,
+                         const std::string& what, bool& device, std::vector<py::object>& keep,
+                         std::vector<std::shared_ptr<void>>& holders) {
+  std::vector<py::ssize_t> expected = {static_cast<py::ssize_t>(rows)};
+  if (columns > 0) expected.push_back(static_cast<py::ssize_t>(columns));
+  const auto wrong_shape = [&](const std::vector<py::ssize_t>& shape) {
+    return InputError(what + ": expected shape " + shape_text(expected) + ", got " +
+                      shape_text(shape));
+  };
+  if (const std::optional<DeviceArray> d = device_array(object)) {
+    if (d->shape != expected) throw wrong_shape(d->shape);
+    if (d->typestr != "<f4" || !d->contiguous) {
+      throw InputError(what + ": a device array must be float32 ('<f4') and C-contiguous, got " +
+                       d->typestr);
+    }
+    if (d->holder) holders.push_back(d->holder);
+    device = true;
+    return reinterpret_cast<const float*>(d->data);
+  }
+  const HostArray a = numeric_array(object, what);
+  if (a.shape != expected) throw wrong_shape(a.shape);
+  device = false;
+  return contiguous<float>(a, "float32", keep);
+}
+
 }  // namespace granray::python

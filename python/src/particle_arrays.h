@@ -37,4 +37,12 @@ struct ArrayArguments {
 void read_particle_arrays(const ArrayArguments& args, const std::vector<std::string>& needed,
                           BackendKind backend, ParticleArrays& out);
 
+// A float32 C-contiguous array of shape (rows, columns) (columns 0: shape (rows,)), host (NumPy,
+// converted when it is not one; kept alive in `keep`) or CUDA device (in place; a DLPack tensor
+// held in `holders`); `device` says which. Throws InputError naming `what` for another shape,
+// or a device array of another dtype or layout.
+const float* float_array(pybind11::handle object, std::size_t rows, std::size_t columns,
+                         const std::string& what, bool& device, std::vector<pybind11::object>& keep,
+                         std::vector<std::shared_ptr<void>>& holders);
+
 }  // namespace granray::python

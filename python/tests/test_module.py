@@ -209,6 +209,51 @@ class BadInput(Workspace):
                 vis.render(1, 0.0, xyzr, fields=without)
             self.assertIn('field "type"', str(caught.exception))
 
+    def test_clumps_gather_into_the_spheres_the_renderer_draws(self):
+        # Random clump templates and orientations, as DEM-Engine holds its owners; every
+        # component sphere against the rotation matrix of the quaternion in double precision.
+        templates = []
+        for _ in range(int(self.rng.integers(1, 5))):
+            k = int(self.rng.integers(1, 7))
+            templates.append((self.rng.uniform(-1, 1, (k, 3)), self.rng.uniform(0.1, 0.5, k)))
+        n = 300
+        template_of = self.rng.integers(0, len(templates), n)
+        positions = self.rng.uniform(-20, 20, (n, 3)).astype(np.float32)
+        axis = self.rng.normal(size=(n, 3))
+        axis /= np.linalg.norm(axis, axis=1)[:, None]
+        half = self.rng.uniform(0, np.pi, n)
+        quat = np.column_stack([axis * np.sin(half)[:, None], np.cos(half)]).astype(np.float32)
+        speed = self.rng.uniform(0, 2, n).astype(np.float32)
+        gather = granray.ClumpGather(templates, template_of)
+        xyzr, values = gather.gather(positions, quat, speed)
+        expected, expected_values = [], []
+        for i in range(n):
+            x, y, z, w = quat[i].astype(np.float64)
+            rot = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+            offsets, radii = templates[template_of[i]]
+            for o, r in zip(offsets.astype(np.float32).astype(np.float64), radii):
+                expected.append([*(positions[i] + rot @ o), np.float32(r)])
+                expected_values.append(speed[i])
+        expected = np.array(expected)
+        self.assertEqual(xyzr.shape, expected.shape)
+        self.assertEqual(gather.spheres, len(expected))
+        np.testing.assert_allclose(xyzr[:, :3], expected[:, :3], rtol=0, atol=2e-5 * 25)
+        np.testing.assert_array_equal(xyzr[:, 3], expected[:, 3].astype(np.float32))
+        np.testing.assert_array_equal(values, np.array(expected_values, dtype=np.float32))
+        settings = random_settings(self.rng, self.path("clumps_*.png"))
+        settings["color"] = {"field": "speed", "range": [0.0, 2.0]}
+        with granray.Renderer(settings) as vis:
+            record = vis.render(0, 0.0, xyzr, fields={"speed": values})
+            self.assertTrue(record.rendered, record.error)
+            self.assertEqual(record.particles, len(expected))
+        with self.assertRaises(granray.ConfigError):
+            granray.ClumpGather(templates, [len(templates)])
+        with self.assertRaises(granray.InputError) as caught:
+            gather.gather(positions[:-1], quat)
+        self.assertIn("positions: expected shape (300, 3)", str(caught.exception))
+
     def test_a_device_array_needs_the_cuda_backend(self):
         class DeviceLike:
             __cuda_array_interface__ = {"shape": (10, 4), "typestr": "<f4", "data": (256, False),
