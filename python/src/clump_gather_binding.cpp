@@ -57,7 +57,9 @@ std::vector<std::uint32_t> ids_from(const py::handle& given) {
 // CuPy): valid until the gather's next call.
 py::object device_view(const void* data, std::size_t rows, std::size_t columns) {
   py::dict cai;
-  cai["shape"] = columns > 0 ? py::make_tuple(rows, columns) : py::make_tuple(rows);
+  // py::tuple on both sides: newer pybind11 types make_tuple by its elements.
+  cai["shape"] =
+      columns > 0 ? py::tuple(py::make_tuple(rows, columns)) : py::tuple(py::make_tuple(rows));
   cai["typestr"] = "<f4";
   cai["data"] = py::make_tuple(reinterpret_cast<std::uintptr_t>(data), true);
   cai["version"] = 3;
