@@ -7,8 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cxx=${CXX:-c++}
-cccl=$(for d in /usr/local/cuda/include/cccl /usr/local/cuda/include /usr/include; do
-  [ -f "$d/thrust/version.h" ] && echo "$d" && break; done)
+# Thrust as the build found it (THRUST_INCLUDE, set by the test), else where CUDA or Debian put it.
+cccl=${THRUST_INCLUDE:-$(for d in /usr/local/cuda/include/cccl /usr/local/cuda/include /usr/include; do
+  [ -f "$d/thrust/version.h" ] && echo "$d" && break; done)}
+if [ -z "$cccl" ]; then
+  echo "check-backend-parts.sh: Thrust not found (install libthrust-dev or the CUDA toolkit)" >&2
+  exit 2
+fi
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || mapfile -t parts < <(cd kernels/src/backend && ls ./*.inl | sed 's|^./||')
 work=$(mktemp -d)
