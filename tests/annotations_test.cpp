@@ -105,8 +105,9 @@ TEST(Annotations, ColourBarShowsTheColormapAtTheRightEdge) {
   const int margin = std::max(2, px / 2);
   const int x = width - margin - std::max(6, px) / 2;  // the bar's middle column
   const int bar = std::max(16, height / 2), y0 = (height - bar) / 2;
-  const auto at = [&](int y) {
-    const std::uint8_t* p = &image.rgb[3 * (std::size_t(y) * width + x)];
+  // Init-captures: C++17 lambdas may not capture structured bindings themselves.
+  const auto at = [&rgb = image.rgb, w = width, x](int y) {
+    const std::uint8_t* p = &rgb[3 * (std::size_t(y) * w + x)];
     return Vec3{p[0] / 255.0f, p[1] / 255.0f, p[2] / 255.0f};
   };
   for (const float s : {0.98f, 0.5f, 0.02f}) {

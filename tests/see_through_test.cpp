@@ -196,11 +196,12 @@ TEST_F(SeeThroughTest, ReferenceFollowsTheCompositeModel) {
     const DoubleCamera cam(stats.camera, s);
     const D3 light =
         unit(cam.u * s.shading.light.x + cam.v * s.shading.light.y + cam.w * s.shading.light.z);
-    const auto lit = [&](D3 base, D3 n, D3 d) {
+    // The shading by init-capture: C++17 lambdas may not capture structured bindings themselves.
+    const auto lit = [&light, &shading = s.shading](D3 base, D3 n, D3 d) {
       const double lambert = std::max(0.0, dot(n, light));
-      const double spec = s.shading.specular *
-                          std::pow(std::max(0.0, dot(n, unit(light - d))), s.shading.shininess);
-      const D3 c = base * (s.shading.ambient + s.shading.diffuse * lambert) + D3{spec, spec, spec};
+      const double spec =
+          shading.specular * std::pow(std::max(0.0, dot(n, unit(light - d))), shading.shininess);
+      const D3 c = base * (shading.ambient + shading.diffuse * lambert) + D3{spec, spec, spec};
       return D3{std::clamp(c.x, 0.0, 1.0), std::clamp(c.y, 0.0, 1.0), std::clamp(c.z, 0.0, 1.0)};
     };
     std::size_t checked = 0;
