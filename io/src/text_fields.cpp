@@ -37,28 +37,33 @@ void fail_at(const std::string& path, std::size_t line, const std::string& messa
   throw InputError(path + ":" + std::to_string(line) + ": " + message);
 }
 
-double parse_real(std::string_view field, const std::string& path, std::size_t line,
-                  const char* what) {
-  double value = 0.0;
+namespace {
+
+// The whole field as a T, or an InputError at path:line naming `what` and `expected`.
+template <class T>
+T parse_whole(std::string_view field, const std::string& path, std::size_t line, const char* what,
+              const char* expected) {
+  T value{};
   const char* end = field.data() + field.size();
   auto [ptr, ec] = std::from_chars(field.data(), end, value);
   if (ec != std::errc() || ptr != end) {
     fail_at(path, line,
-            std::string("expected a number for ") + what + ", got '" + std::string(field) + "'");
+            std::string("expected ") + expected + " for " + what + ", got '" + std::string(field) +
+                "'");
   }
   return value;
 }
 
+}  // namespace
+
+double parse_real(std::string_view field, const std::string& path, std::size_t line,
+                  const char* what) {
+  return parse_whole<double>(field, path, line, what, "a number");
+}
+
 std::int64_t parse_integer(std::string_view field, const std::string& path, std::size_t line,
                            const char* what) {
-  std::int64_t value = 0;
-  const char* end = field.data() + field.size();
-  auto [ptr, ec] = std::from_chars(field.data(), end, value);
-  if (ec != std::errc() || ptr != end) {
-    fail_at(path, line,
-            std::string("expected an integer for ") + what + ", got '" + std::string(field) + "'");
-  }
-  return value;
+  return parse_whole<std::int64_t>(field, path, line, what, "an integer");
 }
 
 }  // namespace granray::io::detail
