@@ -1,6 +1,8 @@
 #include "test_support.h"
 
 #include "granray/camera.h"
+#include "granray/errors.h"
+#include "granray/insitu/config.h"
 #include "wall_scenes.h"
 
 #include <sys/wait.h>
@@ -225,6 +227,18 @@ RenderSettings close_lit_view(Rng& rng, int width, int height) {
   s.shading.shadows = true;
   s.shading.ao_samples = 4;
   return s;
+}
+
+void expect_config_error(const std::string& toml, std::initializer_list<std::string> fragments,
+                         const std::vector<std::string>& overrides) {
+  try {
+    parse_insitu_config(toml, "sim.toml", overrides);
+    ADD_FAILURE() << "no error for:\n" << toml;
+  } catch (const ConfigError& e) {
+    for (const auto& f : fragments) {
+      EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what();
+    }
+  }
 }
 
 std::string shared_data(const std::string& relative) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -113,6 +114,11 @@ struct ImageDiff {
 ImageDiff compare_images(const Image& a, const Image& b);
 
 std::string temp_path(const std::string& name);
+
+// The [insitu] configuration `toml` (file "sim.toml") must be refused with a ConfigError whose
+// message holds every fragment (the key, "sim.toml:LINE", what is wrong).
+void expect_config_error(const std::string& toml, std::initializer_list<std::string> fragments,
+                         const std::vector<std::string>& overrides = {});
 
 // The skeleton of every "matches brute force" test: renders `view` by brute force (with hits),
 // then by each fast method, and hands `check(method, image, stats, brute)` each result (with

@@ -24,13 +24,7 @@ namespace granray::test {
 namespace {
 
 void expect_views_error(const std::string& toml, const std::string& fragment) {
-  try {
-    parse_insitu_config(toml, "sim.toml");
-    FAIL() << "no error for:\n" << toml;
-  } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("sim.toml:"), std::string::npos) << e.what();
-  }
+  expect_config_error(toml, {fragment, "sim.toml:"});
 }
 
 TEST(Views, TakeTheMainCamerasKeysUnderTheirOwn) {
