@@ -47,6 +47,22 @@ class InsituTest : public ::testing::Test {
     speed_.resize(grains_.size());
     for (auto& s : speed_) s = uniform(rng, 0.0f, 3.0f);
   }
+  // The frame of `step` from these particles, written before it returns.
+  const FrameRecord& written_frame(InsituRenderer& vis, std::int64_t step, double time) const {
+    const FrameRecord& f = vis.render(step, time, particles());
+    EXPECT_TRUE(f.rendered) << f.error;
+    vis.finish();
+    return f;
+  }
+  // The frame the renderer makes of these particles, coloured by speed, with `settings`.
+  Image direct_frame(const RenderSettings& settings, FrameStats* stats = nullptr) const {
+    ParticleView view = particles().view;
+    view.scalar = speed_.data();
+    Image image;
+    const FrameStats s = Renderer(BackendKind::cpu).render(view, settings, image);
+    if (stats != nullptr) *stats = s;
+    return image;
+  }
   SimulationParticles particles() const {
     return adapters::host_particles(grains_.data(), grains_.size())
         .with_field("speed", speed_.data());
@@ -103,18 +119,9 @@ TEST_F(InsituTest, PngFramesEqualTheRenderer) {
                                "[insitu.color]\nfield = \"speed\"\nrange = \"auto\"\n",
                                {"png=\"" + dir + "/step_*.png\""}),
                      {"speed"});
-  const FrameRecord& f = vis.render(10, 1.0, particles());
-  ASSERT_TRUE(f.rendered) << f.error;
-  vis.finish();
+  const FrameRecord& f = written_frame(vis, 10, 1.0);
   EXPECT_EQ(f.png_path, dir + "/step_00000010.png");
-  const Image png = io::read_png(f.png_path);
-
-  RenderSettings s = vis.config().render;
-  Image direct;
-  ParticleView view = particles().view;
-  view.scalar = speed_.data();
-  Renderer(BackendKind::cpu).render(view, s, direct);
-  EXPECT_EQ(png.rgb, direct.rgb);
+  EXPECT_EQ(io::read_png(f.png_path).rgb, direct_frame(vis.config().render).rgb);
   EXPECT_TRUE(f.stats.colored);
 }
 
@@ -128,16 +135,10 @@ TEST_F(InsituTest, WrittenFramesCarryTheirAnnotations) {
                 "[insitu.annotations]\ncolor_bar = true\nlabel = \"step {step} t={time:.2f}\"\n",
                 {"png=\"" + dir + "/step_*.png\""}),
       {"speed"});
-  const FrameRecord& f = vis.render(10, 1.25, particles());
-  ASSERT_TRUE(f.rendered) << f.error;
-  vis.finish();
+  const FrameRecord& f = written_frame(vis, 10, 1.25);
   const Image written = io::read_png(f.png_path);
-
-  RenderSettings s = vis.config().render;
-  Image expected;
-  ParticleView view = particles().view;
-  view.scalar = speed_.data();
-  const FrameStats stats = Renderer(BackendKind::cpu).render(view, s, expected);
+  FrameStats stats;
+  Image expected = direct_frame(vis.config().render, &stats);
   const Image plain = expected;
   io::AnnotationValues v;
   v.step = 10;
