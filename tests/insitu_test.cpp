@@ -149,7 +149,7 @@ TEST_F(InsituTest, WrittenFramesCarryTheirAnnotations) {
   v.hi = stats.color_hi;
   v.colormap = vis.config().render.color->colormap;
   v.field = "speed";
-  v.background = s.shading.background;
+  v.background = vis.config().render.shading.background;
   const std::string why = io::draw_annotations(expected, vis.config().annotations, v);
   if (!why.empty()) GTEST_SKIP() << why;
   EXPECT_EQ(written.rgb, expected.rgb);
