@@ -14,8 +14,11 @@
 namespace granray::test {
 namespace {
 
+// The [insitu] configuration of `toml` as a file called sim.toml.
+InsituConfig parsed(const std::string& toml) { return parse_insitu_config(toml, "sim.toml"); }
+
 TEST(Config, DefaultsFollowTheSpec) {
-  const InsituConfig c = parse_insitu_config("[simulation]\nsteps = 10\n", "sim.toml");
+  const InsituConfig c = parsed("[simulation]\nsteps = 10\n");
   EXPECT_EQ(c.every, 0);
   EXPECT_EQ(c.render.width, 1280);
   EXPECT_EQ(c.render.height, 720);
@@ -61,7 +64,7 @@ field = "speed"
 colormap = "magma"
 range = "auto"
 )";
-  const InsituConfig c = parse_insitu_config(toml, "sim.toml");
+  const InsituConfig c = parsed(toml);
   EXPECT_EQ(c.every, 1000);
   EXPECT_DOUBLE_EQ(c.every_time, 0.5);
   EXPECT_EQ(c.render.width, 1920);
@@ -102,16 +105,14 @@ TEST(Config, OverridesUseTomlValues) {
 
 // contract 2d keys: outlines, the depth cue and categorical colours.
 TEST(Config, RegionAndTileMemory) {
-  const InsituConfig c = parse_insitu_config(
-      "[insitu]\nwidth = 400\nheight = 300\nregion = [10, 20, 100, 50]\ntile_memory = 3\n",
-      "sim.toml");
+  const InsituConfig c =
+      parsed("[insitu]\nwidth = 400\nheight = 300\nregion = [10, 20, 100, 50]\ntile_memory = 3\n");
   EXPECT_EQ(c.render.region.x0, 10);
   EXPECT_EQ(c.render.region.y0, 20);
   EXPECT_EQ(c.render.region.x1, 110);
   EXPECT_EQ(c.render.region.y1, 70);
   EXPECT_EQ(c.tile_memory, std::size_t{3} << 20);
-  EXPECT_TRUE(
-      parse_insitu_config("[insitu]\nregion = [0, 0, 0, 0]\n", "sim.toml").render.region.empty());
+  EXPECT_TRUE(parsed("[insitu]\nregion = [0, 0, 0, 0]\n").render.region.empty());
   expect_config_error("[insitu]\nwidth = 400\nheight = 300\nregion = [350, 0, 51, 10]\n",
                       {"sim.toml:4", "region", "400 x 300"});
   expect_config_error("[insitu]\nregion = [0, 0, 10, 0]\n", {"sim.toml:2", "region", "both"});
@@ -121,11 +122,10 @@ TEST(Config, RegionAndTileMemory) {
 }
 
 TEST(Config, SeeingInsideKeys) {
-  const InsituConfig c = parse_insitu_config(
+  const InsituConfig c = parsed(
       "[insitu.shading]\noutline = 0.2\noutline_color = [0.1, 0.2, 0.3]\ndepth_cue = 0.7\n"
       "depth_cue_color = [0, 0, 1]\n[insitu.color]\nfield = \"type\"\n"
-      "colormap = \"categorical\"\npalette = [[1, 0, 0], [0, 1, 0.5]]\n",
-      "sim.toml");
+      "colormap = \"categorical\"\npalette = [[1, 0, 0], [0, 1, 0.5]]\n");
   EXPECT_FLOAT_EQ(c.render.shading.outline, 0.2f);
   EXPECT_FLOAT_EQ(c.render.shading.outline_color.z, 0.3f);
   EXPECT_FLOAT_EQ(c.render.shading.depth_cue, 0.7f);
@@ -134,10 +134,9 @@ TEST(Config, SeeingInsideKeys) {
   ASSERT_TRUE(c.render.color.has_value());
   ASSERT_EQ(c.render.color->palette.size(), 2u);
   EXPECT_FLOAT_EQ(c.render.color->palette[1].z, 0.5f);
-  const InsituConfig d = parse_insitu_config(
+  const InsituConfig d = parsed(
       "[insitu.shading]\ndepth_cue_color = \"background\"\n[insitu.color]\nfield = \"type\"\n"
-      "colormap = \"categorical\"\n",
-      "sim.toml");
+      "colormap = \"categorical\"\n");
   EXPECT_FALSE(d.render.shading.depth_cue_color.has_value());
   ASSERT_EQ(d.render.color->palette.size(), 10u);  // Tableau 10
   EXPECT_FLOAT_EQ(d.render.color->palette[0].x, float(0x1f) / 255.0f);
@@ -162,10 +161,9 @@ TEST(Config, SeeingInsideKeys) {
 }
 
 TEST(Config, SeeThroughWallKeys) {
-  const InsituConfig c = parse_insitu_config(
+  const InsituConfig c = parsed(
       "[[insitu.walls]]\ntype = \"box\"\nmin = [0, 0, 0]\nmax = [1, 1, 1]\nopacity = 0.3\n"
-      "[[insitu.walls]]\ntype = \"box\"\nmin = [0, 0, 0]\nmax = [1, 1, 1]\n",
-      "sim.toml");
+      "[[insitu.walls]]\ntype = \"box\"\nmin = [0, 0, 0]\nmax = [1, 1, 1]\n");
   ASSERT_EQ(c.render.walls->size(), 2u);
   EXPECT_FLOAT_EQ((*c.render.walls)[0].opacity, 0.3f);
   EXPECT_FLOAT_EQ((*c.render.walls)[1].opacity, 1.0f);  // opaque by default
@@ -176,12 +174,10 @@ TEST(Config, SeeThroughWallKeys) {
 }
 
 TEST(Config, AxesKey) {
-  EXPECT_EQ(parse_insitu_config("", "sim.toml").annotations.axes, io::AxesCorner::none);
-  EXPECT_EQ(parse_insitu_config("[insitu.annotations]\naxes = \"top-right\"\n", "sim.toml")
-                .annotations.axes,
+  EXPECT_EQ(parsed("").annotations.axes, io::AxesCorner::none);
+  EXPECT_EQ(parsed("[insitu.annotations]\naxes = \"top-right\"\n").annotations.axes,
             io::AxesCorner::top_right);
-  EXPECT_EQ(parse_insitu_config("[insitu.annotations]\naxes = \"bottom-left\"\n", "sim.toml")
-                .annotations.axes,
+  EXPECT_EQ(parsed("[insitu.annotations]\naxes = \"bottom-left\"\n").annotations.axes,
             io::AxesCorner::bottom_left);
   expect_config_error(
       "[insitu.annotations]\naxes = \"middle\"\n",
@@ -189,17 +185,16 @@ TEST(Config, AxesKey) {
 }
 
 TEST(Config, SelectionKeys) {
-  const InsituConfig c = parse_insitu_config(
-      "[insitu.color]\nfield = \"speed\"\n[insitu.select]\nrange = [0.5, 2]\n", "sim.toml");
+  const InsituConfig c =
+      parsed("[insitu.color]\nfield = \"speed\"\n[insitu.select]\nrange = [0.5, 2]\n");
   ASSERT_TRUE(c.select.has_value());
   EXPECT_EQ(c.select->field, "speed");  // [insitu.color]'s by default
   ASSERT_TRUE(c.render.select.has_value());
   EXPECT_FLOAT_EQ(c.render.select->lo, 0.5f);
   EXPECT_FLOAT_EQ(c.render.select->hi, 2.0f);
-  const InsituConfig d =
-      parse_insitu_config("[insitu.select]\nfield = \"type\"\nrange = [2, 2]\n", "sim.toml");
+  const InsituConfig d = parsed("[insitu.select]\nfield = \"type\"\nrange = [2, 2]\n");
   EXPECT_EQ(d.select->field, "type");
-  EXPECT_FALSE(parse_insitu_config("", "sim.toml").render.select.has_value());
+  EXPECT_FALSE(parsed("").render.select.has_value());
   expect_config_error("[insitu.select]\nfield = \"type\"\nrange = [2, 1]\n",
                       {"sim.toml:3", "insitu.select.range", "lo <= hi"});
   expect_config_error("[insitu.select]\nfield = \"type\"\n", {"insitu.select.range", "needed"});
@@ -238,14 +233,13 @@ TEST(Config, ErrorsNameKeyFileAndLine) {
 
 // contract 2a: every lighting key off by default, read when given, and checked with its range.
 TEST(Config, LightingKeys) {
-  const InsituConfig off = parse_insitu_config("[insitu]\n", "sim.toml");
+  const InsituConfig off = parsed("[insitu]\n");
   EXPECT_FALSE(lighting_on(off.render.shading));
   EXPECT_EQ(off.render.shading.samples, 1);
   EXPECT_FLOAT_EQ(off.render.shading.shininess, 32.0f);
-  const InsituConfig on = parse_insitu_config(
+  const InsituConfig on = parsed(
       "[insitu.shading]\nshadows = true\nao_samples = 12\nao_distance = 0.5\nspecular = 0.4\n"
-      "shininess = 64\nsamples = 9\n",
-      "sim.toml");
+      "shininess = 64\nsamples = 9\n");
   const ShadingSettings& s = on.render.shading;
   EXPECT_TRUE(s.shadows);
   EXPECT_EQ(s.ao_samples, 12);
@@ -276,9 +270,8 @@ TEST(Config, LightingKeys) {
 }
 
 TEST(Config, AnnotationKeys) {
-  const InsituConfig c = parse_insitu_config(
-      "[insitu.annotations]\ncolor_bar = true\nlabel = \"t = {time:.3f} s\"\nfont_size = 20\n",
-      "sim.toml");
+  const InsituConfig c = parsed(
+      "[insitu.annotations]\ncolor_bar = true\nlabel = \"t = {time:.3f} s\"\nfont_size = 20\n");
   EXPECT_TRUE(c.annotations.color_bar);
   EXPECT_EQ(c.annotations.label, "t = {time:.3f} s");
   EXPECT_EQ(c.annotations.font_size, 20);
@@ -310,7 +303,7 @@ TEST(Config, MessagesSayHowToFixTheMistake) {
   expect_config_error("[insitu]\nevry = 10\n", {"did you mean 'insitu.every'"});
   // Nothing near: no guess, the known keys are listed.
   try {
-    parse_insitu_config("[insitu]\nbrightness = 2\n", "sim.toml");
+    parsed("[insitu]\nbrightness = 2\n");
     FAIL() << "no error";
   } catch (const ConfigError& e) {
     EXPECT_EQ(std::string(e.what()).find("did you mean"), std::string::npos) << e.what();
@@ -344,8 +337,7 @@ TEST(Config, ReferenceDocumentsEveryKey) {
     const std::string table = dot == std::string::npos ? "" : k.substr(0, dot);
     const std::string name = dot == std::string::npos ? k : k.substr(dot + 1);
     try {
-      parse_insitu_config("[insitu" + (table.empty() ? "" : "." + table) + "]\n" + name + " = 1\n",
-                          "sim.toml");
+      parsed("[insitu" + (table.empty() ? "" : "." + table) + "]\n" + name + " = 1\n");
     } catch (const ConfigError& e) {
       EXPECT_EQ(std::string(e.what()).find("unknown key"), std::string::npos) << e.what();
     }
@@ -364,17 +356,16 @@ TEST(Config, LoadsAFileAndReportsAMissingOne) {
 // the line.
 TEST(Config, Materials) {
   const std::string head = "[insitu.color]\nfield = \"type\"\n";
-  const InsituConfig c = parse_insitu_config(
-      head +
-          "[insitu.shading]\nbounces = 3\n"
-          "[[insitu.materials]]\nname = \"steel\"\ntype = \"metal\"\nreflectance = 0.7\n"
-          "tint = [0.9, 0.8, 0.7]\nrange = [1, 1]\n"
-          "[[insitu.materials]]\nname = \"glass\"\ntype = \"glass\"\nior = 1.33\n"
-          "range = \"all\"\n"
-          "[[insitu.materials]]\nname = \"chrome\"\ntype = \"metal\"\nreflectance = 1\n"
-          "[[insitu.walls]]\ntype = \"box\"\nmin = [0, 0, 0]\nmax = [1, 1, 1]\n"
-          "material = \"chrome\"\n",
-      "sim.toml");
+  const InsituConfig c =
+      parsed(head +
+             "[insitu.shading]\nbounces = 3\n"
+             "[[insitu.materials]]\nname = \"steel\"\ntype = \"metal\"\nreflectance = 0.7\n"
+             "tint = [0.9, 0.8, 0.7]\nrange = [1, 1]\n"
+             "[[insitu.materials]]\nname = \"glass\"\ntype = \"glass\"\nior = 1.33\n"
+             "range = \"all\"\n"
+             "[[insitu.materials]]\nname = \"chrome\"\ntype = \"metal\"\nreflectance = 1\n"
+             "[[insitu.walls]]\ntype = \"box\"\nmin = [0, 0, 0]\nmax = [1, 1, 1]\n"
+             "material = \"chrome\"\n");
   ASSERT_EQ(c.render.materials.size(), 3u);
   EXPECT_EQ(c.render.shading.bounces, 3);
   EXPECT_EQ(c.render.materials[0].type, MaterialType::metal);
@@ -391,21 +382,19 @@ TEST(Config, Materials) {
   EXPECT_EQ(c.render.walls->front().material, "chrome");
   EXPECT_TRUE(materials_on(c.render));
 
-  const InsituConfig by_radius = parse_insitu_config(
+  const InsituConfig by_radius = parsed(
       "[[insitu.materials]]\nname = \"big\"\ntype = \"glass\"\nfield = \"radius\"\n"
-      "range = [0.002, 1]\n",
-      "sim.toml");
+      "range = [0.002, 1]\n");
   EXPECT_EQ(by_radius.render.material_field, MaterialField::radius);
   EXPECT_EQ(field_names(by_radius).material, "") << "the radius is not a field";
 
   // Coloured by speed, selected by id, made of steel or glass by type: three fields.
-  const InsituConfig three = parse_insitu_config(
+  const InsituConfig three = parsed(
       "[insitu.color]\nfield = \"speed\"\n[insitu.select]\nfield = \"id\"\nrange = [0, 9]\n"
       "[[insitu.materials]]\nname = \"steel\"\ntype = \"metal\"\nfield = \"type\"\n"
       "range = [1, 1]\n"
       "[[insitu.materials]]\nname = \"glass\"\ntype = \"glass\"\nfield = \"type\"\n"
-      "range = [2, 2]\n",
-      "sim.toml");
+      "range = [2, 2]\n");
   EXPECT_EQ(three.render.material_field, MaterialField::scalar);
   EXPECT_EQ(three.material_field, "type");
   const io::FieldNames names = field_names(three);
@@ -443,17 +432,16 @@ TEST(Config, Materials) {
 
 // renderer = "path" and [insitu.path] (contract 2e): the path-traced still's keys and their limits.
 TEST(Config, PathTracedStill) {
-  const InsituConfig c = parse_insitu_config(
+  const InsituConfig c = parsed(
       "[insitu]\nrenderer = \"path\"\n[insitu.path]\nsamples = 256\nsun_radius = 1.5\n"
-      "sun_intensity = 2.0\naperture = 0.01\nfocus_distance = 0.4\n",
-      "sim.toml");
+      "sun_intensity = 2.0\naperture = 0.01\nfocus_distance = 0.4\n");
   EXPECT_TRUE(path_traced(c.render));
   EXPECT_EQ(c.render.path.samples, 256);
   EXPECT_FLOAT_EQ(c.render.path.sun_radius, 1.5f);
   EXPECT_FLOAT_EQ(c.render.path.sun_intensity, 2.0f);
   EXPECT_FLOAT_EQ(c.render.path.aperture, 0.01f);
   EXPECT_FLOAT_EQ(c.render.path.focus_distance, 0.4f);
-  EXPECT_FALSE(path_traced(parse_insitu_config("[insitu]\nevery = 1\n", "sim.toml").render));
+  EXPECT_FALSE(path_traced(parsed("[insitu]\nevery = 1\n").render));
   expect_config_error("[insitu]\nrenderer = \"mitsuba\"\n",
                       {"sim.toml:2", "insitu.renderer", "\"direct\" or \"path\""});
   expect_config_error("[insitu.path]\nsamples = 0\n", {"sim.toml:2", "path.samples", "1.."});
@@ -536,11 +524,10 @@ TEST(Config, CharactersTheTomlParserTripsOnAreRefusedFirst) {
   expect_config_error("[insitu.annotations]\nlabel = \"t in \xc2\xb5s\"\n",
                       {"sim.toml:2:15", "U+00B5", "\\u00B5"});
   expect_config_error("[insitu]\nwidth = 64\n", {"--set", "U+00A7"}, {"height=4\xc2\xa7"});
-  const InsituConfig c = parse_insitu_config(
+  const InsituConfig c = parsed(
       "# \xe2\x86\x92 \xe6\xb7\xb1\n[insitu]\nwidth = 64\n"
       "[insitu.annotations]\nlabel = \"\"\"\\\n  t in \\u00B5s \xe2\x86\x92 \xe6\xb7\xb1\"\"\"\n"
-      "[insitu.color]\nfield = \"speed\"\nrange = [0.0, 0.05]\n",
-      "sim.toml");
+      "[insitu.color]\nfield = \"speed\"\nrange = [0.0, 0.05]\n");
   EXPECT_EQ(c.render.width, 64);
   EXPECT_EQ(c.annotations.label, "t in \xc2\xb5s \xe2\x86\x92 \xe6\xb7\xb1");
   EXPECT_NE(c.table_text.find("0.05"), std::string::npos);
