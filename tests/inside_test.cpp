@@ -271,57 +271,53 @@ TEST_F(InsideTest, ReferenceFollowsTheOutlineAndDepthCueModel) {
       for (int i = 0; i < s.width; ++i) {
         D3 sum{0, 0, 0};
         bool ambiguous = false;
-        for (int b = 0; b < side; ++b) {
-          for (int a = 0; a < side; ++a) {
-            const double su = (2.0 * (i + (a + 0.5) / side) / s.width - 1.0) * aspect * h;
-            const double sv = (1.0 - 2.0 * (j + (b + 0.5) / side) / s.height) * h;
-            const D3 o = ortho ? e + u * su + v * sv : e;
-            const D3 d = ortho ? w * -1.0 : unit(u * su + v * sv - w);
-            int best = -1;
-            double t = INFINITY, second = INFINITY, b2_best = 0;
-            for (std::size_t k = 0; k < spheres.size(); ++k) {
-              const double r = spheres[k].w;
-              const D3 oc = o - centre(spheres[k]);
-              const double along = dot(oc, d), b2 = dot(oc, oc) - along * along;
-              if (std::abs(r * r - b2) / (r * r) < 1e-3) ambiguous = true;
-              if (b2 >= r * r) continue;
-              const double t0 = -along - std::sqrt(r * r - b2);
-              if (t0 <= 0) continue;
-              if (t0 < t) {
-                second = t;
-                t = t0;
-                best = int(k);
-                b2_best = b2;
-              } else {
-                second = std::min(second, t0);
-              }
+        for (const auto& [fx, fy] : sample_offsets(side)) {
+          const double su = (2.0 * (i + fx) / s.width - 1.0) * aspect * h;
+          const double sv = (1.0 - 2.0 * (j + fy) / s.height) * h;
+          const D3 o = ortho ? e + u * su + v * sv : e;
+          const D3 d = ortho ? w * -1.0 : unit(u * su + v * sv - w);
+          int best = -1;
+          double t = INFINITY, second = INFINITY, b2_best = 0;
+          for (std::size_t k = 0; k < spheres.size(); ++k) {
+            const double r = spheres[k].w;
+            const D3 oc = o - centre(spheres[k]);
+            const double along = dot(oc, d), b2 = dot(oc, oc) - along * along;
+            if (std::abs(r * r - b2) / (r * r) < 1e-3) ambiguous = true;
+            if (b2 >= r * r) continue;
+            const double t0 = -along - std::sqrt(r * r - b2);
+            if (t0 <= 0) continue;
+            if (t0 < t) {
+              second = t;
+              t = t0;
+              best = int(k);
+              b2_best = b2;
+            } else {
+              second = std::min(second, t0);
             }
-            if (second - t < 1e-4 * t) ambiguous = true;
-            D3 c = d3(s.shading.background);
-            if (best >= 0) {
-              const Vec4 sp = spheres[best];
-              const double inner = sp.w * (1.0 - s.shading.outline);
-              if (std::abs(std::sqrt(b2_best) - inner) < 1e-4 * sp.w) ambiguous = true;
-              const D3 x = o + d * t;
-              if (std::sqrt(b2_best) > inner) {
-                c = d3(s.shading.outline_color);
-                ++rim;
-              } else {
-                const D3 n = (x - centre(sp)) * (1.0 / sp.w);
-                const double lambert = std::max(0.0, dot(n, light));
-                c = d3(s.shading.particle_color) *
-                    (s.shading.ambient + s.shading.diffuse * lambert);
-                c = {std::clamp(c.x, 0.0, 1.0), std::clamp(c.y, 0.0, 1.0),
-                     std::clamp(c.z, 0.0, 1.0)};
-              }
-              const double f =
-                  s.shading.depth_cue *
-                  std::clamp((dot(x - e, w * -1.0) - z_near) / (z_far - z_near), 0.0, 1.0);
-              faded += f > 0.05;
-              c = c * (1.0 - f) + cue * f;
-            }
-            sum = sum + c;
           }
+          if (second - t < 1e-4 * t) ambiguous = true;
+          D3 c = d3(s.shading.background);
+          if (best >= 0) {
+            const Vec4 sp = spheres[best];
+            const double inner = sp.w * (1.0 - s.shading.outline);
+            if (std::abs(std::sqrt(b2_best) - inner) < 1e-4 * sp.w) ambiguous = true;
+            const D3 x = o + d * t;
+            if (std::sqrt(b2_best) > inner) {
+              c = d3(s.shading.outline_color);
+              ++rim;
+            } else {
+              const D3 n = (x - centre(sp)) * (1.0 / sp.w);
+              const double lambert = std::max(0.0, dot(n, light));
+              c = d3(s.shading.particle_color) * (s.shading.ambient + s.shading.diffuse * lambert);
+              c = {std::clamp(c.x, 0.0, 1.0), std::clamp(c.y, 0.0, 1.0), std::clamp(c.z, 0.0, 1.0)};
+            }
+            const double f =
+                s.shading.depth_cue *
+                std::clamp((dot(x - e, w * -1.0) - z_near) / (z_far - z_near), 0.0, 1.0);
+            faded += f > 0.05;
+            c = c * (1.0 - f) + cue * f;
+          }
+          sum = sum + c;
         }
         if (ambiguous) continue;
         ASSERT_TRUE(pixel_within(image, i, j, sum * (1.0 / (side * side))))

@@ -208,31 +208,29 @@ TEST_F(LightingTest, ReferenceFollowsTheLightingModel) {
       for (int i = 0; i < s.width; ++i) {
         D3 sum{0, 0, 0};
         bool ambiguous = false;
-        for (int b = 0; b < side; ++b) {
-          for (int a = 0; a < side; ++a) {
-            D3 o, d;
-            cam.ray(i + (a + 0.5) / side, j + (b + 0.5) / side, o, d);
-            const DoubleHit hit = nearest(spheres, o, d);
-            ambiguous = ambiguous || hit.ambiguous;
-            D3 c = d3(s.shading.background);
-            if (hit.index >= 0) {
-              const Vec4 sp = spheres[hit.index];
-              const D3 n = (o + d * hit.t - centre(sp)) * (1.0 / sp.w);
-              const D3 origin = centre(sp) + n * (sp.w * (1.0 + 1e-4));
-              const bool dark = blocked(spheres, hit.index, origin, light, ambiguous);
-              shadowed += dark;
-              const double S = dark ? 0.0 : 1.0;
-              const double lambert = std::max(0.0, dot(n, light));
-              const double spec =
-                  s.shading.specular * S *
-                  std::pow(std::max(0.0, dot(n, unit(light - d))), double(s.shading.shininess));
-              c = d3(s.shading.particle_color) *
-                      (s.shading.ambient + s.shading.diffuse * lambert * S) +
-                  D3{spec, spec, spec};
-            }
-            sum = sum + D3{std::clamp(c.x, 0.0, 1.0), std::clamp(c.y, 0.0, 1.0),
-                           std::clamp(c.z, 0.0, 1.0)};
+        for (const auto& [fx, fy] : sample_offsets(side)) {
+          D3 o, d;
+          cam.ray(i + fx, j + fy, o, d);
+          const DoubleHit hit = nearest(spheres, o, d);
+          ambiguous = ambiguous || hit.ambiguous;
+          D3 c = d3(s.shading.background);
+          if (hit.index >= 0) {
+            const Vec4 sp = spheres[hit.index];
+            const D3 n = (o + d * hit.t - centre(sp)) * (1.0 / sp.w);
+            const D3 origin = centre(sp) + n * (sp.w * (1.0 + 1e-4));
+            const bool dark = blocked(spheres, hit.index, origin, light, ambiguous);
+            shadowed += dark;
+            const double S = dark ? 0.0 : 1.0;
+            const double lambert = std::max(0.0, dot(n, light));
+            const double spec =
+                s.shading.specular * S *
+                std::pow(std::max(0.0, dot(n, unit(light - d))), double(s.shading.shininess));
+            c = d3(s.shading.particle_color) *
+                    (s.shading.ambient + s.shading.diffuse * lambert * S) +
+                D3{spec, spec, spec};
           }
+          sum = sum +
+                D3{std::clamp(c.x, 0.0, 1.0), std::clamp(c.y, 0.0, 1.0), std::clamp(c.z, 0.0, 1.0)};
         }
         if (ambiguous) {
           ++ambiguous_pixels;

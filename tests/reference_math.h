@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <utility>
+#include <vector>
 
 #include "granray/renderer.h"
 #include "granray/walls.h"
@@ -25,6 +27,16 @@ inline D3 cross(D3 a, D3 b) {
 }
 inline D3 unit(D3 a) { return a * (1.0 / std::sqrt(dot(a, a))); }
 inline D3 d3(Vec3 v) { return {v.x, v.y, v.z}; }
+
+// The offsets in a pixel of a side x side grid of samples, row after row: ((a + 0.5) / side,
+// (b + 0.5) / side).
+inline std::vector<std::pair<double, double>> sample_offsets(int side) {
+  std::vector<std::pair<double, double>> offsets;
+  for (int b = 0; b < side; ++b) {
+    for (int a = 0; a < side; ++a) offsets.push_back({(a + 0.5) / side, (b + 0.5) / side});
+  }
+  return offsets;
+}
 
 // Whether each channel of pixel (i, j) lies within `levels` of the reference's colour c (clamped
 // to [0, 1]) as contract 2 makes it a byte: floor(255 c + 0.5).
