@@ -38,9 +38,8 @@ InsituConfig checked(InsituConfig config, const std::vector<std::string>& fields
   if (config.select) require_offered(fields, config.select->field, "insitu.select.field");
   if (config.render.material_field == MaterialField::scalar && !config.material_field.empty()) {
     const auto& materials = config.render.materials;
-    const auto first = std::find_if(materials.begin(), materials.end(), [](const auto& m) {
-      return m.grains && !(m.grains->lo == -INFINITY && m.grains->hi == INFINITY);
-    });
+    const auto first = std::find_if(materials.begin(), materials.end(),
+                                    [](const MaterialSettings& m) { return m.selects_by_value(); });
     require_offered(fields, config.material_field,
                     "insitu.materials[" + std::to_string(first - materials.begin()) + "].field");
   }

@@ -38,8 +38,6 @@ void check(const MaterialSettings& m) {
   }
 }
 
-bool selects_every_value(const SelectRange& r) { return r.lo == -INFINITY && r.hi == INFINITY; }
-
 }  // namespace
 
 MaterialSetup make_material_setup(const RenderSettings& settings, const float* scalar) {
@@ -62,7 +60,7 @@ MaterialSetup make_material_setup(const RenderSettings& settings, const float* s
     table.params.push_back(params_of(m));
     if (!m.grains) continue;
     table.ranges.push_back({m.grains->lo, m.grains->hi, static_cast<std::uint32_t>(k)});
-    needs_values = needs_values || !selects_every_value(*m.grains);
+    needs_values = needs_values || m.selects_by_value();
   }
   // Without values only "all" can select: any radius lies in -inf..inf.
   if (settings.material_field == MaterialField::scalar && scalar == nullptr && needs_values) {

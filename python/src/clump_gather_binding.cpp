@@ -25,11 +25,15 @@ std::vector<ClumpTemplate> templates_from(const py::sequence& given) {
     if (pair.size() != 2) throw InputError(what + ": expected (offsets, radii)");
     std::vector<py::object> keep;
     std::vector<std::shared_ptr<void>> holders;
-    bool device = false;
+    bool device_offsets = false, device_radii = false;
     const py::object offsets = py::module_::import("numpy").attr("asarray")(pair[0]);
     const auto n = offsets.attr("shape").cast<py::tuple>()[0].cast<std::size_t>();
-    const float* o = float_array(offsets, n, 3, what + " offsets", device, keep, holders);
-    const float* r = float_array(pair[1], n, 0, what + " radii", device, keep, holders);
+    const float* o = float_array(offsets, n, 3, what + " offsets", device_offsets, keep, holders);
+    const float* r = float_array(pair[1], n, 0, what + " radii", device_radii, keep, holders);
+    // The templates are read here, on the host, once: device arrays cannot serve.
+    if (device_offsets || device_radii) {
+      throw InputError(what + ": expected host arrays (NumPy), got a CUDA device array");
+    }
     ClumpTemplate t;
     for (std::size_t c = 0; c < n; ++c) {
       t.offsets.push_back({o[3 * c], o[3 * c + 1], o[3 * c + 2]});
@@ -41,14 +45,18 @@ std::vector<ClumpTemplate> templates_from(const py::sequence& given) {
 }
 
 std::vector<std::uint32_t> ids_from(const py::handle& given) {
+  // One pass over the array's buffer: an owner count in the millions iterates in C++, not Python.
   const py::object a =
       py::module_::import("numpy").attr("ascontiguousarray")(given, py::arg("dtype") = "int64");
-  std::vector<std::uint32_t> ids;
-  for (const py::handle v : a) {
-    const auto id = v.cast<std::int64_t>();
-    if (id < 0)
-      throw ConfigError("template_of: template ids are not negative, got " + std::to_string(id));
-    ids.push_back(static_cast<std::uint32_t>(id));
+  const py::buffer_info buffer = py::buffer(a).request();
+  const auto* values = static_cast<const std::int64_t*>(buffer.ptr);
+  std::vector<std::uint32_t> ids(static_cast<std::size_t>(buffer.size));
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (values[i] < 0) {
+      throw ConfigError("template_of: template ids are not negative, got " +
+                        std::to_string(values[i]));
+    }
+    ids[i] = static_cast<std::uint32_t>(values[i]);
   }
   return ids;
 }

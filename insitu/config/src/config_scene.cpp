@@ -172,8 +172,7 @@ MaterialSettings read_material(const TableReader& t, InsituConfig& config) {
   }
   const auto field = t.string("field");
   if (field && !m.grains) t.fail("field", "applies only with a range of grains");
-  const bool every_grain = m.grains && m.grains->lo == -INFINITY && m.grains->hi == INFINITY;
-  if (m.grains && !every_grain) {
+  if (m.selects_by_value()) {
     // Any per-grain field, or the radius; without `field`, the colour field.
     const std::string by = field ? *field : config.color ? config.color->field : "";
     if (by.empty()) {

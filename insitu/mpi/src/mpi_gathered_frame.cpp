@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -78,11 +79,17 @@ HostParticles gathered_particles(Renderer& renderer, MPI_Comm comm, const Partic
   gather_values(mine.xyzr, all.xyzr, 4, MPI_FLOAT, counts, onto_every_rank, rank, comm);
   gather_values(mine.ids, all.ids, 1, MPI_UINT64_T, counts, onto_every_rank, rank, comm);
   std::uint64_t bytes = mine.xyzr.size() * sizeof(Vec4) + mine.ids.size() * 8;
-  for (const auto values : kOptionalValues) {
-    // Only when every rank that has particles offers it; a rank without particles offers none.
-    int offered = mine.xyzr.empty() || !(mine.*values).empty() ? 1 : 0;
-    GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &offered, 1, MPI_INT, MPI_MIN, comm));
-    if (offered == 0) continue;
+  // Each value only when every rank that has particles offers it (a rank without particles
+  // offers none): one reduction for all of them.
+  constexpr int kValues = static_cast<int>(std::size(kOptionalValues));
+  int offered[kValues];
+  for (int k = 0; k < kValues; ++k) {
+    offered[k] = mine.xyzr.empty() || !(mine.*kOptionalValues[k]).empty() ? 1 : 0;
+  }
+  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, offered, kValues, MPI_INT, MPI_MIN, comm));
+  for (int k = 0; k < kValues; ++k) {
+    if (offered[k] == 0) continue;
+    const auto values = kOptionalValues[k];
     (mine.*values).resize(mine.xyzr.size());
     gather_values(mine.*values, all.*values, 1, MPI_FLOAT, counts, onto_every_rank, rank, comm);
     bytes += (mine.*values).size() * 4;

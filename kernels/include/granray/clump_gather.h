@@ -52,9 +52,9 @@ class ClumpGather {
   // into this gather's memory until the next call.
   ParticleView gather(const ClumpOwnersFrame& frame);
 
+ private:
   struct Storage;  // the templates, the owners' sphere ranges and the spheres, in `space`
 
- private:
   MemorySpace space_;
   std::size_t templates_ = 0;
   std::size_t owners_ = 0;

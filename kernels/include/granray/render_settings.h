@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -98,6 +99,12 @@ struct MaterialSettings {
   // The grains whose material value lies in [lo, hi] take this material (the first that holds
   // them wins); absent: the material serves only the walls that name it ("all" is -inf..inf).
   std::optional<SelectRange> grains;
+
+  // Whether it picks grains by a value (a range other than "all"): the frame then needs each
+  // grain's material value (MaterialField).
+  bool selects_by_value() const {
+    return grains && !(grains->lo == -INFINITY && grains->hi == INFINITY);
+  }
 };
 
 // What a grain's material value is: the particles' scalar (ParticleView::scalar, the colour
