@@ -5,9 +5,7 @@
 
 #include "backend_prelude.inl"
 #include "color_table.inl"
-#include "drawn_rows.h"
 #include "frame_buffers.inl"
-#include "grid_layout.h"
 #include "light_columns.h"
 #include "lit_pipeline.inl"
 #include "particle_grid.inl"

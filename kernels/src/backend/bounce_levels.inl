@@ -5,7 +5,6 @@
 
 #include "backend_prelude.inl"
 #include "granray/kernels/bounce_levels.h"
-#include "granray/kernels/lit_passes.h"
 
 namespace granray::GRANRAY_BACKEND_NAMESPACE {
 

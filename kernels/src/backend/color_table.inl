@@ -5,7 +5,6 @@
 
 #include "backend_prelude.inl"
 #include "colormap_tables.h"
-#include "granray/kernels/bounce_levels.h"
 #include "particle_residency.inl"
 
 namespace granray::GRANRAY_BACKEND_NAMESPACE {

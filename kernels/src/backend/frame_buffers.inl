@@ -5,8 +5,6 @@
 
 #include "backend_prelude.inl"
 #include "drawn_rows.h"
-#include "granray/kernels/bounce_levels.h"
-#include "grid_layout.h"
 
 namespace granray::GRANRAY_BACKEND_NAMESPACE {
 

@@ -4,8 +4,6 @@
 #include "backend_parts.inl"
 #include "backend_prelude.inl"
 #include "frame_buffers.inl"
-#include "grid_layout.h"
-#include "light_columns.h"
 #include "particle_residency.inl"
 #include "wall_scene.inl"
 

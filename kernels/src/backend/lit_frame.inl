@@ -10,7 +10,6 @@
 #include "granray/kernels/materials.h"
 #include "granray/kernels/pixel_kernels.h"
 #include "grid_layout.h"
-#include "light_columns.h"
 #include "lit_pipeline.inl"
 #include "material_setup.h"
 #include "screen_tile_lists.inl"

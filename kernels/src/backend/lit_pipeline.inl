@@ -4,11 +4,9 @@
 #include "backend_prelude.inl"
 #include "bounce_levels.inl"
 #include "granray/kernels/avx2_kernel.h"
-#include "granray/kernels/bounce_levels.h"
 #include "granray/kernels/lit_passes.h"
 #include "granray/kernels/materials.h"
 #include "granray/kernels/path_trace.h"
-#include "grid_layout.h"
 #include "material_setup.h"
 
 namespace granray::GRANRAY_BACKEND_NAMESPACE {

@@ -4,10 +4,6 @@
 #pragma once
 
 #include "backend_prelude.inl"
-#include "granray/kernels/bounce_levels.h"
-#include "granray/kernels/lit_exchange.h"
-#include "grid_layout.h"
-#include "light_columns.h"
 
 namespace granray::GRANRAY_BACKEND_NAMESPACE {
 

@@ -9,8 +9,6 @@
 #include "granray/kernels/avx2_kernel.h"
 #include "granray/kernels/path_trace.h"
 #include "granray/kernels/pixel_kernels.h"
-#include "grid_layout.h"
-#include "light_columns.h"
 #include "lit_frame.inl"
 #include "material_setup.h"
 

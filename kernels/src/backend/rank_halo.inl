@@ -4,10 +4,7 @@
 #pragma once
 
 #include "backend_prelude.inl"
-#include "granray/kernels/bounce_levels.h"
 #include "granray/kernels/lit_exchange.h"
-#include "grid_layout.h"
-#include "light_columns.h"
 #include "particle_residency.inl"
 
 namespace granray::GRANRAY_BACKEND_NAMESPACE {

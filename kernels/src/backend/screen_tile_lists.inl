@@ -4,12 +4,6 @@
 #pragma once
 
 #include "backend_prelude.inl"
-#include "drawn_rows.h"
-#include "granray/kernels/bounce_levels.h"
-#include "granray/kernels/lit_exchange.h"
-#include "granray/kernels/lit_passes.h"
-#include "grid_layout.h"
-#include "light_columns.h"
 #include "particle_grid.inl"
 #include "particle_residency.inl"
 

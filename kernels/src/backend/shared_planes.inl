@@ -8,9 +8,6 @@
 #pragma once
 
 #include "backend_prelude.inl"
-#include "granray/kernels/bounce_levels.h"
-#include "granray/kernels/materials.h"
-#include "grid_layout.h"
 
 namespace granray::GRANRAY_BACKEND_NAMESPACE {
 

@@ -17,8 +17,6 @@
 
 #include "backend_prelude.inl"
 #include "granray/kernels/pixel_kernels.h"
-#include "grid_layout.h"
-#include "light_columns.h"
 #include "lit_across_ranks.inl"
 #include "path_frame.inl"
 #include "unlit_frame.inl"

@@ -8,7 +8,6 @@
 #include "frame_setup.inl"
 #include "granray/kernels/pixel_kernels.h"
 #include "grid_layout.h"
-#include "light_columns.h"
 #include "particle_residency.inl"
 #include "screen_tile_lists.inl"
 

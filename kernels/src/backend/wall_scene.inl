@@ -4,11 +4,6 @@
 #pragma once
 
 #include "backend_prelude.inl"
-#include "drawn_rows.h"
-#include "granray/kernels/bounce_levels.h"
-#include "granray/kernels/materials.h"
-#include "grid_layout.h"
-#include "light_columns.h"
 #include "material_setup.h"
 #include "see_through_binning.h"
 #include "wall_tree.inl"

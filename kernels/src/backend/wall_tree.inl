@@ -11,10 +11,7 @@
 #pragma once
 
 #include "backend_prelude.inl"
-#include "granray/kernels/bounce_levels.h"
-#include "granray/kernels/lit_exchange.h"
-#include "granray/kernels/path_trace.h"
-#include "light_columns.h"
+#include "granray/kernels/see_through.h"
 
 namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
