@@ -377,7 +377,7 @@ TEST(Config, Materials) {
   EXPECT_FLOAT_EQ(c.render.materials[1].ior, 1.33f);
   EXPECT_EQ(c.render.materials[1].grains->lo, -INFINITY);
   EXPECT_FALSE(c.render.materials[2].grains) << "no range: walls only";
-  EXPECT_EQ(c.render.material_field, MaterialField::scalar);
+  EXPECT_EQ(c.render.materials[0].field, MaterialField::scalar);
   ASSERT_TRUE(c.render.walls);
   EXPECT_EQ(c.render.walls->front().material, "chrome");
   EXPECT_TRUE(materials_on(c.render));
@@ -385,8 +385,8 @@ TEST(Config, Materials) {
   const InsituConfig by_radius = parsed(
       "[[insitu.materials]]\nname = \"big\"\ntype = \"glass\"\nfield = \"radius\"\n"
       "range = [0.002, 1]\n");
-  EXPECT_EQ(by_radius.render.material_field, MaterialField::radius);
-  EXPECT_EQ(field_names(by_radius).material, "") << "the radius is not a field";
+  EXPECT_EQ(by_radius.render.materials[0].field, MaterialField::radius);
+  EXPECT_EQ(field_names(by_radius).materials[0], "") << "the radius is not a field";
 
   // Coloured by speed, selected by id, made of steel or glass by type: three fields.
   const InsituConfig three = parsed(
@@ -395,13 +395,43 @@ TEST(Config, Materials) {
       "range = [1, 1]\n"
       "[[insitu.materials]]\nname = \"glass\"\ntype = \"glass\"\nfield = \"type\"\n"
       "range = [2, 2]\n");
-  EXPECT_EQ(three.render.material_field, MaterialField::scalar);
-  EXPECT_EQ(three.material_field, "type");
+  EXPECT_EQ(three.render.materials[1].field, MaterialField::scalar);
+  EXPECT_EQ(three.render.materials[0].field_slot, three.render.materials[1].field_slot);
   const io::FieldNames names = field_names(three);
   EXPECT_EQ(names.color, "speed");
   EXPECT_EQ(names.select, "id");
-  EXPECT_EQ(names.material, "type");
-  EXPECT_EQ(field_names(c).material, "type") << "without field: the colour field";
+  EXPECT_EQ(names.materials[0], "type");
+  EXPECT_EQ(names.materials[1], "") << "one field serves both materials";
+  EXPECT_EQ(field_names(c).materials[0], "type") << "without field: the colour field";
+
+  // Each material its own field, and the radius beside them; a fifth field is refused.
+  std::string own;
+  const char* fields[] = {"type", "radius", "size", "type", "mass", "density"};
+  for (int k = 0; k < 6; ++k) {
+    own += "[[insitu.materials]]\nname = \"m" + std::to_string(k) +
+           "\"\ntype = \"metal\"\nfield = \"" + fields[k] + "\"\nrange = [" + std::to_string(k) +
+           ", " + std::to_string(k) + "]\n";
+  }
+  const InsituConfig own_fields = parsed(own);
+  const auto& m = own_fields.render.materials;
+  EXPECT_EQ(m[1].field, MaterialField::radius);
+  EXPECT_EQ(m[0].field_slot, 0);
+  EXPECT_EQ(m[2].field_slot, 1);
+  EXPECT_EQ(m[3].field_slot, 0) << "a field named again takes its slot";
+  EXPECT_EQ(m[4].field_slot, 2);
+  EXPECT_EQ(m[5].field_slot, 3);
+  EXPECT_EQ(field_names(own_fields).materials,
+            (std::array<std::string, kMaterialFields>{"type", "size", "mass", "density"}));
+  std::vector<std::string> keys;
+  for (const FieldKey& named : field_keys(own_fields))
+    keys.push_back(named.key + "=" + named.field);
+  EXPECT_EQ(keys, (std::vector<std::string>{
+                      "insitu.materials[0].field=type", "insitu.materials[2].field=size",
+                      "insitu.materials[3].field=type", "insitu.materials[4].field=mass",
+                      "insitu.materials[5].field=density"}));
+  expect_config_error(
+      head + own + "[[insitu.materials]]\nname = \"m6\"\nfield = \"colour\"\nrange = [6, 6]\n",
+      {"insitu.materials[6].field", "\"colour\"", "at most 4 fields"});
 
   const std::string metal = "[[insitu.materials]]\nname = \"m\"\ntype = \"metal\"\n";
   expect_config_error(head + metal + "reflectance = 1.5\n",
@@ -415,12 +445,13 @@ TEST(Config, Materials) {
                       {"materials[0].type", "\"matte\", \"metal\" or \"glass\"", "wood"});
   expect_config_error(head + metal + metal, {"materials[1].name", "names two materials"});
   const std::string second = "[[insitu.materials]]\nname = \"n\"\ntype = \"glass\"\n";
-  expect_config_error(head + metal + "field = \"speed\"\nrange = [0, 1]\n" + second +
-                          "field = \"size\"\nrange = [0, 1]\n",
-                      {"sim.toml:", "materials[1].field", "\"size\"", "\"speed\"", "one field"});
-  expect_config_error(
-      head + metal + "field = \"radius\"\nrange = [0, 1]\n" + second + "range = [0, 1]\n",
-      {"materials[1].range", "\"type\"", "\"radius\"", "one field"});
+  // Materials that once had to share one field: now each takes its own (the second's default is
+  // the colour field).
+  const InsituConfig two =
+      parsed(head + metal + "field = \"radius\"\nrange = [0, 1]\n" + second + "range = [0, 1]\n");
+  EXPECT_EQ(two.render.materials[0].field, MaterialField::radius);
+  EXPECT_EQ(two.render.materials[1].field, MaterialField::scalar);
+  EXPECT_EQ(field_names(two).materials[0], "type");
   expect_config_error(metal + "range = [0, 1]\n", {"materials[0].range", "name it with field"});
   expect_config_error(head + metal + "range = [2, 1]\n", {"materials[0].range", "lo <= hi"});
   expect_config_error(head + "[insitu.shading]\nbounces = 17\n", {"shading.bounces", "0..16"});

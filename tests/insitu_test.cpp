@@ -211,40 +211,47 @@ TEST_F(InsituTest, SelectionByASimulationField) {
 }
 
 // [[insitu.materials]] field in situ: the grains coloured by one field of the simulation and
-// made of steel or glass by another, each read from the simulation's own buffer; the frame is
-// the renderer's with both values passed. A field the simulation does not offer is refused up
-// front, one it stops passing skips the frame with the reason.
-TEST_F(InsituTest, MaterialsByASimulationFieldOfTheirOwn) {
+// made of steel by another and of glass by a third, each read from the simulation's own buffer;
+// the frame is the renderer's with the three values passed. A field the simulation does not
+// offer is refused up front, naming the material's key; one it stops passing skips the frame
+// with the reason.
+TEST_F(InsituTest, MaterialsBySimulationFieldsOfTheirOwn) {
   Rng rng(fresh_seed());
-  std::vector<float> type(grains_.size());
+  std::vector<float> type(grains_.size()), phase(grains_.size());
   for (float& t : type) t = float(rng() % 3);
+  for (float& p : phase) p = float(rng() % 3);
   const std::string dir = temp_path("materials-field-" + std::to_string(fresh_seed()));
   const std::string toml =
       "[insitu]\nevery = 1\nwidth = 40\nheight = 30\nbackend = \"cpu\"\npng = \"" + dir +
       "/f_*.png\"\n[insitu.color]\nfield = \"speed\"\n[insitu.shading]\nbounces = 2\n"
       "[[insitu.materials]]\nname = \"steel\"\ntype = \"metal\"\nreflectance = 0.8\n"
       "field = \"type\"\nrange = [1, 1]\n"
-      "[[insitu.materials]]\nname = \"glass\"\ntype = \"glass\"\nfield = \"type\"\n"
+      "[[insitu.materials]]\nname = \"glass\"\ntype = \"glass\"\nfield = \"phase\"\n"
       "range = [2, 2]\n";
-  try {
-    InsituRenderer(config_of(toml), {"speed"});
-    FAIL() << "a field the simulation does not offer";
-  } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("insitu.materials[0].field"), std::string::npos)
-        << e.what();
+  for (const auto& [offered, key] :
+       {std::pair<std::vector<std::string>, std::string>{{"speed", "phase"}, "materials[0].field"},
+        {{"speed", "type"}, "materials[1].field"}}) {
+    try {
+      InsituRenderer(config_of(toml), offered);
+      FAIL() << "a field the simulation does not offer";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+    }
   }
-  InsituRenderer vis(config_of(toml), {"speed", "type"});
-  const FrameRecord& f = vis.render(0, 0.0, particles().with_field("type", type.data()));
+  InsituRenderer vis(config_of(toml), {"speed", "type", "phase"});
+  const FrameRecord& f = vis.render(
+      0, 0.0, particles().with_field("type", type.data()).with_field("phase", phase.data()));
   ASSERT_TRUE(f.rendered) << f.error;
   vis.finish();
   ParticleView view = view_of(grains_);
   view.scalar = speed_.data();
-  view.material_scalar = type.data();
+  view.material_values[0] = type.data();
+  view.material_values[1] = phase.data();
   Renderer renderer(BackendKind::cpu);
   Image direct;
   renderer.render(view, vis.config().render, direct);
   EXPECT_EQ(io::read_png(f.png_path).rgb, direct.rgb);
-  const FrameRecord& skipped = vis.render(1, 0.1, particles());
+  const FrameRecord& skipped = vis.render(1, 0.1, particles().with_field("phase", phase.data()));
   EXPECT_FALSE(skipped.rendered);
   EXPECT_NE(skipped.error.find("\"type\" was not passed"), std::string::npos) << skipped.error;
 }

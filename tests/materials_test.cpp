@@ -476,45 +476,55 @@ TEST_F(MaterialsTest, MatteOrNoBouncesChangesNothing) {
   expect_same(s, "metal of reflectance 0, glass no grain takes");
 }
 
-// The materials may select by a field of their own (ParticleView::material_scalar) while the
-// grains are coloured by another: a frame whose grains take metal and glass by a third field is
-// the frame whose grains take them by a radius that marks the same grains, byte for byte, in the
-// direct frame and in the path-traced still.
-TEST_F(MaterialsTest, MaterialsSelectByAFieldOfTheirOwn) {
+// The materials may select by fields of their own (ParticleView::material_values) while the
+// grains are coloured by another: a frame whose grains take metal and glass by one or two other
+// fields is the frame whose grains take them by a radius that marks the same grains, byte for
+// byte, in the direct frame and in the path-traced still. With two fields, steel picks its grains
+// by the first and glass by the second, and where both would take a grain the first listed wins.
+TEST_F(MaterialsTest, MaterialsSelectByFieldsOfTheirOwn) {
   Rng rng(fresh_seed());
   Renderer renderer(test_backend());
-  auto spheres = dense_bed(rng, 700, 0.3f, 0.5f);
-  const auto kinds = random_kinds(rng, spheres.size());
-  const float radius_of_kind[] = {0.25f, 0.3125f, 0.375f};  // exact in binary
-  for (std::size_t i = 0; i < spheres.size(); ++i) spheres[i].w = radius_of_kind[int(kinds[i])];
-  std::vector<float> colour(spheres.size());
-  for (float& c : colour) c = uniform(rng, 0.0f, 3.0f);  // would pick other materials
-  RenderSettings by_field = small_random_settings(rng, rng() % 2 == 0);
-  by_field.color = ColorMapping{static_cast<int>(rng() % 7), true, 0.0f, 1.0f};
-  by_field.shading.shadows = rng() % 2 == 0;
-  by_field.shading.bounces = std::uniform_int_distribution<int>(1, 4)(rng);
-  by_field.materials = random_materials(rng);
-  by_field.material_field = MaterialField::scalar;
-  RenderSettings by_radius = by_field;
-  by_radius.material_field = MaterialField::radius;
-  by_radius.materials[0].grains = SelectRange{0.3f, 0.34f};
-  by_radius.materials[1].grains = SelectRange{0.35f, 0.4f};
-  ParticleView with_field = view_of(spheres);
-  with_field.scalar = colour.data();
-  with_field.material_scalar = kinds.data();
-  ParticleView without = with_field;
-  without.material_scalar = nullptr;
-  for (const ImageModel model : {ImageModel::direct, ImageModel::path}) {
-    by_field.model = by_radius.model = model;
-    by_field.path.samples = by_radius.path.samples = 2;
-    Image expected, image, coloured_only;
-    renderer.render(without, by_radius, expected);
-    renderer.render(with_field, by_field, image);
-    renderer.render(without, by_field, coloured_only);
-    const char* what = model == ImageModel::path ? "path-traced still" : "direct frame";
-    EXPECT_EQ(image.rgb, expected.rgb) << what;
-    EXPECT_NE(coloured_only.rgb, expected.rgb)
-        << what << ": without its own field the colour values pick the materials";
+  for (const bool two_fields : {false, true}) {
+    auto spheres = dense_bed(rng, 700, 0.3f, 0.5f);
+    const auto steel_field = random_kinds(rng, spheres.size());
+    const auto glass_field = two_fields ? random_kinds(rng, spheres.size()) : steel_field;
+    const float radius_of_material[] = {0.25f, 0.3125f, 0.375f};  // matte, steel, glass: exact
+    for (std::size_t i = 0; i < spheres.size(); ++i) {
+      const int material = steel_field[i] == 1.0f ? 1 : glass_field[i] == 2.0f ? 2 : 0;
+      spheres[i].w = radius_of_material[material];
+    }
+    std::vector<float> colour(spheres.size());
+    for (float& c : colour) c = uniform(rng, 0.0f, 3.0f);  // would pick other materials
+    RenderSettings by_field = small_random_settings(rng, rng() % 2 == 0);
+    by_field.color = ColorMapping{static_cast<int>(rng() % 7), true, 0.0f, 1.0f};
+    by_field.shading.shadows = rng() % 2 == 0;
+    by_field.shading.bounces = std::uniform_int_distribution<int>(1, 4)(rng);
+    by_field.materials = random_materials(rng);
+    by_field.materials[1].field_slot = two_fields ? 1 : 0;
+    RenderSettings by_radius = by_field;
+    by_radius.materials[0].field = by_radius.materials[1].field = MaterialField::radius;
+    by_radius.materials[0].grains = SelectRange{0.3f, 0.34f};
+    by_radius.materials[1].grains = SelectRange{0.35f, 0.4f};
+    ParticleView with_fields = view_of(spheres);
+    with_fields.scalar = colour.data();
+    with_fields.material_values[0] = steel_field.data();
+    if (two_fields) with_fields.material_values[1] = glass_field.data();
+    ParticleView without = with_fields;
+    without.material_values = {};
+    for (const ImageModel model : {ImageModel::direct, ImageModel::path}) {
+      by_field.model = by_radius.model = model;
+      by_field.path.samples = by_radius.path.samples = 2;
+      Image expected, image, coloured_only;
+      renderer.render(without, by_radius, expected);
+      renderer.render(with_fields, by_field, image);
+      renderer.render(without, by_field, coloured_only);
+      const std::string what =
+          std::string(model == ImageModel::path ? "path-traced still" : "direct frame") +
+          (two_fields ? ", two fields" : ", one field");
+      EXPECT_EQ(image.rgb, expected.rgb) << what;
+      EXPECT_NE(coloured_only.rgb, expected.rgb)
+          << what << ": without their own fields the colour values pick the materials";
+    }
   }
 }
 

@@ -181,17 +181,21 @@ TEST(MpiRender, GatheredLitFramesRenderedByRankZeroForTheNodeMatchOneRank) {
 
 // contract 2e across ranks: a grain's reflection shows grains of other ranks, so the frame (and the
 // path-traced still) is rendered from every rank's grains on one; the image is the one-rank
-// image, byte for byte, with the materials selecting by the colour field or by one of their own.
+// image, byte for byte, with the materials selecting by the colour field, by one of their own, or
+// each by its own.
 TEST(MpiRender, MetalAndGlassOnAnyRankCountMatchOneRank) {
   Rng rng(shared_seed());
   for (const Split split : {Split::random, Split::slabs, Split::octants}) {
     const auto spheres = dense_bed(rng, 900, 0.3f, 0.5f);
-    std::vector<float> kind(spheres.size()), speed(spheres.size());
+    std::vector<float> kind(spheres.size()), other_kind(spheres.size()), speed(spheres.size());
     for (auto& k : kind) k = float(rng() % 3);
+    for (auto& k : other_kind) k = float(rng() % 3);
     for (auto& v : speed) v = uniform(rng, 0.0f, 3.0f);
-    const bool own_field = rng() % 2 == 0;
-    const std::vector<float>& colour = own_field ? speed : kind;
-    const std::vector<float>* material = own_field ? &kind : nullptr;
+    const int own_fields = static_cast<int>(rng() % 3);  // 0: the colour field serves them
+    const std::vector<float>& colour = own_fields > 0 ? speed : kind;
+    std::vector<const std::vector<float>*> materials;
+    if (own_fields > 0) materials.push_back(&kind);
+    if (own_fields > 1) materials.push_back(&other_kind);
     RenderSettings s = random_settings(rng, rng() % 2 == 0);
     s.width = std::min(s.width, 100);
     s.height = std::min(s.height, 80);
@@ -209,13 +213,14 @@ TEST(MpiRender, MetalAndGlassOnAnyRankCountMatchOneRank) {
     glass.type = MaterialType::glass;
     glass.ior = uniform(rng, 1.2f, 1.8f);
     glass.grains = SelectRange{2.0f, 2.0f};
+    glass.field_slot = own_fields > 1 ? 1 : 0;
     s.materials = {metal, glass};
-    expect_same_as_one_rank(spheres, colour, s, split, rng, nullptr, nullptr, material);
+    expect_same_as_one_rank(spheres, colour, s, split, rng, nullptr, nullptr, materials);
     // The path-traced still: its random numbers are the pixel's, the sample's and the bounce's.
     s.model = ImageModel::path;
     s.path.samples = 4;
     s.path.aperture = rng() % 2 == 0 ? 0.0f : 0.1f;
-    expect_same_as_one_rank(spheres, colour, s, split, rng, nullptr, nullptr, material);
+    expect_same_as_one_rank(spheres, colour, s, split, rng, nullptr, nullptr, materials);
   }
 }
 

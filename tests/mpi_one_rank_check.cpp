@@ -32,10 +32,12 @@ Image image_holding_another_frame(const RenderSettings& settings) {
 
 void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector<float>& speed,
                              RenderSettings settings, Split split, Rng& rng, mpi::Compositor* kept,
-                             Renderer* used, const std::vector<float>* material) {
+                             Renderer* used,
+                             const std::vector<const std::vector<float>*>& materials) {
   const int rank = rank_of(MPI_COMM_WORLD), size = size_of(MPI_COMM_WORLD);
   std::vector<Vec4> mine;
-  std::vector<float> my_speed, my_material;
+  std::vector<float> my_speed;
+  std::vector<std::vector<float>> my_materials(materials.size());
   std::vector<std::uint64_t> ids;
   const std::size_t n = spheres.size();
   float x_lo = INFINITY, x_hi = -INFINITY;
@@ -75,14 +77,16 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
     if (owner != rank) continue;
     mine.push_back(spheres[i]);
     my_speed.push_back(speed[i]);
-    if (material != nullptr) my_material.push_back((*material)[i]);
+    for (std::size_t k = 0; k < materials.size(); ++k)
+      my_materials[k].push_back((*materials[k])[i]);
     ids.push_back(i);
   }
   ParticleView view;
   view.xyzr = mine.data();
   view.count = mine.size();
   view.scalar = my_speed.data();
-  if (material != nullptr) view.material_scalar = my_material.data();
+  for (std::size_t k = 0; k < materials.size(); ++k)
+    view.material_values[k] = my_materials[k].data();
   view.ids = split == Split::contiguous_without_ids ? nullptr : ids.data();
   Renderer fresh_renderer(mpi_test_backend());
   Renderer& renderer = used != nullptr ? *used : fresh_renderer;
@@ -105,7 +109,8 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
     all.xyzr = spheres.data();
     all.count = n;
     all.scalar = speed.data();
-    if (material != nullptr) all.material_scalar = material->data();
+    for (std::size_t k = 0; k < materials.size(); ++k)
+      all.material_values[k] = materials[k]->data();
     Image reference;
     const FrameStats one = renderer.render(all, settings, reference, {RenderMethod::grid, true});
     const std::string what = "split " + std::to_string(int(split)) + " on " + std::to_string(size) +
@@ -137,7 +142,8 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
     all.xyzr = spheres.data();
     all.count = n;
     all.scalar = speed.data();
-    if (material != nullptr) all.material_scalar = material->data();
+    for (std::size_t k = 0; k < materials.size(); ++k)
+      all.material_values[k] = materials[k]->data();
     renderer.render(all, settings, reference, {RenderMethod::grid, false});
     EXPECT_EQ(composited.rgb, reference.rgb) << "rgb alone, method " << int(method);
   }

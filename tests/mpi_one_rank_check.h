@@ -17,14 +17,15 @@ namespace granray::test {
 // rank count wrap around, so a rank may hold two far-apart ones).
 enum class Split { random, slabs, all_on_last, contiguous_without_ids, round_robin, octants };
 
-// Renders `spheres` (scalar `speed`, material values `material` where given) split among the
+// Renders `spheres` (scalar `speed`, material values `materials[k]` of field slot k where given)
+// split among the
 // ranks; on rank 0 compares with a one-rank render. With `kept`, composites with it; otherwise
 // with a fresh compositor of each method. Renders with `used` where given, else with a fresh
 // renderer.
 void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector<float>& speed,
                              RenderSettings settings, Split split, Rng& rng,
                              mpi::Compositor* kept = nullptr, Renderer* used = nullptr,
-                             const std::vector<float>* material = nullptr);
+                             const std::vector<const std::vector<float>*>& materials = {});
 
 // A random small frame with shadows, coloured by the global auto range of the scalar.
 RenderSettings small_lit_settings(Rng& rng);

@@ -150,17 +150,22 @@ TEST(Lammps, OtherValuesForTheSelectionAndTheMaterials) {
       write_text("two-values.dump",
                  lammps_snapshot(5, "id type x y z radius vx vy vz",
                                  {"1 2 0 0 0 1 3 4 0", "2 1 1 1 1 1 0 0 1", "3 2 2 2 2 1 1 0 0"}));
-  const auto frames =
-      io::read_particle_file(path, io::ParticleFormat::automatic, {"speed", "type", "id"});
+  const auto frames = io::read_particle_file(path, io::ParticleFormat::automatic,
+                                             {"speed", "type", {"id", "type", "speed", ""}});
   ASSERT_EQ(frames.size(), 1u);
   EXPECT_EQ(frames[0].scalar, (std::vector<float>{5, 1, 1}));
   EXPECT_EQ(frames[0].select, (std::vector<float>{2, 1, 2}));
-  EXPECT_EQ(frames[0].material, (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(frames[0].material[0], (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(frames[0].material[1], (std::vector<float>{2, 1, 2})) << "a field of each material";
+  EXPECT_TRUE(frames[0].material[2].empty()) << "the colour field serves where it is named";
+  EXPECT_TRUE(frames[0].material[3].empty());
   EXPECT_EQ(frames[0].view().select_scalar, frames[0].select.data());
-  EXPECT_EQ(frames[0].view().material_scalar, frames[0].material.data());
+  EXPECT_EQ(frames[0].view().material_values[0], frames[0].material[0].data());
+  EXPECT_EQ(frames[0].view().material_values[1], frames[0].material[1].data());
+  EXPECT_EQ(frames[0].view().material_values[2], nullptr);
   const auto same =
-      io::read_particle_file(path, io::ParticleFormat::automatic, {"type", "type", "type"});
-  EXPECT_TRUE(same[0].select.empty() && same[0].material.empty()) << "one value serves all";
+      io::read_particle_file(path, io::ParticleFormat::automatic, {"type", "type", {"type"}});
+  EXPECT_TRUE(same[0].select.empty() && same[0].material[0].empty()) << "one value serves all";
   expect_input_error(
       [&] {
         io::read_particle_file(path, io::ParticleFormat::automatic, {"speed", "species"});

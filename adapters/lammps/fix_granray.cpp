@@ -25,16 +25,6 @@ namespace {
 
 constexpr const char* kUsage = "fix ID group-ID granray N config.toml [set key=value ...]";
 
-// The configuration keys that name per-atom values, with the names they hold.
-std::vector<std::pair<std::string, std::string>> field_keys(const granray::InsituConfig& config) {
-  const granray::io::FieldNames names = granray::field_names(config);
-  std::vector<std::pair<std::string, std::string>> keys;
-  if (!names.color.empty()) keys.emplace_back("insitu.color.field", names.color);
-  if (!names.select.empty()) keys.emplace_back("insitu.select.field", names.select);
-  if (!names.material.empty()) keys.emplace_back("insitu.materials[].field", names.material);
-  return keys;
-}
-
 }  // namespace
 
 FixGranray::FixGranray(LAMMPS* lmp, int narg, char** arg) : Fix(lmp, narg, arg) {
@@ -70,7 +60,7 @@ FixGranray::FixGranray(LAMMPS* lmp, int narg, char** arg) : Fix(lmp, narg, arg) 
                config.every, config_file_, nevery);
   }
   std::vector<std::string> offered;
-  for (const auto& [key, name] : field_keys(config)) offered.push_back(name);
+  for (const auto& [key, name] : granray::field_keys(config)) offered.push_back(name);
   overrides_.push_back("every=" + std::to_string(nevery));
   try {
     config = granray::load_insitu_config(config_file_, overrides_);
@@ -113,7 +103,7 @@ void FixGranray::init() {
   values_.clear();
   value_names_.clear();
   computes_ = false;
-  for (const auto& [key, name] : field_keys(renderer_->config())) {
+  for (const auto& [key, name] : granray::field_keys(renderer_->config())) {
     if (std::find(value_names_.begin(), value_names_.end(), name) != value_names_.end()) continue;
     try {
       values_.push_back(std::make_unique<granray::lammps::AtomValue>(lmp, name));

@@ -34,15 +34,7 @@ void require_offered(const std::vector<std::string>& fields, const std::string& 
 
 InsituConfig checked(InsituConfig config, const std::vector<std::string>& fields,
                      bool writes_output) {
-  if (config.color) require_offered(fields, config.color->field, "insitu.color.field");
-  if (config.select) require_offered(fields, config.select->field, "insitu.select.field");
-  if (config.render.material_field == MaterialField::scalar && !config.material_field.empty()) {
-    const auto& materials = config.render.materials;
-    const auto first = std::find_if(materials.begin(), materials.end(),
-                                    [](const MaterialSettings& m) { return m.selects_by_value(); });
-    require_offered(fields, config.material_field,
-                    "insitu.materials[" + std::to_string(first - materials.begin()) + "].field");
-  }
+  for (const FieldKey& named : field_keys(config)) require_offered(fields, named.field, named.key);
   if (writes_output && !config.png.empty()) {
     const std::filesystem::path dir = std::filesystem::path(config.png).parent_path();
     std::error_code ec;
@@ -329,7 +321,10 @@ void InsituRenderer::render_frame(std::int64_t step, double time,
   };
   take(names.color, view.scalar);
   take(names.select, view.select_scalar);
-  take(names.material == names.color ? std::string() : names.material, view.material_scalar);
+  for (int slot = 0; slot < kMaterialFields; ++slot) {
+    const std::string& name = names.materials[slot];
+    take(name == names.color ? std::string() : name, view.material_values[slot]);
+  }
   // Across ranks, a rank that cannot take part must not leave the others in a collective.
   if (ranks_ && !ranks_->all(problem.empty()) && problem.empty()) {
     problem = "another rank could not pass its particles (its log says why)";

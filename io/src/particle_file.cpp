@@ -64,15 +64,18 @@ std::vector<ParticleFrame> read_particle_file(const std::string& path, ParticleF
   std::vector<ParticleFrame> frames = read_with_scalar(path, format, fields.color);
   // Another value: read again for it (text dumps name their columns; a second pass is simpler
   // than every reader carrying several).
-  const auto read_also = [&](const std::string& name, std::vector<float> ParticleFrame::*into) {
+  const auto read_also = [&](const std::string& name, auto&& into) {
     if (name.empty() || name == fields.color) return;
     std::vector<ParticleFrame> again = read_with_scalar(path, format, name);
     for (std::size_t k = 0; k < frames.size() && k < again.size(); ++k) {
-      frames[k].*into = std::move(again[k].scalar);
+      into(frames[k]) = std::move(again[k].scalar);
     }
   };
-  read_also(fields.select, &ParticleFrame::select);
-  read_also(fields.material, &ParticleFrame::material);
+  read_also(fields.select, [](ParticleFrame& f) -> std::vector<float>& { return f.select; });
+  for (int slot = 0; slot < kMaterialFields; ++slot) {
+    read_also(fields.materials[slot],
+              [slot](ParticleFrame& f) -> std::vector<float>& { return f.material[slot]; });
+  }
   return frames;
 }
 

@@ -111,7 +111,9 @@ ParticleFrame spatial_share(const ParticleFrame& frame, int rank, int ranks,
     share.ids.push_back(frame.ids.empty() ? i : frame.ids[i]);
     if (!frame.scalar.empty()) share.scalar.push_back(frame.scalar[i]);
     if (!frame.select.empty()) share.select.push_back(frame.select[i]);
-    if (!frame.material.empty()) share.material.push_back(frame.material[i]);
+    for (int k = 0; k < kMaterialFields; ++k) {
+      if (!frame.material[k].empty()) share.material[k].push_back(frame.material[k][i]);
+    }
   }
   return share;
 }

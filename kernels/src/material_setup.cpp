@@ -40,7 +40,8 @@ void check(const MaterialSettings& m) {
 
 }  // namespace
 
-MaterialSetup make_material_setup(const RenderSettings& settings, const float* scalar) {
+MaterialSetup make_material_setup(const RenderSettings& settings,
+                                  const std::array<const float*, kMaterialFields>& values) {
   if (settings.materials.size() > kMaxMaterials ||
       settings.materials.size() > static_cast<std::size_t>(kMaterialSlots)) {
     throw ConfigError("granray: " + std::to_string(settings.materials.size()) +
@@ -52,21 +53,27 @@ MaterialSetup make_material_setup(const RenderSettings& settings, const float* s
   }
   MaterialSetup table{};
   table.bounces = settings.shading.bounces;
-  table.values = settings.material_field == MaterialField::scalar ? scalar : nullptr;
-  bool needs_values = false;
   for (std::size_t k = 0; k < settings.materials.size(); ++k) {
     const MaterialSettings& m = settings.materials[k];
     check(m);
     table.params.push_back(params_of(m));
     if (!m.grains) continue;
-    table.ranges.push_back({m.grains->lo, m.grains->hi, static_cast<std::uint32_t>(k)});
-    needs_values = needs_values || m.selects_by_value();
-  }
-  // Without values only "all" can select: any radius lies in -inf..inf.
-  if (settings.material_field == MaterialField::scalar && scalar == nullptr && needs_values) {
-    throw ConfigError(
-        "granray: [[insitu.materials]] select grains by a value per particle (their field), "
-        "and this frame's particles have none");
+    const float* by = nullptr;  // the radius
+    if (m.field == MaterialField::scalar) {
+      if (m.field_slot < 0 || m.field_slot >= kMaterialFields) {
+        throw ConfigError("granray: material \"" + m.name + "\": field slot " +
+                          std::to_string(m.field_slot) + " outside 0.." +
+                          std::to_string(kMaterialFields - 1));
+      }
+      by = values[m.field_slot];
+      // Without values only "all" can select: any radius lies in -inf..inf.
+      if (by == nullptr && m.selects_by_value()) {
+        throw ConfigError("granray: material \"" + m.name +
+                          "\" selects grains by a value per particle (its field), and this "
+                          "frame's particles have none");
+      }
+    }
+    table.ranges.push_back({m.grains->lo, m.grains->hi, static_cast<std::uint32_t>(k), 0u, by});
   }
   return table;
 }

@@ -41,10 +41,9 @@ InsituConfig config_from(const py::object& config, const std::vector<std::string
 // The fields a configuration reads: what the simulation must pass with each frame.
 std::vector<std::string> fields_needed(const InsituConfig& config) {
   std::vector<std::string> names;
-  const io::FieldNames fields = field_names(config);
-  for (const std::string* name : {&fields.color, &fields.select, &fields.material}) {
-    if (!name->empty() && std::find(names.begin(), names.end(), *name) == names.end()) {
-      names.push_back(*name);
+  for (const FieldKey& named : field_keys(config)) {
+    if (std::find(names.begin(), names.end(), named.field) == names.end()) {
+      names.push_back(named.field);
     }
   }
   return names;

@@ -189,7 +189,8 @@ class BadInput(Workspace):
                                 self.rng.uniform(0.2, 0.4, n)]).astype(np.float32)
         fields = {"speed": self.rng.uniform(0, 2, n).astype(np.float32),
                   "id": np.arange(n, dtype=np.float32),
-                  "type": self.rng.integers(0, 3, n).astype(np.float32)}
+                  "type": self.rng.integers(0, 3, n).astype(np.float32),
+                  "phase": self.rng.integers(0, 3, n).astype(np.float32)}
         settings = random_settings(self.rng, self.path("fields_*.png"))
         settings["color"] = {"field": "speed", "range": [0.0, 2.0]}
         settings["select"] = {"field": "id", "range": [0, n // 2]}
@@ -197,9 +198,9 @@ class BadInput(Workspace):
         settings["materials"] = [
             {"name": "steel", "type": "metal", "reflectance": 0.9, "field": "type",
              "range": [1, 1]},
-            {"name": "glass", "type": "glass", "field": "type", "range": [2, 2]}]
+            {"name": "glass", "type": "glass", "field": "phase", "range": [2, 2]}]
         with granray.Renderer(settings) as vis:
-            self.assertEqual(vis.fields_needed, ["speed", "id", "type"])
+            self.assertEqual(vis.fields_needed, ["speed", "id", "type", "phase"])
             record = vis.render(0, 0.0, xyzr, fields=fields)
             self.assertTrue(record.rendered, record.error)
             self.assertEqual(record.hidden, n - (n // 2 + 1))

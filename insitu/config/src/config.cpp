@@ -172,8 +172,22 @@ io::FieldNames field_names(const InsituConfig& config) {
   io::FieldNames names;
   if (config.color) names.color = config.color->field;
   if (config.select) names.select = config.select->field;
-  if (config.render.material_field == MaterialField::scalar) names.material = config.material_field;
+  names.materials = config.material_fields;
   return names;
+}
+
+std::vector<FieldKey> field_keys(const InsituConfig& config) {
+  std::vector<FieldKey> keys;
+  if (config.color) keys.push_back({"insitu.color.field", config.color->field});
+  if (config.select) keys.push_back({"insitu.select.field", config.select->field});
+  const auto& materials = config.render.materials;
+  for (std::size_t k = 0; k < materials.size(); ++k) {
+    const MaterialSettings& m = materials[k];
+    if (!m.selects_by_value() || m.field != MaterialField::scalar) continue;
+    keys.push_back({"insitu.materials[" + std::to_string(k) + "].field",
+                    config.material_fields[m.field_slot]});
+  }
+  return keys;
 }
 
 io::AnnotationValues annotation_values(const InsituConfig& config, const FrameStats& stats,

@@ -180,13 +180,22 @@ MaterialSettings read_material(const TableReader& t, InsituConfig& config) {
              "needs a value per grain: name it with field (\"radius\", or any field the "
              "simulation or the particle file passes, such as \"type\")");
     }
-    // The frame carries one material value per grain: every material selects by the same one.
-    if (!config.material_field.empty() && by != config.material_field) {
-      t.fail(field ? "field" : "range", "selects by \"" + by + "\", the materials before it by \"" +
-                                            config.material_field + "\": all select by one field");
+    if (by == "radius") {
+      m.field = MaterialField::radius;
+    } else {
+      // Each field the materials name takes a slot of the frame's material values.
+      auto& names = config.material_fields;
+      auto slot = std::find(names.begin(), names.end(), by);
+      if (slot == names.end()) slot = std::find(names.begin(), names.end(), std::string());
+      if (slot == names.end()) {
+        t.fail(field ? "field" : "range",
+               "selects by \"" + by + "\": the materials of one frame select by at most " +
+                   std::to_string(kMaterialFields) + " fields besides the radius");
+      }
+      *slot = by;
+      m.field = MaterialField::scalar;
+      m.field_slot = static_cast<int>(slot - names.begin());
     }
-    config.material_field = by;
-    config.render.material_field = by == "radius" ? MaterialField::radius : MaterialField::scalar;
   }
   return m;
 }

@@ -55,9 +55,11 @@ void gather_values(const std::vector<T>& mine, std::vector<T>& all, int componen
 }
 
 // The optional values a grain may carry besides its sphere: the colour, selection and material
-// values (contract 2a, 2d, 2e).
-constexpr std::vector<float> HostParticles::*kOptionalValues[] = {
-    &HostParticles::scalar, &HostParticles::select, &HostParticles::material};
+// values of each field slot (contract 2a, 2d, 2e).
+constexpr int kOptionalValues = 2 + kMaterialFields;
+std::vector<float>& optional_values(HostParticles& p, int k) {
+  return k == 0 ? p.scalar : k == 1 ? p.select : p.material[k - 2];
+}
 
 // Every rank's particles, with their global ids, and each of their optional values where every
 // rank that has particles offers it, onto rank 0 or onto every rank. `sent`: the bytes this
@@ -81,18 +83,18 @@ HostParticles gathered_particles(Renderer& renderer, MPI_Comm comm, const Partic
   std::uint64_t bytes = mine.xyzr.size() * sizeof(Vec4) + mine.ids.size() * 8;
   // Each value only when every rank that has particles offers it (a rank without particles
   // offers none): one reduction for all of them.
-  constexpr int kValues = static_cast<int>(std::size(kOptionalValues));
-  int offered[kValues];
-  for (int k = 0; k < kValues; ++k) {
-    offered[k] = mine.xyzr.empty() || !(mine.*kOptionalValues[k]).empty() ? 1 : 0;
+  int offered[kOptionalValues];
+  for (int k = 0; k < kOptionalValues; ++k) {
+    offered[k] = mine.xyzr.empty() || !optional_values(mine, k).empty() ? 1 : 0;
   }
-  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, offered, kValues, MPI_INT, MPI_MIN, comm));
-  for (int k = 0; k < kValues; ++k) {
+  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, offered, kOptionalValues, MPI_INT, MPI_MIN, comm));
+  for (int k = 0; k < kOptionalValues; ++k) {
     if (offered[k] == 0) continue;
-    const auto values = kOptionalValues[k];
-    (mine.*values).resize(mine.xyzr.size());
-    gather_values(mine.*values, all.*values, 1, MPI_FLOAT, counts, onto_every_rank, rank, comm);
-    bytes += (mine.*values).size() * 4;
+    std::vector<float>& values = optional_values(mine, k);
+    values.resize(mine.xyzr.size());
+    gather_values(values, optional_values(all, k), 1, MPI_FLOAT, counts, onto_every_rank, rank,
+                  comm);
+    bytes += values.size() * 4;
   }
   if (onto_every_rank) {
     sent += bytes * static_cast<std::uint64_t>(size - 1);
@@ -111,7 +113,9 @@ ParticleView view_of(const HostParticles& all) {
   everything.ids = all.ids.data();
   everything.scalar = or_null(all.scalar);
   everything.select_scalar = or_null(all.select);
-  everything.material_scalar = or_null(all.material);
+  for (int k = 0; k < kMaterialFields; ++k) {
+    everything.material_values[k] = or_null(all.material[k]);
+  }
   return everything;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -9,17 +10,21 @@ namespace granray {
 
 enum class MemorySpace { host, device };
 
+// The most fields the materials of one frame select grains by (each material names one).
+constexpr int kMaterialFields = 4;
+
 // A non-owning view of one frame's particles, wherever the simulation keeps them.
 struct ParticleView {
   const Vec4* xyzr = nullptr;  // (x, y, z, radius) per particle
   std::size_t count = 0;
-  const std::uint64_t* ids = nullptr;      // optional global ids
-  const float* scalar = nullptr;           // optional value to colour by, one per particle
-  const float* select_scalar = nullptr;    // optional value RenderSettings::select tests (null:
-                                           // `scalar`), in the same memory as the positions
-  const float* material_scalar = nullptr;  // optional value the materials select by (null:
-                                           // `scalar`), in the same memory as the positions
-  std::uint64_t id_offset = 0;             // without ids: id = index + id_offset
+  const std::uint64_t* ids = nullptr;    // optional global ids
+  const float* scalar = nullptr;         // optional value to colour by, one per particle
+  const float* select_scalar = nullptr;  // optional value RenderSettings::select tests (null:
+                                         // `scalar`), in the same memory as the positions
+  // Optional values the materials select by: slot k holds the field of the materials whose
+  // field_slot is k (MaterialSettings); null: `scalar`. In the same memory as the positions.
+  std::array<const float*, kMaterialFields> material_values{};
+  std::uint64_t id_offset = 0;  // without ids: id = index + id_offset
   MemorySpace space = MemorySpace::host;
   void* cuda_stream = nullptr;  // cudaStream_t to run on (CUDA backend)
 };

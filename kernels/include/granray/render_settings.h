@@ -89,6 +89,10 @@ struct SelectRange {
 // contract 2e [[insitu.materials]]: what a grain or wall reflects or transmits besides its 2a
 // colour.
 
+// What a material tests its range against: a value per grain (ParticleView::material_values) or
+// the grain's radius.
+enum class MaterialField { scalar, radius };
+
 struct MaterialSettings {
   std::string name;
   MaterialType type = MaterialType::matte;
@@ -99,17 +103,17 @@ struct MaterialSettings {
   // The grains whose material value lies in [lo, hi] take this material (the first that holds
   // them wins); absent: the material serves only the walls that name it ("all" is -inf..inf).
   std::optional<SelectRange> grains;
+  // What `grains` tests: the radius, or the frame's material values of slot `field_slot`
+  // (ParticleView::material_values[field_slot], the particles' scalar where that is null).
+  MaterialField field = MaterialField::scalar;
+  int field_slot = 0;
 
   // Whether it picks grains by a value (a range other than "all"): the frame then needs each
-  // grain's material value (MaterialField).
+  // grain's value of its field.
   bool selects_by_value() const {
     return grains && !(grains->lo == -INFINITY && grains->hi == INFINITY);
   }
 };
-
-// What a grain's material value is: the particles' scalar (ParticleView::scalar, the colour
-// field) or its radius.
-enum class MaterialField { scalar, radius };
 
 constexpr std::size_t kMaxMaterials = 32;
 
@@ -152,7 +156,6 @@ struct RenderSettings {
   // contract 2e, in order; empty: every grain and wall matte (contract 2a). Walls name theirs
   // (Wall::material).
   std::vector<MaterialSettings> materials;
-  MaterialField material_field = MaterialField::scalar;
   ImageModel model = ImageModel::direct;  // contract 2e [insitu] renderer
   PathSettings path;
 };

@@ -4,6 +4,7 @@
 // not installed (kernels/internal/ is on the include path of libgranray_mpi and its tests only).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -16,9 +17,10 @@ namespace granray {
 // One frame's particles in host memory, every particle with its global id.
 struct HostParticles {
   std::vector<Vec4> xyzr;
-  std::vector<float> scalar;    // empty when the view has none
-  std::vector<float> select;    // the view's select_scalar; empty when it has none
-  std::vector<float> material;  // the view's material_scalar; empty when it has none
+  std::vector<float> scalar;  // empty when the view has none
+  std::vector<float> select;  // the view's select_scalar; empty when it has none
+  // the view's material_values, per field slot; empty where it has none
+  std::array<std::vector<float>, kMaterialFields> material;
   std::vector<std::uint64_t> ids;
 };
 

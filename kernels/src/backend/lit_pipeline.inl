@@ -103,7 +103,7 @@ class LitPipeline {
       uploaded_ranges_ = setup.ranges;
     }
     return {material_params_.data(),
-            {grain_ranges_.data(), static_cast<int>(setup.ranges.size()), setup.values},
+            {grain_ranges_.data(), static_cast<int>(setup.ranges.size())},
             setup.bounces};
   }
 

@@ -106,11 +106,18 @@ struct ResidentParticles {
   const std::uint64_t* ids;
   const float* scalar;
   std::uint32_t count;
-  const float* select = nullptr;    // contract 2d selection values; null: `scalar`
-  const float* material = nullptr;  // contract 2e material values; null: `scalar`
+  const float* select = nullptr;  // contract 2d selection values; null: `scalar`
+  // contract 2e material values per field slot (ParticleView::material_values); null: `scalar`
+  std::array<const float*, kMaterialFields> material{};
 
-  // What the materials select grains by (MaterialField::scalar).
-  const float* material_values() const { return material != nullptr ? material : scalar; }
+  // What the materials of each field slot select grains by (MaterialField::scalar).
+  std::array<const float*, kMaterialFields> material_values() const {
+    std::array<const float*, kMaterialFields> values{};
+    for (int k = 0; k < kMaterialFields; ++k) {
+      values[k] = material[k] != nullptr ? material[k] : scalar;
+    }
+    return values;
+  }
 };
 
 inline SceneBounds reduce_bounds(const Executor& exec, const ResidentParticles& r) {
@@ -173,7 +180,7 @@ inline void copy_particles_to_host(const Executor& exec, const ParticleView& vie
   };
   take_optional(view.scalar, out.scalar);
   take_optional(view.select_scalar, out.select);
-  take_optional(view.material_scalar, out.material);
+  for (int k = 0; k < kMaterialFields; ++k) take_optional(view.material_values[k], out.material[k]);
   if (view.ids != nullptr) {
     take(view.ids, out.ids);
   } else {
@@ -189,7 +196,10 @@ class ParticleResidency {
         staged_ids_(account, "particle id upload"),
         staged_scalar_(account, "particle scalar upload"),
         staged_select_(account, "particle selection upload"),
-        staged_material_(account, "particle material value upload"),
+        staged_material_{Array<float>(account, "particle material value upload"),
+                         Array<float>(account, "particle material value upload"),
+                         Array<float>(account, "particle material value upload"),
+                         Array<float>(account, "particle material value upload")},
         hidden_(account, "particles after the clip planes and selection") {}
 
   // The particles in this backend's memory: in place when they already are, else uploaded; with
@@ -208,7 +218,7 @@ class ParticleResidency {
       throw Error("granray: particle view holds " + std::to_string(n) + " particles but no data");
     }
     if (view.space == Executor::native_space || n == 0) {
-      return {view.xyzr, view.ids, view.scalar, n, view.select_scalar, view.material_scalar};
+      return {view.xyzr, view.ids, view.scalar, n, view.select_scalar, view.material_values};
     }
     if (view.space != MemorySpace::host) {
       throw DeviceError(std::string("granray ") + Executor::name +
@@ -225,12 +235,15 @@ class ParticleResidency {
       exec.upload(staged, values, n);
       return staged.data();
     };
-    const ResidentParticles staged{staged_spheres_.data(),
-                                   ids,
-                                   upload_optional(staged_scalar_, view.scalar),
-                                   n,
-                                   upload_optional(staged_select_, view.select_scalar),
-                                   upload_optional(staged_material_, view.material_scalar)};
+    ResidentParticles staged{staged_spheres_.data(),
+                             ids,
+                             upload_optional(staged_scalar_, view.scalar),
+                             n,
+                             upload_optional(staged_select_, view.select_scalar),
+                             {}};
+    for (int k = 0; k < kMaterialFields; ++k) {
+      staged.material[k] = upload_optional(staged_material_[k], view.material_values[k]);
+    }
     uploaded_ = Uploaded{view, staged};
     return staged;
   }
@@ -264,7 +277,7 @@ class ParticleResidency {
     bool matches(const ParticleView& v) const {
       return v.space == view.space && v.xyzr == view.xyzr && v.ids == view.ids &&
              v.scalar == view.scalar && v.select_scalar == view.select_scalar &&
-             v.material_scalar == view.material_scalar && v.count == view.count;
+             v.material_values == view.material_values && v.count == view.count;
     }
   };
   struct Measured {
@@ -278,7 +291,8 @@ class ParticleResidency {
   Array<std::uint64_t> staged_ids_;
   Array<float> staged_scalar_;
   Array<float> staged_select_;
-  Array<float> staged_material_;
+  static_assert(kMaterialFields == 4, "one upload per material field slot, listed above");
+  std::array<Array<float>, kMaterialFields> staged_material_;
   Array<Vec4> hidden_;  // the particles, those clipped or not selected made unrenderable
 };
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,9 +13,10 @@ namespace granray::io {
 // One snapshot read from a file, owning its particles on the host.
 struct ParticleFrame {
   std::vector<Vec4> xyzr;
-  std::vector<float> scalar;         // empty, or one value per particle
-  std::vector<float> select;         // empty, or the value [insitu.select] tests, per particle
-  std::vector<float> material;       // empty, or the value [[insitu.materials]] select by
+  std::vector<float> scalar;  // empty, or one value per particle
+  std::vector<float> select;  // empty, or the value [insitu.select] tests, per particle
+  // Per field slot of [[insitu.materials]] (FieldNames::materials): empty, or its values
+  std::array<std::vector<float>, kMaterialFields> material;
   std::vector<std::uint64_t> ids;    // empty, or one global id per particle
   std::optional<std::int64_t> step;  // the snapshot's timestep, when the file has one
   double time = 0.0;
@@ -26,7 +28,9 @@ struct ParticleFrame {
     v.ids = ids.empty() ? nullptr : ids.data();
     v.scalar = scalar.empty() ? nullptr : scalar.data();
     v.select_scalar = select.empty() ? nullptr : select.data();
-    v.material_scalar = material.empty() ? nullptr : material.data();
+    for (int k = 0; k < kMaterialFields; ++k) {
+      v.material_values[k] = material[k].empty() ? nullptr : material[k].data();
+    }
     return v;
   }
 };
@@ -40,17 +44,18 @@ ParticleFormat parse_particle_format(const std::string& name);
 ParticleFormat detect_particle_format(const std::string& path);
 
 // The per-particle values a frame reads, each by name ("" = none): what it is coloured by
-// (contract 2a), what [insitu.select] tests (2d) and what [[insitu.materials]] select by (2e).
+// (contract 2a), what [insitu.select] tests (2d) and what [[insitu.materials]] select by (2e),
+// one name per field slot (MaterialSettings::field_slot).
 struct FieldNames {
   std::string color;
   std::string select;
-  std::string material;
+  std::array<std::string, kMaterialFields> materials;
 };
 
 // Every snapshot in the file. Throws InputError naming the file and line (or byte offset).
 // Each named value is read as a LAMMPS column by name ("speed" is also derived from vx vy vz),
 // the fifth xyzr column whatever its name, or "speed" from a sphere file's velocities; a file
-// without it is an InputError. `color` fills ParticleFrame::scalar; `select` and `material` fill
+// without it is an InputError. `color` fills ParticleFrame::scalar; `select` and `materials` fill
 // theirs when they name another value than `color` (which then serves them too).
 std::vector<ParticleFrame> read_particle_file(const std::string& path,
                                               ParticleFormat format = ParticleFormat::automatic,

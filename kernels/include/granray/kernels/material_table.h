@@ -23,25 +23,28 @@ constexpr int kMaterialSlots = 32;         // RenderSettings::materials at most 
 constexpr std::uint8_t kMatteSlot = 0xff;  // a surface no material names
 constexpr int kMaxBounce = 16;             // kMaxBounces: the deepest stack of pending rays
 
-// The grains whose value lies in [lo, hi] take material `slot`.
+// The grains whose value lies in [lo, hi] take material `slot`: their value in `values` (per
+// grain, indexed as the frame's spheres, in the backend's memory), or their radius where it is
+// null.
 struct GrainRange {
   float lo, hi;
   std::uint32_t slot;
+  std::uint32_t unused_padding;  // named, so that comparing and copying ranges sees set bytes
+  const float* values;
 };
 
-// How a grain finds its material: the first listed range that holds the grain's value (its
-// scalar, or its radius). The ranges and the materials live in the backend's memory, not in the
-// kernels' parameters: a parameter array indexed by a value known only at run time is copied to
-// every GPU thread's local memory.
+// How a grain finds its material: the first listed range that holds the grain's value of that
+// range's field. The ranges and the materials live in the backend's memory, not in the kernels'
+// parameters: a parameter array indexed by a value known only at run time is copied to every GPU
+// thread's local memory.
 struct GrainMaterials {
   const GrainRange* ranges;
   int count;
-  const float* values;  // per grain, indexed as the frame's spheres; null: by radius
 
   GRANRAY_HD std::uint8_t slot(std::uint32_t index, Vec4 sphere) const {
-    const float v = values != nullptr ? values[index] : sphere.w;
     for (int k = 0; k < count; ++k) {
       const GrainRange r = ranges[k];
+      const float v = r.values != nullptr ? r.values[index] : sphere.w;
       if (v >= r.lo && v <= r.hi) return static_cast<std::uint8_t>(r.slot);
     }
     return kMatteSlot;

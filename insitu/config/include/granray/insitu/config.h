@@ -1,6 +1,7 @@
 // The [insitu] table of a simulation's TOML input file (contract 3).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -61,9 +62,10 @@ struct InsituConfig {
   RenderSettings render;
   std::optional<ColorSettings> color;
   std::optional<SelectSettings> select;
-  // [[insitu.materials]] field: what the materials select grains by ("radius", a per-grain field,
-  // or "" when no material selects by a value). RenderSettings::material_field says which kind.
-  std::string material_field;
+  // [[insitu.materials]] field: the per-grain fields the materials select grains by, by field slot
+  // (MaterialSettings::field_slot) in the order the materials first name them; "" for a slot no
+  // material uses. A material that selects by the radius has MaterialField::radius instead.
+  std::array<std::string, kMaterialFields> material_fields;
   io::AnnotationSettings annotations;     // [insitu.annotations]: drawn on the frames written
   std::vector<ViewSettings> views;        // [[insitu.views]], after the main camera's
   std::optional<CameraPath> camera_path;  // [insitu.camera.path]: the main camera moves
@@ -80,6 +82,15 @@ InsituConfig load_insitu_config(const std::string& path,
 // The per-grain fields a frame of this configuration reads, by name: what the simulation passes
 // with each frame, or the particle file must hold. The radius is not a field: it is always there.
 io::FieldNames field_names(const InsituConfig& config);
+
+// Each key of the configuration that names a per-grain field, with the field's name: the colour's,
+// the selection's and each material's that selects by a value ("insitu.materials[1].field"), in
+// that order. A client checks each name against what it can pass, and names the key when not.
+struct FieldKey {
+  std::string key;
+  std::string field;
+};
+std::vector<FieldKey> field_keys(const InsituConfig& config);
 
 // What one frame's overlays show: its step, time and census, and the colour mapping it used.
 io::AnnotationValues annotation_values(const InsituConfig& config, const FrameStats& stats,
