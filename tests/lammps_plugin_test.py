@@ -17,43 +17,17 @@ import unittest
 
 import numpy as np
 
-POUR = "/usr/share/doc/lammps-examples/examples/pour/in.pour"
+import lammps_pour
+from lammps_pour import pour_head, settings
+
 EVERY = 500
 STEPS = 1500
-
-SETTINGS = f"""[insitu]
-width = 200
-height = 150
-png = "frames/f_*.png"
-output = "frames.h5"
-[insitu.camera]
-theta = 60.0
-phi = 20.0
-[insitu.color]
-field = "speed"
-range = [0.0, 3.0]
-[insitu.shading]
-shadows = true
-outline = 0.1
-"""
+SETTINGS = settings('width = 200\nheight = 150\npng = "frames/f_*.png"\noutput = "frames.h5"\n')
 
 
 def missing():
-    if not os.path.exists(POUR):
-        return POUR + " (apt install lammps-examples)"
-    for module in ("h5py", "granray"):
-        try:
-            __import__(module)
-        except ImportError:
-            return f"the Python module {module}"
-    return None
-
-
-def pour_head():
-    """Debian's in.pour up to its first `run`."""
-    with open(POUR) as f:
-        text = f.read()
-    return text[:text.index("run")]
+    return lammps_pour.missing(("h5py", "granray"), lambda m: "apt install python3-h5py"
+                               if m == "h5py" else "build granray's Python module")
 
 
 def lammps(work, text, ranks=1, settings=SETTINGS):

@@ -88,6 +88,12 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
   for (std::size_t k = 0; k < materials.size(); ++k)
     view.material_values[k] = my_materials[k].data();
   view.ids = split == Split::contiguous_without_ids ? nullptr : ids.data();
+  // Every rank's grains on one, for the one-rank reference.
+  ParticleView all;
+  all.xyzr = spheres.data();
+  all.count = n;
+  all.scalar = speed.data();
+  for (std::size_t k = 0; k < materials.size(); ++k) all.material_values[k] = materials[k]->data();
   Renderer fresh_renderer(mpi_test_backend());
   Renderer& renderer = used != nullptr ? *used : fresh_renderer;
   // Each method on the same split (one test body per method, as Kokkos runs one per backend).
@@ -105,12 +111,6 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
         mpi::render_distributed(renderer, MPI_COMM_WORLD, view, settings, composited, &compositor);
     if (rank != 0) continue;
 
-    ParticleView all;
-    all.xyzr = spheres.data();
-    all.count = n;
-    all.scalar = speed.data();
-    for (std::size_t k = 0; k < materials.size(); ++k)
-      all.material_values[k] = materials[k]->data();
     Image reference;
     const FrameStats one = renderer.render(all, settings, reference, {RenderMethod::grid, true});
     const std::string what = "split " + std::to_string(int(split)) + " on " + std::to_string(size) +
@@ -138,12 +138,6 @@ void expect_same_as_one_rank(const std::vector<Vec4>& spheres, const std::vector
                             mpi::Composited::rgb);
     if (rank != 0) continue;
     Image reference;
-    ParticleView all;
-    all.xyzr = spheres.data();
-    all.count = n;
-    all.scalar = speed.data();
-    for (std::size_t k = 0; k < materials.size(); ++k)
-      all.material_values[k] = materials[k]->data();
     renderer.render(all, settings, reference, {RenderMethod::grid, false});
     EXPECT_EQ(composited.rgb, reference.rgb) << "rgb alone, method " << int(method);
   }

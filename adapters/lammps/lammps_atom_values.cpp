@@ -93,28 +93,33 @@ AtomValue::AtomValue(LAMMPS_NS::LAMMPS* lmp, std::string name)
       throw std::invalid_argument("field \"" + name_ + "\": variable \"" + id_ +
                                   "\" is not atom-style");
     }
-  } else if (prefix == "c_") {
-    kind_ = Kind::compute;
+  } else if (prefix == "c_" || prefix == "f_") {
+    kind_ = prefix == "c_" ? Kind::compute : Kind::fix;
     std::tie(id_, column_) = reference(name_);
-    const LAMMPS_NS::Compute* c = modify->get_compute_by_id(id_);
-    if (c == nullptr)
-      throw std::invalid_argument("field \"" + name_ + "\": no compute \"" + id_ + "\"");
-    if (!c->peratom_flag) {
-      throw std::invalid_argument("field \"" + name_ + "\": compute \"" + id_ +
-                                  "\" computes no per-atom values");
+    const char* what = kind_ == Kind::compute ? "compute" : "fix";
+    int peratom = 0, columns = 0;
+    if (kind_ == Kind::compute) {
+      if (const LAMMPS_NS::Compute* c = modify->get_compute_by_id(id_)) {
+        peratom = c->peratom_flag ? 1 : 0;
+        columns = c->size_peratom_cols;
+      } else {
+        peratom = -1;
+      }
+    } else if (const LAMMPS_NS::Fix* f = modify->get_fix_by_id(id_)) {
+      peratom = f->peratom_flag ? 1 : 0;
+      columns = f->size_peratom_cols;
+    } else {
+      peratom = -1;
     }
-    check_columns(name_, "compute", id_, c->size_peratom_cols, column_);
-  } else if (prefix == "f_") {
-    kind_ = Kind::fix;
-    std::tie(id_, column_) = reference(name_);
-    const LAMMPS_NS::Fix* f = modify->get_fix_by_id(id_);
-    if (f == nullptr)
-      throw std::invalid_argument("field \"" + name_ + "\": no fix \"" + id_ + "\"");
-    if (!f->peratom_flag) {
-      throw std::invalid_argument("field \"" + name_ + "\": fix \"" + id_ +
-                                  "\" keeps no per-atom values");
+    if (peratom < 0) {
+      throw std::invalid_argument("field \"" + name_ + "\": no " + what + " \"" + id_ + "\"");
     }
-    check_columns(name_, "fix", id_, f->size_peratom_cols, column_);
+    if (peratom == 0) {
+      throw std::invalid_argument("field \"" + name_ + "\": " + what + " \"" + id_ +
+                                  (kind_ == Kind::compute ? "\" computes" : "\" keeps") +
+                                  " no per-atom values");
+    }
+    check_columns(name_, what, id_, columns, column_);
   } else {
     throw std::invalid_argument("field \"" + name_ + "\": fix granray takes " + names_taken() +
                                 ", v_NAME (an atom-style variable), c_ID or c_ID[k] (a per-atom "

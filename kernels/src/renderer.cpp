@@ -1,73 +1,48 @@
 #include "granray/renderer.h"
 
+#include <iterator>
+
 #include "backend.h"
 #include "colormap_tables.h"
 #include "granray/errors.h"
 
 namespace granray {
 
-bool cuda_backend_compiled() {
 #if defined(GRANRAY_HAVE_CUDA)
-  return true;
-#else
-  return false;
-#endif
-}
-
-bool cuda_device_available() {
-#if defined(GRANRAY_HAVE_CUDA)
-  return detail::cuda_runtime_has_device();
-#else
-  return false;
-#endif
-}
-
-int cuda_device_count() {
-#if defined(GRANRAY_HAVE_CUDA)
-  return detail::cuda_runtime_device_count();
-#else
-  return 0;
-#endif
-}
+bool cuda_backend_compiled() { return true; }
+bool cuda_device_available() { return detail::cuda_runtime_has_device(); }
+int cuda_device_count() { return detail::cuda_runtime_device_count(); }
 
 void use_cuda_device(int index) {
-#if defined(GRANRAY_HAVE_CUDA)
   const int count = detail::cuda_runtime_device_count();
   if (index < 0 || index >= count) {
     throw DeviceError("granray: CUDA device " + std::to_string(index) + " requested, " +
                       std::to_string(count) + " present");
   }
   detail::cuda_runtime_use_device(index);
+}
 #else
+bool cuda_backend_compiled() { return false; }
+bool cuda_device_available() { return false; }
+int cuda_device_count() { return 0; }
+
+void use_cuda_device(int index) {
   throw DeviceError("granray: CUDA device " + std::to_string(index) +
                     " requested, but this build has no CUDA backend");
-#endif
 }
+#endif
 
+// Names in the order of the enums' values.
 const char* backend_name(BackendKind kind) {
-  switch (kind) {
-    case BackendKind::automatic:
-      return "auto";
-    case BackendKind::cuda:
-      return "cuda";
-    case BackendKind::cpu:
-      return "cpu";
-  }
-  return "unknown";
+  static constexpr const char* kNames[] = {"auto", "cuda", "cpu"};
+  const auto k = static_cast<std::size_t>(kind);
+  return k < std::size(kNames) ? kNames[k] : "unknown";
 }
 
 const char* render_method_name(RenderMethod method) {
-  switch (method) {
-    case RenderMethod::automatic:
-      return "auto";
-    case RenderMethod::grid:
-      return "grid";
-    case RenderMethod::tiles:
-      return "tiles";
-    case RenderMethod::brute_force:
-      return "brute force";
-  }
-  return "unknown";
+  static constexpr const char* kNames[] = {"auto", "grid", "tiles", "brute force"};
+  const auto k = static_cast<std::size_t>(method);
+  return k < std::size(kNames) ? kNames[k] : "unknown";
 }
 
 std::optional<BackendKind> backend_from_name(const std::string& name) {

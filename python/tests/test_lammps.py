@@ -19,7 +19,10 @@ import numpy as np
 
 import granray
 
-POUR = "/usr/share/doc/lammps-examples/examples/pour/in.pour"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests"))
+import lammps_pour  # noqa: E402 - beside the C++ tests
+from lammps_pour import POUR, settings  # noqa: E402
+
 EVERY = 500
 STEPS = 1500
 
@@ -27,31 +30,10 @@ STEPS = 1500
 def missing():
     if shutil.which("lmp") is None:
         return "lmp (apt install lammps)"
-    if not os.path.exists(POUR):
-        return POUR + " (apt install lammps-examples)"
-    for module in ("lammps", "mpi4py"):
-        try:
-            __import__(module)
-        except ImportError:
-            return f"the Python package {module} (apt install python3-{module})"
-    return None
+    return lammps_pour.missing(("lammps", "mpi4py"), lambda m: f"apt install python3-{m}")
 
 
-SETTINGS = f"""[insitu]
-every = {EVERY}
-width = 240
-height = 180
-png = "frames/insitu_*.png"
-[insitu.camera]
-theta = 60.0
-phi = 20.0
-[insitu.color]
-field = "speed"
-range = [0.0, 3.0]
-[insitu.shading]
-shadows = true
-outline = 0.1
-"""
+SETTINGS = settings(f'every = {EVERY}\nwidth = 240\nheight = 180\npng = "frames/insitu_*.png"\n')
 
 
 def pour_input(settings_file, dump=True):

@@ -21,7 +21,7 @@ using namespace detail;
 
 InsituConfig read_insitu(const toml::table& table) {
   const TableReader t(table, "insitu");
-  t.only_keys(kInsituKeys);
+  t.only_keys(keys_of(""));
   InsituConfig config;
   if (const auto every = t.integer("every")) {
     if (*every < 0) t.fail("every", "must be >= 0");

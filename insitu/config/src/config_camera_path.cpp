@@ -64,7 +64,7 @@ std::vector<Vec3> points_per_key(const TableReader& t, const char* key, std::siz
 }  // namespace
 
 CameraPath read_camera_path(const TableReader& t) {
-  t.only_keys(kCameraPathKeys);
+  t.only_keys(keys_of("camera.path"));
   CameraPath path;
   if (const auto keys = t.one_of("keys", {"step", "time"})) {
     path.keys = *keys == "time" ? CameraPath::Keys::time : CameraPath::Keys::step;
@@ -98,7 +98,7 @@ CameraPath read_camera_path(const TableReader& t) {
 }
 
 OrbitSettings read_orbit(const TableReader& t) {
-  t.only_keys(kOrbitKeys);
+  t.only_keys(keys_of("orbit"));
   OrbitSettings orbit;
   orbit.theta = numbers_per_key(t, "theta", 0);
   if (orbit.theta.empty()) t.fail("theta", "is required: the ring's polar angles, degrees");

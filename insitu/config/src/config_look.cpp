@@ -19,7 +19,7 @@
 namespace granray::detail {
 
 void read_annotations(const TableReader& t, io::AnnotationSettings& a) {
-  t.only_keys(kAnnotationKeys);
+  t.only_keys(keys_of("annotations"));
   if (const auto bar = t.boolean("color_bar")) a.color_bar = *bar;
   if (const auto label = t.string("label")) {
     try {
@@ -76,12 +76,12 @@ void read_camera_keys(const TableReader& t, CameraSettings& cam) {
 }  // namespace
 
 void read_camera(const TableReader& t, CameraSettings& cam) {
-  t.only_keys(kCameraKeys);
+  t.only_keys(keys_of("camera"));
   read_camera_keys(t, cam);
 }
 
 ViewSettings read_view(const TableReader& t, const CameraSettings& main) {
-  t.only_keys(kViewKeys);
+  t.only_keys(keys_of("views"));
   ViewSettings view{"", main};
   const auto name = t.string("name");
   if (!name) t.fail("name", "is required: it names the view's files ({view}) and HDF5 group");
@@ -98,7 +98,7 @@ ViewSettings read_view(const TableReader& t, const CameraSettings& main) {
 }
 
 void read_shading(const TableReader& t, ShadingSettings& s) {
-  t.only_keys(kShadingKeys);
+  t.only_keys(keys_of("shading"));
   if (const auto a = t.number("ambient")) s.ambient = positive(t, "ambient", *a, true);
   if (const auto d = t.number("diffuse")) s.diffuse = positive(t, "diffuse", *d, true);
   if (const auto l = t.vec3("light")) {
@@ -161,7 +161,7 @@ void read_shading(const TableReader& t, ShadingSettings& s) {
 }
 
 void read_path(const TableReader& t, PathSettings& p) {
-  t.only_keys(kPathKeys);
+  t.only_keys(keys_of("path"));
   if (const auto n = t.integer("samples")) {
     if (*n < 1 || *n > kMaxPathSamples) {
       t.fail("samples", "must be in 1.." + std::to_string(kMaxPathSamples) + " (paths per pixel)");
@@ -184,7 +184,7 @@ void read_path(const TableReader& t, PathSettings& p) {
 }
 
 ColorSettings read_color(const TableReader& t) {
-  t.only_keys(kColorKeys);
+  t.only_keys(keys_of("color"));
   ColorSettings c;
   const auto field = t.string("field");
   if (!field || field->empty()) t.fail("field", "must name the scalar to colour by");

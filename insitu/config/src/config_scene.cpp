@@ -45,7 +45,7 @@ std::vector<std::pair<const toml::table*, std::string>> table_array(const TableR
 }
 
 Wall read_wall(const TableReader& t) {
-  t.only_keys(kWallKeys);
+  t.only_keys(keys_of("walls"));
   Wall wall;
   const std::string type = t.one_of("type", {"stl", "box", "cylinder"}).value_or("");
   if (type.empty()) t.fail("type", "must be \"stl\", \"box\" or \"cylinder\"");
@@ -113,7 +113,7 @@ Wall read_wall(const TableReader& t) {
 }
 
 ClipPlane read_clip(const TableReader& t) {
-  t.only_keys(kClipKeys);
+  t.only_keys(keys_of("clip"));
   const auto point = t.vec3("point");
   if (!point) t.fail("point", "is required: a point on the clip plane");
   const auto normal = t.vec3("normal");
@@ -124,7 +124,7 @@ ClipPlane read_clip(const TableReader& t) {
 }
 
 MaterialSettings read_material(const TableReader& t, InsituConfig& config) {
-  t.only_keys(kMaterialKeys);
+  t.only_keys(keys_of("materials"));
   MaterialSettings m;
   const auto name = t.string("name");
   if (!name || name->empty()) t.fail("name", "is required: walls name their material by it");
@@ -201,7 +201,7 @@ MaterialSettings read_material(const TableReader& t, InsituConfig& config) {
 }
 
 void read_select(const TableReader& t, InsituConfig& config) {
-  t.only_keys(kSelectKeys);
+  t.only_keys(keys_of("select"));
   SelectSettings select;
   if (const auto field = t.string("field")) {
     if (field->empty()) t.fail("field", "must name the value to select by");

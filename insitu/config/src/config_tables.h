@@ -13,21 +13,15 @@
 
 namespace granray::detail {
 
-// The keys of each table (config_keys.cpp); insitu_config_keys() lists them for the
-// configuration reference.
-extern const std::vector<const char*> kInsituKeys;
-extern const std::vector<const char*> kCameraKeys;
-extern const std::vector<const char*> kShadingKeys;
-extern const std::vector<const char*> kColorKeys;
-extern const std::vector<const char*> kAnnotationKeys;
-extern const std::vector<const char*> kWallKeys;
-extern const std::vector<const char*> kClipKeys;
-extern const std::vector<const char*> kMaterialKeys;
-extern const std::vector<const char*> kPathKeys;
-extern const std::vector<const char*> kSelectKeys;
-extern const std::vector<const char*> kViewKeys;
-extern const std::vector<const char*> kCameraPathKeys;
-extern const std::vector<const char*> kOrbitKeys;
+// The keys of each table (config_keys.cpp), the table named relative to [insitu] ("" for
+// [insitu] itself, "camera.path"); insitu_config_keys() lists them for the configuration
+// reference, and each reader checks its table against them.
+struct TableKeys {
+  std::string table;
+  std::vector<const char*> keys;
+};
+const std::vector<TableKeys>& table_keys();
+const std::vector<const char*>& keys_of(const std::string& table);
 
 // The tables of an array of tables ([[insitu.walls]]), each with a reader named by its place.
 std::vector<std::pair<const toml::table*, std::string>> table_array(const TableReader& t,
@@ -37,7 +31,7 @@ std::vector<std::pair<const toml::table*, std::string>> table_array(const TableR
 Wall read_wall(const TableReader& t);
 ClipPlane read_clip(const TableReader& t);
 // [[insitu.materials]] (contract 2e): each material; the field defaults to [insitu.color]'s, which
-// is read first, and all materials must select grains by the same value.
+// is read first, and each field the materials name takes a slot of InsituConfig::material_fields.
 MaterialSettings read_material(const TableReader& t, InsituConfig& config);
 // [insitu.select]: the field defaults to [insitu.color]'s, which is read first.
 void read_select(const TableReader& t, InsituConfig& config);
