@@ -3,6 +3,8 @@ granray settings they draw it with. Shared by tests/lammps_plugin_test.py (fix g
 python/tests/test_lammps.py (fix python/invoke)."""
 
 import os
+import sys
+import unittest
 
 POUR = "/usr/share/doc/lammps-examples/examples/pour/in.pour"
 
@@ -43,3 +45,11 @@ def missing(modules, install):
         except ImportError:
             return f"the Python module {module} ({install(module)})"
     return None
+
+
+def main(test, why_not):
+    """Runs the calling test file's tests, or exits 77 (ctest: skipped) saying what it lacks."""
+    if why_not:
+        print(f"{test}: skipped, no {why_not}")
+        sys.exit(77)
+    unittest.main(module="__main__")

@@ -41,12 +41,9 @@ GRANRAY_HD_INLINE std::uint32_t atomic_fetch_add(std::uint32_t* p, std::uint32_t
 #endif
 }
 
+// Unsigned arithmetic wraps: adding 2^32 - v subtracts v.
 GRANRAY_HD_INLINE std::uint32_t atomic_fetch_sub(std::uint32_t* p, std::uint32_t v) {
-#if defined(__CUDA_ARCH__)
-  return atomicSub(p, v);
-#else
-  return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED);
-#endif
+  return atomic_fetch_add(p, 0u - v);
 }
 
 // The first of n consecutive slots (n <= 2; for n = 0 none, and the value means nothing) of a
