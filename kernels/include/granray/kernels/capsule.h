@@ -1,0 +1,68 @@
+// A capsule (contract 2g): the points within `radius` of the segment [a, b], a contact of two
+// grains drawn as a force chain. Its entry distance and normal, written once for both backends,
+// as intersect.h has the sphere's.
+#pragma once
+
+#include <cmath>
+
+#include "granray/kernels/ray.h"
+#include "granray/kernels/vec.h"
+
+namespace granray {
+
+struct Capsule {
+  Vec3 a;
+  Vec3 b;
+  float radius;
+};
+
+// Entry distance of a ray into a capsule, or +inf when the ray misses it or starts inside or in
+// front of it (as sphere_entry_distance). The side is a cylinder about [a, b]; where its root
+// falls beyond an end, the ray meets that end's sphere first or not at all: a capsule is convex.
+GRANRAY_HD_INLINE float capsule_entry_distance(const Ray& ray, const Capsule& c) {
+  const Vec3 ba = c.b - c.a;
+  const float dd = dot(ray.dir, ray.dir);
+  // The roots from the ray's point nearest the capsule's middle, not from its origin: from far
+  // away the quadratic's terms would cancel in float (sphere_entry_distance avoids it alike).
+  const float shift = dot((c.a + ba * 0.5f) - ray.origin, ray.dir) / dd;
+  const Vec3 origin = ray.origin + ray.dir * shift;
+  const Vec3 oa = origin - c.a;
+  const float baba = dot(ba, ba);
+  const float bard = dot(ba, ray.dir);
+  const float baoa = dot(ba, oa);
+  const float rdoa = dot(ray.dir, oa);
+  const float rr = c.radius * c.radius;
+  float y = -1.0f;  // where along [a, b] (scaled by baba) the side's root lies; <= 0: end a
+  if (baba > 0.0f) {
+    const float k2 = baba * dd - bard * bard;
+    const float k1 = baba * rdoa - baoa * bard;
+    const float k0 = baba * dot(oa, oa) - baoa * baoa - rr * baba;
+    const float h = k1 * k1 - k2 * k0;
+    if (!(h >= 0.0f)) return INFINITY;  // the ray misses the infinite cylinder, hence the capsule
+    if (k2 > 0.0f) {
+      const float t = (-k1 - sqrtf(h)) / k2;
+      y = baoa + t * bard;
+      if (y > 0.0f && y < baba) return t + shift > 0.0f ? t + shift : INFINITY;
+    } else {
+      y = bard > 0.0f ? 0.0f : baba;  // along the axis: in through the end it comes from
+    }
+  }
+  const Vec3 oc = y <= 0.0f ? oa : origin - c.b;
+  const float b = dot(ray.dir, oc);
+  const float h = b * b - dd * (dot(oc, oc) - rr);
+  if (!(h > 0.0f)) return INFINITY;
+  const float t = (-b - sqrtf(h)) / dd + shift;
+  return t > 0.0f ? t : INFINITY;
+}
+
+// The outward unit normal at a point x of the capsule's surface: from the segment's nearest
+// point toward x.
+GRANRAY_HD_INLINE Vec3 capsule_normal(const Capsule& c, Vec3 x) {
+  const Vec3 ba = c.b - c.a;
+  const float baba = dot(ba, ba);
+  float s = baba > 0.0f ? dot(x - c.a, ba) / baba : 0.0f;
+  s = s < 0.0f ? 0.0f : s > 1.0f ? 1.0f : s;
+  return normalize(x - (c.a + ba * s));
+}
+
+}  // namespace granray

@@ -1,0 +1,161 @@
+// contract 2g's capsule, checked from its definition alone: the points within rho of a segment.
+// The kernels' capsule_entry_distance (a cylinder and the end sphere its root points to) against
+// a double-precision reference written another way: a ray from outside first enters a convex
+// union where it enters the first of its parts, the finite cylinder or either end's sphere.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "granray/kernels/capsule.h"
+#include "reference_math.h"
+#include "test_support.h"
+
+namespace granray::test {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Smaller root t > 0 of |o + t d - centre|^2 = r^2, else inf.
+double sphere_entry(D3 o, D3 d, D3 centre, double r) {
+  const D3 oc = o - centre;
+  const double a = dot(d, d), b = dot(oc, d), c = dot(oc, oc) - r * r;
+  const double disc = b * b - a * c;
+  if (disc <= 0.0) return kInf;
+  const double t = (-b - std::sqrt(disc)) / a;
+  return t > 0.0 ? t : kInf;
+}
+
+// Distance from x to the segment [a, b].
+double to_segment(D3 x, D3 a, D3 b) {
+  const D3 ba = b - a;
+  const double len2 = dot(ba, ba);
+  double s = len2 > 0.0 ? dot(x - a, ba) / len2 : 0.0;
+  s = std::min(1.0, std::max(0.0, s));
+  const D3 q = a + ba * s;
+  return std::sqrt(dot(x - q, x - q));
+}
+
+// The entry into the capsule in double: inf from inside; else the first part entered.
+double capsule_entry(D3 o, D3 d, D3 a, D3 b, double r) {
+  if (to_segment(o, a, b) <= r) return kInf;
+  double best = std::min(sphere_entry(o, d, a, r), sphere_entry(o, d, b, r));
+  // The cylinder's side: |(o + t d - a) x u|^2 = r^2 with u the unit axis, in [0, |ba|] along it.
+  const D3 ba = b - a;
+  const double len = std::sqrt(dot(ba, ba));
+  if (len > 0.0) {
+    const D3 u = ba * (1.0 / len);
+    const D3 w = cross(o - a, u), v = cross(d, u);
+    const double qa = dot(v, v), qb = dot(w, v), qc = dot(w, w) - r * r;
+    const double disc = qb * qb - qa * qc;
+    if (qa > 0.0 && disc > 0.0) {
+      const double t = (-qb - std::sqrt(disc)) / qa;
+      const double along = dot(o + d * t - a, u);
+      if (t > 0.0 && along >= 0.0 && along <= len) best = std::min(best, t);
+    }
+  }
+  return best;
+}
+
+D3 random_point(Rng& rng, double lo, double hi) {
+  return {uniform(rng, float(lo), float(hi)), uniform(rng, float(lo), float(hi)),
+          uniform(rng, float(lo), float(hi))};
+}
+
+Vec3 f3(D3 v) { return {float(v.x), float(v.y), float(v.z)}; }
+
+// How far the ray passes from the capsule's surface, relative to rho: near 0 the float and double
+// answers may rightly differ on hit or miss.
+double grazing(D3 o, D3 d, D3 a, D3 b, double r) {
+  double closest = kInf;
+  const D3 du = unit(d);
+  for (int k = 0; k <= 4000; ++k) {  // the ray's nearest approach, sampled finely enough here
+    const double t = 0.01 * k;
+    closest = std::min(closest, to_segment(o + du * t, a, b));
+  }
+  return std::abs(closest - r) / r;
+}
+
+TEST(Capsule, EntryDistanceFollowsTheDefinition) {
+  Rng rng(fresh_seed());
+  int hits = 0, sides = 0, ends = 0;
+  for (int k = 0; k < 20000; ++k) {
+    const D3 a = random_point(rng, -1, 1);
+    const D3 b = rng() % 20 == 0 ? a : a + random_point(rng, -1.5, 1.5);  // some are spheres
+    const double r = uniform(rng, 0.02f, 0.6f);
+    // Rays from outside a box around the capsule toward a point near it.
+    const D3 o = random_point(rng, -1, 1) + unit(random_point(rng, -1, 1)) * 8.0;
+    const D3 aim = a + (b - a) * uniform(rng, -0.3f, 1.3f) + random_point(rng, -0.8, 0.8);
+    D3 d = aim - o;
+    if (rng() % 2 == 0) d = unit(d);  // the kernels take unnormalised directions too
+    const Ray ray{f3(o), f3(d)};
+    const Capsule c{f3(a), f3(b), float(r)};
+    // The reference of the capsule the floats hold.
+    const D3 fa = d3(c.a), fb = d3(c.b), fo = d3(ray.origin), fd = d3(ray.dir);
+    const double expected = capsule_entry(fo, fd, fa, fb, c.radius);
+    const float got = capsule_entry_distance(ray, c);
+    if (std::isinf(expected) != std::isinf(got)) {
+      EXPECT_LT(grazing(fo, fd, fa, fb, c.radius), 2e-3)
+          << "hit/miss away from the silhouette, ray " << k;
+      continue;
+    }
+    if (std::isinf(expected)) continue;
+    ++hits;
+    // Near the silhouette the entry moves fast with the last bits of the inputs.
+    if (grazing(fo, fd, fa, fb, c.radius) < 1e-2) continue;
+    const D3 x = fo + fd * expected;
+    const D3 ba = fb - fa;
+    const double s = dot(ba, ba) > 0 ? dot(x - fa, ba) / dot(ba, ba) : 0.0;
+    (s > 1e-3 && s < 1 - 1e-3 ? sides : ends) += 1;
+    EXPECT_NEAR(got, expected, 1e-4 * expected + 1e-4 * c.radius * std::sqrt(dot(fd, fd))) << k;
+    // The normal at the hit points from the segment's nearest point, of unit length.
+    const Vec3 n = capsule_normal(c, ray.origin + ray.dir * got);
+    const D3 nearest = fa + ba * std::min(1.0, std::max(0.0, s));
+    const D3 expected_n = unit(x - nearest);
+    EXPECT_NEAR(dot(d3(n), expected_n), 1.0, 1e-3) << k;
+  }
+  // The draw exercised both the sides and the ends.
+  EXPECT_GT(hits, 3000);
+  EXPECT_GT(sides, 500);
+  EXPECT_GT(ends, 500);
+}
+
+// Rays that graze the side, run along the axis, start inside, or point away.
+TEST(Capsule, GrazingAxialInsideAndBehind) {
+  const Capsule c{{0, 0, 0}, {2, 0, 0}, 0.5f};
+  // Along the axis, from either end: the end sphere's pole.
+  EXPECT_FLOAT_EQ(capsule_entry_distance(Ray{{-3, 0, 0}, {1, 0, 0}}, c), 2.5f);
+  EXPECT_FLOAT_EQ(capsule_entry_distance(Ray{{5, 0, 0}, {-2, 0, 0}}, c), 1.25f);
+  // Across the side, straight down onto the middle.
+  EXPECT_FLOAT_EQ(capsule_entry_distance(Ray{{1, 0, 4}, {0, 0, -1}}, c), 3.5f);
+  // Grazing the side just outside and just inside the radius.
+  EXPECT_TRUE(std::isinf(capsule_entry_distance(Ray{{1, 0.5001f, 4}, {0, 0, -1}}, c)));
+  EXPECT_FALSE(std::isinf(capsule_entry_distance(Ray{{1, 0.4999f, 4}, {0, 0, -1}}, c)));
+  // From inside, or with the capsule behind: no entry.
+  EXPECT_TRUE(std::isinf(capsule_entry_distance(Ray{{1, 0, 0}, {0, 0, 1}}, c)));
+  EXPECT_TRUE(std::isinf(capsule_entry_distance(Ray{{1, 0, 4}, {0, 0, 1}}, c)));
+  // Beyond an end, down past the cylinder's end plane onto the end sphere: x = 2.3 meets the
+  // sphere about b at height sqrt(0.25 - 0.09) = 0.4.
+  EXPECT_NEAR(capsule_entry_distance(Ray{{2.3f, 0, 4}, {0, 0, -1}}, c), 3.6f, 1e-5f);
+}
+
+// Two grains in contact and their capsule: the capsule lies inside the grains near each centre
+// and between them it is what the segment's tube adds; a ray through a grain's centre meets the
+// grain (r = 1) before the capsule (rho = 0.2) that starts at that centre.
+TEST(Capsule, CapsulesBetweenTouchingGrainsMeetInsideThem) {
+  const Vec4 left{0, 0, 0, 1}, right{1.9f, 0, 0, 1};
+  const Capsule chain{{0, 0, 0}, {1.9f, 0, 0}, 0.2f};
+  const Ray down{{0, 0, 5}, {0, 0, -1}};
+  EXPECT_FLOAT_EQ(sphere_entry_distance(down, left), 4.0f);
+  EXPECT_NEAR(capsule_entry_distance(down, chain), 4.8f, 1e-5f);
+  // Between the grains, through the neck where the spheres leave a gap under the capsule's top.
+  const Ray neck{{0.95f, 0, 5}, {0, 0, -1}};
+  const float grain =
+      std::min(sphere_entry_distance(neck, left), sphere_entry_distance(neck, right));
+  EXPECT_LT(grain, 5.0f - 0.2f) << "the grains overlap there: they are met first";
+  const Ray gap{{0.95f, 0.6f, 5}, {0, 0, -1}};  // beside the overlap, over the capsule's side
+  EXPECT_TRUE(std::isinf(capsule_entry_distance(gap, chain)));
+}
+
+}  // namespace
+}  // namespace granray::test
