@@ -23,24 +23,6 @@ namespace {
 
 using io::ParticleFormat;
 
-std::string write_text(const std::string& name, const std::string& text) {
-  const std::string path = temp_path(name);
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
-
-// Expects InputError whose message contains each fragment.
-template <class F>
-void expect_input_error(F&& read, std::initializer_list<std::string> fragments) {
-  try {
-    read();
-    FAIL() << "no error";
-  } catch (const InputError& e) {
-    for (const auto& f : fragments)
-      EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what();
-  }
-}
-
 TEST(Xyzr, ReadsRandomParticlesWithCommentsAndScalars) {
   Rng rng(fresh_seed());
   std::vector<Vec4> expected;

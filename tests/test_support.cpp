@@ -7,6 +7,7 @@
 
 #include <sys/wait.h>
 #include <unistd.h>
+#include <fstream>
 
 #include <cstdio>
 
@@ -249,6 +250,12 @@ std::string shared_data(const std::string& relative) {
 std::string temp_path(const std::string& name) {
   static const ProcessTempDir dir;
   return (dir.path() / name).string();
+}
+
+std::string write_text(const std::string& name, const std::string& text) {
+  const std::string path = temp_path(name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
 }
 
 }  // namespace granray::test

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "granray/errors.h"
 #include "granray/image.h"
 #include "granray/renderer.h"
 
@@ -114,6 +115,24 @@ struct ImageDiff {
 ImageDiff compare_images(const Image& a, const Image& b);
 
 std::string temp_path(const std::string& name);
+// temp_path(name) holding `text`.
+std::string write_text(const std::string& name, const std::string& text);
+
+// Expects `read` to throw an error of type E whose message contains each fragment.
+template <class E = InputError, class F>
+void expect_error_saying(F&& read, std::initializer_list<std::string> fragments) {
+  try {
+    read();
+    ADD_FAILURE() << "no error";
+  } catch (const E& e) {
+    for (const auto& f : fragments)
+      EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what();
+  }
+}
+template <class F>
+void expect_input_error(F&& read, std::initializer_list<std::string> fragments) {
+  expect_error_saying<InputError>(std::forward<F>(read), fragments);
+}
 
 // The [insitu] configuration `toml` (file "sim.toml") must be refused with a ConfigError whose
 // message holds every fragment (the key, "sim.toml:LINE", what is wrong).
