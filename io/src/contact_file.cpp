@@ -11,11 +11,7 @@
 namespace granray::io {
 namespace {
 
-using detail::fail_at;
-using detail::LineReader;
-using detail::parse_integer;
-using detail::parse_real;
-using detail::split_fields;
+using namespace detail;  // the text readers' line reader and strict fields
 
 // LIGGGHTS compute pair/gran/local's keywords and the columns each writes.
 int liggghts_width(const std::string& keyword) {
@@ -27,10 +23,6 @@ int liggghts_width(const std::string& keyword) {
   }
   if (keyword == "contactArea" || keyword == "delta" || keyword == "heatFlux") return 1;
   return 0;
-}
-
-bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
 }
 
 }  // namespace

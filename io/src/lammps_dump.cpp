@@ -17,10 +17,7 @@ using detail::LineReader;
 using detail::parse_integer;
 using detail::parse_real;
 using detail::split_fields;
-
-bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
+using detail::starts_with;
 
 struct Box {
   double lo[3], hi[3];

@@ -14,6 +14,10 @@ namespace granray::io::detail {
 std::vector<std::string_view> split_fields(std::string_view line);
 void split_fields(std::string_view line, std::vector<std::string_view>& fields);
 
+inline bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
 [[noreturn]] void fail_at(const std::string& path, std::size_t line, const std::string& message);
 
 double parse_real(std::string_view field, const std::string& path, std::size_t line,
