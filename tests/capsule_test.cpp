@@ -1,12 +1,13 @@
 // contract 2g's capsule, checked from its definition alone: the points within rho of a segment.
 // The kernels' capsule_entry_distance (a cylinder and the end sphere its root points to) against
-// a double-precision reference written another way: a ray from outside first enters a convex
-// union where it enters the first of its parts, the finite cylinder or either end's sphere.
+// the double-precision reference written another way (contact_reference.h: a ray from outside
+// first enters a convex union where it enters the first of its parts).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
+#include "contact_reference.h"
 #include "granray/kernels/capsule.h"
 #include "reference_math.h"
 #include "test_support.h"
@@ -15,47 +16,6 @@ namespace granray::test {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// Smaller root t > 0 of |o + t d - centre|^2 = r^2, else inf.
-double sphere_entry(D3 o, D3 d, D3 centre, double r) {
-  const D3 oc = o - centre;
-  const double a = dot(d, d), b = dot(oc, d), c = dot(oc, oc) - r * r;
-  const double disc = b * b - a * c;
-  if (disc <= 0.0) return kInf;
-  const double t = (-b - std::sqrt(disc)) / a;
-  return t > 0.0 ? t : kInf;
-}
-
-// Distance from x to the segment [a, b].
-double to_segment(D3 x, D3 a, D3 b) {
-  const D3 ba = b - a;
-  const double len2 = dot(ba, ba);
-  double s = len2 > 0.0 ? dot(x - a, ba) / len2 : 0.0;
-  s = std::min(1.0, std::max(0.0, s));
-  const D3 q = a + ba * s;
-  return std::sqrt(dot(x - q, x - q));
-}
-
-// The entry into the capsule in double: inf from inside; else the first part entered.
-double capsule_entry(D3 o, D3 d, D3 a, D3 b, double r) {
-  if (to_segment(o, a, b) <= r) return kInf;
-  double best = std::min(sphere_entry(o, d, a, r), sphere_entry(o, d, b, r));
-  // The cylinder's side: |(o + t d - a) x u|^2 = r^2 with u the unit axis, in [0, |ba|] along it.
-  const D3 ba = b - a;
-  const double len = std::sqrt(dot(ba, ba));
-  if (len > 0.0) {
-    const D3 u = ba * (1.0 / len);
-    const D3 w = cross(o - a, u), v = cross(d, u);
-    const double qa = dot(v, v), qb = dot(w, v), qc = dot(w, w) - r * r;
-    const double disc = qb * qb - qa * qc;
-    if (qa > 0.0 && disc > 0.0) {
-      const double t = (-qb - std::sqrt(disc)) / qa;
-      const double along = dot(o + d * t - a, u);
-      if (t > 0.0 && along >= 0.0 && along <= len) best = std::min(best, t);
-    }
-  }
-  return best;
-}
 
 D3 random_point(Rng& rng, double lo, double hi) {
   return {uniform(rng, float(lo), float(hi)), uniform(rng, float(lo), float(hi)),

@@ -1,0 +1,50 @@
+// contract 2g's brute-force reference in double precision: a ray's nearest hit among grains and
+// the capsules of their contacts, every one tested, with the contract's order for equal
+// distances (a sphere, then a capsule, then the smaller index); and the capsules a frame's
+// contacts make. Written from the contract's formulas, apart from the kernels' float code; the
+// renderer's capsules will be checked against it as its spheres are against seed 001's loop.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "granray/kernels/vec.h"
+#include "reference_math.h"
+
+namespace granray::test {
+
+// Smaller root t > 0 of the ray entering the sphere, else +inf (from inside: +inf).
+double sphere_entry(D3 o, D3 d, D3 centre, double r);
+// Distance from x to the segment [a, b].
+double to_segment(D3 x, D3 a, D3 b);
+// The ray's entry into the capsule of radius r about [a, b]; +inf from inside or when it misses.
+double capsule_entry(D3 o, D3 d, D3 a, D3 b, double r);
+
+struct RefContact {
+  std::uint32_t first, second;  // grains, as indices into the frame's spheres
+  double value;                 // the pair's f >= 0
+};
+
+struct RefCapsule {
+  D3 a, b;
+  double radius;
+  std::size_t contact;  // index of the pair it draws
+};
+
+// The capsules of `contacts` (2g): rho = width * min(r_i, r_j) * sqrt(f / f_max) with
+// scale = "force", or width * min(r_i, r_j) with "fixed"; only pairs with f >= threshold * mean f.
+std::vector<RefCapsule> reference_capsules(const std::vector<Vec4>& spheres,
+                                           const std::vector<RefContact>& contacts, double width,
+                                           bool scale_by_force, double threshold);
+
+struct RefHit {
+  enum Kind { none, sphere, capsule } kind = none;
+  std::size_t index = 0;  // into the spheres, or the capsules
+  double t = 0.0;
+};
+
+// The nearest of every sphere and capsule along the ray (2g's order for equal t).
+RefHit nearest_hit(D3 o, D3 d, const std::vector<Vec4>& spheres,
+                   const std::vector<RefCapsule>& capsules);
+
+}  // namespace granray::test
