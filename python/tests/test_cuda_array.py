@@ -170,6 +170,51 @@ class CudaArrayInterface(unittest.TestCase):
         if not tried:
             self.skipTest("no CUDA array library (CuPy, Numba, PyTorch) here")
 
+    def test_clumps_gather_on_the_device_as_on_the_host_and_render_in_place(self):
+        # DEM-Engine's owners in device buffers (positions, (x, y, z, w) quaternions, a value):
+        # ClumpGather(device=True) writes the component spheres on the GPU; they equal the host
+        # gather's up to rounding and render with no particle upload.
+        templates = []
+        for _ in range(int(self.rng.integers(1, 5))):
+            k = int(self.rng.integers(1, 7))
+            templates.append((self.rng.uniform(-0.01, 0.01, (k, 3)),
+                              self.rng.uniform(0.002, 0.005, k)))
+        n = 20000
+        template_of = self.rng.integers(0, len(templates), n)
+        positions = self.rng.uniform(-0.5, 0.5, (n, 3)).astype(np.float32)
+        axis = self.rng.normal(size=(n, 3))
+        axis /= np.linalg.norm(axis, axis=1)[:, None]
+        half = self.rng.uniform(0, np.pi, n)
+        quat = np.column_stack([axis * np.sin(half)[:, None], np.cos(half)]).astype(np.float32)
+        speed = self.rng.uniform(0, 2, n).astype(np.float32)
+        host_xyzr, host_values = granray.ClumpGather(templates, template_of).gather(
+            positions, quat, speed)
+        d_pos, d_quat, d_speed = (DeviceArray(self.lib, a) for a in (positions, quat, speed))
+        for a in (d_pos, d_quat, d_speed):
+            self.addCleanup(a.free)
+        gather = granray.ClumpGather(templates, template_of, device=True)
+        xyzr, values = gather.gather(d_pos, d_quat, d_speed)
+        self.assertEqual(xyzr.__cuda_array_interface__["shape"], host_xyzr.shape)
+        back = np.empty_like(host_xyzr)
+        self.lib.granray_test_device_read(back.ctypes.data,
+                                          ctypes.c_void_p(xyzr.__cuda_array_interface__["data"][0]),
+                                          back.nbytes)
+        np.testing.assert_allclose(back, host_xyzr, rtol=1e-6, atol=1e-7)
+        back_values = np.empty_like(host_values)
+        self.lib.granray_test_device_read(
+            back_values.ctypes.data, ctypes.c_void_p(values.__cuda_array_interface__["data"][0]),
+            back_values.nbytes)
+        np.testing.assert_array_equal(back_values, host_values)
+        settings = {"every": 1, "width": 320, "height": 240, "backend": "cuda",
+                    "color": {"field": "speed", "range": [0.0, 2.0]}}
+        with granray.Renderer(settings) as vis:
+            self.assertTrue(vis.render(0, 0.0, xyzr, fields={"speed": values}).rendered)
+            records = []
+            seen = copies_while(self.lib, lambda: records.append(
+                vis.render(1, 0.0, xyzr, fields={"speed": values})))
+        self.assertTrue(records[0].rendered, records[0].error)
+        self.assertLessEqual(seen["to_device"], 16 * 1024, "the gathered spheres were uploaded")
+
     def test_a_device_array_that_cannot_be_used_in_place_is_refused(self):
         xyz = DeviceArray(self.lib, self.rng.uniform(0, 1, (100, 3)).astype(np.float32))
         wide = DeviceArray(self.lib, self.rng.uniform(0, 1, (100, 4)))
