@@ -17,6 +17,9 @@ import numpy as np
 
 import granray
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from clump_scenes import random_clumps  # noqa: E402 - beside this test
+
 SEED = int(os.environ.get("GRANRAY_TEST_SEED", time.time_ns() % 2**32))
 WIDTH, HEIGHT = 640, 360
 
@@ -174,19 +177,8 @@ class CudaArrayInterface(unittest.TestCase):
         # DEM-Engine's owners in device buffers (positions, (x, y, z, w) quaternions, a value):
         # ClumpGather(device=True) writes the component spheres on the GPU; they equal the host
         # gather's up to rounding and render with no particle upload.
-        templates = []
-        for _ in range(int(self.rng.integers(1, 5))):
-            k = int(self.rng.integers(1, 7))
-            templates.append((self.rng.uniform(-0.01, 0.01, (k, 3)),
-                              self.rng.uniform(0.002, 0.005, k)))
         n = 20000
-        template_of = self.rng.integers(0, len(templates), n)
-        positions = self.rng.uniform(-0.5, 0.5, (n, 3)).astype(np.float32)
-        axis = self.rng.normal(size=(n, 3))
-        axis /= np.linalg.norm(axis, axis=1)[:, None]
-        half = self.rng.uniform(0, np.pi, n)
-        quat = np.column_stack([axis * np.sin(half)[:, None], np.cos(half)]).astype(np.float32)
-        speed = self.rng.uniform(0, 2, n).astype(np.float32)
+        templates, template_of, positions, quat, speed = random_clumps(self.rng, n, 0.5)
         host_xyzr, host_values = granray.ClumpGather(templates, template_of).gather(
             positions, quat, speed)
         d_pos, d_quat, d_speed = (DeviceArray(self.lib, a) for a in (positions, quat, speed))

@@ -5,6 +5,7 @@ GRANRAY_RENDER naming granray-render. Every scene is drawn fresh; the seed is pr
 """
 import os
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -14,6 +15,9 @@ import zlib
 import numpy as np
 
 import granray
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from clump_scenes import random_clumps  # noqa: E402 - beside this test
 
 SEED = int(os.environ.get("GRANRAY_TEST_SEED", time.time_ns() % 2**32))
 print(f"test_module: seed {SEED} (GRANRAY_TEST_SEED={SEED} repeats it)", flush=True)
@@ -213,18 +217,8 @@ class BadInput(Workspace):
     def test_clumps_gather_into_the_spheres_the_renderer_draws(self):
         # Random clump templates and orientations, as DEM-Engine holds its owners; every
         # component sphere against the rotation matrix of the quaternion in double precision.
-        templates = []
-        for _ in range(int(self.rng.integers(1, 5))):
-            k = int(self.rng.integers(1, 7))
-            templates.append((self.rng.uniform(-1, 1, (k, 3)), self.rng.uniform(0.1, 0.5, k)))
         n = 300
-        template_of = self.rng.integers(0, len(templates), n)
-        positions = self.rng.uniform(-20, 20, (n, 3)).astype(np.float32)
-        axis = self.rng.normal(size=(n, 3))
-        axis /= np.linalg.norm(axis, axis=1)[:, None]
-        half = self.rng.uniform(0, np.pi, n)
-        quat = np.column_stack([axis * np.sin(half)[:, None], np.cos(half)]).astype(np.float32)
-        speed = self.rng.uniform(0, 2, n).astype(np.float32)
+        templates, template_of, positions, quat, speed = random_clumps(self.rng, n, 20.0)
         gather = granray.ClumpGather(templates, template_of)
         xyzr, values = gather.gather(positions, quat, speed)
         expected, expected_values = [], []
