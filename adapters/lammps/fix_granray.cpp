@@ -103,16 +103,17 @@ void FixGranray::init() {
     error->all(FLERR, "fix granray needs per-atom radii (atom_style sphere, or one with radius)");
   }
   values_.clear();
-  value_names_.clear();
   computes_ = false;
   for (const auto& [key, name] : granray::field_keys(renderer_->config())) {
-    if (std::find(value_names_.begin(), value_names_.end(), name) != value_names_.end()) continue;
+    if (std::any_of(values_.begin(), values_.end(),
+                    [&, &field = name](const auto& v) { return v->name() == field; })) {
+      continue;  // one value serves every key that names it
+    }
     try {
       values_.push_back(std::make_unique<granray::lammps::AtomValue>(lmp, name));
     } catch (const std::invalid_argument& e) {
       fail_on_field(key, e.what());
     }
-    value_names_.push_back(name);
     computes_ = computes_ || values_.back()->needs_computes();
   }
 }
@@ -129,17 +130,15 @@ void FixGranray::setup(int) {
                group->names[igroup]);
   }
   const bigint step = update->ntimestep;
-  if (step % nevery == 0 && step != last_frame_step_) {
-    // Before the time loop: not part of the loop's time that post_run() reports against.
-    const double loop_frames = run_seconds_;
-    frame();
-    run_seconds_ = loop_frames;
-  }
+  if (step % nevery == 0 && step != last_frame_step_) frame();
   if (computes_) modify->addstep_compute((step / nevery + 1) * nevery);
 }
 
+// Only the time loop's frames count toward the share post_run() reports, not setup's.
 void FixGranray::end_of_step() {
+  const double start = platform::walltime();
   frame();
+  run_seconds_ += platform::walltime() - start;
   ++run_frames_;
   if (computes_) modify->addstep_compute(update->ntimestep + nevery);
 }
@@ -149,7 +148,6 @@ double FixGranray::simulated_time() const {
 }
 
 void FixGranray::frame() {
-  const double start = platform::walltime();
   const bigint step = update->ntimestep;
   granray::SimulationParticles particles;
   try {
@@ -190,7 +188,6 @@ void FixGranray::frame() {
   }
   renderer_->render(step, simulated_time(), particles);
   last_frame_step_ = step;
-  run_seconds_ += platform::walltime() - start;
 }
 
 // The fix's share of the run, as LAMMPS's timing breakdown gives each part's.

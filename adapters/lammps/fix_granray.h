@@ -57,7 +57,6 @@ class FixGranray : public Fix {
   std::vector<std::string> overrides_;
   std::unique_ptr<granray::InsituRenderer> renderer_;
   std::vector<std::unique_ptr<granray::lammps::AtomValue>> values_;  // by name, once each
-  std::vector<std::string> value_names_;
   bool computes_ = false;  // whether a value needs LAMMPS's computes kept current
 
   // This rank's atoms of the group, this frame, as granray takes them.

@@ -142,15 +142,6 @@ AtomValue::AtomValue(LAMMPS_NS::LAMMPS* lmp, std::string name)
 
 bool AtomValue::needs_computes() const { return kind_ == Kind::compute || kind_ == Kind::variable; }
 
-double AtomValue::property(int i) const {
-  if (property_ == "type") return atom->type[i];
-  if (property_ == "radius") return atom->radius[i];
-  if (property_ == "id") return static_cast<double>(atom->tag[i]);
-  if (property_ == "mol") return static_cast<double>(atom->molecule[i]);
-  // mass: per atom where the style has it (sphere), else per type.
-  return atom->rmass != nullptr ? atom->rmass[i] : atom->mass[atom->type[i]];
-}
-
 void AtomValue::read(const std::vector<int>& atoms, int group, std::vector<float>& out) {
   out.resize(atoms.size());
   const auto fill = [&](auto&& value) {
@@ -172,7 +163,20 @@ void AtomValue::read(const std::vector<int>& atoms, int group, std::vector<float
       fill([&](int i) { return array[i][column_]; });
       return;
     case Kind::property:
-      fill([&](int i) { return property(i); });
+      // Which array is chosen once a frame, not once an atom.
+      if (property_ == "type") {
+        fill([&](int i) { return atom->type[i]; });
+      } else if (property_ == "radius") {
+        fill([&](int i) { return atom->radius[i]; });
+      } else if (property_ == "id") {
+        fill([&](int i) { return static_cast<double>(atom->tag[i]); });
+      } else if (property_ == "mol") {
+        fill([&](int i) { return static_cast<double>(atom->molecule[i]); });
+      } else if (atom->rmass != nullptr) {  // mass: per atom where the style has it (sphere)
+        fill([&](int i) { return atom->rmass[i]; });
+      } else {  // else per type
+        fill([&](int i) { return atom->mass[atom->type[i]]; });
+      }
       return;
     case Kind::diameter:
       fill([&](int i) { return 2.0 * atom->radius[i]; });

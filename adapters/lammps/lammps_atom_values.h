@@ -32,7 +32,6 @@ class AtomValue : protected LAMMPS_NS::Pointers {
 
  private:
   enum class Kind { norm, component, property, diameter, variable, compute, fix };
-  double property(int i) const;
 
   std::string name_;
   Kind kind_ = Kind::property;
