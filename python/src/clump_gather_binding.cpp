@@ -3,6 +3,8 @@
 // (docs/dem-engine.md).
 #include "clump_gather_binding.h"
 
+#include <pybind11/numpy.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -77,13 +79,11 @@ py::object device_view(const void* data, std::size_t rows, std::size_t columns) 
   return view;
 }
 
+// A NumPy array of its own (one copy: array_t copies what it is given without a base).
 py::object host_copy(const float* data, std::size_t rows, std::size_t columns) {
-  const py::bytes bytes(reinterpret_cast<const char*>(data),
-                        rows * (columns > 0 ? columns : 1) * sizeof(float));
-  py::object a =
-      py::module_::import("numpy").attr("frombuffer")(bytes, py::arg("dtype") = "float32");
-  if (columns > 0) a = a.attr("reshape")(rows, columns);
-  return a.attr("copy")();
+  std::vector<py::ssize_t> shape = {static_cast<py::ssize_t>(rows)};
+  if (columns > 0) shape.push_back(static_cast<py::ssize_t>(columns));
+  return py::array_t<float>(shape, data);
 }
 
 class PyClumpGather {

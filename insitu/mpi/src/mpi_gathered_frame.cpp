@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <iterator>
 #include <utility>
 #include <vector>
 

@@ -3,6 +3,9 @@
 // planes and the selection hide grains. Part of the backend (thrust_backend.inl).
 #pragma once
 
+#include <array>
+#include <utility>
+
 #include "backend_prelude.inl"
 
 namespace granray::GRANRAY_BACKEND_NAMESPACE {
@@ -190,16 +193,20 @@ inline void copy_particles_to_host(const Executor& exec, const ParticleView& vie
 }
 
 class ParticleResidency {
+  // One upload buffer per material field slot (Array has no default constructor).
+  template <std::size_t... Slot>
+  static std::array<Array<float>, sizeof...(Slot)> material_uploads(detail::MemoryAccount& account,
+                                                                    std::index_sequence<Slot...>) {
+    return {((void)Slot, Array<float>(account, "particle material value upload"))...};
+  }
+
  public:
   explicit ParticleResidency(detail::MemoryAccount& account)
       : staged_spheres_(account, "particle upload"),
         staged_ids_(account, "particle id upload"),
         staged_scalar_(account, "particle scalar upload"),
         staged_select_(account, "particle selection upload"),
-        staged_material_{Array<float>(account, "particle material value upload"),
-                         Array<float>(account, "particle material value upload"),
-                         Array<float>(account, "particle material value upload"),
-                         Array<float>(account, "particle material value upload")},
+        staged_material_(material_uploads(account, std::make_index_sequence<kMaterialFields>())),
         hidden_(account, "particles after the clip planes and selection") {}
 
   // The particles in this backend's memory: in place when they already are, else uploaded; with
@@ -291,8 +298,7 @@ class ParticleResidency {
   Array<std::uint64_t> staged_ids_;
   Array<float> staged_scalar_;
   Array<float> staged_select_;
-  static_assert(kMaterialFields == 4, "one upload per material field slot, listed above");
-  std::array<Array<float>, kMaterialFields> staged_material_;
+  std::array<Array<float>, kMaterialFields> staged_material_;  // one per field slot
   Array<Vec4> hidden_;  // the particles, those clipped or not selected made unrenderable
 };
 
