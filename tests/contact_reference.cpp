@@ -88,4 +88,18 @@ RefHit nearest_hit(D3 o, D3 d, const std::vector<Vec4>& spheres,
   return hit;
 }
 
+std::vector<RefContact> true_contacts(Rng& rng, const std::vector<Vec4>& grains, float most) {
+  std::vector<RefContact> pairs;
+  for (std::uint32_t i = 0; i < grains.size(); ++i) {
+    for (std::uint32_t j = i + 1; j < grains.size(); ++j) {
+      const Vec4 a = grains[i], b = grains[j];
+      const double gap =
+          std::sqrt(double(a.x - b.x) * (a.x - b.x) + double(a.y - b.y) * (a.y - b.y) +
+                    double(a.z - b.z) * (a.z - b.z));
+      if (gap < a.w + b.w) pairs.push_back({i, j, uniform(rng, 0.0f, most)});
+    }
+  }
+  return pairs;
+}
+
 }  // namespace granray::test

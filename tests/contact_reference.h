@@ -10,6 +10,7 @@
 
 #include "granray/kernels/vec.h"
 #include "reference_math.h"
+#include "test_support.h"
 
 namespace granray::test {
 
@@ -24,6 +25,9 @@ struct RefContact {
   std::uint32_t first, second;  // grains, as indices into the frame's spheres
   double value;                 // the pair's f >= 0
 };
+
+// Every pair of `grains` that overlap, each with a value drawn from [0, most).
+std::vector<RefContact> true_contacts(Rng& rng, const std::vector<Vec4>& grains, float most);
 
 struct RefCapsule {
   D3 a, b;

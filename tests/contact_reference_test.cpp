@@ -73,16 +73,7 @@ TEST(ContactReference, KernelsInTheReferencesLoopAgreeOnPackingsWithTheirContact
   Rng rng(fresh_seed());
   for (int scene = 0; scene < 4; ++scene) {
     const auto grains = dense_bed(rng, 300, 0.3f, 0.5f);
-    std::vector<RefContact> pairs;
-    for (std::uint32_t i = 0; i < grains.size(); ++i) {
-      for (std::uint32_t j = i + 1; j < grains.size(); ++j) {
-        const Vec4 a = grains[i], b = grains[j];
-        const double gap =
-            std::sqrt(double(a.x - b.x) * (a.x - b.x) + double(a.y - b.y) * (a.y - b.y) +
-                      double(a.z - b.z) * (a.z - b.z));
-        if (gap < a.w + b.w) pairs.push_back({i, j, uniform(rng, 0.0f, 5.0f)});
-      }
-    }
+    const std::vector<RefContact> pairs = true_contacts(rng, grains, 5.0f);
     ASSERT_GT(pairs.size(), 50u) << "a packing has contacts";
     const auto capsules = reference_capsules(grains, pairs, 0.6, true, scene % 2 ? 1.0 : 0.0);
     std::vector<Capsule> kernel_capsules;

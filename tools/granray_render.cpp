@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "contact_pairs.h"
 #include "frame_source.h"
 #include "granray/errors.h"
 #include "granray/insitu/config.h"
@@ -57,6 +58,8 @@ struct Options {
   std::vector<std::string> inputs;
   std::string out;
   std::vector<std::string> meshes;  // STL walls; '*' becomes the frame's step
+  std::string contacts;             // contract 2g: dump local of contacts; '*' becomes the step
+  std::string contact_columns = "pos id force";
 };
 
 // The --mesh walls of each frame, after the configuration's: read once when no name has a '*',
@@ -190,6 +193,18 @@ int run(const Options& options, granray::RankGroup* ranks) {
                       " inputs to write but no '*' in the name for the step");
   }
   FrameSource source(options.inputs, format, field_names(config));
+  if (config.render.contacts && options.contacts.empty()) {
+    throw ConfigError("[insitu.contacts] draws the contact network, and granray-render reads it "
+                      "from --contacts FILE (a dump local of the pairs)");
+  }
+  if (!options.contacts.empty() && size > 1) {
+    throw ConfigError("--contacts: the contact network is drawn on one rank only so far; run "
+                      "granray-render without mpirun");
+  }
+  RenderSettings configured = config.render;
+  if (!options.contacts.empty() && !configured.contacts) configured.contacts = ContactSettings{};
+  tools::ContactPairs contact_pairs(options.contacts, options.contact_columns,
+                                    configured.contacts ? configured.contacts->field : "");
 
   // Rank 0 writes; every rank must learn when it cannot, or the others would wait for it.
   std::string failure;
@@ -240,7 +255,7 @@ int run(const Options& options, granray::RankGroup* ranks) {
     }
     if (first) total += in_file - 1;
     first = false;
-    RenderSettings settings = meshes.settings_for(config.render, f->number);
+    RenderSettings settings = meshes.settings_for(configured, f->number);
     settings.camera =
         frame_camera(config.camera_path, config.render.camera, f->number, f->frame.time);
     // Under mpirun each rank renders a spatial share: equal counts in compact boxes, which the
@@ -249,7 +264,19 @@ int run(const Options& options, granray::RankGroup* ranks) {
     const io::ParticleFrame share =
         size > 1 ? io::spatial_share(f->frame, rank, size, io::picture_axes(f->frame, settings))
                  : io::ParticleFrame{};
-    const ParticleView view = size > 1 ? share.view() : f->frame.view();
+    ParticleView view = size > 1 ? share.view() : f->frame.view();
+    if (contact_pairs.any()) {
+      const io::ContactIndices& pairs = contact_pairs.pairs_for(f->number, f->frame, f->source);
+      view.contacts = {pairs.first.data(), pairs.second.data(), pairs.value.data(),
+                       pairs.first.size()};
+      if (contact_pairs.periodic_left_out() > 0 && rank == 0) {
+        std::fprintf(stderr,
+                     "granray-render: %s, step %lld: %zu pairs across a periodic boundary are "
+                     "not drawn yet\n",
+                     options.contacts.c_str(), static_cast<long long>(f->number),
+                     contact_pairs.periodic_left_out());
+      }
+    }
     // A frame larger than the tile budget (a poster) renders band by band; each band is written
     // (PNG rows, HDF5 chunks) on the writer thread while the next one renders.
     // The host holds a few bands at once (one rendering, two waiting, one being written): each
@@ -367,6 +394,14 @@ int main(int argc, char** argv) {
   app.add_option("--mesh", options.meshes,
                  "STL wall (repeatable); '*' becomes the frame's step (LIGGGHTS dump mesh/stl)")
       ->allow_extra_args(false);
+  app.add_option("--contacts", options.contacts,
+                 "contact pairs to draw as the force network ([insitu.contacts]): a LIGGGHTS or "
+                 "LAMMPS dump local; '*' becomes the frame's step");
+  app.add_option("--contact-columns", options.contact_columns,
+                 "what the contact dump's columns hold, in its computes' keywords: \"pos id "
+                 "force\" (LIGGGHTS pair/gran/local) or \"patom1 patom2 force\" (LAMMPS "
+                 "property/local + pair/local)")
+      ->capture_default_str();
   app.add_option("inputs", options.inputs, "particle files")->required();
   CLI11_PARSE(app, argc, argv);
   std::shared_ptr<granray::RankGroup> ranks;

@@ -27,7 +27,7 @@ int liggghts_width(const std::string& keyword) {
 
 }  // namespace
 
-ContactLayout parse_contact_layout(const std::string& keywords) {
+ContactLayout parse_contact_layout(const std::string& keywords, const std::string& field) {
   std::istringstream words(keywords);
   std::vector<std::string> list;
   for (std::string w; words >> w;) list.push_back(w);
@@ -35,7 +35,7 @@ ContactLayout parse_contact_layout(const std::string& keywords) {
   const bool lammps = list[0] == "patom1" || list[0] == "patom2";
   ContactLayout layout;
   int column = 0;
-  int fx = -1, fy = -1, fz = -1, first_scalar = -1, force_like = -1;
+  int fx = -1, fy = -1, fz = -1, first_scalar = -1, force_like = -1, named = -1, named_width = 1;
   std::string first_scalar_name, force_like_name;
   for (const std::string& w : list) {
     if (w == "history") {
@@ -49,6 +49,9 @@ ContactLayout parse_contact_layout(const std::string& keywords) {
                         "\" (LIGGGHTS pair/gran/local: pos vel id force force_normal "
                         "force_tangential torque torque_normal torque_tangential contactArea "
                         "delta heatFlux; LAMMPS: patom1 patom2 then pair/local's values)");
+    }
+    if (!field.empty() && w == field && (width == 1 || width == 3)) {
+      named = column, named_width = width;
     }
     if (w == "id") {
       layout.first = column, layout.second = column + 1, layout.periodic = column + 2;
@@ -76,7 +79,19 @@ ContactLayout parse_contact_layout(const std::string& keywords) {
     throw ConfigError("contact columns \"" + keywords +
                       "\": no grain ids (LIGGGHTS: id; LAMMPS: patom1 patom2)");
   }
-  if (layout.value < 0 && fx >= 0 && fy == fx + 1 && fz == fx + 2) {
+  const bool force_triple = fx >= 0 && fy == fx + 1 && fz == fx + 2;
+  if (!field.empty()) {  // the value the configuration names, and no other
+    if (named >= 0) {
+      layout.value = named, layout.value_width = named_width, layout.value_name = field;
+    } else if (field == "force" && force_triple) {
+      layout.value = fx, layout.value_width = 3, layout.value_name = field;
+    } else {
+      throw ConfigError("contact columns \"" + keywords + "\" hold no pair value \"" + field +
+                        "\" (the key insitu.contacts.field)");
+    }
+    return layout;
+  }
+  if (layout.value < 0 && force_triple) {
     layout.value = fx, layout.value_width = 3, layout.value_name = "force";
   }
   if (layout.value < 0 && force_like >= 0) {

@@ -125,6 +125,9 @@ InsituConfig read_insitu(const toml::table& table) {
     config.color = read_color(TableReader(*color, "insitu.color"));
     config.render.color = config.color->mapping;
   }
+  if (const toml::table* contacts = t.subtable("contacts")) {
+    config.render.contacts = read_contacts(TableReader(*contacts, "insitu.contacts"));
+  }
   if (const toml::table* select = t.subtable("select")) {
     read_select(TableReader(*select, "insitu.select"), config);
   }

@@ -183,6 +183,39 @@ void read_path(const TableReader& t, PathSettings& p) {
   }
 }
 
+namespace {
+
+// The index of colormap `name` in colormap_names(), or a failure listing them (and `more`).
+int colormap_index(const TableReader& t, const std::string& name, const char* more) {
+  const auto& names = colormap_names();
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it == names.end()) {
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    t.fail("colormap", "names an unknown colormap \"" + name + "\" (known: " + list + more + ")");
+  }
+  return static_cast<int>(it - names.begin());
+}
+
+// A colour range: "auto" (the frame's own) or [lo, hi].
+void read_range(const TableReader& t, bool& auto_range, float& lo, float& hi) {
+  if (const toml::node* range = t.find("range")) {
+    if (range->is_string()) {
+      if (*range->value<std::string>() != "auto") t.fail("range", "must be \"auto\" or [lo, hi]");
+      auto_range = true;
+    } else {
+      const auto lohi = t.numbers("range", 2);
+      if (!(std::isfinite((*lohi)[0]) && std::isfinite((*lohi)[1]) && (*lohi)[0] < (*lohi)[1])) {
+        t.fail("range", "must be [lo, hi] with finite lo < hi");
+      }
+      lo = static_cast<float>((*lohi)[0]);
+      hi = static_cast<float>((*lohi)[1]);
+    }
+  }
+}
+
+}  // namespace
+
 ColorSettings read_color(const TableReader& t) {
   t.only_keys(keys_of("color"));
   ColorSettings c;
@@ -190,19 +223,11 @@ ColorSettings read_color(const TableReader& t) {
   if (!field || field->empty()) t.fail("field", "must name the scalar to colour by");
   c.field = *field;
   if (const auto map = t.string("colormap")) {
-    const auto& names = colormap_names();
-    const auto it = std::find(names.begin(), names.end(), *map);
-    if (it == names.end() && *map != "categorical") {
-      std::string list;
-      for (const auto& n : names) list += n + ", ";
-      t.fail("colormap",
-             "names an unknown colormap \"" + *map + "\" (known: " + list + "categorical)");
-    }
     c.colormap = *map;
     if (*map == "categorical") {
       c.mapping.palette = tableau10_palette();
     } else {
-      c.mapping.colormap = static_cast<int>(it - names.begin());
+      c.mapping.colormap = colormap_index(t, *map, ", categorical");
     }
   }
   if (const toml::node* palette = t.find("palette")) {
@@ -230,19 +255,35 @@ ColorSettings read_color(const TableReader& t) {
       c.mapping.palette.push_back(color);
     }
   }
-  if (const toml::node* range = t.find("range")) {
-    if (range->is_string()) {
-      if (*range->value<std::string>() != "auto") t.fail("range", "must be \"auto\" or [lo, hi]");
-      c.mapping.auto_range = true;
-    } else {
-      const auto lohi = t.numbers("range", 2);
-      if (!(std::isfinite((*lohi)[0]) && std::isfinite((*lohi)[1]) && (*lohi)[0] < (*lohi)[1])) {
-        t.fail("range", "must be [lo, hi] with finite lo < hi");
-      }
-      c.mapping.lo = static_cast<float>((*lohi)[0]);
-      c.mapping.hi = static_cast<float>((*lohi)[1]);
+  read_range(t, c.mapping.auto_range, c.mapping.lo, c.mapping.hi);
+  return c;
+}
+
+ContactSettings read_contacts(const TableReader& t) {
+  t.only_keys(keys_of("contacts"));
+  ContactSettings c;
+  if (const auto w = t.number("width")) {
+    if (!(*w > 0.0 && *w <= 1.0)) {
+      t.fail("width", "must be in (0, 1]: the capsule's radius at the largest value, a fraction "
+                      "of the smaller grain's radius");
     }
+    c.width = static_cast<float>(*w);
   }
+  if (const auto scale = t.one_of("scale", {"force", "fixed"})) c.scale_by_force = *scale == "force";
+  if (const auto field = t.string("field")) {
+    if (field->empty()) t.fail("field", "must name the pair value that colours a capsule");
+    c.field = *field;
+  }
+  if (const auto map = t.string("colormap")) c.colormap = colormap_index(t, *map, "");
+  read_range(t, c.auto_range, c.lo, c.hi);
+  if (const auto threshold = t.number("threshold")) {
+    if (!(*threshold >= 0.0 && std::isfinite(*threshold))) {
+      t.fail("threshold", "must be a finite number >= 0 (a multiple of the frame's mean value; "
+                          "1 = the strong network)");
+    }
+    c.threshold = static_cast<float>(*threshold);
+  }
+  if (const auto grains = t.boolean("grains")) c.grains = *grains;
   return c;
 }
 

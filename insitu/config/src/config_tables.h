@@ -51,5 +51,7 @@ void read_shading(const TableReader& t, ShadingSettings& s);
 // [insitu.path] (contract 2e): the path-traced still.
 void read_path(const TableReader& t, PathSettings& p);
 ColorSettings read_color(const TableReader& t);
+// [insitu.contacts] (contract 2g): the contact network.
+ContactSettings read_contacts(const TableReader& t);
 
 }  // namespace granray::detail

@@ -13,6 +13,15 @@ enum class MemorySpace { host, device };
 // The most fields the materials of one frame select grains by (each material names one).
 constexpr int kMaterialFields = 4;
 
+// contract 2g: a frame's contact pairs, as indices into its particles and a value f >= 0 per pair
+// (the contact force unless the configuration names another), in the particles' memory.
+struct ContactView {
+  const std::uint32_t* first = nullptr;
+  const std::uint32_t* second = nullptr;
+  const float* value = nullptr;
+  std::size_t count = 0;
+};
+
 // A non-owning view of one frame's particles, wherever the simulation keeps them.
 struct ParticleView {
   const Vec4* xyzr = nullptr;  // (x, y, z, radius) per particle
@@ -25,6 +34,7 @@ struct ParticleView {
   // field_slot is k (MaterialSettings); null: `scalar`. In the same memory as the positions.
   std::array<const float*, kMaterialFields> material_values{};
   std::uint64_t id_offset = 0;  // without ids: id = index + id_offset
+  ContactView contacts;         // contract 2g: drawn where RenderSettings::contacts asks
   MemorySpace space = MemorySpace::host;
   void* cuda_stream = nullptr;  // cudaStream_t to run on (CUDA backend)
 };

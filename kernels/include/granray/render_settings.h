@@ -117,6 +117,20 @@ struct MaterialSettings {
 
 constexpr std::size_t kMaxMaterials = 32;
 
+// contract 2g, [insitu.contacts]: the contact network, each pair of touching grains a capsule from
+// centre to centre. Applies when the frame has pairs (ParticleView::contacts).
+struct ContactSettings {
+  float width = 0.4f;          // capsule radius at the largest value, a fraction of min(r_i, r_j)
+  bool scale_by_force = true;  // "force": rho = width r_min sqrt(f / f_max); "fixed": width r_min
+  std::string field = "force";  // the pair value's name (the colour bar's label)
+  int colormap = 3;             // index into granray::colormap_names(); 3 = inferno
+  bool auto_range = true;       // the frame's min/max over its pairs
+  float lo = 0.0f;
+  float hi = 1.0f;
+  float threshold = 0.0f;  // draw pairs with f >= threshold * the frame's mean f
+  bool grains = true;      // false: the network alone (the grains still frame the auto camera)
+};
+
 // contract 2e: how a frame forms its image: section 2a's direct model (with metal and glass traced
 // `bounces` deep), or the path-traced still.
 enum class ImageModel { direct, path };
@@ -158,6 +172,7 @@ struct RenderSettings {
   std::vector<MaterialSettings> materials;
   ImageModel model = ImageModel::direct;  // contract 2e [insitu] renderer
   PathSettings path;
+  std::optional<ContactSettings> contacts;  // contract 2g; absent: no network drawn
 };
 
 inline bool path_traced(const RenderSettings& s) { return s.model == ImageModel::path; }

@@ -109,6 +109,13 @@ struct FrameStats {
   bool colored = false;  // coloured by the scalar over [color_lo, color_hi]
   float color_lo = 0.0f;
   float color_hi = 0.0f;
+  // contract 2g: the capsules drawn (pairs at or above the threshold), the pairs left out for a
+  // broken grain, an index past the frame's particles or a value that is not a finite f >= 0,
+  // and the range their colours span.
+  std::uint64_t contacts = 0;
+  std::uint64_t contacts_skipped = 0;
+  float contact_lo = 0.0f;
+  float contact_hi = 0.0f;
   // With RenderSettings::category_census: bit v (word v / 64) set when a drawn grain has the
   // category value v = floor(s + 0.5) in 0..255 (contract 2d); every rank's, once composited.
   std::array<std::uint64_t, kCategoryWords> categories{};

@@ -5,6 +5,7 @@
 
 #include "backend_prelude.inl"
 #include "color_table.inl"
+#include "contact_scene.inl"
 #include "frame_buffers.inl"
 #include "light_columns.h"
 #include "lit_pipeline.inl"
@@ -26,6 +27,7 @@ struct BackendParts {
         grid(account, reference_ends),
         tiles(account, reference_ends),
         walls(account),
+        contacts(account),
         frame(account),
         shared(account),
         lit(account),
@@ -41,6 +43,7 @@ struct BackendParts {
   ParticleGrid grid;
   ScreenTileLists tiles;
   WallScene walls;
+  ContactScene contacts;  // contract 2g: the capsules, which WallScene hands the kernels
   FrameBuffers frame;
   SharedPlanes shared;  // frames composited in GPU memory across ranks (shared_planes.inl)
   LitPipeline lit;

@@ -3,6 +3,7 @@
 
 #include "backend_parts.inl"
 #include "backend_prelude.inl"
+#include "contact_scene.inl"
 #include "frame_buffers.inl"
 #include "particle_residency.inl"
 #include "wall_scene.inl"
@@ -21,6 +22,7 @@ struct FrameSetup {
   SceneBounds scene;       // what frames the camera: every rank's particles or these, and walls
   CameraSetup camera;
   IdMap id_of;
+  ContactCensus contacts;  // contract 2g
 };
 
 inline FrameSetup set_up_frame(BackendParts& parts, const Executor& exec, const ParticleView& view,
@@ -47,7 +49,16 @@ inline FrameSetup set_up_frame(BackendParts& parts, const Executor& exec, const 
         "granray: [insitu.select] needs a value per particle to select by, and this frame's "
         "particles have none");
   }
-  if ((walls.plane_count() > 0 || settings.select) && all.count > 0) {
+  // contract 2g: the network between every grain, clipped or selected away or not.
+  ContactCensus contacts;
+  walls.set_capsules(parts.contacts.build(exec, all, view, settings,
+                                          options.method == RenderMethod::brute_force, contacts));
+  if (settings.contacts && !settings.contacts->grains && all.count > 0) {
+    // The network alone: no grain is drawn or casts anything; the camera still frames them.
+    r = parts.particles.hide_all(exec, all);
+    bounds = reduce_bounds(exec, r);
+    bounds.skipped = all_bounds.skipped;
+  } else if ((walls.plane_count() > 0 || settings.select) && all.count > 0) {
     r = parts.particles.hide(exec, all, walls.planes(), walls.plane_count(),
                              settings.select ? select : nullptr,
                              settings.select.value_or(SelectRange{-INFINITY, INFINITY}));
@@ -56,7 +67,7 @@ inline FrameSetup set_up_frame(BackendParts& parts, const Executor& exec, const 
   }
   const CameraSetup camera = resolve_camera(settings, scene);
   walls.build_for(exec, camera.frame, make_shading_params(settings.shading, camera.frame, scene));
-  return {all, all_bounds, r, bounds, scene, camera, IdMap{r.ids, view.id_offset}};
+  return {all, all_bounds, r, bounds, scene, camera, IdMap{r.ids, view.id_offset}, contacts};
 }
 
 // The statistics every frame reports of its setup and walls.
@@ -68,6 +79,10 @@ inline FrameStats setup_stats(const FrameSetup& f, const WallScene& walls) {
   stats.camera = f.camera.resolved;
   stats.wall_triangles = walls.total();
   stats.wall_ms = walls.build_ms();
+  stats.contacts = f.contacts.drawn;
+  stats.contacts_skipped = f.contacts.skipped;
+  stats.contact_lo = f.contacts.lo;
+  stats.contact_hi = f.contacts.hi;
   return stats;
 }
 

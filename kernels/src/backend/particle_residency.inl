@@ -265,6 +265,15 @@ class ParticleResidency {
     return measured_->bounds;
   }
 
+  // `all` with every grain made unrenderable (contract 2g: grains = false).
+  ResidentParticles hide_all(const Executor& exec, const ResidentParticles& all) {
+    hidden_.resize(all.count);
+    thrust::fill_n(exec.policy(), hidden_.data(), all.count, Vec4{0.0f, 0.0f, 0.0f, 0.0f});
+    ResidentParticles shown = all;
+    shown.spheres = hidden_.data();
+    return shown;
+  }
+
   // `all` with the grains beyond a clip plane or outside the selection window made unrenderable.
   ResidentParticles hide(const Executor& exec, const ResidentParticles& all,
                          const ClipPlane* planes, int plane_count, const float* select,

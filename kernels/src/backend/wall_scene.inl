@@ -94,6 +94,10 @@ class WallScene {
     bin_see_through_for(exec, camera);
   }
 
+  // contract 2g: this frame's contact capsules, which the kernels meet with the walls.
+  void set_capsules(const CapsuleView& capsules) { capsules_ = capsules; }
+  std::uint32_t capsule_count() const { return capsules_.count; }
+
   // The triangles this frame shows, opaque or see-through.
   std::uint32_t count() const { return opaque_.count() + see_through_.count(); }
   std::uint32_t opaque_count() const { return opaque_.count(); }
@@ -130,7 +134,8 @@ class WallScene {
             plane_count_,
             linear,
             tiles,
-            materials_on_ ? material_slots_.data() : nullptr};
+            materials_on_ ? material_slots_.data() : nullptr,
+            with_linear(capsules_, linear)};
   }
 
   // The tree of the opaque triangles this camera shows (WallView::opaque of view()).
@@ -145,7 +150,7 @@ class WallScene {
       with_opaque(options, std::forward<Body>(body));
       return;
     }
-    if (every_opaque_.count() == 0) {
+    if (every_opaque_.count() == 0 && capsules_.count == 0) {
       body(NoWalls{});
       return;
     }
@@ -159,7 +164,7 @@ class WallScene {
   // triangle too.
   template <class Body>
   void with_all(const RenderOptions& options, Body&& body) const {
-    if (count() > 0) {
+    if (count() > 0 || capsules_.count > 0) {
       body(view(options.method == RenderMethod::brute_force));
     } else {
       body(NoWalls{});
@@ -172,7 +177,7 @@ class WallScene {
   // slowed the lit surfaces and shadow passes on the GPU by a quarter though they met no wall).
   template <class Body>
   void with_opaque(const RenderOptions& options, Body&& body) const {
-    if (opaque_count() > 0) {
+    if (opaque_count() > 0 || capsules_.count > 0) {
       with_all(options, std::forward<Body>(body));
     } else {
       body(NoWalls{});
@@ -192,6 +197,12 @@ class WallScene {
   // a cylinder of 64 segments 252); larger ones, and lists of more than kSeeThroughEntriesPerTile
   // slots a tile on average, keep the tree walk.
   static constexpr std::uint32_t kMaxBinnedSeeThrough = 1024;
+
+  // The reference tests every capsule, as it does every triangle.
+  static CapsuleView with_linear(CapsuleView capsules, bool linear) {
+    capsules.linear = capsules.linear || linear;
+    return capsules;
+  }
   static constexpr std::uint64_t kSeeThroughEntriesPerTile = 16;
 
   void build_trees_for(const Executor& exec, const CameraFrame& camera) {
@@ -420,6 +431,7 @@ class WallScene {
   CameraFrame binned_camera_{};
   int plane_count_ = 0;
   double build_ms_ = 0.0;
+  CapsuleView capsules_{};
 };
 
 }  // namespace granray::GRANRAY_BACKEND_NAMESPACE

@@ -30,7 +30,9 @@ struct ContactLayout {
 };
 
 // "pos id force" or "patom1 patom2 force"; ConfigError naming an unknown or width-less keyword.
-ContactLayout parse_contact_layout(const std::string& keywords);
+// `field` (contract 2g's insitu.contacts.field): the value is that keyword's column (a vector's
+// length), or for "force" the columns fx fy fz; ConfigError when the columns lack it.
+ContactLayout parse_contact_layout(const std::string& keywords, const std::string& field = "");
 
 struct ContactFrame {
   std::string path;

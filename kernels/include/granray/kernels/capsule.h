@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "granray/kernels/intersect.h"
 #include "granray/kernels/ray.h"
 #include "granray/kernels/vec.h"
 
@@ -47,22 +48,26 @@ GRANRAY_HD_INLINE float capsule_entry_distance(const Ray& ray, const Capsule& c)
       y = bard > 0.0f ? 0.0f : baba;  // along the axis: in through the end it comes from
     }
   }
-  const Vec3 oc = y <= 0.0f ? oa : origin - c.b;
-  const float b = dot(ray.dir, oc);
-  const float h = b * b - dd * (dot(oc, oc) - rr);
-  if (!(h > 0.0f)) return INFINITY;
-  const float t = (-b - sqrtf(h)) / dd + shift;
-  return t > 0.0f ? t : INFINITY;
+  // The end's sphere as every grain is tested: capsules that meet at a grain's centre with the
+  // same radius share that sphere bit for bit, so their equal distances go to the smaller index
+  // (contract 2g) as the reference's do.
+  const Vec3 end = y <= 0.0f ? c.a : c.b;
+  return sphere_entry_distance(ray, {end.x, end.y, end.z, c.radius});
+}
+
+// The point of the segment [a, b] nearest x.
+GRANRAY_HD_INLINE Vec3 nearest_on_segment(const Capsule& c, Vec3 x) {
+  const Vec3 ba = c.b - c.a;
+  const float baba = dot(ba, ba);
+  float s = baba > 0.0f ? dot(x - c.a, ba) / baba : 0.0f;
+  s = s < 0.0f ? 0.0f : s > 1.0f ? 1.0f : s;
+  return c.a + ba * s;
 }
 
 // The outward unit normal at a point x of the capsule's surface: from the segment's nearest
 // point toward x.
 GRANRAY_HD_INLINE Vec3 capsule_normal(const Capsule& c, Vec3 x) {
-  const Vec3 ba = c.b - c.a;
-  const float baba = dot(ba, ba);
-  float s = baba > 0.0f ? dot(x - c.a, ba) / baba : 0.0f;
-  s = s < 0.0f ? 0.0f : s > 1.0f ? 1.0f : s;
-  return normalize(x - (c.a + ba * s));
+  return normalize(x - nearest_on_segment(c, x));
 }
 
 }  // namespace granray

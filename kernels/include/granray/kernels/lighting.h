@@ -30,6 +30,20 @@ GRANRAY_HD_INLINE SurfaceSample wall_sample(Vec3 normal, Vec3 base, float t, std
 
 GRANRAY_HD_INLINE bool shows_wall(Vec4 surface) { return surface.w == 0.0f; }
 
+// The surface a wall hit shows: its triangle, or its contact capsule as the capsule's hit sphere
+// (contract 2g shades a capsule, and starts its secondary rays, as that sphere; its id makes them
+// skip the capsule).
+GRANRAY_HD_INLINE SurfaceSample wall_hit_sample(const WallView& w, const WallHit& hit,
+                                                const Ray& ray) {
+  if (hit.capsule != kNoHit) {
+    return {capsule_hit_sphere(w.capsules.capsules[hit.capsule], ray, hit.t),
+            w.capsules.colors[hit.capsule], hit.t, kCapsuleIdBase + hit.capsule};
+  }
+  const WallTriangle& tri = w.opaque.triangles[hit.slot];
+  return wall_sample(facing_normal(tri, ray.dir), wall_color(w, tri), hit.t,
+                     kWallIdBase + tri.index);
+}
+
 GRANRAY_HD_INLINE SurfaceSample background_sample() {
   return {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, INFINITY, ~std::uint64_t{0}};
 }

@@ -12,6 +12,12 @@
 
 namespace granray {
 
+// contract 2e: the material slot of a wall hit's surface; capsules are matte (contract 2g).
+GRANRAY_HD_INLINE std::uint8_t wall_hit_material(const WallView& w, const WallHit& hit) {
+  if (hit.capsule != kNoHit || w.materials == nullptr) return kMatteSlot;
+  return w.materials[wall_of(w.opaque.triangles[hit.slot])];
+}
+
 GRANRAY_HD_INLINE std::size_t first_sample_of(const CameraFrame& cam, int i, int j, int samples) {
   return (static_cast<std::size_t>(j) * static_cast<std::size_t>(cam.width) +
           static_cast<std::size_t>(i)) *
@@ -57,12 +63,9 @@ struct FindSurfaces {
         }
         if constexpr (Walls::present) {
           const WallHit wall = nearest_wall(walls, ray, hit.t);
-          if (wall.slot != kNoHit) {
-            const WallTriangle& tri = walls.opaque.triangles[wall.slot];
-            surface = keep_walls ? wall_sample(facing_normal(tri, ray.dir), wall_color(walls, tri),
-                                               wall.t, kWallIdBase + tri.index)
-                                 : background_sample();
-            slot = walls.materials != nullptr ? walls.materials[wall_of(tri)] : kMatteSlot;
+          if (wall.any()) {
+            surface = keep_walls ? wall_hit_sample(walls, wall, ray) : background_sample();
+            slot = wall_hit_material(walls, wall);
           }
         }
       }

@@ -60,11 +60,9 @@ struct BounceScene {
     if constexpr (Walls::present) {
       const WallView& w = primary ? primary_walls : walls;
       const WallHit wall = nearest_wall(w, ray, hit.t, from);
-      if (wall.slot != kNoHit) {
-        const WallTriangle& tri = w.opaque.triangles[wall.slot];
-        out.surface = wall_sample(facing_normal(tri, ray.dir), wall_color(walls, tri), wall.t,
-                                  kWallIdBase + tri.index);
-        out.slot = walls.materials != nullptr ? walls.materials[wall_of(tri)] : kMatteSlot;
+      if (wall.any()) {
+        out.surface = wall_hit_sample(w, wall, ray);
+        out.slot = wall_hit_material(w, wall);
       }
     }
     return out;

@@ -32,6 +32,7 @@ GRANRAY_HD_INLINE float squared_distance_to(const WallBox& box, Vec3 o) {
 // [0, length] enters (as box_entry computes it) lies within length of o up to the rounding of the
 // slab distances, which the relative margin and a pad scaled by the coordinates cover.
 GRANRAY_HD_INLINE float nearby_wall_reach(const WallTree& w, Vec3 o, float length) {
+  if (w.count == 0) return 0.0f;  // capsules alone: no tree, no root
   const WallBox& root = w.nodes[1];
   const float scale = fabsf(o.x) + fabsf(o.y) + fabsf(o.z) + (root.hi.x - root.lo.x) +
                       (root.hi.y - root.lo.y) + (root.hi.z - root.lo.z);
@@ -74,10 +75,12 @@ GRANRAY_HD_INLINE NearbyWallLeaves nearby_wall_leaves(const WallTree& w, Vec3 o,
 GRANRAY_HD_INLINE bool nearby_wall_blocks(const WallView& w, const NearbyWallLeaves& near,
                                           const Ray& ray, float length,
                                           std::uint64_t skip_id = kSkipNothing) {
+  // The capsules are not in the tree: they have a walk of their own.
+  if (capsule_blocks(w.capsules, ray, length, skip_id)) return true;
   if (near.count == 0 && !near.overflow) return false;  // no leaf near: nothing to test
   const BoxRay slabs = box_ray(ray);
   if (near.overflow || w.linear || !slabs.numbers_only) {  // numbers only: no zero component
-    return wall_blocks(w, ray, length, skip_id);
+    return triangle_blocks(w, ray, length, skip_id);
   }
   const WallTree& tree = w.opaque;
   for (int n = 0; n < near.count; ++n) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "granray/kernels/camera_frame.h"
+#include "granray/kernels/lighting.h"
 #include "granray/kernels/screen_tiles.h"
 #include "granray/kernels/see_through.h"
 #include "granray/kernels/shading.h"
@@ -54,6 +55,17 @@ struct FrameTarget {
   std::uint64_t* hit_id;  // optional: global id of the visible particle, ~0 for the background
 };
 
+// The unlit colour of a wall hit's surface: a triangle's by its normal, a capsule's as its hit
+// sphere's (with the outline a grain has).
+GRANRAY_HD_INLINE Vec3 unlit_color(const Ray& ray, const SurfaceSample& surface,
+                                   const ShadingParams& shading) {
+  if (shows_wall(surface.sphere)) {
+    return normal_color(center_of(surface.sphere), surface.base, ray.origin + ray.dir * surface.t,
+                        shading);
+  }
+  return hit_color(ray, surface.t, surface.sphere, surface.base, shading);
+}
+
 // One primary ray per pixel; identical for every tracer, so paths differ only in visibility.
 // With walls (Walls = WallView), the nearest wall nearer than the sphere hit shows instead.
 template <class Tracer, class Walls = NoWalls>
@@ -80,12 +92,11 @@ struct RenderPixel {
           see_through_pixel(ray, hit, wall, glass, pixel);
           return;
         }
-        if (wall.slot != kNoHit) {
-          const WallTriangle& tri = walls.opaque.triangles[wall.slot];
-          target.rgb[pixel] = shade_normal(facing_normal(tri, ray.dir), wall_color(walls, tri),
-                                           ray.origin + ray.dir * wall.t, target.shading);
+        if (wall.any()) {
+          const SurfaceSample surface = wall_hit_sample(walls, wall, ray);
+          target.rgb[pixel] = to_rgb8(unlit_color(ray, surface, target.shading));
           if (target.depth != nullptr) target.depth[pixel] = wall.t;
-          if (target.hit_id != nullptr) target.hit_id[pixel] = kWallIdBase + tri.index;
+          if (target.hit_id != nullptr) target.hit_id[pixel] = surface.id;
           return;
         }
       }
@@ -99,10 +110,10 @@ struct RenderPixel {
     if (target.hit_id != nullptr) target.hit_id[pixel] = hit.id;
   }
 
-  // Opaque walls may show in any pixel: their tree is not binned into screen tiles.
+  // Opaque walls and capsules may show in any pixel: they are not binned into screen tiles.
   GRANRAY_HD bool has_opaque_walls() const {
     if constexpr (Walls::present) {
-      return walls.opaque.count > 0;
+      return walls.any_opaque();
     } else {
       return false;
     }
@@ -115,12 +126,11 @@ struct RenderPixel {
     Vec3 behind = target.shading.background;
     float t = hit.t;
     std::uint64_t id = hit.id;
-    if (wall.slot != kNoHit) {
-      const WallTriangle& tri = walls.opaque.triangles[wall.slot];
+    if (wall.any()) {
+      const SurfaceSample surface = wall_hit_sample(walls, wall, ray);
       t = wall.t;
-      id = kWallIdBase + tri.index;
-      behind = normal_color(facing_normal(tri, ray.dir), wall_color(walls, tri),
-                            ray.origin + ray.dir * t, target.shading);
+      id = surface.id;
+      behind = unlit_color(ray, surface, target.shading);
     } else if (hit.index != kNoHit) {
       behind =
           hit_color(ray, hit.t, target.spheres[hit.index], target.color(hit.index), target.shading);

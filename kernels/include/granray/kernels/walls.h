@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "granray/kernels/camera_frame.h"
+#include "granray/kernels/contact_capsules.h"
 #include "granray/kernels/ray.h"
 #include "granray/kernels/screen_tiles.h"
 
@@ -164,6 +165,11 @@ struct WallView {
   bool linear;  // the reference: test every triangle in turn instead of walking the tree
   SeeThroughTiles see_through_tiles;
   const std::uint8_t* materials;  // contract 2e: per wall, a MaterialTable slot; null: all matte
+  // contract 2g: the contact capsules, opaque and matte; they hide, block and shine as walls do.
+  CapsuleView capsules;
+
+  // Whether anything here hides what lies behind it.
+  GRANRAY_HD bool any_opaque() const { return opaque.count > 0 || capsules.count > 0; }
 };
 
 // No walls: the kernels compile the wall tests away.
@@ -269,10 +275,14 @@ GRANRAY_HD_INLINE bool box_entry(const WallBox& box, const BoxRay& ray, float t_
   return lo <= hi;
 }
 
-// The nearest opaque wall along a ray: triangle k of WallView::opaque at distance t.
+// The nearest opaque wall along a ray: triangle `slot` of WallView::opaque, or capsule `capsule`
+// of WallView::capsules, at distance t.
 struct WallHit {
   float t;
-  std::uint32_t slot;  // kNoHit: none
+  std::uint32_t slot;                // kNoHit: no triangle
+  std::uint32_t capsule = kNoHit;  // kNoHit: no capsule
+
+  GRANRAY_HD bool any() const { return slot != kNoHit || capsule != kNoHit; }
 };
 
 // The stack of a walk down the tree: the tree's depth is log2(leaves) < 32.
@@ -331,27 +341,31 @@ GRANRAY_HD_INLINE bool skipped_wall(const WallTriangle& tri, std::uint64_t skip_
   return kWallIdBase + tri.index == skip_id;
 }
 
-// The nearest unclipped opaque triangle other than `skip_id`'s with t < limit (a sphere at
-// `limit` wins the tie); among equal distances the smaller index.
+// The nearest contact capsule or unclipped opaque triangle other than `skip_id`'s with t < limit
+// (a sphere at `limit` wins the tie; a capsule wins over a triangle at equal t); among equal
+// distances the smaller index.
 GRANRAY_HD_INLINE WallHit nearest_wall(const WallView& w, const Ray& ray, float limit,
                                        std::uint64_t skip_id = kSkipNothing) {
-  if (w.opaque.count == 0) return {INFINITY, kNoHit};  // see-through walls alone
   WallHit best{limit, kNoHit};
-  std::uint32_t best_index = kNoHit;
-  for_each_candidate(
-      w.opaque, w.linear, ray,
-      [&](std::uint32_t k) {
-        const WallTriangle& tri = w.opaque.triangles[k];
-        if (skipped_wall(tri, skip_id)) return false;
-        const float t = wall_distance(w, ray, tri);
-        if (t < best.t || (t == best.t && best.slot != kNoHit && tri.index < best_index)) {
-          best = {t, k};
-          best_index = tri.index;
-        }
-        return false;
-      },
-      [&] { return best.t; });
-  if (best.slot == kNoHit) best.t = INFINITY;
+  const CapsuleHit capsule = nearest_capsule(w.capsules, ray, limit, skip_id);
+  if (capsule.index != kNoHit) best = {capsule.t, kNoHit, capsule.index};
+  if (w.opaque.count > 0) {  // none: see-through walls alone
+    std::uint32_t best_index = kNoHit;
+    for_each_candidate(
+        w.opaque, w.linear, ray,
+        [&](std::uint32_t k) {
+          const WallTriangle& tri = w.opaque.triangles[k];
+          if (skipped_wall(tri, skip_id)) return false;
+          const float t = wall_distance(w, ray, tri);
+          if (t < best.t || (t == best.t && best.slot != kNoHit && tri.index < best_index)) {
+            best = {t, k};
+            best_index = tri.index;
+          }
+          return false;
+        },
+        [&] { return best.t; });
+  }
+  if (!best.any()) best.t = INFINITY;
   return best;
 }
 
@@ -360,10 +374,9 @@ GRANRAY_HD_INLINE Vec3 wall_color(const WallView& w, const WallTriangle& tri) {
   return w.colors[wall_of(tri)];
 }
 
-// Whether an unclipped opaque triangle other than `skip_id`'s meets the ray at 0 < t < length
-// (shadow and occlusion rays; see-through walls block none).
-GRANRAY_HD_INLINE bool wall_blocks(const WallView& w, const Ray& ray, float length,
-                                   std::uint64_t skip_id = kSkipNothing) {
+// Whether an unclipped opaque triangle other than `skip_id`'s meets the ray at 0 < t < length.
+GRANRAY_HD_INLINE bool triangle_blocks(const WallView& w, const Ray& ray, float length,
+                                       std::uint64_t skip_id) {
   bool blocked = false;
   for_each_candidate(
       w.opaque, w.linear, ray,
@@ -374,6 +387,14 @@ GRANRAY_HD_INLINE bool wall_blocks(const WallView& w, const Ray& ray, float leng
       },
       [&] { return length; });
   return blocked;
+}
+
+// Whether a contact capsule or an unclipped opaque triangle other than `skip_id`'s meets the ray
+// at 0 < t < length (shadow and occlusion rays; see-through walls block none).
+GRANRAY_HD_INLINE bool wall_blocks(const WallView& w, const Ray& ray, float length,
+                                   std::uint64_t skip_id = kSkipNothing) {
+  return capsule_blocks(w.capsules, ray, length, skip_id) ||
+         triangle_blocks(w, ray, length, skip_id);
 }
 
 }  // namespace granray

@@ -1,0 +1,120 @@
+// A frame's contact capsules (contract 2g) as the kernels see them, and the two questions every
+// pass asks of them: the nearest capsule along a ray, and whether one blocks a secondary ray.
+// They ride with the walls (WallView::capsules), so every pass that meets walls meets capsules.
+#pragma once
+
+#include <cstdint>
+
+#include "granray/kernels/capsule.h"
+#include "granray/kernels/dda.h"
+#include "granray/kernels/ray.h"
+
+namespace granray {
+
+// A capsule's surface id: above every grain's id and below every wall's (kWallIdBase), so that
+// (t, id) orders equal distances as 2g does: a sphere, then a capsule, then a triangle, and among
+// capsules the smaller index. Grain ids stay below it (contract 1's ids are far smaller).
+constexpr std::uint64_t kCapsuleIdBase = std::uint64_t{1} << 62;
+
+// The capsules of one frame, one per pair of the frame's contacts (radius 0: a pair not drawn,
+// below the threshold or broken). `grid` lists each capsule (ref_index) in every cell that its
+// bounding sphere's box overlaps, so the cell that holds a hit point lists its capsule; `linear`:
+// the reference, which tests every capsule.
+struct CapsuleView {
+  GridView grid;
+  const Capsule* capsules;
+  const Vec3* colors;  // each capsule's base colour (its pair's value through the colormap)
+  std::uint32_t count;  // 0: none
+  bool linear;
+};
+
+struct CapsuleHit {
+  float t;
+  std::uint32_t index;  // kNoHit: none
+};
+
+GRANRAY_HD_INLINE bool skipped_capsule(std::uint32_t k, std::uint64_t skip_id) {
+  return kCapsuleIdBase + k == skip_id;
+}
+
+// The nearest capsule met walking the grid, front to back; one whose hit lies inside a cell is
+// listed there, so once the best is nearer than the next grown cell it is final.
+struct NearestCapsule {
+  const CapsuleView& view;
+  const Ray& ray;
+  std::uint64_t skip_id;
+  CapsuleHit best;
+
+  GRANRAY_HD bool done_before(float t) const { return best.t < t; }
+  GRANRAY_HD void take(std::uint32_t k) {
+    const Capsule& c = view.capsules[k];
+    if (!(c.radius > 0.0f) || skipped_capsule(k, skip_id)) return;  // 0: a pair not drawn
+    const float t = capsule_entry_distance(ray, c);
+    if (t < best.t || (t == best.t && best.index != kNoHit && k < best.index)) best = {t, k};
+  }
+  GRANRAY_HD void visit(std::uint32_t first_cell, std::uint32_t last_cell) {
+    const std::uint32_t end = view.grid.cell_offsets[last_cell + 1];
+    for (std::uint32_t r = view.grid.cell_offsets[first_cell]; r < end; ++r) {
+      take(view.grid.ref_index[r]);
+    }
+  }
+};
+
+// The nearest capsule other than skip_id's with t < limit (a sphere at `limit` wins the tie);
+// among equal distances the smaller index.
+GRANRAY_HD_INLINE CapsuleHit nearest_capsule(const CapsuleView& view, const Ray& ray, float limit,
+                                             std::uint64_t skip_id) {
+  NearestCapsule nearest{view, ray, skip_id, {limit, kNoHit}};
+  if (view.count == 0) return {INFINITY, kNoHit};
+  if (view.linear) {
+    for (std::uint32_t k = 0; k < view.count; ++k) nearest.take(k);
+  } else {
+    walk_grown_cells(view.grid.geometry, ray, 0.0f, limit, nearest);
+  }
+  if (nearest.best.index == kNoHit) nearest.best.t = INFINITY;
+  return nearest.best;
+}
+
+// Whether a capsule other than skip_id's meets the ray at 0 < t < length.
+struct CapsuleBlocker {
+  const CapsuleView& view;
+  const Ray& ray;
+  float length;
+  std::uint64_t skip_id;
+  bool blocked;
+
+  GRANRAY_HD bool done_before(float) const { return blocked; }
+  GRANRAY_HD void take(std::uint32_t k) {
+    const Capsule& c = view.capsules[k];
+    blocked = blocked || (c.radius > 0.0f && !skipped_capsule(k, skip_id) &&
+                          capsule_entry_distance(ray, c) < length);
+  }
+  GRANRAY_HD void visit(std::uint32_t first_cell, std::uint32_t last_cell) {
+    const std::uint32_t end = view.grid.cell_offsets[last_cell + 1];
+    for (std::uint32_t r = view.grid.cell_offsets[first_cell]; r < end && !blocked; ++r) {
+      take(view.grid.ref_index[r]);
+    }
+  }
+};
+
+GRANRAY_HD_INLINE bool capsule_blocks(const CapsuleView& view, const Ray& ray, float length,
+                                      std::uint64_t skip_id) {
+  if (view.count == 0) return false;
+  CapsuleBlocker blocker{view, ray, length, skip_id, false};
+  if (view.linear) {
+    for (std::uint32_t k = 0; k < view.count && !blocker.blocked; ++k) blocker.take(k);
+  } else {
+    walk_grown_cells(view.grid.geometry, ray, 0.0f, length, blocker);
+  }
+  return blocker.blocked;
+}
+
+// The sphere that stands for capsule k at its hit t along the ray: centred on the segment's point
+// q nearest the hit, of the capsule's radius. 2g shades a capsule as this sphere (normal from q)
+// and starts its secondary rays at q + n rho (1 + 1e-4), as a sphere's.
+GRANRAY_HD_INLINE Vec4 capsule_hit_sphere(const Capsule& c, const Ray& ray, float t) {
+  const Vec3 q = nearest_on_segment(c, ray.origin + ray.dir * t);
+  return {q.x, q.y, q.z, c.radius};
+}
+
+}  // namespace granray

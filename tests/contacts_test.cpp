@@ -1,0 +1,222 @@
+// contract 2g: the contact network drawn as capsules. The grid and the screen tiles against the
+// brute-force loop on packings with their true contacts and random segments, unlit and lit, with
+// clip planes and walls; the brute-force frame against the double-precision reference; the
+// threshold, grains = false and broken pairs. Built once per backend.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "contact_reference.h"
+#include "granray/kernels/contact_capsules.h"
+#include "granray/kernels/walls.h"
+#include "reference_math.h"
+#include "test_support.h"
+#include "wall_scenes.h"
+
+namespace granray::test {
+namespace {
+
+class ContactsTest : public OnEachBackend {};
+
+// A frame's pairs as the renderer takes them (indices and a value), owning their arrays.
+struct Pairs {
+  std::vector<std::uint32_t> first, second;
+  std::vector<float> value;
+
+  explicit Pairs(const std::vector<RefContact>& contacts) {
+    for (const RefContact& c : contacts) {
+      first.push_back(c.first);
+      second.push_back(c.second);
+      value.push_back(static_cast<float>(c.value));
+    }
+  }
+  ParticleView with(ParticleView view) const {
+    view.contacts = {first.data(), second.data(), value.data(), first.size()};
+    return view;
+  }
+};
+
+// A packing's true contacts and some longer random segments between grains three diameters
+// apart at most (capsules that leave their grains), a pair now and then listed twice, both ways.
+std::vector<RefContact> packing_pairs(Rng& rng, const std::vector<Vec4>& grains) {
+  std::vector<RefContact> pairs = true_contacts(rng, grains, 4.0f);
+  std::uniform_int_distribution<std::uint32_t> pick(0, std::uint32_t(grains.size() - 1));
+  for (int added = 0; added < 40;) {
+    const std::uint32_t i = pick(rng), j = pick(rng);
+    const Vec4 a = grains[i], b = grains[j];
+    const float d = std::sqrt((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) +
+                              (a.z - b.z) * (a.z - b.z));
+    if (i == j || d > 3.0f * (a.w + b.w)) continue;
+    pairs.push_back({i, j, uniform(rng, 0.0f, 4.0f)});
+    ++added;
+  }
+  return pairs;
+}
+
+ContactSettings random_contacts(Rng& rng) {
+  ContactSettings c;
+  c.width = uniform(rng, 0.2f, 0.9f);
+  c.scale_by_force = std::uniform_int_distribution<int>(0, 1)(rng) == 0;
+  c.colormap = std::uniform_int_distribution<int>(0, 6)(rng);
+  c.threshold = std::uniform_int_distribution<int>(0, 2)(rng) * 0.5f;
+  return c;
+}
+
+bool shows_capsule(std::uint64_t id) { return id >= kCapsuleIdBase && id < kWallIdBase; }
+
+std::size_t capsule_pixels(const Image& image) {
+  return std::count_if(image.hit_id.begin(), image.hit_id.end(), shows_capsule);
+}
+
+TEST_F(ContactsTest, MethodsMatchBruteForceOnPackingsWithTheirContacts) {
+  Rng rng(fresh_seed());
+  Renderer renderer(test_backend());
+  for (int round = 0; round < 8; ++round) {
+    const std::vector<Vec4> grains = dense_bed(rng, 500, 0.3f, 0.5f);
+    const Pairs pairs(packing_pairs(rng, grains));
+    const SceneBounds box = box_of(grains);
+    RenderSettings s = small_random_settings(rng, round % 4 >= 2);
+    s.contacts = random_contacts(rng);
+    s.contacts->grains = round != 1 && round != 5;
+    if (round % 2 == 0) s.clip = random_clip(rng, box);  // grains only: the network stays
+    if (round >= 6) s.walls = random_walls(rng, box, 60);
+    if (round >= 4) {  // lit: capsules cast and receive shadows and occlusion
+      s.shading.shadows = true;
+      s.shading.ao_samples = std::uniform_int_distribution<int>(0, 8)(rng);
+      s.shading.ao_distance = uniform(rng, 0.3f, 2.0f);
+      s.shading.samples = std::uniform_int_distribution<int>(0, 1)(rng) ? 4 : 1;
+    }
+    against_brute_force(
+        renderer, pairs.with(view_of(grains)), s,
+        [&](RenderMethod method, const Image& image, const FrameStats& stats, const Image& brute,
+            const FrameStats& brute_stats) {
+          SCOPED_TRACE(::testing::Message()
+                       << "round " << round << ", " << render_method_name(method) << ": "
+                       << pairs.first.size() << " pairs, " << stats.contacts << " drawn");
+          EXPECT_EQ(stats.contacts, brute_stats.contacts);
+          EXPECT_GT(brute_stats.contacts, 0u);
+          if (!s.contacts->grains) {
+            EXPECT_GT(capsule_pixels(brute), 0u) << "the network shows";
+            EXPECT_EQ(std::count_if(brute.hit_id.begin(), brute.hit_id.end(),
+                                    [](std::uint64_t id) { return id < kCapsuleIdBase; }),
+                      0)
+                << "grains = false: no grain shows";
+          }
+          const ImageDiff d = compare_images(image, brute);
+          const std::size_t allowed = 3u + d.pixels / 1000;
+          EXPECT_LE(d.differing_hit, allowed) << "pixels that show another surface";
+          EXPECT_LE(d.rgb_differs_same_hit, allowed) << "max level " << d.max_level;
+        });
+  }
+}
+
+// The brute-force frame shows, pixel by pixel, what the double-precision reference finds, except
+// where a nudge of the ray a hundred-thousandth of a pixel changes the reference's answer.
+TEST_F(ContactsTest, BruteForceFollowsTheReference) {
+  Rng rng(fresh_seed());
+  Renderer renderer(test_backend());
+  for (int round = 0; round < 4; ++round) {
+    const std::vector<Vec4> grains = dense_bed(rng, 200, 0.3f, 0.5f);
+    const std::vector<RefContact> contacts = packing_pairs(rng, grains);
+    const Pairs pairs(contacts);
+    RenderSettings s = sized_random_settings(rng, round % 2 == 1, 80, 60);
+    s.contacts = random_contacts(rng);
+    s.contacts->grains = round < 2;
+    Image image;
+    const FrameStats stats = renderer.render(pairs.with(view_of(grains)), s, image,
+                                             {RenderMethod::brute_force, true});
+    const std::vector<RefCapsule> capsules = reference_capsules(
+        grains, contacts, s.contacts->width, s.contacts->scale_by_force, s.contacts->threshold);
+    EXPECT_EQ(stats.contacts, capsules.size());
+    const std::vector<Vec4> shown = s.contacts->grains ? grains : std::vector<Vec4>{};
+    const DoubleCamera camera(stats.camera, s);
+    const auto answer = [&](double x, double y) {
+      D3 o, d;
+      camera.ray(x, y, o, d);
+      const RefHit hit = nearest_hit(o, d, shown, capsules);
+      if (hit.kind == RefHit::sphere) return std::uint64_t(hit.index);
+      if (hit.kind == RefHit::capsule) return kCapsuleIdBase + capsules[hit.index].contact;
+      return ~std::uint64_t{0};
+    };
+    std::size_t checked = 0, capsules_seen = 0;
+    for (int j = 0; j < s.height; ++j) {
+      for (int i = 0; i < s.width; ++i) {
+        const std::uint64_t want = answer(i + 0.5, j + 0.5);
+        const double e = 1e-5;
+        if (answer(i + 0.5 + e, j + 0.5) != want || answer(i + 0.5 - e, j + 0.5) != want ||
+            answer(i + 0.5, j + 0.5 + e) != want || answer(i + 0.5, j + 0.5 - e) != want) {
+          continue;
+        }
+        ASSERT_EQ(image.hit_id[std::size_t(j) * s.width + i], want)
+            << "round " << round << ", pixel " << i << ", " << j;
+        ++checked;
+        capsules_seen += shows_capsule(want);
+      }
+    }
+    EXPECT_GT(checked, std::size_t(s.width) * s.height * 9 / 10) << "round " << round;
+    EXPECT_GT(capsules_seen, 0u) << "round " << round;
+  }
+}
+
+// Pairs that name no grain, a broken grain, or carry a value that is not a finite f >= 0 are left
+// out and counted; the rest draw as they would alone.
+TEST_F(ContactsTest, BrokenPairsAreLeftOutAndCounted) {
+  Rng rng(fresh_seed());
+  Renderer renderer(test_backend());
+  std::vector<Vec4> grains = dense_bed(rng, 300, 0.3f, 0.5f);
+  const std::vector<RefContact> good = true_contacts(rng, grains, 3.0f);
+  ASSERT_GT(good.size(), 20u);
+  const auto n = static_cast<std::uint32_t>(grains.size());
+  grains.push_back({NAN, 0.0f, 0.0f, 0.4f});  // a broken particle, last
+  std::vector<RefContact> with_broken = good;
+  const std::vector<RefContact> broken = {
+      {0, n + 7, 1.0}, {n, 1, 1.0}, {2, 3, -1.0}, {4, 5, double(NAN)}, {6, 6, 1.0}};
+  std::uniform_int_distribution<std::size_t> where(0, good.size());
+  for (const RefContact& b : broken) with_broken.insert(with_broken.begin() + where(rng), b);
+  // The good pairs in the same relative order, so that capsule indices differ but images do not.
+  RenderSettings s = sized_random_settings(rng, false, 96, 72);
+  s.contacts = random_contacts(rng);
+  s.contacts->threshold = 0.0f;
+  Image alone, mixed;
+  const RenderOptions options{RenderMethod::grid, true};
+  const FrameStats a = renderer.render(Pairs(good).with(view_of(grains)), s, alone, options);
+  const FrameStats m = renderer.render(Pairs(with_broken).with(view_of(grains)), s, mixed, options);
+  EXPECT_EQ(a.contacts, good.size());
+  EXPECT_EQ(m.contacts, good.size());
+  EXPECT_EQ(m.contacts_skipped, broken.size());
+  EXPECT_EQ(alone.rgb, mixed.rgb);
+}
+
+// threshold = 1: only pairs at or above the frame's mean value are drawn; the range of their
+// colours is the frame's, over every drawable pair.
+TEST_F(ContactsTest, TheStrongNetworkKeepsPairsAboveTheMean) {
+  Rng rng(fresh_seed());
+  Renderer renderer(test_backend());
+  const std::vector<Vec4> grains = dense_bed(rng, 400, 0.3f, 0.5f);
+  const std::vector<RefContact> contacts = true_contacts(rng, grains, 10.0f);
+  double sum = 0.0, lo = INFINITY, hi = -INFINITY;
+  for (const RefContact& c : contacts) {
+    sum += float(c.value);
+    lo = std::min(lo, double(float(c.value)));
+    hi = std::max(hi, double(float(c.value)));
+  }
+  const float mean = static_cast<float>(sum / contacts.size());
+  std::size_t strong = 0;
+  for (const RefContact& c : contacts) strong += float(c.value) >= mean;
+  RenderSettings s = sized_random_settings(rng, false, 64, 48);
+  s.contacts = ContactSettings{};
+  s.contacts->threshold = 1.0f;
+  Image image;
+  const FrameStats stats = renderer.render(Pairs(contacts).with(view_of(grains)), s, image,
+                                           {RenderMethod::grid, false});
+  EXPECT_EQ(stats.contacts, strong);
+  EXPECT_LT(strong, contacts.size());
+  EXPECT_FLOAT_EQ(stats.contact_lo, float(lo));
+  EXPECT_FLOAT_EQ(stats.contact_hi, float(hi));
+}
+
+}  // namespace
+}  // namespace granray::test
