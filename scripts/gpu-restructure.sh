@@ -19,7 +19,7 @@ old=/tmp/before/build new=$BUILD
 pour=.data/liggghts/pour-20k.step10000.liggghts
 
 cuda_tests
-memcheck_tests 'RegionTest.*:GridTest.*:RenderTest.*:CudaInput.Clumps*'
+memcheck_tests 'RegionTest.*:GridTest.*:RenderTest.*:CudaInput.Clumps*:ContactsTest.BruteForce*:ContactsTest.Broken*'
 for np in 2 4; do
   log="$OUT/mpi-cuda-$np.log"
   GRANRAY_MPI_TEST_BACKEND=cuda OMP_NUM_THREADS=$(($(nproc) / np)) timeout 240 \
