@@ -204,6 +204,45 @@ TEST(Config, SelectionKeys) {
                       {"sim.toml:4", "min"});
 }
 
+// contract 2g: [insitu.contacts] read with its defaults, every key checked with its range.
+TEST(Config, ContactKeys) {
+  EXPECT_FALSE(parsed("").render.contacts.has_value());
+  const InsituConfig d = parsed("[insitu.contacts]\n");
+  ASSERT_TRUE(d.render.contacts.has_value());
+  EXPECT_FLOAT_EQ(d.render.contacts->width, 0.4f);
+  EXPECT_TRUE(d.render.contacts->scale_by_force);
+  EXPECT_EQ(d.render.contacts->field, "force");
+  EXPECT_EQ(colormap_names()[std::size_t(d.render.contacts->colormap)], "inferno");
+  EXPECT_TRUE(d.render.contacts->auto_range);
+  EXPECT_FLOAT_EQ(d.render.contacts->threshold, 0.0f);
+  EXPECT_TRUE(d.render.contacts->grains);
+  const InsituConfig c = parsed(
+      "[insitu.contacts]\nwidth = 0.25\nscale = \"fixed\"\nfield = \"force_normal\"\n"
+      "colormap = \"magma\"\nrange = [0.5, 4]\nthreshold = 1\ngrains = false\n");
+  const ContactSettings& k = *c.render.contacts;
+  EXPECT_FLOAT_EQ(k.width, 0.25f);
+  EXPECT_FALSE(k.scale_by_force);
+  EXPECT_EQ(k.field, "force_normal");
+  EXPECT_EQ(colormap_names()[std::size_t(k.colormap)], "magma");
+  EXPECT_FALSE(k.auto_range);
+  EXPECT_FLOAT_EQ(k.lo, 0.5f);
+  EXPECT_FLOAT_EQ(k.hi, 4.0f);
+  EXPECT_FLOAT_EQ(k.threshold, 1.0f);
+  EXPECT_FALSE(k.grains);
+  expect_config_error("[insitu.contacts]\nwidth = 0\n", {"sim.toml:2", "insitu.contacts.width"});
+  expect_config_error("[insitu.contacts]\nwidth = 1.5\n", {"sim.toml:2", "(0, 1]"});
+  expect_config_error("[insitu.contacts]\nscale = \"log\"\n", {"sim.toml:2", "contacts.scale"});
+  expect_config_error("[insitu.contacts]\n\ncolormap = \"categorical\"\n",
+                      {"sim.toml:3", "contacts.colormap", "categorical"});
+  expect_config_error("[insitu.contacts]\nrange = [2, 1]\n", {"sim.toml:2", "contacts.range"});
+  expect_config_error("[insitu.contacts]\nthreshold = -1\n",
+                      {"sim.toml:2", "contacts.threshold", ">= 0"});
+  expect_config_error("[insitu.contacts]\ngrains = 1\n", {"sim.toml:2", "contacts.grains"});
+  expect_config_error("[insitu.contacts]\nfield = \"\"\n", {"sim.toml:2", "contacts.field"});
+  expect_config_error("[insitu.contacts]\nwidht = 0.3\n",
+                      {"sim.toml:2", "insitu.contacts.widht", "unknown key"});
+}
+
 TEST(Config, ErrorsNameKeyFileAndLine) {
   expect_config_error("[insitu]\nevery = 10\nwidht = 5\n",
                       {"sim.toml:3", "insitu.widht", "unknown key"});

@@ -8,9 +8,11 @@
 
 #include "granray/insitu/camera_path.h"
 #include "granray/insitu/config.h"
+#include "granray/io/contact_file.h"
 #include "granray/io/image_file.h"
 #include "granray/io/particle_file.h"
 #include "granray/io/stl_file.h"
+#include "contact_reference.h"
 #include "test_support.h"
 
 namespace granray::test {
@@ -383,6 +385,148 @@ TEST(RenderTool, BadInputFailsWithFileAndLine) {
   r = run_tool("--set camera.fov=400 " + bad + " --out " + temp_path("bad.png"));
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.output.find("insitu.camera.fov"), std::string::npos) << r.output;
+}
+
+// A LAMMPS run's dumps, written here: grains with shuffled ids (`dump custom id x y z radius`) and
+// their true contacts (`compute property/local patom1 patom2` + `compute pair/local force`), both
+// of step `step`.
+struct ContactDumps {
+  std::string grains, contacts;
+  std::vector<std::uint64_t> ids;
+  std::vector<Vec4> spheres;
+  std::vector<RefContact> pairs;
+};
+
+ContactDumps contact_dumps(Rng& rng, const std::string& name, std::int64_t step) {
+  ContactDumps d;
+  d.spheres = dense_bed(rng, 300, 0.3f, 0.5f);
+  d.pairs = true_contacts(rng, d.spheres, 5.0f);
+  for (std::size_t k = 0; k < d.spheres.size(); ++k) d.ids.push_back(1000 + 7 * k);
+  std::shuffle(d.ids.begin(), d.ids.end(), rng);
+  const char* box = "ITEM: BOX BOUNDS ff ff ff\n-50 50\n-50 50\n-50 50\n";
+  std::string text = "ITEM: TIMESTEP\n" + std::to_string(step) + "\nITEM: NUMBER OF ATOMS\n" +
+                     std::to_string(d.spheres.size()) + "\n" + box +
+                     "ITEM: ATOMS id x y z radius\n";
+  char line[160];
+  for (std::size_t k = 0; k < d.spheres.size(); ++k) {
+    const Vec4 p = d.spheres[k];
+    std::snprintf(line, sizeof line, "%llu %.9g %.9g %.9g %.9g\n",
+                  static_cast<unsigned long long>(d.ids[k]), p.x, p.y, p.z, p.w);
+    text += line;
+  }
+  d.grains = write_text(name + ".dump", text);
+  text = "ITEM: TIMESTEP\n" + std::to_string(step) + "\nITEM: NUMBER OF ENTRIES\n" +
+         std::to_string(d.pairs.size()) + "\n" + box + "ITEM: ENTRIES c_p[1] c_p[2] c_f\n";
+  for (const RefContact& c : d.pairs) {
+    std::snprintf(line, sizeof line, "%llu %llu %.9g\n",
+                  static_cast<unsigned long long>(d.ids[c.first]),
+                  static_cast<unsigned long long>(d.ids[c.second]), c.value);
+    text += line;
+  }
+  d.contacts = write_text(name + ".local", text);
+  return d;
+}
+
+// contract 2g offline: --contacts draws a dump local's pairs, matched to the snapshot by id, as
+// the library draws the same pairs; the pattern's '*' becomes the step.
+TEST(RenderTool, ContactsFromADumpLocalMatchTheLibrary) {
+  Rng rng(fresh_seed());
+  const ContactDumps d = contact_dumps(rng, "contacts_100", 100);
+  const std::string pattern = d.contacts.substr(0, d.contacts.size() - 9) + "*.local";
+  const std::string settings =
+      " --set width=160 --set height=120 --set backend='\"cpu\"' --set shading.shadows=true "
+      "--set contacts.threshold=0.5 --set contacts.grains=false --contact-columns 'patom1 patom2 "
+      "force' ";
+  const Result r =
+      run_tool(settings + "--contacts '" + pattern + "' " + d.grains + " --out '" +
+               temp_path("contacts_*.png") + "'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const Image png = io::read_png(temp_path("contacts_100.png"));
+
+  RenderSettings s;
+  s.width = 160;
+  s.height = 120;
+  s.shading.shadows = true;
+  s.contacts = ContactSettings{};
+  s.contacts->threshold = 0.5f;
+  s.contacts->grains = false;
+  const auto frames = io::read_particle_file(d.grains);
+  const io::ContactIndices pairs = io::match_contacts(
+      io::read_contact_file(d.contacts, io::parse_contact_layout("patom1 patom2 force"))[0],
+      frames[0], d.grains);
+  ParticleView view = frames[0].view();
+  view.contacts = {pairs.first.data(), pairs.second.data(), pairs.value.data(),
+                   pairs.first.size()};
+  Image direct;
+  const FrameStats stats = Renderer(BackendKind::cpu).render(view, s, direct);
+  EXPECT_GT(stats.contacts, 0u);
+  EXPECT_LT(stats.contacts, d.pairs.size()) << "threshold 0.5 leaves out the weakest pairs";
+  EXPECT_EQ(png.rgb, direct.rgb);
+  const std::uint8_t white = 255;
+  EXPECT_NE(std::count(direct.rgb.begin(), direct.rgb.end(), white), std::ptrdiff_t(direct.rgb.size()))
+      << "the network shows on the background";
+}
+
+TEST(RenderTool, ContactMistakesNameFileAndLine) {
+  Rng rng(fresh_seed());
+  const ContactDumps d = contact_dumps(rng, "contact_mistakes", 100);
+  const std::string base = "--set width=32 --set height=24 --set backend='\"cpu\"' " + d.grains +
+                           " --out " + temp_path("contact_mistake.png") + " ";
+  // [insitu.contacts] with nothing to draw it from.
+  Result r = run_tool(base + "--set contacts.width=0.3");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.output.find("--contacts"), std::string::npos) << r.output;
+  // The default columns ("pos id force") are not this dump's three.
+  r = run_tool(base + "--contacts " + d.contacts);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.output.find(d.contacts + ":"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("describe 12"), std::string::npos) << r.output;
+  const std::string lammps = base + "--contact-columns 'patom1 patom2 force' ";
+  // A pair value the columns do not hold.
+  r = run_tool(lammps + "--set contacts.field=delta --contacts " + d.contacts);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.output.find("insitu.contacts.field"), std::string::npos) << r.output;
+  // An id the snapshot lacks, on the pair's own line.
+  std::ifstream in(d.contacts);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t at = text.find("c_f\n") + 4;
+  text.insert(at, "99999 " + std::to_string(d.ids[0]) + " 1.0\n");
+  text.replace(text.find(std::to_string(d.pairs.size()) + "\nITEM: BOX"),
+               std::to_string(d.pairs.size()).size(), std::to_string(d.pairs.size() + 1));
+  const std::string unknown = write_text("contact_unknown.local", text);
+  r = run_tool(lammps + "--contacts " + unknown);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.output.find(unknown + ":10"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("99999"), std::string::npos) << r.output;
+  // Contacts of another step.
+  const ContactDumps later = contact_dumps(rng, "contact_later", 200);
+  r = run_tool(lammps + "--contacts " + later.contacts);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.output.find("200"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("100"), std::string::npos) << r.output;
+}
+
+// The LIGGGHTS pour's settled bed and its 45,223 contacts (`compute pair/gran/local pos id force`),
+// as LIGGGHTS wrote them: the strong network alone draws.
+TEST(RenderTool, TheLiggghtsPoursForceNetwork) {
+  const std::string grains = shared_data("liggghts/pour-20k.step20000.liggghts.gz");
+  const std::string contacts = shared_data("liggghts/pour-20k.step20000.contacts.gz");
+  if (grains.empty() || contacts.empty()) GTEST_SKIP() << "../shared/data not present";
+  const std::string dump = temp_path("pour-20k.step20000.liggghts");
+  const std::string local = temp_path("pour-20k.step20000.contacts");
+  ASSERT_EQ(run_command("gzip -dc " + grains + " > " + dump).status, 0);
+  ASSERT_EQ(run_command("gzip -dc " + contacts + " > " + local).status, 0);
+  const Result r = run_tool("--set width=200 --set height=150 --set backend='\"cpu\"' "
+                            "--set contacts.threshold=1 --set contacts.grains=false "
+                            "--contacts " + local + " " + dump + " --out " +
+                            temp_path("pour_network.png"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const Image png = io::read_png(temp_path("pour_network.png"));
+  std::size_t drawn = 0;
+  for (std::size_t p = 0; p < png.rgb.size(); p += 3) {
+    drawn += !(png.rgb[p] == 255 && png.rgb[p + 1] == 255 && png.rgb[p + 2] == 255);
+  }
+  EXPECT_GT(drawn, png.rgb.size() / 3 / 50) << "the strong network covers part of the picture";
 }
 
 }  // namespace

@@ -208,6 +208,7 @@ void read_range(const TableReader& t, bool& auto_range, float& lo, float& hi) {
       if (!(std::isfinite((*lohi)[0]) && std::isfinite((*lohi)[1]) && (*lohi)[0] < (*lohi)[1])) {
         t.fail("range", "must be [lo, hi] with finite lo < hi");
       }
+      auto_range = false;
       lo = static_cast<float>((*lohi)[0]);
       hi = static_cast<float>((*lohi)[1]);
     }

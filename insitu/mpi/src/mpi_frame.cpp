@@ -57,6 +57,13 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
                               const RenderSettings& settings, Image& image, Compositor* compositor,
                               Composited result, bool same_particles) {
   const auto start = std::chrono::steady_clock::now();
+  int ranks = 1;
+  GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &ranks));
+  if (settings.contacts && ranks > 1) {  // every rank has the same settings: all refuse
+    throw ConfigError("[insitu.contacts]: the contact network is drawn on one rank only so far, "
+                      "and this frame spans " +
+                      std::to_string(ranks) + " ranks");
+  }
   FrameExtent local{};
   agreed_step("measuring the particles", comm, [&] { local = renderer.measure(view); });
   // Lows and negated highs in one MPI_MIN (negation is exact).

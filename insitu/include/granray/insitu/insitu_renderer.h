@@ -113,6 +113,7 @@ class InsituRenderer {
   InsituCounters counters_;
   double next_time_mark_ = 0.0;
   bool warned_empty_selection_ = false;
+  bool warned_no_contacts_ = false;  // [insitu.contacts] without pairs from the simulation
 };
 
 }  // namespace granray
