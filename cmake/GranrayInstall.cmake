@@ -21,7 +21,8 @@ endforeach()
 # tests/consumer compiles every installed header, so a header missing here fails that test.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/kernels/include/granray
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} PATTERN kernels EXCLUDE)
-set(GRANRAY_PUBLIC_KERNEL_HEADERS camera_frame.h dda.h grid_view.h intersect.h light.h lighting.h
+set(GRANRAY_PUBLIC_KERNEL_HEADERS camera_frame.h capsule.h contact_capsules.h dda.h grid_view.h
+    intersect.h light.h lighting.h
     platform.h ray.h screen_tiles.h shading.h sphere_batch.h trace.h vec.h walls.h)
 list(TRANSFORM GRANRAY_PUBLIC_KERNEL_HEADERS
      PREPEND ${PROJECT_SOURCE_DIR}/kernels/include/granray/kernels/)

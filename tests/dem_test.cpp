@@ -1,7 +1,15 @@
 // The example DEM's physics. Built once per backend, like the renderer's tests.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <set>
+#include <utility>
+#include <vector>
+
+#if defined(GRANRAY_TEST_CUDA_RUNTIME)
+#include <cuda_runtime.h>
+#endif
 
 #include "dem_simulation.h"
 #include "granray/errors.h"
@@ -78,6 +86,71 @@ TEST_F(DemTest, PourSettlesInsideTheBoxWithSmallOverlaps) {
     ASSERT_GT(g.y, 0.0f);
     ASSERT_LT(g.y, p.box.y);
   }
+}
+
+// A simulation's array, wherever it lives, as a host vector.
+template <class T>
+std::vector<T> to_host(const T* data, std::size_t count, MemorySpace space) {
+  std::vector<T> out(count);
+  if (count == 0) return out;
+#if defined(GRANRAY_TEST_CUDA_RUNTIME)
+  if (space == MemorySpace::device) {
+    EXPECT_EQ(cudaMemcpy(out.data(), data, count * sizeof(T), cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    return out;
+  }
+#endif
+  EXPECT_EQ(space, MemorySpace::host);
+  std::copy_n(data, count, out.begin());
+  return out;
+}
+
+// contract 2g in situ: the DEM passes its own contacts, each overlapping pair of grains once,
+// with its normal force, in its own memory; the renderer draws them.
+TEST_F(DemTest, PassesEachOverlappingPairOnceWithItsForce) {
+  DemParams p = params();
+  Rng rng(fresh_seed());
+  p.seed = rng();
+  p.particles = 500;
+  p.box = {0.08f, 0.08f, 0.2f};
+  p.pour_width = 0.6f;
+  auto sim = DemSimulation::create(p);
+  for (int k = 0; k < 25000; ++k) sim->step();
+  sim->pass_contacts(true);
+  const SimulationParticles particles = sim->particles();
+  const ContactView& c = particles.view.contacts;
+  ASSERT_GT(c.count, 100u) << "the pour has piled up";
+  const auto first = to_host(c.first, c.count, particles.view.space);
+  const auto second = to_host(c.second, c.count, particles.view.space);
+  const auto force = to_host(c.value, c.count, particles.view.space);
+  const std::vector<Vec4> g = sim->positions();
+  const auto gap = [&](std::uint32_t i, std::uint32_t j) {  // centre distance / (r_i + r_j)
+    const double dx = double(g[i].x) - g[j].x, dy = double(g[i].y) - g[j].y,
+                 dz = double(g[i].z) - g[j].z;
+    return std::sqrt(dx * dx + dy * dy + dz * dz) / (double(g[i].w) + g[j].w);
+  };
+  std::set<std::pair<std::uint32_t, std::uint32_t>> passed;
+  for (std::size_t k = 0; k < c.count; ++k) {
+    ASSERT_LT(first[k], second[k]);
+    ASSERT_LT(second[k], g.size());
+    EXPECT_TRUE(passed.insert({first[k], second[k]}).second) << "a pair passed twice";
+    EXPECT_LT(gap(first[k], second[k]), 1.0 + 1e-6) << "a pair that does not touch";
+    EXPECT_TRUE(std::isfinite(force[k]) && force[k] >= 0.0f);
+  }
+  for (std::uint32_t i = 0; i < g.size(); ++i) {
+    for (std::uint32_t j = i + 1; j < g.size(); ++j) {
+      if (gap(i, j) < 1.0 - 1e-6) EXPECT_TRUE(passed.count({i, j})) << i << ", " << j;
+    }
+  }
+  RenderSettings s;
+  s.width = 64;
+  s.height = 48;
+  s.contacts = ContactSettings{};
+  Image image;
+  const FrameStats stats = Renderer(test_backend()).render(particles.view, s, image);
+  EXPECT_EQ(stats.contacts_skipped, 0u);
+  EXPECT_EQ(stats.contacts, std::size_t(std::count_if(force.begin(), force.end(),
+                                                      [](float f) { return f > 0.0f; })));
 }
 
 TEST_F(DemTest, ParamsErrorsNameTheKey) {

@@ -9,6 +9,7 @@
 #include <thrust/gather.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/logical.h>
+#include <thrust/transform_scan.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
 #include <thrust/transform.h>
@@ -104,8 +105,11 @@ class Dem final : public DemSimulation {
     p.view.ids = raw(id_);
     p.view.space = kSpace;
     p.with_field("speed", raw(speed_));
+    if (pass_contacts_) p.view.contacts = contact_pairs();
     return p;
   }
+
+  void pass_contacts(bool on) override { pass_contacts_ = on; }
 
   std::vector<Vec4> positions() const override { return owned_to_host(pos_); }
   std::vector<Vec4> velocities() const override { return owned_to_host(vel_); }
@@ -241,6 +245,23 @@ class Dem final : public DemSimulation {
                        MarkCells{raw(keys_), n_total_, raw(cell_start_), raw(cell_end_)});
   }
 
+  // The pairs between owned grains and their normal forces, in this backend's memory.
+  ContactView contact_pairs() {
+    pair_offset_.resize(std::size_t{n_owned_} + 1);
+    pair_offset_[0] = 0u;
+    thrust::transform_inclusive_scan(policy(), Index(0), Index(n_owned_),
+                                     pair_offset_.begin() + 1, CountContactPairs{state(), n_owned_},
+                                     thrust::plus<std::uint32_t>());
+    const std::uint32_t pairs = pair_offset_[n_owned_];
+    pair_first_.resize(pairs);
+    pair_second_.resize(pairs);
+    pair_force_.resize(pairs);
+    thrust::for_each_n(policy(), Index(0), n_owned_,
+                       EmitContactPairs{state(), n_owned_, raw(pair_offset_), raw(pair_first_),
+                                        raw(pair_second_), raw(pair_force_)});
+    return {raw(pair_first_), raw(pair_second_), raw(pair_force_), pairs};
+  }
+
   void compute_forces() {
     thrust::for_each_n(policy(), Index(0), n_owned_,
                        ComputeForces{state(), raw(force_), raw(torque_)});
@@ -262,6 +283,9 @@ class Dem final : public DemSimulation {
   Vector<std::uint8_t> side_;
   Vector<Grain> packed_;
   Vector<float> speed_;
+  bool pass_contacts_ = false;
+  Vector<std::uint32_t> pair_offset_, pair_first_, pair_second_;
+  Vector<float> pair_force_;
 };
 
 }  // namespace granray::dem::GRANRAY_DEM_BACKEND

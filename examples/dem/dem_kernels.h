@@ -148,6 +148,13 @@ struct UnpackGrain {
 
 // Force and torque on one sphere from a contact with normal n (pointing into the sphere),
 // overlap delta, relative velocity of the contact point v_rel and effective mass m_eff.
+// The normal force's magnitude: the spring on the overlap less the dashpot, never pulling.
+GRANRAY_HD_INLINE float normal_force(const ContactLaw& law, Vec3 n, float delta, Vec3 v_rel,
+                                     float m_eff) {
+  const float damping = law.damping_factor * sqrtf(m_eff * law.stiffness);
+  return fmaxf(0.0f, law.stiffness * delta - damping * dot(v_rel, n));
+}
+
 GRANRAY_HD_INLINE void add_contact(const ContactLaw& law, Vec3 n, float delta, Vec3 v_rel,
                                    float m_eff, float radius, Vec3& force, Vec3& torque) {
   const float vn = dot(v_rel, n);
@@ -161,6 +168,48 @@ GRANRAY_HD_INLINE void add_contact(const ContactLaw& law, Vec3 n, float delta, V
     const Vec3 f_t = vt * (-ft / vt_len);
     force = force + f_t;
     torque = torque + cross(n * -radius, f_t);
+  }
+}
+
+// Every grain j in contact with grain i (its neighbour cells' grains that overlap it), handed to
+// visit(j, n, delta, v_rel, m_eff): the pair's normal n (pointing into i), overlap, the relative
+// velocity of i's contact point to j's, and the effective mass.
+template <class Visit>
+GRANRAY_HD_INLINE void for_each_contact(const DemState& s, std::uint32_t i, Visit&& visit) {
+  const Vec4 pi = s.pos[i];
+  const Vec4 vi = s.vel[i];
+  const Vec4 wi = s.spin[i];
+  const Vec3 xi = center_of(pi);
+  const Vec3 v_i = {vi.x, vi.y, vi.z};
+  const Vec3 w_i = {wi.x, wi.y, wi.z};
+  const int cx = s.grid.coord(pi.x, 0), cy = s.grid.coord(pi.y, 1), cz = s.grid.coord(pi.z, 2);
+  for (int z = cz - 1; z <= cz + 1; ++z) {
+    if (z < 0 || z >= s.grid.dims[2]) continue;
+    for (int y = cy - 1; y <= cy + 1; ++y) {
+      if (y < 0 || y >= s.grid.dims[1]) continue;
+      for (int x = cx - 1; x <= cx + 1; ++x) {
+        if (x < 0 || x >= s.grid.dims[0]) continue;
+        const std::uint32_t cell = s.grid.index(x, y, z);
+        for (std::uint32_t k = s.cell_start[cell]; k < s.cell_end[cell]; ++k) {
+          const std::uint32_t j = s.sorted[k];
+          if (j == i) continue;
+          const Vec4 pj = s.pos[j];
+          const Vec3 d = xi - center_of(pj);
+          const float dist2 = dot(d, d);
+          const float reach = pi.w + pj.w;
+          if (dist2 >= reach * reach || dist2 == 0.0f) continue;
+          const float dist = sqrtf(dist2);
+          const Vec3 n = d * (1.0f / dist);
+          const Vec4 vj = s.vel[j];
+          const Vec4 wj = s.spin[j];
+          // Velocity of i's contact point relative to j's.
+          const Vec3 v_rel = (v_i + cross(w_i, n * -pi.w)) -
+                             (Vec3{vj.x, vj.y, vj.z} + cross(Vec3{wj.x, wj.y, wj.z}, n * pj.w));
+          const float m_eff = 1.0f / (vi.w + vj.w);
+          visit(j, n, reach - dist, v_rel, m_eff);
+        }
+      }
+    }
   }
 }
 
@@ -179,36 +228,10 @@ struct ComputeForces {
     const float mi = 1.0f / vi.w;
     Vec3 f = s.gravity * mi;
     Vec3 tau = {0.0f, 0.0f, 0.0f};
-
-    const int cx = s.grid.coord(pi.x, 0), cy = s.grid.coord(pi.y, 1), cz = s.grid.coord(pi.z, 2);
-    for (int z = cz - 1; z <= cz + 1; ++z) {
-      if (z < 0 || z >= s.grid.dims[2]) continue;
-      for (int y = cy - 1; y <= cy + 1; ++y) {
-        if (y < 0 || y >= s.grid.dims[1]) continue;
-        for (int x = cx - 1; x <= cx + 1; ++x) {
-          if (x < 0 || x >= s.grid.dims[0]) continue;
-          const std::uint32_t cell = s.grid.index(x, y, z);
-          for (std::uint32_t k = s.cell_start[cell]; k < s.cell_end[cell]; ++k) {
-            const std::uint32_t j = s.sorted[k];
-            if (j == i) continue;
-            const Vec4 pj = s.pos[j];
-            const Vec3 d = xi - center_of(pj);
-            const float dist2 = dot(d, d);
-            const float reach = pi.w + pj.w;
-            if (dist2 >= reach * reach || dist2 == 0.0f) continue;
-            const float dist = sqrtf(dist2);
-            const Vec3 n = d * (1.0f / dist);
-            const Vec4 vj = s.vel[j];
-            const Vec4 wj = s.spin[j];
-            // Velocity of i's contact point relative to j's.
-            const Vec3 v_rel = (v_i + cross(w_i, n * -pi.w)) -
-                               (Vec3{vj.x, vj.y, vj.z} + cross(Vec3{wj.x, wj.y, wj.z}, n * pj.w));
-            const float m_eff = 1.0f / (vi.w + vj.w);
-            add_contact(s.law, n, reach - dist, v_rel, m_eff, pi.w, f, tau);
-          }
-        }
-      }
-    }
+    const ContactLaw& law = s.law;
+    for_each_contact(s, i, [&](std::uint32_t, Vec3 n, float delta, Vec3 v_rel, float m_eff) {
+      add_contact(law, n, delta, v_rel, m_eff, pi.w, f, tau);
+    });
     // Six walls: the box [0, box] on every axis.
     for (int a = 0; a < 3; ++a) {
       const float c = component(xi, a);
@@ -224,6 +247,40 @@ struct ComputeForces {
     }
     force[i] = {f.x, f.y, f.z, 0.0f};
     torque[i] = {tau.x, tau.y, tau.z, 0.0f};
+  }
+};
+
+// contract 2g in situ: the contact pairs between owned grains, each once (from the grain of the
+// smaller index), with its normal force. First each grain's count, then, after their scan, the
+// pairs written at each grain's offset.
+struct CountContactPairs {
+  DemState s;
+  std::uint32_t owned;
+  GRANRAY_HD std::uint32_t operator()(std::uint32_t i) const {
+    std::uint32_t count = 0;
+    const std::uint32_t n = owned;
+    for_each_contact(s, i, [&](std::uint32_t j, Vec3, float, Vec3, float) { count += j > i && j < n; });
+    return count;
+  }
+};
+
+struct EmitContactPairs {
+  DemState s;
+  std::uint32_t owned;
+  const std::uint32_t* offset;  // exclusive scan of CountContactPairs
+  std::uint32_t* first;
+  std::uint32_t* second;
+  float* force;  // |F_n|
+  GRANRAY_HD void operator()(std::uint32_t i) const {
+    std::uint32_t k = offset[i];
+    const EmitContactPairs& e = *this;
+    for_each_contact(s, i, [&](std::uint32_t j, Vec3 n, float delta, Vec3 v_rel, float m_eff) {
+      if (j <= i || j >= e.owned) return;
+      e.first[k] = i;
+      e.second[k] = j;
+      e.force[k] = normal_force(e.s.law, n, delta, v_rel, m_eff);
+      ++k;
+    });
   }
 };
 

@@ -81,12 +81,14 @@ class PyRenderer {
   bool due(std::int64_t step, double time) const { return live().due(step, time); }
 
   FrameRecord render(std::int64_t step, double time, const py::handle& xyzr,
-                     const py::handle& radius, const py::handle& fields, const py::handle& ids) {
+                     const py::handle& radius, const py::handle& fields, const py::handle& ids,
+                     const py::handle& contacts) {
     InsituRenderer& plugin = live();
     if (!plugin.due(step, time)) return plugin.render(step, time, SimulationParticles{});
     ParticleArrays arrays;
     try {
-      read_particle_arrays({xyzr, radius, fields, ids}, needed_, plugin.backend(), arrays);
+      read_particle_arrays({xyzr, radius, fields, ids, contacts}, needed_, plugin.backend(),
+                           arrays);
     } catch (const InputError& e) {
       // Still take part, so that under MPI every rank skips the frame together.
       arrays = ParticleArrays{};
@@ -179,6 +181,11 @@ PYBIND11_MODULE(_granray, m) {
       .def_property_readonly("particles", [](const FrameRecord& r) { return r.stats.particles; })
       .def_property_readonly("skipped", [](const FrameRecord& r) { return r.stats.skipped; })
       .def_property_readonly("hidden", [](const FrameRecord& r) { return r.stats.hidden; })
+      .def_property_readonly("contacts", [](const FrameRecord& r) { return r.stats.contacts; },
+                             "contact pairs drawn as capsules ([insitu.contacts])")
+      .def_property_readonly("contacts_skipped",
+                             [](const FrameRecord& r) { return r.stats.contacts_skipped; },
+                             "pairs left out: a broken grain, no such particle, a bad value")
       .def_property_readonly("grid_ms", [](const FrameRecord& r) { return r.stats.grid_ms; })
       .def_property_readonly("render_ms", [](const FrameRecord& r) { return r.stats.render_ms; })
       .def_property_readonly("composite_ms",
@@ -224,7 +231,7 @@ comm: an mpi4py communicator (or its Fortran handle): every rank renders its own
            "Whether a frame is due at this step (cheap: call it every step)")
       .def("render", &PyRenderer::render, py::arg("step"), py::arg("time"), py::arg("xyzr"),
            py::kw_only(), py::arg("radius") = py::none(), py::arg("fields") = py::none(),
-           py::arg("ids") = py::none(), R"doc(
+           py::arg("ids") = py::none(), py::arg("contacts") = py::none(), R"doc(
 Renders and writes the frame if it is due; returns its FrameRecord.
 
 xyzr: (N, 4) x, y, z, radius, or (N, 3) positions with radius= (a number or (N,) array); any
@@ -233,6 +240,10 @@ xyzr: (N, 4) x, y, z, radius, or (N, 3) positions with radius= (a number or (N,)
 fields: {"speed": values, ...}, (N,) arrays in the same memory as xyzr.
 ids: (N,) non-negative integers, the particles' global ids (needed for images that do not
      depend on the number of ranks when particles migrate).
+contacts: (first, second, value), three (M,) arrays: each contact pair's particle indices into
+     xyzr and its value f >= 0 (the contact force), drawn by [insitu.contacts] as the force
+     network; in the same memory as xyzr (device arrays of int32/uint32 and float32 are read in
+     place).
 Raises InputError for this rank's bad input (the frame is then skipped on every rank). Any
 other failure (no memory, a full disk, another rank's bad input) skips the frame without
 raising: the record's `error` says why.

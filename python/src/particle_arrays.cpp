@@ -124,6 +124,47 @@ const char* in_place_rule() {
          "of shape (N, 4) (x, y, z, radius) and 16-byte aligned";
 }
 
+// contract 2g: the three arrays of contacts=(first, second, value), or a failure naming them.
+std::vector<py::handle> contact_arrays(py::handle contacts) {
+  const bool sequence = py::isinstance<py::tuple>(contacts) || py::isinstance<py::list>(contacts);
+  if (!sequence || py::len(contacts) != 3) {
+    throw InputError("contacts: expected (first, second, value), three (M,) arrays: the pairs' "
+                     "particle indices and each pair's value");
+  }
+  const py::sequence items = py::reinterpret_borrow<py::sequence>(contacts);
+  return {items[0], items[1], items[2]};
+}
+
+const char* const kContactNames[3] = {"first", "second", "value"};
+
+// Device pairs, read in place: 32-bit indices and float32 values, contiguous, of one length.
+void read_device_contacts(py::handle contacts, ParticleArrays& out) {
+  if (contacts.is_none()) return;
+  const std::vector<py::handle> items = contact_arrays(contacts);
+  std::uintptr_t data[3] = {0, 0, 0};
+  py::ssize_t pairs = -1;
+  for (int k = 0; k < 3; ++k) {
+    const auto a = device_array(items[k]);
+    const bool index = k < 2;
+    const bool typed = a && (index ? (a->typestr == "<i4" || a->typestr == "<u4")
+                                   : a->typestr == "<f4");
+    if (!typed || a->shape.size() != 1 || !a->contiguous || a->data % 4 != 0 ||
+        (pairs >= 0 && a->shape[0] != pairs)) {
+      throw InputError(std::string("contacts: with device positions, ") + kContactNames[k] +
+                       " must be a contiguous CUDA device array of shape (M,) and dtype " +
+                       (index ? "int32 or uint32" : "float32") +
+                       ", the three of one length");
+    }
+    pairs = a->shape[0];
+    data[k] = a->data;
+    out.holders.push_back(a->holder);
+  }
+  out.particles.view.contacts = {reinterpret_cast<const std::uint32_t*>(data[0]),
+                                 reinterpret_cast<const std::uint32_t*>(data[1]),
+                                 reinterpret_cast<const float*>(data[2]),
+                                 static_cast<std::size_t>(pairs)};
+}
+
 void read_device_arrays(const DeviceArray& xyzr, const ArrayArguments& args,
                         const std::vector<std::string>& needed, BackendKind backend,
                         ParticleArrays& out) {
@@ -177,6 +218,7 @@ void read_device_arrays(const DeviceArray& xyzr, const ArrayArguments& args,
     out.holders.push_back(ids->holder);
     p.with_ids(reinterpret_cast<const std::uint64_t*>(ids->data));
   }
+  read_device_contacts(args.contacts, out);
 }
 
 // ---- host arrays (NumPy or anything NumPy reads) -------------------------------------------
@@ -346,6 +388,42 @@ void read_host_ids(const ArrayArguments& args, ParticleArrays& out) {
   out.particles.with_ids(out.id_copy.data());
 }
 
+// Host pairs: indices copied to 32 bits (a negative or too large one is refused here), values
+// used in place when already float32.
+void read_host_contacts(py::handle contacts, ParticleArrays& out) {
+  if (contacts.is_none()) return;
+  const std::vector<py::handle> items = contact_arrays(contacts);
+  std::size_t pairs = 0;
+  for (int k = 0; k < 3; ++k) {
+    const HostArray given = numeric_array(items[k], std::string("contacts ") + kContactNames[k]);
+    const bool index = k < 2;
+    if (given.shape.size() != 1 || (index && given.kind != 'i' && given.kind != 'u') ||
+        (k > 0 && static_cast<std::size_t>(given.shape[0]) != pairs)) {
+      throw InputError(std::string("contacts: ") + kContactNames[k] + " must be an (M,) array of " +
+                       (index ? "integers" : "numbers") + ", the three of one length; got dtype " +
+                       given.dtype + ", shape " + shape_text(given.shape));
+    }
+    pairs = static_cast<std::size_t>(given.shape[0]);
+    if (!index) {
+      out.particles.view.contacts.value = contiguous<float>(given, "float32", out.keep_alive);
+      continue;
+    }
+    const std::int64_t* index_of = contiguous<std::int64_t>(given, "int64", out.keep_alive);
+    std::vector<std::uint32_t>& copy = out.pair_copy[k];
+    copy.resize(pairs);
+    for (std::size_t m = 0; m < pairs; ++m) {
+      if (index_of[m] < 0 || index_of[m] > std::int64_t{0xfffffffe}) {
+        throw InputError(std::string("contacts: ") + kContactNames[k] + "[" + std::to_string(m) +
+                         "] = " + std::to_string(index_of[m]) + " is not a particle index");
+      }
+      copy[m] = static_cast<std::uint32_t>(index_of[m]);
+    }
+  }
+  out.particles.view.contacts.first = out.pair_copy[0].data();
+  out.particles.view.contacts.second = out.pair_copy[1].data();
+  out.particles.view.contacts.count = pairs;
+}
+
 }  // namespace
 
 void read_particle_arrays(const ArrayArguments& args, const std::vector<std::string>& needed,
@@ -367,6 +445,7 @@ void read_particle_arrays(const ArrayArguments& args, const std::vector<std::str
   read_host_positions(args, out);
   read_host_fields(args, needed, out);
   read_host_ids(args, out);
+  read_host_contacts(args.contacts, out);
 }
 
 const float* float_array(py::handle object, std::size_t rows, std::size_t columns,

@@ -20,6 +20,7 @@ struct ParticleArrays {
   SimulationParticles particles;  // views into the caller's arrays or the copies below
   std::vector<Vec4> packed;       // host copy of (x, y, z, r) when the input was not packed
   std::vector<std::uint64_t> id_copy;
+  std::vector<std::uint32_t> pair_copy[2];  // host contact pairs' indices, as the renderer reads
   std::vector<pybind11::object> keep_alive;    // the arrays viewed, while the frame renders
   std::vector<std::shared_ptr<void>> holders;  // DLPack tensors viewed, released after it
 };
@@ -29,6 +30,9 @@ struct ArrayArguments {
   pybind11::handle radius;  // None, a number, or an (N,) array with (N, 3) positions
   pybind11::handle fields;  // None or a mapping name -> (N,) array
   pybind11::handle ids;     // None or an (N,) array of non-negative integers
+  // None or (first, second, value): contract 2g's pairs, (M,) indices into the particles and
+  // (M,) values f >= 0, in the same memory as xyzr
+  pybind11::handle contacts;
 };
 
 // Reads the arrays for one frame, the fields in `needed` only (those the configuration uses).

@@ -126,6 +126,77 @@ class AgainstGranrayRender(Workspace):
         np.testing.assert_array_equal(from_dict, from_file)
 
 
+def packing_with_contacts(rng, side=7):
+    """Grains on a jittered lattice, touching, and every overlapping pair with a force."""
+    grid = np.stack(np.meshgrid(*[np.arange(side)] * 3, indexing="ij"), -1).reshape(-1, 3)
+    xyz = grid + rng.uniform(-0.08, 0.08, grid.shape)
+    radius = rng.uniform(0.48, 0.56, len(xyz))
+    xyzr = np.ascontiguousarray(np.c_[xyz, radius].astype(np.float32))
+    gap = np.linalg.norm(xyz[:, None, :] - xyz[None, :, :], axis=2)
+    first, second = np.nonzero(np.triu(gap < radius[:, None] + radius[None, :], 1))
+    force = rng.uniform(0.0, 5.0, len(first)).astype(np.float32)
+    return xyzr, first, second, force
+
+
+class Contacts(Workspace):
+    """contract 2g: contacts=(first, second, value) draws the force network as granray-render
+    --contacts draws the same pairs from a LAMMPS dump local."""
+
+    def test_pairs_render_as_granray_render_draws_them(self):
+        xyzr, first, second, force = packing_with_contacts(self.rng)
+        self.assertGreater(len(first), 100)
+        ids = self.rng.permutation(len(xyzr)) + 1
+        step = 40
+        with open(self.path("grains.dump"), "w") as f:
+            f.write(f"ITEM: TIMESTEP\n{step}\nITEM: NUMBER OF ATOMS\n{len(xyzr)}\n"
+                    "ITEM: BOX BOUNDS ff ff ff\n-1 9\n-1 9\n-1 9\nITEM: ATOMS id x y z radius\n")
+            for i, (x, y, z, r) in zip(ids, xyzr.astype(np.float64)):
+                f.write(f"{i} {x:.17g} {y:.17g} {z:.17g} {r:.17g}\n")
+        with open(self.path("pairs.local"), "w") as f:
+            f.write(f"ITEM: TIMESTEP\n{step}\nITEM: NUMBER OF ENTRIES\n{len(first)}\n"
+                    "ITEM: BOX BOUNDS ff ff ff\n-1 9\n-1 9\n-1 9\nITEM: ENTRIES c_p[1] c_p[2] c_f\n")
+            for a, b, v in zip(first, second, force.astype(np.float64)):
+                f.write(f"{ids[a]} {ids[b]} {v:.17g}\n")
+        settings = {"every": 1, "width": 120, "height": 90, "backend": "cpu",
+                    "png": self.path("insitu_*.png"),
+                    "shading": {"shadows": True},
+                    "contacts": {"threshold": float(self.rng.choice([0.0, 1.0])),
+                                 "grains": bool(self.rng.integers(0, 2)), "colormap": "magma"}}
+        with open(self.path("network.toml"), "w") as f:
+            f.write(toml_text(settings))
+        subprocess.run([os.environ["GRANRAY_RENDER"], "--config", self.path("network.toml"),
+                        "--contacts", self.path("pairs.local"),
+                        "--contact-columns", "patom1 patom2 force",
+                        self.path("grains.dump"), "--out", self.path("offline.png")],
+                       check=True, capture_output=True)
+        offline = granray.read_png(self.path("offline.png"))
+        for pairs in [(first, second, force),  # int64 indices, float32 values
+                      (first.astype(np.uint32), second.astype(np.int32), force.astype(np.float64))]:
+            with granray.Renderer(self.path("network.toml")) as vis:
+                record = vis.render(step, 0.0, xyzr, ids=ids, contacts=pairs)
+            self.assertTrue(record.rendered, record.error)
+            self.assertGreater(record.contacts, 0)
+            self.assertEqual(record.contacts_skipped, 0)
+            np.testing.assert_array_equal(granray.read_png(record.png_path), offline)
+
+    def test_bad_pairs_raise_and_name_the_problem(self):
+        xyzr, first, second, force = packing_with_contacts(self.rng, side=4)
+        settings = {"every": 1, "width": 32, "height": 24, "backend": "cpu", "contacts": {}}
+        with granray.Renderer(settings) as vis:
+            for pairs, words in [((first, second), "(first, second, value)"),
+                                 ((first, second[:-1], force), "one length"),
+                                 ((first * 0.5, second, force), "integers"),
+                                 ((first - 1, second, force), "not a particle index")]:
+                with self.assertRaises(granray.InputError) as caught:
+                    vis.render(1, 0.0, xyzr, contacts=pairs)
+                self.assertIn(words, str(caught.exception))
+            # An index past the particles is a pair left out, not an error: a broken grain
+            # never stops a frame.
+            record = vis.render(2, 0.0, xyzr, contacts=(first, second + len(xyzr), force))
+            self.assertTrue(record.rendered, record.error)
+            self.assertEqual(record.contacts_skipped, len(first))
+
+
 class Layouts(Workspace):
     def test_every_dtype_and_layout_gives_the_same_image(self):
         xyzr, speed = random_scene(self.rng, 1500)
