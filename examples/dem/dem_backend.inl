@@ -105,7 +105,10 @@ class Dem final : public DemSimulation {
     p.view.ids = raw(id_);
     p.view.space = kSpace;
     p.with_field("speed", raw(speed_));
-    if (pass_contacts_) p.view.contacts = contact_pairs();
+    if (pass_contacts_) {
+      const ContactView c = contact_pairs();
+      p.with_contacts(c.first, c.second, c.value, c.count);
+    }
     return p;
   }
 

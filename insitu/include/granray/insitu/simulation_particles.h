@@ -43,6 +43,14 @@ struct SimulationParticles {
     view.ids = ids;
     return *this;
   }
+  // contract 2g: the frame's contact pairs, drawn by [insitu.contacts]: `count` pairs of particle
+  // indices (first[k], second[k]) and a value f >= 0 each (the contact force), in the same memory
+  // space as the positions.
+  SimulationParticles& with_contacts(const std::uint32_t* first, const std::uint32_t* second,
+                                     const float* value, std::size_t count) {
+    view.contacts = {first, second, value, count};
+    return *this;
+  }
   // A moving wall: the configured wall `name` moved rigidly (a drum's rotation, a piston).
   SimulationParticles& with_wall_transform(std::string name, const RigidTransform& transform) {
     walls.push_back({std::move(name), transform, nullptr, 0, MemorySpace::host});
