@@ -56,6 +56,40 @@ TEST(Demo, PourRendersFramesInSitu) {
   EXPECT_NE(r.output.find("5 written, 0 failed, 0 dropped, 0 lost"), std::string::npos) << r.output;
 }
 
+// contract 2g in situ: examples/dem/pour-network.toml draws the DEM's own contacts; across ranks
+// the network is refused frame by frame with a message, and the run goes on.
+TEST(Demo, TheNetworkExampleDrawsItsOwnContacts) {
+  const std::string dir = temp_path("demo-network-" + std::to_string(fresh_seed()));
+  const std::string settings =
+      std::string(GRANRAY_SOURCE_DIR) +
+      "/examples/dem/pour-network.toml --set simulation.particles=400 --set "
+      "simulation.steps=6000 --set 'simulation.backend=\"cpu\"' --set insitu.every=3000 "
+      "--set insitu.width=80 --set insitu.height=60 --set 'insitu.backend=\"cpu\"' "
+      "--set insitu.shading.ao_samples=0 --set insitu.contacts.threshold=0 --set "
+      "'insitu.contacts.range=\"auto\"' --set 'insitu.png=\"" +
+      dir + "/net_*.png\"'";
+  const Result r = run_dem(settings);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("3 written, 0 failed"), std::string::npos) << r.output;
+  // The network alone (no grain drawn) is more than the background once the pour has landed.
+  const Result alone = run_dem(settings + " --set insitu.contacts.grains=false --set " +
+                               "insitu.clip=[] --set insitu.walls=[] --set 'insitu.png=\"" + dir +
+                               "/alone_*.png\"'");
+  ASSERT_EQ(alone.status, 0) << alone.output;
+  const Image last = io::read_png(dir + "/alone_00006000.png");
+  std::size_t drawn = 0;
+  for (std::size_t p = 0; p < last.rgb.size(); p += 3) {
+    drawn += !(last.rgb[p] == 255 && last.rgb[p + 1] == 255 && last.rgb[p + 2] == 255);
+  }
+  EXPECT_GT(drawn, 20u) << "the landed pour's contacts show";
+#if defined(GRANRAY_MPIEXEC)
+  const Result many = run_command(mpirun_prefix(2) + GRANRAY_DEM_EXE + " " + settings);
+  ASSERT_EQ(many.status, 0) << many.output;
+  EXPECT_NE(many.output.find("one rank only"), std::string::npos) << many.output;
+  EXPECT_NE(many.output.find("0 written, 3 failed"), std::string::npos) << many.output;
+#endif
+}
+
 // The pour on 2 or 3 ranks (slabs, ghosts, migration, compositing) draws the very frames of
 // one rank: the contacts are summed in the same order on any rank count.
 TEST(Demo, UnderMpirunTheFramesEqualOneRanks) {
