@@ -133,6 +133,54 @@ TEST(Annotations, ColourBarShowsTheColormapAtTheRightEdge) {
   EXPECT_EQ(plain.rgb, plain_image(width, height, 0).rgb);
 }
 
+// contract 2g: the contact network's colormap gets a bar of its own, at the right edge when the
+// grains have none, and beside theirs, to its left, when they have one.
+TEST(Annotations, TheNetworksBarStandsBesideTheGrains) {
+  Rng rng(fresh_seed());
+  auto [width, height, image, a, v] = bar_frame(rng);
+  v.colored = false;
+  v.pairs_colored = true;
+  v.pair_colormap = 3;  // inferno: its low end is near black, so it shows on white
+  v.pair_lo = 0.0f;
+  v.pair_hi = 5.0f;
+  v.pair_field = "force";
+  v.background = {1.0f, 1.0f, 1.0f};
+  image = plain_image(width, height, 255);
+  const std::string why = io::draw_annotations(image, a, v);
+  if (!why.empty()) GTEST_SKIP() << why;
+  const int px = std::max(10, height / 40);
+  const int margin = std::max(2, px / 2);
+  const int bar = std::max(16, height / 2), y = (height - bar) / 2 + bar / 4;
+  const auto colour_at = [&](const Image& im, int x) {
+    const std::uint8_t* p = &im.rgb[3 * (std::size_t(y) * im.width + x)];
+    return Vec3{p[0] / 255.0f, p[1] / 255.0f, p[2] / 255.0f};
+  };
+  const Vec3 expected = colormap_color(3, 1.0f - (float(bar / 4) + 0.5f) / float(bar));
+  const Vec3 alone = colour_at(image, width - margin - std::max(6, px) / 2);
+  EXPECT_NEAR(alone.x, expected.x, 1.5f / 255.0f);
+  EXPECT_NEAR(alone.z, expected.z, 1.5f / 255.0f);
+  // With the grains' bar too: theirs at the edge, the network's further left on the same row.
+  v.colored = true;
+  v.colormap = 0;  // viridis
+  v.lo = 0.0f;
+  v.hi = 2.0f;
+  v.field = "speed";
+  Image both = plain_image(width, height, 255);
+  io::draw_annotations(both, a, v);
+  const Vec3 edge = colour_at(both, width - margin - std::max(6, px) / 2);
+  const Vec3 grains = colormap_color(0, 1.0f - (float(bar / 4) + 0.5f) / float(bar));
+  EXPECT_NEAR(edge.y, grains.y, 1.5f / 255.0f) << "the grains' bar keeps the edge";
+  int found = -1;
+  for (int x = width - margin - 3 * std::max(6, px); x > width / 3 && found < 0; --x) {
+    const Vec3 c = colour_at(both, x);
+    if (std::abs(c.x - expected.x) < 2.0f / 255 && std::abs(c.y - expected.y) < 2.0f / 255 &&
+        std::abs(c.z - expected.z) < 2.0f / 255) {
+      found = x;
+    }
+  }
+  EXPECT_GT(found, 0) << "the network's bar left of the grains'";
+}
+
 // Categories (contract 2d): one swatch per category value the frame draws, top to bottom, in
 // palette entry value mod n, with the value written to its left.
 TEST(Annotations, CategoriesShowOneSwatchPerValueDrawn) {

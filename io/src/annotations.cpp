@@ -166,6 +166,34 @@ static void draw_swatches(const Canvas& image, const Font& font, int px, int mar
   draw_field_name(image, font, values.field, px, margin, x1, y_top, ink, outline);
 }
 
+// A vertical bar whose right edge is x1, the range's ends and middle beside it on the left, the
+// field's name above; returns the leftmost column it drew in.
+static int draw_bar(const Canvas& image, const Font& font, int px, int margin, Rgb ink, Rgb outline,
+                    int colormap, float lo, float hi, const std::string& field, int x1) {
+  const int bar_width = std::max(6, px);
+  const int bar_height = std::max(16, image.height / 2);
+  const int x0 = x1 - bar_width;
+  const int y0 = (image.height - bar_height) / 2, y1 = y0 + bar_height;
+  for (int y = y0; y < y1; ++y) {
+    const float s = 1.0f - (static_cast<float>(y - y0) + 0.5f) / static_cast<float>(bar_height);
+    const Vec3 c = colormap_color(colormap, s);
+    for (int x = x0; x < x1; ++x) blend(image, x, y, {c.x, c.y, c.z}, 255);
+  }
+  draw_frame(image, x0, y0, x1, y1, ink);
+  const float ticks[3] = {hi, 0.5f * (lo + hi), lo};
+  const int tick_y[3] = {y0, (y0 + y1) / 2, y1};
+  int left = x0 - margin;
+  for (int k = 0; k < 3; ++k) {
+    const std::string text = tick(ticks[k]);
+    const int w = font.width(text, px);
+    for (int x = x0 - 1 - margin / 2; x < x0 - 1; ++x) blend(image, x, tick_y[k], ink, 255);
+    draw_text(image, font, text, px, x0 - margin - w - 4, tick_y[k] - px / 2 - 2, ink, outline);
+    left = std::min(left, x0 - margin - w - 4);
+  }
+  draw_field_name(image, font, field, px, margin, x1, y0, ink, outline);
+  return std::min(left, x1 - font.width(field, px));
+}
+
 Vec3 axis_color(int axis) {
   static const Vec3 colors[3] = {
       {0.85f, 0.10f, 0.10f}, {0.10f, 0.60f, 0.10f}, {0.10f, 0.25f, 0.90f}};
@@ -267,27 +295,15 @@ std::string draw_annotations(Image& pixels, const AnnotationSettings& settings,
   if (settings.color_bar && values.colored && !values.palette.empty()) {
     draw_swatches(image, *font, px, margin, ink, outline, values);
   } else if (settings.color_bar && values.colored) {
-    // A vertical bar at the right edge, the range's ends and middle beside it on the left, the
-    // field's name above.
-    const int bar_width = std::max(6, px);
-    const int bar_height = std::max(16, image.height / 2);
-    const int x1 = image.width - margin, x0 = x1 - bar_width;
-    const int y0 = (image.height - bar_height) / 2, y1 = y0 + bar_height;
-    for (int y = y0; y < y1; ++y) {
-      const float s = 1.0f - (static_cast<float>(y - y0) + 0.5f) / static_cast<float>(bar_height);
-      const Vec3 c = colormap_color(values.colormap, s);
-      for (int x = x0; x < x1; ++x) blend(image, x, y, {c.x, c.y, c.z}, 255);
+    const int left = draw_bar(image, *font, px, margin, ink, outline, values.colormap, values.lo,
+                              values.hi, values.field, image.width - margin);
+    if (values.pairs_colored) {  // contract 2g: the network's bar beside the grains'
+      draw_bar(image, *font, px, margin, ink, outline, values.pair_colormap, values.pair_lo,
+               values.pair_hi, values.pair_field, left - margin);
     }
-    draw_frame(image, x0, y0, x1, y1, ink);
-    const float ticks[3] = {values.hi, 0.5f * (values.lo + values.hi), values.lo};
-    const int tick_y[3] = {y0, (y0 + y1) / 2, y1};
-    for (int k = 0; k < 3; ++k) {
-      const std::string text = tick(ticks[k]);
-      const int w = font->width(text, px);
-      for (int x = x0 - 1 - margin / 2; x < x0 - 1; ++x) blend(image, x, tick_y[k], ink, 255);
-      draw_text(image, *font, text, px, x0 - margin - w - 4, tick_y[k] - px / 2 - 2, ink, outline);
-    }
-    draw_field_name(image, *font, values.field, px, margin, x1, y0, ink, outline);
+  } else if (settings.color_bar && values.pairs_colored) {
+    draw_bar(image, *font, px, margin, ink, outline, values.pair_colormap, values.pair_lo,
+             values.pair_hi, values.pair_field, image.width - margin);
   }
   if (settings.axes != AxesCorner::none) {
     draw_axes(image, *font, px, margin, outline, settings.axes, values);

@@ -210,6 +210,13 @@ io::AnnotationValues annotation_values(const InsituConfig& config, const FrameSt
     }
     v.field = config.color->field;
   }
+  if (config.render.contacts && stats.contacts > 0) {
+    v.pairs_colored = true;
+    v.pair_colormap = config.render.contacts->colormap;
+    v.pair_lo = stats.contact_lo;
+    v.pair_hi = stats.contact_hi;
+    v.pair_field = config.render.contacts->field;
+  }
   v.background = config.render.shading.background;
   v.view_right = stats.camera.right;
   v.view_up = stats.camera.screen_up;

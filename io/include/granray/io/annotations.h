@@ -35,6 +35,11 @@ struct AnnotationValues {
   std::vector<Vec3> palette;    // categorical colours (contract 2d): swatches instead of a bar
   std::vector<int> categories;  // the category values the frame draws, one swatch each
   std::string field;
+  // contract 2g: the contact network's colours, a second bar (beside the grains' when both show)
+  bool pairs_colored = false;
+  int pair_colormap = 0;
+  float pair_lo = 0.0f, pair_hi = 0.0f;
+  std::string pair_field;
   Vec3 background = {1.0f, 1.0f, 1.0f};  // the text's colours contrast with it
   // The camera's right and up directions in world space (the tripod's projection).
   Vec3 view_right = {1.0f, 0.0f, 0.0f};
