@@ -118,8 +118,17 @@ TEST(ContactFile, MistakesNameTheFileLineAndColumn) {
   expect_input_error(read("c3.local", dump_local(1, "a b c", {"1 x 3"})), {"c3.local:10"});
   expect_input_error(read("c4.local", dump_local(1, "a b c", {"1 0 3"})),
                      {"c4.local:10", "column 2", "not positive"});
-  expect_input_error(read("c5.local", dump_local(1, "a b c", {"1 2 -3"})),
-                     {"c5.local:10", "column 3", "force"});
+  // pair/local's force is signed (negative: the pair attracts): its magnitude is the value; a
+  // negative value of another column is a mistake.
+  const auto signed_force =
+      io::read_contact_file(write_text("c5f.local", dump_local(1, "a b c", {"1 2 -3"})), layout);
+  EXPECT_FLOAT_EQ(signed_force[0].value[0], 3.0f);
+  expect_input_error(
+      [] {
+        io::read_contact_file(write_text("c5.local", dump_local(1, "a b c", {"1 2 -3"})),
+                              io::parse_contact_layout("patom1 patom2 p1"));
+      },
+      {"c5.local:10", "column 3", "p1"});
   expect_input_error(read("c6.local", "ITEM: TIMESTEP\n1\nITEM: NUMBER OF ENTRIES\n2\n"),
                      {"c6.local"});
   expect_input_error(read("c7.local", "1 2 3\n"), {"c7.local:1", "ITEM: TIMESTEP"});
@@ -130,6 +139,21 @@ TEST(ContactFile, MistakesNameTheFileLineAndColumn) {
       write_text("c8.local", dump_local(1, "a b c", {"1 2 3", "2 9 1"})), layout);
   expect_input_error([&] { io::match_contacts(frames[0], grains[0], "c-grains.dump"); },
                      {"c8.local:11", "grain id 9", "second grain", "c-grains.dump"});
+}
+
+// A snapshot before the first grain (LAMMPS's step 0 of a pour): no pairs, no ids, no error.
+TEST(ContactFile, AnEmptySnapshotMatchesNoPairs) {
+  const auto grains = io::read_particle_file(write_text("empty-grains.dump", particles_dump(0, {})));
+  const auto frames = io::read_contact_file(write_text("empty.local", dump_local(0, "a b c", {})),
+                                            io::parse_contact_layout("patom1 patom2 force"));
+  ASSERT_EQ(frames.size(), 1u);
+  const io::ContactIndices none = io::match_contacts(frames[0], grains[0], "empty-grains.dump");
+  EXPECT_TRUE(none.first.empty());
+  // Pairs against grains without ids are still refused.
+  const auto pairs = io::read_contact_file(write_text("one.local", dump_local(0, "a b c", {"1 2 3"})),
+                                           io::parse_contact_layout("patom1 patom2 force"));
+  expect_input_error([&] { io::match_contacts(pairs[0], grains[0], "empty-grains.dump"); },
+                     {"empty-grains.dump", "no ids"});
 }
 
 // The LIGGGHTS pour's 45,000 contacts at step 20,000 (../shared/data: pos id force), matched to

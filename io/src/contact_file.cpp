@@ -173,6 +173,9 @@ std::vector<ContactFrame> read_contact_file(const std::string& path, const Conta
         value = std::sqrt(sum);
       } else {
         value = parse_real(f[layout.value], path, at, "pair value");
+        // LAMMPS pair/local's force is signed (negative: the pair attracts); 2g's value is the
+        // force's magnitude.
+        if (layout.value_name == "force") value = std::fabs(value);
       }
       if (!std::isfinite(value) || value < 0.0) {
         fail_at(path, at,
@@ -197,7 +200,7 @@ ContactIndices match_contacts(const ContactFrame& contacts, const ParticleFrame&
     throw InputError(contacts.path + ": contacts of step " + std::to_string(*contacts.step) +
                      ", but " + particle_path + " holds step " + std::to_string(*particles.step));
   }
-  if (particles.ids.empty()) {
+  if (particles.ids.empty() && !contacts.first.empty()) {
     throw InputError(particle_path + ": the particles have no ids to match the contacts to");
   }
   std::unordered_map<std::uint64_t, std::uint32_t> index;

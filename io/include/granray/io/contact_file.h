@@ -18,7 +18,8 @@ namespace granray::io {
 //     torque_normal, torque_tangential (3 each), contactArea, delta, heatFlux (1 each);
 //   LAMMPS `compute property/local patom1 patom2` and `compute pair/local` values: patom1,
 //     patom2, and one name per further column (force, fx, fy, fz, p1, ...).
-// The pair's value is the length of `force` (or of `fx fy fz`) where the columns have it, else
+// The pair's value is the length of `force` (or of `fx fy fz`; LAMMPS pair/local's signed
+// `force` taken as its magnitude) where the columns have it, else
 // of the first force-like triple, else the first named column that is not an id.
 struct ContactLayout {
   std::size_t columns = 0;
