@@ -113,6 +113,54 @@ TEST_F(ContactsTest, MethodsMatchBruteForceOnPackingsWithTheirContacts) {
   }
 }
 
+// Metal and glass grains reflect and refract the network, and the path tracer draws it as matte
+// capsules: the grid (and the tiles) against brute force, and the network changes the picture.
+TEST_F(ContactsTest, BouncesAndThePathTracerMeetTheNetwork) {
+  Rng rng(fresh_seed());
+  Renderer renderer(test_backend());
+  const std::vector<Vec4> grains = dense_bed(rng, 400, 0.3f, 0.5f);
+  std::vector<float> kinds(grains.size());
+  for (float& k : kinds) k = float(rng() % 3);  // 0 matte, 1 steel, 2 glass
+  const Pairs pairs(packing_pairs(rng, grains));
+  ParticleView view = pairs.with(view_of(grains));
+  view.scalar = kinds.data();
+  MaterialSettings steel, glass;
+  steel.name = "steel";
+  steel.type = MaterialType::metal;
+  steel.reflectance = uniform(rng, 0.5f, 1.0f);
+  steel.grains = SelectRange{1.0f, 1.0f};
+  glass.name = "glass";
+  glass.type = MaterialType::glass;
+  glass.ior = uniform(rng, 1.3f, 1.7f);
+  glass.grains = SelectRange{2.0f, 2.0f};
+  RenderSettings s = sized_random_settings(rng, false, 72, 54);
+  s.materials = {steel, glass};
+  s.shading.bounces = 3;
+  s.shading.shadows = true;
+  s.contacts = random_contacts(rng);
+  s.contacts->width = uniform(rng, 0.6f, 1.0f);  // wide enough to show between the grains
+  against_brute_force(renderer, view, s,
+                      [&](RenderMethod method, const Image& image, const FrameStats&,
+                          const Image& brute) {
+                        SCOPED_TRACE(render_method_name(method));
+                        const ImageDiff d = compare_images(image, brute);
+                        EXPECT_LE(d.differing_rgb, 3u + d.pixels / 400) << d.max_level;
+                      });
+  s.model = ImageModel::path;
+  s.path.samples = 8;
+  s.path.sun_intensity = 1.0f;
+  Image brute, grid, without;
+  renderer.render(view, s, brute, {RenderMethod::brute_force});
+  renderer.render(view, s, grid, {RenderMethod::grid});
+  const ImageDiff d = compare_images(grid, brute);
+  EXPECT_LE(d.differing_rgb, 2u + d.pixels / 100) << "max level " << d.max_level;
+  ParticleView no_pairs = view;
+  no_pairs.contacts = {};
+  renderer.render(no_pairs, s, without, {RenderMethod::grid});
+  EXPECT_GT(compare_images(grid, without).differing_rgb, d.pixels / 100)
+      << "the network shows in the path-traced still";
+}
+
 // The brute-force frame shows, pixel by pixel, what the double-precision reference finds, except
 // where a nudge of the ray a hundred-thousandth of a pixel changes the reference's answer.
 TEST_F(ContactsTest, BruteForceFollowsTheReference) {
