@@ -13,13 +13,19 @@ enum class MemorySpace { host, device };
 // The most fields the materials of one frame select grains by (each material names one).
 constexpr int kMaterialFields = 4;
 
-// contract 2g: a frame's contact pairs, as indices into its particles and a value f >= 0 per pair
-// (the contact force unless the configuration names another), in the particles' memory.
+// contract 2g: a frame's contact pairs and a value f >= 0 per pair (the contact force unless the
+// configuration names another), in the particles' memory (or the host's with `on_host`). A pair
+// names its grains by index into the frame's particles (first, second), or gives them whole:
+// `spheres` and `ids` hold two entries a pair, each grain's (x, y, z, r) and global id, for a
+// grain that is not among the frame's particles (another rank's).
 struct ContactView {
   const std::uint32_t* first = nullptr;
   const std::uint32_t* second = nullptr;
   const float* value = nullptr;
   std::size_t count = 0;
+  const Vec4* spheres = nullptr;
+  const std::uint64_t* ids = nullptr;
+  bool on_host = false;
 };
 
 // A non-owning view of one frame's particles, wherever the simulation keeps them.

@@ -1,6 +1,6 @@
 // The frame's contact network (contract 2g) as capsules: the pairs in this backend's memory, their
-// statistics over the frame, one capsule and colour per pair, and a grid that lists each capsule
-// in the cells its bounding sphere's box overlaps. Part of the backend (thrust_backend.inl).
+// statistics over the frame, their order by their grains' ids, one capsule and colour per pair in
+// that order, and a grid that lists each capsule in the cells its bounding sphere's box overlaps. Part of the backend (thrust_backend.inl).
 #pragma once
 
 #include "backend_prelude.inl"
@@ -22,27 +22,68 @@ struct PairCensus {
 
 GRANRAY_HD_INLINE PairCensus empty_pair_census() { return {INFINITY, -INFINITY, 0.0, 0u}; }
 
-// A pair is drawable when both indices name renderable grains of the frame and its value is a
-// finite f >= 0; any other pair is left out (a broken particle never stops a frame).
-struct DrawablePair {
-  const Vec4* spheres;
+// A frame's pairs as the kernels read them: by index into the frame's grains, or given whole
+// (both grains' spheres and ids per pair, ContactView::spheres). A pair is drawable when both
+// grains are renderable (and, by index, are the frame's) and its value is a finite f >= 0; any
+// other pair is left out (a broken particle never stops a frame).
+struct PairSource {
+  const Vec4* spheres;  // the frame's grains
   std::uint32_t particles;
+  const std::uint64_t* ids;  // the grains' global ids; null: index + id_offset
+  std::uint64_t id_offset;
   const std::uint32_t* first;
   const std::uint32_t* second;
   const float* value;
-  GRANRAY_HD bool operator()(std::uint32_t k) const {
-    const std::uint32_t i = first[k], j = second[k];
+  const Vec4* pair_spheres;          // 2 per pair, or null: by index
+  const std::uint64_t* pair_ids;     // 2 per pair, with pair_spheres
+
+  GRANRAY_HD bool drawable(std::uint32_t k) const {
     const float f = value[k];
+    if (!(is_finite(f) && f >= 0.0f)) return false;
+    if (pair_spheres != nullptr) {
+      return pair_ids[2 * k] != pair_ids[2 * k + 1] && is_renderable(pair_spheres[2 * k]) &&
+             is_renderable(pair_spheres[2 * k + 1]);
+    }
+    const std::uint32_t i = first[k], j = second[k];
     return i < particles && j < particles && i != j && is_renderable(spheres[i]) &&
-           is_renderable(spheres[j]) && is_finite(f) && f >= 0.0f;
+           is_renderable(spheres[j]);
+  }
+  // Grain `side` (0 or 1) of pair k, and its global id; only for a drawable pair (by index, an
+  // index inside the frame).
+  GRANRAY_HD Vec4 sphere(std::uint32_t k, int side) const {
+    if (pair_spheres != nullptr) return pair_spheres[2 * k + side];
+    return spheres[side == 0 ? first[k] : second[k]];
+  }
+  GRANRAY_HD std::uint64_t id(std::uint32_t k, int side) const {
+    if (pair_ids != nullptr) return pair_ids[2 * k + side];
+    const std::uint32_t i = side == 0 ? first[k] : second[k];
+    if (i >= particles) return ~std::uint64_t{0};
+    return ids != nullptr ? ids[i] : id_offset + i;
+  }
+};
+
+// The pair's smaller and larger grain id: the capsules are ordered by them, so that a capsule's
+// index (the tie order of contract 2g, and its hit id) is the same on any number of ranks.
+struct PairIdLow {
+  PairSource pairs;
+  GRANRAY_HD std::uint64_t operator()(std::uint32_t k) const {
+    const std::uint64_t a = pairs.id(k, 0), b = pairs.id(k, 1);
+    return a < b ? a : b;
+  }
+};
+struct PairIdHigh {
+  PairSource pairs;
+  GRANRAY_HD std::uint64_t operator()(std::uint32_t k) const {
+    const std::uint64_t a = pairs.id(k, 0), b = pairs.id(k, 1);
+    return a < b ? b : a;
   }
 };
 
 struct CensusOfPair {
-  DrawablePair drawable;
+  PairSource pairs;
   GRANRAY_HD PairCensus operator()(std::uint32_t k) const {
-    if (!drawable(k)) return empty_pair_census();
-    const float f = drawable.value[k];
+    if (!pairs.drawable(k)) return empty_pair_census();
+    const float f = pairs.value[k];
     return {f, f, static_cast<double>(f), 1u};
   }
 };
@@ -53,11 +94,11 @@ struct MergeCensus {
   }
 };
 
-// Pair k's capsule (radius 0 when it is not drawn), its colour, and its bounding sphere for the
-// grid (unrenderable when not drawn).
+// Capsule k, of pair order[k]: its capsule (radius 0 when it is not drawn), its colour, and its
+// bounding sphere for the grid (unrenderable when not drawn).
 struct MakeCapsule {
-  DrawablePair drawable;
-  const std::uint64_t* ids;  // the grains' global ids; null: their indices order them
+  PairSource pairs;
+  const std::uint32_t* order;
   float width;
   bool scale_by_force;
   float f_max;
@@ -72,18 +113,14 @@ struct MakeCapsule {
     Capsule c{{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, 0.0f};
     Vec4 sphere{0.0f, 0.0f, 0.0f, 0.0f};
     Vec3 color{0.0f, 0.0f, 0.0f};
-    if (drawable(k) && drawable.value[k] >= at_least) {
-      const float f = drawable.value[k];
+    const std::uint32_t pair = order[k];
+    if (pairs.drawable(pair) && pairs.value[pair] >= at_least) {
+      const float f = pairs.value[pair];
       // From the grain of the smaller id to the other: a pair listed either way, or twice, makes
       // the same capsule bit for bit.
-      std::uint32_t i = drawable.first[k], j = drawable.second[k];
-      if (ids != nullptr ? ids[j] < ids[i] : j < i) {
-        const std::uint32_t swap = i;
-        i = j;
-        j = swap;
-      }
-      const Vec4 p = drawable.spheres[i];
-      const Vec4 q = drawable.spheres[j];
+      const int low = pairs.id(pair, 1) < pairs.id(pair, 0) ? 1 : 0;
+      const Vec4 p = pairs.sphere(pair, low);
+      const Vec4 q = pairs.sphere(pair, 1 - low);
       const float r_min = p.w < q.w ? p.w : q.w;
       const float share = scale_by_force ? (f_max > 0.0f ? sqrtf(f / f_max) : 0.0f) : 1.0f;
       c = {center_of(p), center_of(q), width * r_min * share};
@@ -114,6 +151,10 @@ class ContactScene {
       : first_(account, "contact pair upload"),
         second_(account, "contact pair upload"),
         value_(account, "contact value upload"),
+        pair_spheres_(account, "contact grains upload"),
+        pair_ids_(account, "contact grain ids upload"),
+        order_(account, "contact pairs by id"),
+        keys_(account, "contact pair id keys"),
         capsules_(account, "contact capsules"),
         colors_(account, "contact capsule colours"),
         bounding_(account, "contact capsule bounding spheres"),
@@ -132,21 +173,30 @@ class ContactScene {
       throw Error("granray: " + std::to_string(pairs.count) +
                   " contact pairs in one frame exceed the 32-bit index range");
     }
-    if (pairs.first == nullptr || pairs.second == nullptr || pairs.value == nullptr) {
+    const bool by_index = pairs.first != nullptr && pairs.second != nullptr;
+    const bool given_whole = pairs.spheres != nullptr && pairs.ids != nullptr;
+    if (pairs.value == nullptr || !(by_index || given_whole)) {
       throw Error("granray: the frame's contact view holds " + std::to_string(pairs.count) +
-                  " pairs but not both indices and a value for each");
+                  " pairs but not both grains (indices, or spheres and ids) and a value for each");
     }
     if (c.colormap < 0 || c.colormap >= detail::kColormapCount) {
       throw ConfigError("granray: contact colormap index " + std::to_string(c.colormap) +
                         " out of range");
     }
     const auto n = static_cast<std::uint32_t>(pairs.count);
-    const DrawablePair drawable{all.spheres, all.count, resident(exec, first_, pairs.first, view),
-                                resident(exec, second_, pairs.second, view),
-                                resident(exec, value_, pairs.value, view)};
+    const bool whole = pairs.spheres != nullptr;
+    const PairSource source{all.spheres,
+                            all.count,
+                            all.ids,
+                            view.id_offset,
+                            whole ? nullptr : resident(exec, first_, pairs.first, view),
+                            whole ? nullptr : resident(exec, second_, pairs.second, view),
+                            resident(exec, value_, pairs.value, view),
+                            whole ? resident(exec, pair_spheres_, pairs.spheres, view, 2) : nullptr,
+                            whole ? resident(exec, pair_ids_, pairs.ids, view, 2) : nullptr};
     auto policy = exec.policy();
     const PairCensus census = thrust::transform_reduce(
-        policy, Index(0), Index(n), CensusOfPair{drawable}, empty_pair_census(), MergeCensus{});
+        policy, Index(0), Index(n), CensusOfPair{source}, empty_pair_census(), MergeCensus{});
     stats.skipped = n - census.count;
     if (census.count == 0) return none();
     const float mean = static_cast<float>(census.sum / static_cast<double>(census.count));
@@ -161,12 +211,20 @@ class ContactScene {
       exec.upload(table_, detail::kColormapTables[c.colormap], detail::kColormapSize);
       uploaded_colormap_ = c.colormap;
     }
+    // The pairs by their grains' ids, the larger then (stable) the smaller.
+    order_.resize(n);
+    keys_.resize(n);
+    thrust::sequence(policy, order_.data(), order_.data() + n);
+    thrust::transform(policy, Index(0), Index(n), keys_.data(), PairIdHigh{source});
+    thrust::stable_sort_by_key(policy, keys_.data(), keys_.data() + n, order_.data());
+    thrust::transform(policy, order_.data(), order_.data() + n, keys_.data(), PairIdLow{source});
+    thrust::stable_sort_by_key(policy, keys_.data(), keys_.data() + n, order_.data());
     capsules_.resize(n);
     colors_.resize(n);
     bounding_.resize(n);
     const float span = hi > lo ? hi - lo : 1.0f;
     thrust::for_each_n(policy, Index(0), n,
-                       MakeCapsule{drawable, all.ids, c.width, c.scale_by_force, census.hi,
+                       MakeCapsule{source, order_.data(), c.width, c.scale_by_force, census.hi,
                                    c.threshold * mean, table_.data(), lo, 1.0f / span,
                                    capsules_.data(), colors_.data(), bounding_.data()});
     const ResidentParticles spheres{bounding_.data(), nullptr, nullptr, n};
@@ -181,22 +239,27 @@ class ContactScene {
  private:
   static CapsuleView none() { return {{}, nullptr, nullptr, 0u, false}; }
 
-  // The pairs' array in this backend's memory: in place, or uploaded.
+  // The pairs' array (`per_pair` entries a pair) in this backend's memory: in place, or uploaded.
   template <class T>
   static const T* resident(const Executor& exec, Array<T>& staged, const T* values,
-                           const ParticleView& view) {
-    if (view.space == Executor::native_space) return values;
-    if (view.space != MemorySpace::host) {
+                           const ParticleView& view, std::size_t per_pair = 1) {
+    const MemorySpace space = view.contacts.on_host ? MemorySpace::host : view.space;
+    if (space == Executor::native_space) return values;
+    if (space != MemorySpace::host) {
       throw DeviceError(std::string("granray ") + Executor::name +
                         " backend cannot read contact pairs held in device memory");
     }
-    exec.upload(staged, values, view.contacts.count);
+    exec.upload(staged, values, view.contacts.count * per_pair);
     return staged.data();
   }
 
   Array<std::uint32_t> first_;
   Array<std::uint32_t> second_;
   Array<float> value_;
+  Array<Vec4> pair_spheres_;
+  Array<std::uint64_t> pair_ids_;
+  Array<std::uint32_t> order_;
+  Array<std::uint64_t> keys_;
   Array<Capsule> capsules_;
   Array<Vec3> colors_;
   Array<Vec4> bounding_;
