@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <utility>
 #include <vector>
@@ -120,10 +121,14 @@ TEST_F(DemTest, PassesEachOverlappingPairOnceWithItsForce) {
   const SimulationParticles particles = sim->particles();
   const ContactView& c = particles.view.contacts;
   ASSERT_GT(c.count, 100u) << "the pour has piled up";
-  const auto first = to_host(c.first, c.count, particles.view.space);
-  const auto second = to_host(c.second, c.count, particles.view.space);
+  ASSERT_NE(c.spheres, nullptr);
+  const auto spheres = to_host(c.spheres, 2 * c.count, particles.view.space);
+  const auto pair_ids = to_host(c.ids, 2 * c.count, particles.view.space);
   const auto force = to_host(c.value, c.count, particles.view.space);
   const std::vector<Vec4> g = sim->positions();
+  const std::vector<std::uint64_t> ids = sim->ids();
+  std::map<std::uint64_t, std::uint32_t> index_of;
+  for (std::uint32_t i = 0; i < ids.size(); ++i) index_of[ids[i]] = i;
   const auto gap = [&](std::uint32_t i, std::uint32_t j) {  // centre distance / (r_i + r_j)
     const double dx = double(g[i].x) - g[j].x, dy = double(g[i].y) - g[j].y,
                  dz = double(g[i].z) - g[j].z;
@@ -131,10 +136,12 @@ TEST_F(DemTest, PassesEachOverlappingPairOnceWithItsForce) {
   };
   std::set<std::pair<std::uint32_t, std::uint32_t>> passed;
   for (std::size_t k = 0; k < c.count; ++k) {
-    ASSERT_LT(first[k], second[k]);
-    ASSERT_LT(second[k], g.size());
-    EXPECT_TRUE(passed.insert({first[k], second[k]}).second) << "a pair passed twice";
-    EXPECT_LT(gap(first[k], second[k]), 1.0 + 1e-6) << "a pair that does not touch";
+    ASSERT_LT(pair_ids[2 * k], pair_ids[2 * k + 1]) << "seen from the grain of the smaller id";
+    const std::uint32_t i = index_of.at(pair_ids[2 * k]), j = index_of.at(pair_ids[2 * k + 1]);
+    EXPECT_EQ(spheres[2 * k].x, g[i].x);
+    EXPECT_EQ(spheres[2 * k + 1].w, g[j].w);
+    EXPECT_TRUE(passed.insert({std::min(i, j), std::max(i, j)}).second) << "a pair passed twice";
+    EXPECT_LT(gap(i, j), 1.0 + 1e-6) << "a pair that does not touch";
     EXPECT_TRUE(std::isfinite(force[k]) && force[k] >= 0.0f);
   }
   for (std::uint32_t i = 0; i < g.size(); ++i) {

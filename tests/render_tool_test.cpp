@@ -465,6 +465,26 @@ TEST(RenderTool, ContactsFromADumpLocalMatchTheLibrary) {
   const std::uint8_t white = 255;
   EXPECT_NE(std::count(direct.rgb.begin(), direct.rgb.end(), white), std::ptrdiff_t(direct.rgb.size()))
       << "the network shows on the background";
+#if defined(GRANRAY_MPIEXEC)
+  // Under mpirun each rank draws a share of the grains and every rank's copy of the pairs: the
+  // same frame, unlit and lit, with the grains or without.
+  for (const int ranks : {2, 3}) {
+    for (const char* grains : {"true", "false"}) {
+      const std::string name = "contacts_mpi" + std::to_string(ranks) + grains;
+      const std::string overrides = std::string(" --set contacts.grains=") + grains + " ";
+      Result one = run_tool(settings + overrides + "--contacts '" + pattern + "' " + d.grains +
+                            " --out '" + temp_path(name + "_one_*.png") + "'");
+      ASSERT_EQ(one.status, 0) << one.output;
+      const Result many = run_command(mpirun_prefix(ranks) + GRANRAY_RENDER_EXE + settings +
+                                      overrides + "--contacts '" + pattern + "' " + d.grains +
+                                      " --out '" + temp_path(name + "_many_*.png") + "'");
+      ASSERT_EQ(many.status, 0) << many.output;
+      EXPECT_EQ(io::read_png(temp_path(name + "_one_100.png")).rgb,
+                io::read_png(temp_path(name + "_many_100.png")).rgb)
+          << ranks << " ranks, grains " << grains;
+    }
+  }
+#endif
 }
 
 TEST(RenderTool, ContactMistakesNameFileAndLine) {

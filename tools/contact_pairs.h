@@ -1,5 +1,6 @@
 // granray-render --contacts: each frame's contact pairs (contract 2g) from `dump local` files, a
-// '*' in the name becoming the step as for --mesh, matched by id to the frame's grains.
+// '*' in the name becoming the step as for --mesh, matched by id to the frame's grains; under
+// mpirun rank 0 passes them whole while each rank draws a share of the grains.
 #pragma once
 
 #include <cstdint>
@@ -68,6 +69,27 @@ class ContactPairs {
 
   std::size_t periodic_left_out() const { return periodic_; }
 
+  // The pairs of the last pairs_for, given whole (both grains' spheres and ids) from `particles`,
+  // for a rank that draws a share of them: valid until the next call.
+  ContactView whole(const io::ParticleFrame& particles) {
+    spheres_.resize(2 * pairs_.first.size());
+    ids_.resize(2 * pairs_.first.size());
+    for (std::size_t k = 0; k < pairs_.first.size(); ++k) {
+      const std::uint32_t grain[2] = {pairs_.first[k], pairs_.second[k]};
+      for (int side = 0; side < 2; ++side) {
+        spheres_[2 * k + side] = particles.xyzr[grain[side]];
+        ids_[2 * k + side] = particles.ids[grain[side]];
+      }
+    }
+    ContactView view;
+    view.value = pairs_.value.data();
+    view.count = pairs_.value.size();
+    view.spheres = spheres_.data();
+    view.ids = ids_.data();
+    view.on_host = true;
+    return view;
+  }
+
  private:
   std::string pattern_;
   io::ContactLayout layout_;
@@ -75,6 +97,8 @@ class ContactPairs {
   std::vector<io::ContactFrame> frames_;
   io::ContactIndices pairs_;
   std::size_t periodic_ = 0;
+  std::vector<Vec4> spheres_;
+  std::vector<std::uint64_t> ids_;
 };
 
 }  // namespace granray::tools

@@ -197,10 +197,6 @@ int run(const Options& options, granray::RankGroup* ranks) {
     throw ConfigError("[insitu.contacts] draws the contact network, and granray-render reads it "
                       "from --contacts FILE (a dump local of the pairs)");
   }
-  if (!options.contacts.empty() && size > 1) {
-    throw ConfigError("--contacts: the contact network is drawn on one rank only so far; run "
-                      "granray-render without mpirun");
-  }
   RenderSettings configured = config.render;
   if (!options.contacts.empty() && !configured.contacts) configured.contacts = ContactSettings{};
   tools::ContactPairs contact_pairs(options.contacts, options.contact_columns,
@@ -267,8 +263,12 @@ int run(const Options& options, granray::RankGroup* ranks) {
     ParticleView view = size > 1 ? share.view() : f->frame.view();
     if (contact_pairs.any()) {
       const io::ContactIndices& pairs = contact_pairs.pairs_for(f->number, f->frame, f->source);
-      view.contacts = {pairs.first.data(), pairs.second.data(), pairs.value.data(),
-                       pairs.first.size()};
+      if (size == 1) {
+        view.contacts = {pairs.first.data(), pairs.second.data(), pairs.value.data(),
+                         pairs.first.size()};
+      } else if (rank == 0) {  // each pair once across the ranks, whole: a rank holds a share
+        view.contacts = contact_pairs.whole(f->frame);
+      }
       if (contact_pairs.periodic_left_out() > 0 && rank == 0) {
         std::fprintf(stderr,
                      "granray-render: %s, step %lld: %zu pairs across a periodic boundary are "

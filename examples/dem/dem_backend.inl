@@ -105,10 +105,7 @@ class Dem final : public DemSimulation {
     p.view.ids = raw(id_);
     p.view.space = kSpace;
     p.with_field("speed", raw(speed_));
-    if (pass_contacts_) {
-      const ContactView c = contact_pairs();
-      p.with_contacts(c.first, c.second, c.value, c.count);
-    }
+    if (pass_contacts_) p.view.contacts = contact_pairs();
     return p;
   }
 
@@ -248,21 +245,27 @@ class Dem final : public DemSimulation {
                        MarkCells{raw(keys_), n_total_, raw(cell_start_), raw(cell_end_)});
   }
 
-  // The pairs between owned grains and their normal forces, in this backend's memory.
+  // The pairs of owned grains (each once across ranks) and their normal forces, given whole (both
+  // grains' spheres and ids: the other grain may be a ghost), in this backend's memory.
   ContactView contact_pairs() {
     pair_offset_.resize(std::size_t{n_owned_} + 1);
     pair_offset_[0] = 0u;
     thrust::transform_inclusive_scan(policy(), Index(0), Index(n_owned_),
-                                     pair_offset_.begin() + 1, CountContactPairs{state(), n_owned_},
+                                     pair_offset_.begin() + 1, CountContactPairs{state(), raw(id_)},
                                      thrust::plus<std::uint32_t>());
     const std::uint32_t pairs = pair_offset_[n_owned_];
-    pair_first_.resize(pairs);
-    pair_second_.resize(pairs);
+    pair_spheres_.resize(2 * std::size_t{pairs});
+    pair_ids_.resize(2 * std::size_t{pairs});
     pair_force_.resize(pairs);
     thrust::for_each_n(policy(), Index(0), n_owned_,
-                       EmitContactPairs{state(), n_owned_, raw(pair_offset_), raw(pair_first_),
-                                        raw(pair_second_), raw(pair_force_)});
-    return {raw(pair_first_), raw(pair_second_), raw(pair_force_), pairs};
+                       EmitContactPairs{state(), raw(id_), raw(pair_offset_), raw(pair_spheres_),
+                                        raw(pair_ids_), raw(pair_force_)});
+    ContactView view;
+    view.value = raw(pair_force_);
+    view.count = pairs;
+    view.spheres = raw(pair_spheres_);
+    view.ids = raw(pair_ids_);
+    return view;
   }
 
   void compute_forces() {
@@ -287,7 +290,9 @@ class Dem final : public DemSimulation {
   Vector<Grain> packed_;
   Vector<float> speed_;
   bool pass_contacts_ = false;
-  Vector<std::uint32_t> pair_offset_, pair_first_, pair_second_;
+  Vector<std::uint32_t> pair_offset_;
+  Vector<Vec4> pair_spheres_;
+  Vector<std::uint64_t> pair_ids_;
   Vector<float> pair_force_;
 };
 

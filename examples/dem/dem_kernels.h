@@ -250,34 +250,40 @@ struct ComputeForces {
   }
 };
 
-// contract 2g in situ: the contact pairs between owned grains, each once (from the grain of the
-// smaller index), with its normal force. First each grain's count, then, after their scan, the
-// pairs written at each grain's offset.
+// contract 2g in situ: the contact pairs of owned grains with their normal forces, each pair once
+// across all ranks: seen from the grain of the smaller global id, by the rank that owns that
+// grain (the other may be a ghost), so the pair's force is the same sum on any number of ranks.
+// First each grain's count, then, after their scan, the pairs written whole (both grains' spheres
+// and ids) at each grain's offset.
 struct CountContactPairs {
   DemState s;
-  std::uint32_t owned;
+  const std::uint64_t* id;
   GRANRAY_HD std::uint32_t operator()(std::uint32_t i) const {
     std::uint32_t count = 0;
-    const std::uint32_t n = owned;
-    for_each_contact(s, i, [&](std::uint32_t j, Vec3, float, Vec3, float) { count += j > i && j < n; });
+    const std::uint64_t* ids = id;
+    for_each_contact(s, i, [&](std::uint32_t j, Vec3, float, Vec3, float) {
+      count += ids[i] < ids[j];
+    });
     return count;
   }
 };
 
 struct EmitContactPairs {
   DemState s;
-  std::uint32_t owned;
+  const std::uint64_t* id;
   const std::uint32_t* offset;  // exclusive scan of CountContactPairs
-  std::uint32_t* first;
-  std::uint32_t* second;
-  float* force;  // |F_n|
+  Vec4* spheres;                // 2 a pair
+  std::uint64_t* pair_ids;      // 2 a pair
+  float* force;                 // |F_n|
   GRANRAY_HD void operator()(std::uint32_t i) const {
     std::uint32_t k = offset[i];
     const EmitContactPairs& e = *this;
     for_each_contact(s, i, [&](std::uint32_t j, Vec3 n, float delta, Vec3 v_rel, float m_eff) {
-      if (j <= i || j >= e.owned) return;
-      e.first[k] = i;
-      e.second[k] = j;
+      if (!(e.id[i] < e.id[j])) return;
+      e.spheres[2 * k] = e.s.pos[i];
+      e.spheres[2 * k + 1] = e.s.pos[j];
+      e.pair_ids[2 * k] = e.id[i];
+      e.pair_ids[2 * k + 1] = e.id[j];
       e.force[k] = normal_force(e.s.law, n, delta, v_rel, m_eff);
       ++k;
     });

@@ -45,8 +45,9 @@ class DemSimulation {
   // This rank's grains as the in-situ renderer reads them, in this backend's memory, with their
   // global ids and the field "speed" (|v|, recomputed by this call). Valid until the next step().
   virtual SimulationParticles particles() = 0;
-  // contract 2g: particles() also passes the contact pairs between this rank's grains, with
-  // their normal force (a pass over the contacts each frame, so only when asked).
+  // contract 2g: particles() also passes the contact pairs of this rank's grains (each pair once
+  // across ranks, given whole), with their normal force (a pass over the contacts each frame, so
+  // only when asked).
   virtual void pass_contacts(bool on) = 0;
 
   // Host copies of this rank's grains, for tests and diagnostics.

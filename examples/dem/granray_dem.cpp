@@ -124,8 +124,7 @@ int run(const std::string& input, const std::vector<std::string>& overrides,
   ranks.gather(sim->size());
 
   const InsituConfig& vc = vis.config();
-  // contract 2g: the DEM's own contacts, drawn on one rank (the renderer refuses a network
-  // across ranks so far, and says so).
+  // contract 2g: the DEM's own contacts, each pair passed once across ranks.
   sim->pass_contacts(vc.render.contacts.has_value());
   const bool root = ranks.rank == 0;
   if (root) {

@@ -3,6 +3,7 @@
 // (mpi_lit_frame.cpp); the rank group the in-situ renderer drives, and the GPU of a rank.
 #include "granray/insitu/mpi_frame.h"
 #include "granray/rank_stages.h"
+#include "mpi_contacts.h"
 
 #include <algorithm>
 #include <chrono>
@@ -27,6 +28,7 @@
 namespace granray::mpi {
 
 using detail::agreed_step;
+using detail::gather_contacts;
 using detail::composite_rendered;
 using detail::composites_in_gpu_memory;
 using detail::has_see_through_walls;
@@ -57,13 +59,6 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
                               const RenderSettings& settings, Image& image, Compositor* compositor,
                               Composited result, bool same_particles) {
   const auto start = std::chrono::steady_clock::now();
-  int ranks = 1;
-  GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &ranks));
-  if (settings.contacts && ranks > 1) {  // every rank has the same settings: all refuse
-    throw ConfigError("[insitu.contacts]: the contact network is drawn on one rank only so far, "
-                      "and this frame spans " +
-                      std::to_string(ranks) + " ranks");
-  }
   FrameExtent local{};
   agreed_step("measuring the particles", comm, [&] { local = renderer.measure(view); });
   // Lows and negated highs in one MPI_MIN (negation is exact).
@@ -86,6 +81,9 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
   GRANRAY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size));
   if (view.ids == nullptr && rank > 0) view.id_offset += before;  // rank 0's result is undefined
+  // contract 2g: every rank draws every rank's capsules (settings agree on every rank).
+  detail::GatheredContacts contacts;
+  if (settings.contacts && size > 1) view.contacts = gather_contacts(comm, view, contacts);
   RenderOptions options;
   options.with_hits = true;
   options.copy_drawn_only = size > 1;      // on one rank the image is the picture

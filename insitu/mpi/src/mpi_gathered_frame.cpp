@@ -103,8 +103,9 @@ HostParticles gathered_particles(Renderer& renderer, MPI_Comm comm, const Partic
   return all;
 }
 
-// The view of gathered particles (with each optional value where they have it).
-ParticleView view_of(const HostParticles& all) {
+// The view of gathered particles (with each optional value where they have it), and the frame's
+// contact pairs (gathered whole already: no index into the particles).
+ParticleView view_of(const HostParticles& all, const ContactView& contacts) {
   const auto or_null = [](const std::vector<float>& v) { return v.empty() ? nullptr : v.data(); };
   ParticleView everything;
   everything.xyzr = all.xyzr.data();
@@ -115,6 +116,7 @@ ParticleView view_of(const HostParticles& all) {
   for (int k = 0; k < kMaterialFields; ++k) {
     everything.material_values[k] = or_null(all.material[k]);
   }
+  everything.contacts = contacts;
   return everything;
 }
 
@@ -312,7 +314,7 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
     agreed_step("rendering the gathered frame", comm, [&] {
       if (rank == 0) {
         const NodeThreads node(threads);
-        stats = renderer.render(view_of(all), settings, image, options);
+        stats = renderer.render(view_of(all, view.contacts), settings, image, options);
       }
     });
     stats.composite_ms = gather_ms;
@@ -337,7 +339,7 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
       band.region = {window.x0, y0, window.x1, y1};
       band_images.emplace_back();
       const auto band_start = std::chrono::steady_clock::now();
-      FrameStats one = renderer.render(view_of(all), band, band_images.back(), options);
+      FrameStats one = renderer.render(view_of(all, view.contacts), band, band_images.back(), options);
       settle(band_images.back());
       band_ms[static_cast<std::size_t>(b)] = ms_since(band_start);
       laps.lap("band");

@@ -109,8 +109,9 @@ inline FrameStats cast_local_stage(BackendParts& parts, std::optional<HaloFrame>
   FrameStats stats = setup_stats(own, parts.walls);
   take_category_census(exec, own.r, settings, stats);
   const ColorSource color = parts.colors.source(exec, own.all, settings, options, stats);
-  const ParticleView both =
+  ParticleView both =
       parts.halo.combine(exec, own.all, view.id_offset, selection_values(own.all, settings), halo);
+  both.contacts = view.contacts;  // contract 2g: across ranks, gathered whole (no index)
   RenderOptions with_halo = options;
   with_halo.particle_bounds.reset();
   with_halo.same_particles = false;

@@ -51,6 +51,18 @@ struct SimulationParticles {
     view.contacts = {first, second, value, count};
     return *this;
   }
+  // The same with each pair's grains given whole: `spheres` and `ids` two entries a pair, each
+  // grain's (x, y, z, r) and global id, so that a pair with another rank's grain (a ghost) is
+  // passed by the rank that owns the other. Across ranks, pass each pair once.
+  SimulationParticles& with_contact_grains(const Vec4* spheres, const std::uint64_t* ids,
+                                           const float* value, std::size_t count) {
+    view.contacts = {};
+    view.contacts.spheres = spheres;
+    view.contacts.ids = ids;
+    view.contacts.value = value;
+    view.contacts.count = count;
+    return *this;
+  }
   // A moving wall: the configured wall `name` moved rigidly (a drum's rotation, a piston).
   SimulationParticles& with_wall_transform(std::string name, const RigidTransform& transform) {
     walls.push_back({std::move(name), transform, nullptr, 0, MemorySpace::host});
