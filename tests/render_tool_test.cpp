@@ -487,6 +487,49 @@ TEST(RenderTool, ContactsFromADumpLocalMatchTheLibrary) {
 #endif
 }
 
+// contract 2g: a pair across a periodic boundary of the dump's box is two half capsules, each
+// from a grain halfway toward its partner's nearest image, not one across the box.
+TEST(RenderTool, APeriodicPairIsTwoHalfCapsulesAtTheBoxsEdges) {
+  Rng rng(fresh_seed());
+  const float r = uniform(rng, 0.3f, 0.4f), y = 0.5f;  // on the row the test reads
+  const char* box = "ITEM: BOX BOUNDS pp ff ff\n0 10\n0 1\n0 1\n";
+  const std::string grains = write_text(
+      "periodic.dump", std::string("ITEM: TIMESTEP\n7\nITEM: NUMBER OF ATOMS\n2\n") + box +
+                           "ITEM: ATOMS id x y z radius\n1 0.3 " + std::to_string(y) + " 0.5 " +
+                           std::to_string(r) + "\n2 9.7 " + std::to_string(y) + " 0.5 " +
+                           std::to_string(r) + "\n");
+  const std::string pairs =
+      write_text("periodic.local", std::string("ITEM: TIMESTEP\n7\nITEM: NUMBER OF ENTRIES\n1\n") +
+                                       box + "ITEM: ENTRIES c_p[1] c_p[2] c_f\n1 2 2.5\n");
+  const std::string view =
+      " --set width=200 --set height=80 --set backend='\"cpu\"' --set "
+      "'camera.projection=\"orthographic\"' --set camera.position=[5,0.5,20] --set "
+      "camera.target=[5,0.5,0] --set camera.up=[0,1,0] --set camera.ortho_height=4 --set "
+      "contacts.grains=false --contact-columns 'patom1 patom2 force' --contacts " +
+      pairs + " " + grains;
+  std::vector<std::string> launchers = {std::string(GRANRAY_RENDER_EXE) + " "};
+#if defined(GRANRAY_MPIEXEC)
+  launchers.push_back(mpirun_prefix(2) + GRANRAY_RENDER_EXE + " ");
+#endif
+  for (std::size_t ranks = 1; ranks <= launchers.size(); ++ranks) {
+    const std::string out = temp_path("periodic" + std::to_string(ranks) + ".png");
+    const Result r1 = run_command(launchers[ranks - 1] + view + " --out " + out);
+    ASSERT_EQ(r1.status, 0) << r1.output;
+    const Image png = io::read_png(out);
+    const auto background = [&](int i) {
+      std::size_t at = 3 * (std::size_t(40) * png.width + std::size_t(i));
+      return png.rgb[at] == 255 && png.rgb[at + 1] == 255 && png.rgb[at + 2] == 255;
+    };
+    EXPECT_TRUE(background(100)) << "no capsule across the box, " << ranks << " ranks";
+    EXPECT_TRUE(background(50) && background(150));
+    int left = 0, right = 0;
+    for (int i = 0; i < 8; ++i) left += !background(i);
+    for (int i = 192; i < 200; ++i) right += !background(i);
+    EXPECT_GT(left, 0) << "the half at x = 0";
+    EXPECT_GT(right, 0) << "the half at x = 10";
+  }
+}
+
 TEST(RenderTool, ContactMistakesNameFileAndLine) {
   Rng rng(fresh_seed());
   const ContactDumps d = contact_dumps(rng, "contact_mistakes", 100);

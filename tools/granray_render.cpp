@@ -262,20 +262,7 @@ int run(const Options& options, granray::RankGroup* ranks) {
                  : io::ParticleFrame{};
     ParticleView view = size > 1 ? share.view() : f->frame.view();
     if (contact_pairs.any()) {
-      const io::ContactIndices& pairs = contact_pairs.pairs_for(f->number, f->frame, f->source);
-      if (size == 1) {
-        view.contacts = {pairs.first.data(), pairs.second.data(), pairs.value.data(),
-                         pairs.first.size()};
-      } else if (rank == 0) {  // each pair once across the ranks, whole: a rank holds a share
-        view.contacts = contact_pairs.whole(f->frame);
-      }
-      if (contact_pairs.periodic_left_out() > 0 && rank == 0) {
-        std::fprintf(stderr,
-                     "granray-render: %s, step %lld: %zu pairs across a periodic boundary are "
-                     "not drawn yet\n",
-                     options.contacts.c_str(), static_cast<long long>(f->number),
-                     contact_pairs.periodic_left_out());
-      }
+      view.contacts = contact_pairs.view_for(f->number, f->frame, f->source, rank, size);
     }
     // A frame larger than the tile budget (a poster) renders band by band; each band is written
     // (PNG rows, HDF5 chunks) on the writer thread while the next one renders.

@@ -129,7 +129,19 @@ std::vector<ContactFrame> read_contact_file(const std::string& path, const Conta
     if (count < 0) fail_at(path, reader.number(), "a negative number of entries");
     std::string_view header = reader.require("ITEM: BOX BOUNDS or ITEM: ENTRIES");
     if (starts_with(header, "ITEM: BOX BOUNDS")) {
-      for (int k = 0; k < 3; ++k) reader.require("a box bounds line");
+      // The last three words are the axes' boundary flags (after a triclinic box's "xy xz yz").
+      const std::vector<std::string_view> flags = split_fields(header.substr(16));
+      const bool triclinic = flags.size() > 3;
+      for (int a = 0; a < 3; ++a) {
+        const std::string_view bounds = reader.require("a box bounds line");
+        split_fields(bounds, f);
+        if (f.size() < 2) fail_at(path, reader.number(), "a box bounds line needs lo and hi");
+        frame.box.lo[a] = parse_real(f[0], path, reader.number(), "box bound");
+        frame.box.hi[a] = parse_real(f[1], path, reader.number(), "box bound");
+        const std::size_t flag = flags.size() >= 3 ? flags.size() - 3 + std::size_t(a) : 0;
+        frame.box.periodic[a] =
+            !triclinic && flags.size() >= 3 && !flags[flag].empty() && flags[flag][0] == 'p';
+      }
       header = reader.require("ITEM: ENTRIES");
     }
     if (!starts_with(header, "ITEM: ENTRIES"))

@@ -35,8 +35,17 @@ struct ContactLayout {
 // length), or for "force" the columns fx fy fz; ConfigError when the columns lack it.
 ContactLayout parse_contact_layout(const std::string& keywords, const std::string& field = "");
 
+// The simulation box a dump writes, and which axes are periodic ("pp"); a triclinic box is
+// taken as not periodic.
+struct DumpBox {
+  double lo[3] = {0.0, 0.0, 0.0};
+  double hi[3] = {0.0, 0.0, 0.0};
+  bool periodic[3] = {false, false, false};
+};
+
 struct ContactFrame {
   std::string path;
+  DumpBox box;
   std::optional<std::int64_t> step;
   std::vector<std::uint64_t> first, second;  // the grains of each pair, by id
   std::vector<float> value;
