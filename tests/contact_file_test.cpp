@@ -143,15 +143,17 @@ TEST(ContactFile, MistakesNameTheFileLineAndColumn) {
 
 // A snapshot before the first grain (LAMMPS's step 0 of a pour): no pairs, no ids, no error.
 TEST(ContactFile, AnEmptySnapshotMatchesNoPairs) {
-  const auto grains = io::read_particle_file(write_text("empty-grains.dump", particles_dump(0, {})));
+  const auto grains =
+      io::read_particle_file(write_text("empty-grains.dump", particles_dump(0, {})));
   const auto frames = io::read_contact_file(write_text("empty.local", dump_local(0, "a b c", {})),
                                             io::parse_contact_layout("patom1 patom2 force"));
   ASSERT_EQ(frames.size(), 1u);
   const io::ContactIndices none = io::match_contacts(frames[0], grains[0], "empty-grains.dump");
   EXPECT_TRUE(none.first.empty());
   // Pairs against grains without ids are still refused.
-  const auto pairs = io::read_contact_file(write_text("one.local", dump_local(0, "a b c", {"1 2 3"})),
-                                           io::parse_contact_layout("patom1 patom2 force"));
+  const auto pairs =
+      io::read_contact_file(write_text("one.local", dump_local(0, "a b c", {"1 2 3"})),
+                            io::parse_contact_layout("patom1 patom2 force"));
   expect_input_error([&] { io::match_contacts(pairs[0], grains[0], "empty-grains.dump"); },
                      {"empty-grains.dump", "no ids"});
 }

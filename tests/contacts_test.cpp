@@ -140,13 +140,13 @@ TEST_F(ContactsTest, BouncesAndThePathTracerMeetTheNetwork) {
   s.shading.shadows = true;
   s.contacts = random_contacts(rng);
   s.contacts->width = uniform(rng, 0.6f, 1.0f);  // wide enough to show between the grains
-  against_brute_force(renderer, view, s,
-                      [&](RenderMethod method, const Image& image, const FrameStats&,
-                          const Image& brute) {
-                        SCOPED_TRACE(render_method_name(method));
-                        const ImageDiff d = compare_images(image, brute);
-                        EXPECT_LE(d.differing_rgb, 3u + d.pixels / 400) << d.max_level;
-                      });
+  against_brute_force(
+      renderer, view, s,
+      [&](RenderMethod method, const Image& image, const FrameStats&, const Image& brute) {
+        SCOPED_TRACE(render_method_name(method));
+        const ImageDiff d = compare_images(image, brute);
+        EXPECT_LE(d.differing_rgb, 3u + d.pixels / 400) << d.max_level;
+      });
   s.model = ImageModel::path;
   s.path.samples = 8;
   s.path.sun_intensity = 1.0f;
@@ -173,17 +173,18 @@ TEST_F(ContactsTest, BruteForceFollowsTheReference) {
     // In the renderer's order (by the pairs' smaller, then larger grain id, stable): the
     // reference's index is then the capsule's.
     std::vector<RefContact> contacts = packing_pairs(rng, grains);
-    std::stable_sort(contacts.begin(), contacts.end(), [](const RefContact& a, const RefContact& b) {
-      return std::make_pair(std::min(a.first, a.second), std::max(a.first, a.second)) <
-             std::make_pair(std::min(b.first, b.second), std::max(b.first, b.second));
-    });
+    std::stable_sort(
+        contacts.begin(), contacts.end(), [](const RefContact& a, const RefContact& b) {
+          return std::make_pair(std::min(a.first, a.second), std::max(a.first, a.second)) <
+                 std::make_pair(std::min(b.first, b.second), std::max(b.first, b.second));
+        });
     const Pairs pairs(contacts);
     RenderSettings s = sized_random_settings(rng, round % 2 == 1, 80, 60);
     s.contacts = random_contacts(rng);
     s.contacts->grains = round < 2;
     Image image;
-    const FrameStats stats = renderer.render(pairs.with(view_of(grains)), s, image,
-                                             {RenderMethod::brute_force, true});
+    const FrameStats stats =
+        renderer.render(pairs.with(view_of(grains)), s, image, {RenderMethod::brute_force, true});
     const std::vector<RefCapsule> capsules = reference_capsules(
         grains, contacts, s.contacts->width, s.contacts->scale_by_force, s.contacts->threshold);
     EXPECT_EQ(stats.contacts, capsules.size());
@@ -285,8 +286,8 @@ TEST_F(ContactsTest, TheStrongNetworkKeepsPairsAboveTheMean) {
   s.contacts = ContactSettings{};
   s.contacts->threshold = 1.0f;
   Image image;
-  const FrameStats stats = renderer.render(Pairs(contacts).with(view_of(grains)), s, image,
-                                           {RenderMethod::grid, false});
+  const FrameStats stats =
+      renderer.render(Pairs(contacts).with(view_of(grains)), s, image, {RenderMethod::grid, false});
   EXPECT_EQ(stats.contacts, strong);
   EXPECT_LT(strong, contacts.size());
   EXPECT_FLOAT_EQ(stats.contact_lo, float(lo));

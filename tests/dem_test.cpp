@@ -96,8 +96,7 @@ std::vector<T> to_host(const T* data, std::size_t count, MemorySpace space) {
   if (count == 0) return out;
 #if defined(GRANRAY_TEST_CUDA_RUNTIME)
   if (space == MemorySpace::device) {
-    EXPECT_EQ(cudaMemcpy(out.data(), data, count * sizeof(T), cudaMemcpyDeviceToHost),
-              cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(out.data(), data, count * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
     return out;
   }
 #endif

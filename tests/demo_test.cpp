@@ -91,7 +91,8 @@ TEST(Demo, TheNetworkExampleDrawsItsOwnContacts) {
     EXPECT_NE(many.output.find("3 written, 0 failed"), std::string::npos) << many.output;
     for (const char* step : {"00000000", "00003000", "00006000"}) {
       const Image one = io::read_png(dir + "/net_" + step + ".png");
-      const Image split = io::read_png(dir + "/ranks" + std::to_string(ranks) + "_" + step + ".png");
+      const Image split =
+          io::read_png(dir + "/ranks" + std::to_string(ranks) + "_" + step + ".png");
       EXPECT_EQ(one.rgb, split.rgb) << ranks << " ranks, step " << step;
     }
   }

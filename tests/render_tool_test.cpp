@@ -6,13 +6,13 @@
 #include <fstream>
 #include <iterator>
 
+#include "contact_reference.h"
 #include "granray/insitu/camera_path.h"
 #include "granray/insitu/config.h"
 #include "granray/io/contact_file.h"
 #include "granray/io/image_file.h"
 #include "granray/io/particle_file.h"
 #include "granray/io/stl_file.h"
-#include "contact_reference.h"
 #include "test_support.h"
 
 namespace granray::test {
@@ -437,9 +437,8 @@ TEST(RenderTool, ContactsFromADumpLocalMatchTheLibrary) {
       " --set width=160 --set height=120 --set backend='\"cpu\"' --set shading.shadows=true "
       "--set contacts.threshold=0.5 --set contacts.grains=false --contact-columns 'patom1 patom2 "
       "force' ";
-  const Result r =
-      run_tool(settings + "--contacts '" + pattern + "' " + d.grains + " --out '" +
-               temp_path("contacts_*.png") + "'");
+  const Result r = run_tool(settings + "--contacts '" + pattern + "' " + d.grains + " --out '" +
+                            temp_path("contacts_*.png") + "'");
   ASSERT_EQ(r.status, 0) << r.output;
   const Image png = io::read_png(temp_path("contacts_100.png"));
 
@@ -455,15 +454,15 @@ TEST(RenderTool, ContactsFromADumpLocalMatchTheLibrary) {
       io::read_contact_file(d.contacts, io::parse_contact_layout("patom1 patom2 force"))[0],
       frames[0], d.grains);
   ParticleView view = frames[0].view();
-  view.contacts = {pairs.first.data(), pairs.second.data(), pairs.value.data(),
-                   pairs.first.size()};
+  view.contacts = {pairs.first.data(), pairs.second.data(), pairs.value.data(), pairs.first.size()};
   Image direct;
   const FrameStats stats = Renderer(BackendKind::cpu).render(view, s, direct);
   EXPECT_GT(stats.contacts, 0u);
   EXPECT_LT(stats.contacts, d.pairs.size()) << "threshold 0.5 leaves out the weakest pairs";
   EXPECT_EQ(png.rgb, direct.rgb);
   const std::uint8_t white = 255;
-  EXPECT_NE(std::count(direct.rgb.begin(), direct.rgb.end(), white), std::ptrdiff_t(direct.rgb.size()))
+  EXPECT_NE(std::count(direct.rgb.begin(), direct.rgb.end(), white),
+            std::ptrdiff_t(direct.rgb.size()))
       << "the network shows on the background";
 #if defined(GRANRAY_MPIEXEC)
   // Under mpirun each rank draws a share of the grains and every rank's copy of the pairs: the
@@ -493,11 +492,11 @@ TEST(RenderTool, APeriodicPairIsTwoHalfCapsulesAtTheBoxsEdges) {
   Rng rng(fresh_seed());
   const float r = uniform(rng, 0.3f, 0.4f), y = 0.5f;  // on the row the test reads
   const char* box = "ITEM: BOX BOUNDS pp ff ff\n0 10\n0 1\n0 1\n";
-  const std::string grains = write_text(
-      "periodic.dump", std::string("ITEM: TIMESTEP\n7\nITEM: NUMBER OF ATOMS\n2\n") + box +
-                           "ITEM: ATOMS id x y z radius\n1 0.3 " + std::to_string(y) + " 0.5 " +
-                           std::to_string(r) + "\n2 9.7 " + std::to_string(y) + " 0.5 " +
-                           std::to_string(r) + "\n");
+  const std::string grains =
+      write_text("periodic.dump", std::string("ITEM: TIMESTEP\n7\nITEM: NUMBER OF ATOMS\n2\n") +
+                                      box + "ITEM: ATOMS id x y z radius\n1 0.3 " +
+                                      std::to_string(y) + " 0.5 " + std::to_string(r) + "\n2 9.7 " +
+                                      std::to_string(y) + " 0.5 " + std::to_string(r) + "\n");
   const std::string pairs =
       write_text("periodic.local", std::string("ITEM: TIMESTEP\n7\nITEM: NUMBER OF ENTRIES\n1\n") +
                                        box + "ITEM: ENTRIES c_p[1] c_p[2] c_f\n1 2 2.5\n");
@@ -579,10 +578,11 @@ TEST(RenderTool, TheLiggghtsPoursForceNetwork) {
   const std::string local = temp_path("pour-20k.step20000.contacts");
   ASSERT_EQ(run_command("gzip -dc " + grains + " > " + dump).status, 0);
   ASSERT_EQ(run_command("gzip -dc " + contacts + " > " + local).status, 0);
-  const Result r = run_tool("--set width=200 --set height=150 --set backend='\"cpu\"' "
-                            "--set contacts.threshold=1 --set contacts.grains=false "
-                            "--contacts " + local + " " + dump + " --out " +
-                            temp_path("pour_network.png"));
+  const Result r = run_tool(
+      "--set width=200 --set height=150 --set backend='\"cpu\"' "
+      "--set contacts.threshold=1 --set contacts.grains=false "
+      "--contacts " +
+      local + " " + dump + " --out " + temp_path("pour_network.png"));
   ASSERT_EQ(r.status, 0) << r.output;
   const Image png = io::read_png(temp_path("pour_network.png"));
   std::size_t drawn = 0;

@@ -88,8 +88,7 @@ class ContactPairs {
     }
     ContactView view;
     if (ranks == 1 && periodic_ == 0) {
-      view = {pairs_.first.data(), pairs_.second.data(), pairs_.value.data(),
-              pairs_.first.size()};
+      view = {pairs_.first.data(), pairs_.second.data(), pairs_.value.data(), pairs_.first.size()};
       return view;
     }
     if (rank != 0) return view;  // each pair once across the ranks: rank 0 passes them

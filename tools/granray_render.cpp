@@ -194,8 +194,9 @@ int run(const Options& options, granray::RankGroup* ranks) {
   }
   FrameSource source(options.inputs, format, field_names(config));
   if (config.render.contacts && options.contacts.empty()) {
-    throw ConfigError("[insitu.contacts] draws the contact network, and granray-render reads it "
-                      "from --contacts FILE (a dump local of the pairs)");
+    throw ConfigError(
+        "[insitu.contacts] draws the contact network, and granray-render reads it "
+        "from --contacts FILE (a dump local of the pairs)");
   }
   RenderSettings configured = config.render;
   if (!options.contacts.empty() && !configured.contacts) configured.contacts = ContactSettings{};

@@ -9,11 +9,11 @@
 #include <thrust/gather.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/logical.h>
-#include <thrust/transform_scan.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
 #include <thrust/transform.h>
 #include <thrust/transform_reduce.h>
+#include <thrust/transform_scan.h>
 
 #include <algorithm>
 #include <cmath>
@@ -250,8 +250,8 @@ class Dem final : public DemSimulation {
   ContactView contact_pairs() {
     pair_offset_.resize(std::size_t{n_owned_} + 1);
     pair_offset_[0] = 0u;
-    thrust::transform_inclusive_scan(policy(), Index(0), Index(n_owned_),
-                                     pair_offset_.begin() + 1, CountContactPairs{state(), raw(id_)},
+    thrust::transform_inclusive_scan(policy(), Index(0), Index(n_owned_), pair_offset_.begin() + 1,
+                                     CountContactPairs{state(), raw(id_)},
                                      thrust::plus<std::uint32_t>());
     const std::uint32_t pairs = pair_offset_[n_owned_];
     pair_spheres_.resize(2 * std::size_t{pairs});

@@ -261,9 +261,8 @@ struct CountContactPairs {
   GRANRAY_HD std::uint32_t operator()(std::uint32_t i) const {
     std::uint32_t count = 0;
     const std::uint64_t* ids = id;
-    for_each_contact(s, i, [&](std::uint32_t j, Vec3, float, Vec3, float) {
-      count += ids[i] < ids[j];
-    });
+    for_each_contact(s, i,
+                     [&](std::uint32_t j, Vec3, float, Vec3, float) { count += ids[i] < ids[j]; });
     return count;
   }
 };

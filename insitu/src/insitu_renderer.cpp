@@ -333,8 +333,9 @@ void InsituRenderer::render_frame(std::int64_t step, double time,
   if (config_.render.contacts && view.contacts.value == nullptr && !warned_no_contacts_ &&
       (!ranks_ || ranks_->rank() == 0)) {
     warned_no_contacts_ = true;  // once: the simulation will not start passing them
-    log_("granray: warning: [insitu.contacts] is set, but this simulation passes no contact "
-         "pairs with its particles: no network is drawn");
+    log_(
+        "granray: warning: [insitu.contacts] is set, but this simulation passes no contact "
+        "pairs with its particles: no network is drawn");
   }
   RenderSettings settings = settings_with_moved_walls(config_.render, particles.walls);
   settings.camera = frame_camera(config_.camera_path, config_.render.camera, step, time);

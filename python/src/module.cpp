@@ -181,11 +181,12 @@ PYBIND11_MODULE(_granray, m) {
       .def_property_readonly("particles", [](const FrameRecord& r) { return r.stats.particles; })
       .def_property_readonly("skipped", [](const FrameRecord& r) { return r.stats.skipped; })
       .def_property_readonly("hidden", [](const FrameRecord& r) { return r.stats.hidden; })
-      .def_property_readonly("contacts", [](const FrameRecord& r) { return r.stats.contacts; },
-                             "contact pairs drawn as capsules ([insitu.contacts])")
-      .def_property_readonly("contacts_skipped",
-                             [](const FrameRecord& r) { return r.stats.contacts_skipped; },
-                             "pairs left out: a broken grain, no such particle, a bad value")
+      .def_property_readonly(
+          "contacts", [](const FrameRecord& r) { return r.stats.contacts; },
+          "contact pairs drawn as capsules ([insitu.contacts])")
+      .def_property_readonly(
+          "contacts_skipped", [](const FrameRecord& r) { return r.stats.contacts_skipped; },
+          "pairs left out: a broken grain, no such particle, a bad value")
       .def_property_readonly("grid_ms", [](const FrameRecord& r) { return r.stats.grid_ms; })
       .def_property_readonly("render_ms", [](const FrameRecord& r) { return r.stats.render_ms; })
       .def_property_readonly("composite_ms",

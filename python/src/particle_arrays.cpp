@@ -128,8 +128,9 @@ const char* in_place_rule() {
 std::vector<py::handle> contact_arrays(py::handle contacts) {
   const bool sequence = py::isinstance<py::tuple>(contacts) || py::isinstance<py::list>(contacts);
   if (!sequence || py::len(contacts) != 3) {
-    throw InputError("contacts: expected (first, second, value), three (M,) arrays: the pairs' "
-                     "particle indices and each pair's value");
+    throw InputError(
+        "contacts: expected (first, second, value), three (M,) arrays: the pairs' "
+        "particle indices and each pair's value");
   }
   const py::sequence items = py::reinterpret_borrow<py::sequence>(contacts);
   return {items[0], items[1], items[2]};
@@ -146,14 +147,13 @@ void read_device_contacts(py::handle contacts, ParticleArrays& out) {
   for (int k = 0; k < 3; ++k) {
     const auto a = device_array(items[k]);
     const bool index = k < 2;
-    const bool typed = a && (index ? (a->typestr == "<i4" || a->typestr == "<u4")
-                                   : a->typestr == "<f4");
+    const bool typed =
+        a && (index ? (a->typestr == "<i4" || a->typestr == "<u4") : a->typestr == "<f4");
     if (!typed || a->shape.size() != 1 || !a->contiguous || a->data % 4 != 0 ||
         (pairs >= 0 && a->shape[0] != pairs)) {
       throw InputError(std::string("contacts: with device positions, ") + kContactNames[k] +
                        " must be a contiguous CUDA device array of shape (M,) and dtype " +
-                       (index ? "int32 or uint32" : "float32") +
-                       ", the three of one length");
+                       (index ? "int32 or uint32" : "float32") + ", the three of one length");
     }
     pairs = a->shape[0];
     data[k] = a->data;

@@ -20,7 +20,7 @@ struct ParticleArrays {
   SimulationParticles particles;  // views into the caller's arrays or the copies below
   std::vector<Vec4> packed;       // host copy of (x, y, z, r) when the input was not packed
   std::vector<std::uint64_t> id_copy;
-  std::vector<std::uint32_t> pair_copy[2];  // host contact pairs' indices, as the renderer reads
+  std::vector<std::uint32_t> pair_copy[2];     // host contact pairs' indices, as the renderer reads
   std::vector<pybind11::object> keep_alive;    // the arrays viewed, while the frame renders
   std::vector<std::shared_ptr<void>> holders;  // DLPack tensors viewed, released after it
 };

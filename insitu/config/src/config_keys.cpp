@@ -13,11 +13,11 @@ namespace detail {
 
 const std::vector<TableKeys>& table_keys() {
   static const std::vector<TableKeys> tables = {
-      {"", {"every",       "every_time",  "width", "height",      "output",   "png",
-            "backend",     "queue",       "drop",  "compression", "camera",   "shading",
-            "color",       "annotations", "walls", "clip",        "select",   "region",
-            "tile_memory", "views",       "orbit", "materials",   "renderer", "path",
-            "contacts"}},
+      {"",
+       {"every",     "every_time", "width",       "height",  "output",      "png",   "backend",
+        "queue",     "drop",       "compression", "camera",  "shading",     "color", "annotations",
+        "walls",     "clip",       "select",      "region",  "tile_memory", "views", "orbit",
+        "materials", "renderer",   "path",        "contacts"}},
       {"camera",
        {"projection", "position", "target", "up", "fov", "ortho_height", "theta", "phi", "zoom",
         "path"}},

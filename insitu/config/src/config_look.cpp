@@ -265,12 +265,14 @@ ContactSettings read_contacts(const TableReader& t) {
   ContactSettings c;
   if (const auto w = t.number("width")) {
     if (!(*w > 0.0 && *w <= 1.0)) {
-      t.fail("width", "must be in (0, 1]: the capsule's radius at the largest value, a fraction "
-                      "of the smaller grain's radius");
+      t.fail("width",
+             "must be in (0, 1]: the capsule's radius at the largest value, a fraction "
+             "of the smaller grain's radius");
     }
     c.width = static_cast<float>(*w);
   }
-  if (const auto scale = t.one_of("scale", {"force", "fixed"})) c.scale_by_force = *scale == "force";
+  if (const auto scale = t.one_of("scale", {"force", "fixed"}))
+    c.scale_by_force = *scale == "force";
   if (const auto field = t.string("field")) {
     if (field->empty()) t.fail("field", "must name the pair value that colours a capsule");
     c.field = *field;
@@ -279,8 +281,9 @@ ContactSettings read_contacts(const TableReader& t) {
   read_range(t, c.auto_range, c.lo, c.hi);
   if (const auto threshold = t.number("threshold")) {
     if (!(*threshold >= 0.0 && std::isfinite(*threshold))) {
-      t.fail("threshold", "must be a finite number >= 0 (a multiple of the frame's mean value; "
-                          "1 = the strong network)");
+      t.fail("threshold",
+             "must be a finite number >= 0 (a multiple of the frame's mean value; "
+             "1 = the strong network)");
     }
     c.threshold = static_cast<float>(*threshold);
   }

@@ -37,7 +37,7 @@ GatheredContacts own_pairs(const ParticleView& view) {
       const std::uint32_t i = grain[side];
       const bool known = i < view.count;
       mine.spheres[2 * k + side] = known ? view.xyzr[i] : broken;
-      mine.ids[2 * k + side] = !known                 ? std::numeric_limits<std::uint64_t>::max()
+      mine.ids[2 * k + side] = !known                ? std::numeric_limits<std::uint64_t>::max()
                                : view.ids != nullptr ? view.ids[i]
                                                      : view.id_offset + i;
     }
@@ -61,9 +61,8 @@ void all_gather(MPI_Comm comm, const std::vector<T>& mine, std::vector<T>& all,
     total += bytes;
   }
   all.resize(static_cast<std::size_t>(total) / sizeof(T));
-  GRANRAY_MPI_CHECK(MPI_Allgatherv(mine.data(), static_cast<int>(mine.size() * sizeof(T)),
-                                   MPI_BYTE, all.data(), counts.data(), offsets.data(), MPI_BYTE,
-                                   comm));
+  GRANRAY_MPI_CHECK(MPI_Allgatherv(mine.data(), static_cast<int>(mine.size() * sizeof(T)), MPI_BYTE,
+                                   all.data(), counts.data(), offsets.data(), MPI_BYTE, comm));
 }
 
 }  // namespace

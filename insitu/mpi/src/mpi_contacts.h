@@ -15,8 +15,8 @@
 namespace granray::mpi::detail {
 
 struct GatheredContacts {
-  std::vector<Vec4> spheres;         // 2 a pair
-  std::vector<std::uint64_t> ids;    // 2 a pair
+  std::vector<Vec4> spheres;       // 2 a pair
+  std::vector<std::uint64_t> ids;  // 2 a pair
   std::vector<float> value;
 };
 

@@ -28,9 +28,9 @@
 namespace granray::mpi {
 
 using detail::agreed_step;
-using detail::gather_contacts;
 using detail::composite_rendered;
 using detail::composites_in_gpu_memory;
+using detail::gather_contacts;
 using detail::has_see_through_walls;
 using detail::ms_since;
 using detail::render_in_gpu_memory;

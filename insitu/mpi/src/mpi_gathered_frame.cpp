@@ -339,7 +339,8 @@ FrameStats render_lit_gathered(Renderer& renderer, MPI_Comm comm, const Particle
       band.region = {window.x0, y0, window.x1, y1};
       band_images.emplace_back();
       const auto band_start = std::chrono::steady_clock::now();
-      FrameStats one = renderer.render(view_of(all, view.contacts), band, band_images.back(), options);
+      FrameStats one =
+          renderer.render(view_of(all, view.contacts), band, band_images.back(), options);
       settle(band_images.back());
       band_ms[static_cast<std::size_t>(b)] = ms_since(band_start);
       laps.lap("band");

@@ -120,8 +120,8 @@ constexpr std::size_t kMaxMaterials = 32;
 // contract 2g, [insitu.contacts]: the contact network, each pair of touching grains a capsule from
 // centre to centre. Applies when the frame has pairs (ParticleView::contacts).
 struct ContactSettings {
-  float width = 0.4f;          // capsule radius at the largest value, a fraction of min(r_i, r_j)
-  bool scale_by_force = true;  // "force": rho = width r_min sqrt(f / f_max); "fixed": width r_min
+  float width = 0.4f;           // capsule radius at the largest value, a fraction of min(r_i, r_j)
+  bool scale_by_force = true;   // "force": rho = width r_min sqrt(f / f_max); "fixed": width r_min
   std::string field = "force";  // the pair value's name (the colour bar's label)
   int colormap = 3;             // index into granray::colormap_names(); 3 = inferno
   bool auto_range = true;       // the frame's min/max over its pairs

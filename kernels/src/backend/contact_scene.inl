@@ -1,6 +1,7 @@
 // The frame's contact network (contract 2g) as capsules: the pairs in this backend's memory, their
 // statistics over the frame, their order by their grains' ids, one capsule and colour per pair in
-// that order, and a grid that lists each capsule in the cells its bounding sphere's box overlaps. Part of the backend (thrust_backend.inl).
+// that order, and a grid that lists each capsule in the cells its bounding sphere's box overlaps.
+// Part of the backend (thrust_backend.inl).
 #pragma once
 
 #include "backend_prelude.inl"
@@ -34,8 +35,8 @@ struct PairSource {
   const std::uint32_t* first;
   const std::uint32_t* second;
   const float* value;
-  const Vec4* pair_spheres;          // 2 per pair, or null: by index
-  const std::uint64_t* pair_ids;     // 2 per pair, with pair_spheres
+  const Vec4* pair_spheres;       // 2 per pair, or null: by index
+  const std::uint64_t* pair_ids;  // 2 per pair, with pair_spheres
 
   GRANRAY_HD bool drawable(std::uint32_t k) const {
     const float f = value[k];

@@ -23,7 +23,7 @@ constexpr std::uint64_t kCapsuleIdBase = std::uint64_t{1} << 62;
 struct CapsuleView {
   GridView grid;
   const Capsule* capsules;
-  const Vec3* colors;  // each capsule's base colour (its pair's value through the colormap)
+  const Vec3* colors;   // each capsule's base colour (its pair's value through the colormap)
   std::uint32_t count;  // 0: none
   bool linear;
 };

@@ -279,7 +279,7 @@ GRANRAY_HD_INLINE bool box_entry(const WallBox& box, const BoxRay& ray, float t_
 // of WallView::capsules, at distance t.
 struct WallHit {
   float t;
-  std::uint32_t slot;                // kNoHit: no triangle
+  std::uint32_t slot;              // kNoHit: no triangle
   std::uint32_t capsule = kNoHit;  // kNoHit: no capsule
 
   GRANRAY_HD bool any() const { return slot != kNoHit || capsule != kNoHit; }
