@@ -120,22 +120,12 @@ TEST_F(ContactsTest, BouncesAndThePathTracerMeetTheNetwork) {
   Rng rng(fresh_seed());
   Renderer renderer(test_backend());
   const std::vector<Vec4> grains = dense_bed(rng, 400, 0.3f, 0.5f);
-  std::vector<float> kinds(grains.size());
-  for (float& k : kinds) k = float(rng() % 3);  // 0 matte, 1 steel, 2 glass
+  const std::vector<float> kinds = kinds_of(rng, grains.size());
   const Pairs pairs(packing_pairs(rng, grains));
   ParticleView view = pairs.with(view_of(grains));
   view.scalar = kinds.data();
-  MaterialSettings steel, glass;
-  steel.name = "steel";
-  steel.type = MaterialType::metal;
-  steel.reflectance = uniform(rng, 0.5f, 1.0f);
-  steel.grains = SelectRange{1.0f, 1.0f};
-  glass.name = "glass";
-  glass.type = MaterialType::glass;
-  glass.ior = uniform(rng, 1.3f, 1.7f);
-  glass.grains = SelectRange{2.0f, 2.0f};
   RenderSettings s = sized_random_settings(rng, false, 72, 54);
-  s.materials = {steel, glass};
+  s.materials = steel_and_glass(rng);
   s.shading.bounces = 3;
   s.shading.shadows = true;
   s.contacts = random_contacts(rng);

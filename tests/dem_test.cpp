@@ -29,6 +29,15 @@ class DemTest : public OnEachBackend {
     p.backend = test_backend();
     return p;
   }
+  // `particles` grains poured from a random seed into an 8 x 8 x 20 cm box.
+  static DemParams pour(Rng& rng, long long particles) {
+    DemParams p = params();
+    p.seed = rng();
+    p.particles = particles;
+    p.box = {0.08f, 0.08f, 0.2f};
+    p.pour_width = 0.6f;
+    return p;
+  }
 };
 
 TEST_F(DemTest, SingleGrainFallsAsHalfGTSquared) {
@@ -52,12 +61,8 @@ TEST_F(DemTest, SingleGrainFallsAsHalfGTSquared) {
 }
 
 TEST_F(DemTest, PourSettlesInsideTheBoxWithSmallOverlaps) {
-  DemParams p = params();
   Rng rng(fresh_seed());
-  p.seed = rng();
-  p.particles = 800;
-  p.box = {0.08f, 0.08f, 0.2f};
-  p.pour_width = 0.6f;
+  DemParams p = pour(rng, 800);
   p.steps = 40000;
   auto sim = DemSimulation::create(p);
   const dem::Energy start = sim->energy();
@@ -108,12 +113,8 @@ std::vector<T> to_host(const T* data, std::size_t count, MemorySpace space) {
 // contract 2g in situ: the DEM passes its own contacts, each overlapping pair of grains once,
 // with its normal force, in its own memory; the renderer draws them.
 TEST_F(DemTest, PassesEachOverlappingPairOnceWithItsForce) {
-  DemParams p = params();
   Rng rng(fresh_seed());
-  p.seed = rng();
-  p.particles = 500;
-  p.box = {0.08f, 0.08f, 0.2f};
-  p.pour_width = 0.6f;
+  const DemParams p = pour(rng, 500);
   auto sim = DemSimulation::create(p);
   for (int k = 0; k < 25000; ++k) sim->step();
   sim->pass_contacts(true);

@@ -204,17 +204,8 @@ TEST(MpiRender, MetalAndGlassOnAnyRankCountMatchOneRank) {
     s.shading.ao_samples = static_cast<int>(rng() % 6);
     s.shading.samples = rng() % 2 == 0 ? 1 : 4;
     s.shading.bounces = 1 + static_cast<int>(rng() % 4);
-    MaterialSettings metal, glass;
-    metal.name = "steel";
-    metal.type = MaterialType::metal;
-    metal.reflectance = uniform(rng, 0.3f, 1.0f);
-    metal.grains = SelectRange{1.0f, 1.0f};
-    glass.name = "glass";
-    glass.type = MaterialType::glass;
-    glass.ior = uniform(rng, 1.2f, 1.8f);
-    glass.grains = SelectRange{2.0f, 2.0f};
-    glass.field_slot = own_fields > 1 ? 1 : 0;
-    s.materials = {metal, glass};
+    s.materials = steel_and_glass(rng);
+    s.materials[1].field_slot = own_fields > 1 ? 1 : 0;  // the glass by a field of its own
     expect_same_as_one_rank(spheres, colour, s, split, rng, nullptr, nullptr, materials);
     // The path-traced still: its random numbers are the pixel's, the sample's and the bounce's.
     s.model = ImageModel::path;

@@ -17,26 +17,6 @@
 namespace granray::test {
 namespace {
 
-std::vector<float> kinds_of(Rng& rng, std::size_t n) {
-  std::vector<float> kinds(n);
-  for (float& k : kinds) k = float(std::uniform_int_distribution<int>(0, 2)(rng));
-  return kinds;
-}
-
-std::vector<MaterialSettings> steel_and_glass(Rng& rng) {
-  MaterialSettings metal, glass;
-  metal.name = "steel";
-  metal.type = MaterialType::metal;
-  metal.reflectance = uniform(rng, 0.4f, 1.0f);
-  metal.roughness = rng() % 2 == 0 ? 0.0f : uniform(rng, 0.1f, 0.6f);
-  metal.grains = SelectRange{1.0f, 1.0f};
-  glass.name = "glass";
-  glass.type = MaterialType::glass;
-  glass.ior = uniform(rng, 1.3f, 1.8f);
-  glass.grains = SelectRange{2.0f, 2.0f};
-  return {metal, glass};
-}
-
 RenderSettings path_settings(Rng& rng, int width, int height, int samples) {
   RenderSettings s = sized_random_settings(rng, false, width, height);
   s.model = ImageModel::path;

@@ -101,6 +101,11 @@ CameraFrame random_camera_frame(Rng& rng, bool orthographic, bool window = false
 // contract 2d outlines and depth cue, each on half the time with random widths and colours.
 void random_inside_shading(Rng& rng, ShadingSettings& s);
 
+// A kind per grain, 0, 1 or 2 (matte, steel, glass with steel_and_glass's materials).
+std::vector<float> kinds_of(Rng& rng, std::size_t n);
+// contract 2e: a random steel (kind 1, sometimes rough) and a random glass (kind 2).
+std::vector<MaterialSettings> steel_and_glass(Rng& rng);
+
 // A host view of these spheres, with these global ids when given.
 ParticleView view_of(const std::vector<Vec4>& spheres,
                      const std::vector<std::uint64_t>* ids = nullptr);

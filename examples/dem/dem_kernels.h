@@ -174,14 +174,24 @@ GRANRAY_HD_INLINE void add_contact(const ContactLaw& law, Vec3 n, float delta, V
 // Every grain j in contact with grain i (its neighbour cells' grains that overlap it), handed to
 // visit(j, n, delta, v_rel, m_eff): the pair's normal n (pointing into i), overlap, the relative
 // velocity of i's contact point to j's, and the effective mass.
+// Grain i as the contact laws read it: its sphere, centre, velocity and spin, and its inverse
+// mass (the velocity's w).
+struct GrainMotion {
+  Vec4 sphere;
+  Vec3 x, v, w;
+  float inverse_mass;
+};
+
+GRANRAY_HD_INLINE GrainMotion grain_motion(const DemState& s, std::uint32_t i) {
+  const Vec4 p = s.pos[i], v = s.vel[i], w = s.spin[i];
+  return {p, center_of(p), {v.x, v.y, v.z}, {w.x, w.y, w.z}, v.w};
+}
+
 template <class Visit>
 GRANRAY_HD_INLINE void for_each_contact(const DemState& s, std::uint32_t i, Visit&& visit) {
-  const Vec4 pi = s.pos[i];
-  const Vec4 vi = s.vel[i];
-  const Vec4 wi = s.spin[i];
-  const Vec3 xi = center_of(pi);
-  const Vec3 v_i = {vi.x, vi.y, vi.z};
-  const Vec3 w_i = {wi.x, wi.y, wi.z};
+  const GrainMotion g = grain_motion(s, i);
+  const Vec4 pi = g.sphere;
+  const Vec3 xi = g.x, v_i = g.v, w_i = g.w;
   const int cx = s.grid.coord(pi.x, 0), cy = s.grid.coord(pi.y, 1), cz = s.grid.coord(pi.z, 2);
   for (int z = cz - 1; z <= cz + 1; ++z) {
     if (z < 0 || z >= s.grid.dims[2]) continue;
@@ -205,7 +215,7 @@ GRANRAY_HD_INLINE void for_each_contact(const DemState& s, std::uint32_t i, Visi
           // Velocity of i's contact point relative to j's.
           const Vec3 v_rel = (v_i + cross(w_i, n * -pi.w)) -
                              (Vec3{vj.x, vj.y, vj.z} + cross(Vec3{wj.x, wj.y, wj.z}, n * pj.w));
-          const float m_eff = 1.0f / (vi.w + vj.w);
+          const float m_eff = 1.0f / (g.inverse_mass + vj.w);
           visit(j, n, reach - dist, v_rel, m_eff);
         }
       }
@@ -219,13 +229,10 @@ struct ComputeForces {
   Vec4* torque;  // (tau, 0)
 
   GRANRAY_HD void operator()(std::uint32_t i) const {
-    const Vec4 pi = s.pos[i];
-    const Vec4 vi = s.vel[i];
-    const Vec4 wi = s.spin[i];
-    const Vec3 xi = center_of(pi);
-    const Vec3 v_i = {vi.x, vi.y, vi.z};
-    const Vec3 w_i = {wi.x, wi.y, wi.z};
-    const float mi = 1.0f / vi.w;
+    const GrainMotion g = grain_motion(s, i);
+    const Vec4 pi = g.sphere;
+    const Vec3 xi = g.x, v_i = g.v, w_i = g.w;
+    const float mi = 1.0f / g.inverse_mass;
     Vec3 f = s.gravity * mi;
     Vec3 tau = {0.0f, 0.0f, 0.0f};
     const ContactLaw& law = s.law;
