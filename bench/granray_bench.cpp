@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "contact_pairs.h"
 #include "granray/errors.h"
 #include "granray/io/annotations.h"
 #include "granray/io/particle_file.h"
@@ -73,6 +74,7 @@ int main(int argc, char** argv) {
   app.add_option("--specular", lighting.specular, "highlight weight");
   app.add_option("--samples", lighting.samples, "samples per pixel: 1, 4, 9, 16");
   float outline = 0.0f, depth_cue = 0.0f;
+  float contact_slack = 0.0f;
   int categories = 0;
   app.add_option("--outline", outline, "contract 2d outline width (fraction of the radius)");
   app.add_option("--depth-cue", depth_cue, "contract 2d depth cue strength");
@@ -87,6 +89,9 @@ int main(int argc, char** argv) {
   app.add_option("--path", path_samples,
                  "contract 2e: the path-traced still with this many paths per pixel (0: direct)");
   bool annotate = false;
+  app.add_option("--contacts", contact_slack,
+                 "contract 2g: draw each scene's near-contacts, the pairs whose gap is less than "
+                 "this fraction of their radii, as the force network (0: none)");
   app.add_flag("--annotations", annotate,
                "also time the colour bar and label drawn on each rendered image");
   CLI11_PARSE(app, argc, argv);
@@ -153,6 +158,14 @@ int main(int argc, char** argv) {
       granray::ParticleView view;
       view.xyzr = grains.data();
       view.count = grains.size();
+      granray::bench::ContactPairs pairs;
+      if (contact_slack > 0.0f) {
+        pairs = granray::bench::near_pairs(grains, contact_slack);
+        view.contacts = {pairs.first.data(), pairs.second.data(), pairs.value.data(),
+                         pairs.value.size()};
+        std::printf("contacts: %zu pairs among %zu grains (gap < %.2f of their radii)\n",
+                    pairs.value.size(), grains.size(), contact_slack);
+      }
       std::vector<float> category;
       if (categories > 0 || materials) {
         const std::size_t kinds = materials ? 3 : categories;
@@ -191,6 +204,7 @@ int main(int argc, char** argv) {
           settings.materials = {metal, glass};
         }
         settings.shading.bounces = bounces;
+        if (contact_slack > 0.0f) settings.contacts = granray::ContactSettings{};
         if (path_samples > 0) {
           settings.model = granray::ImageModel::path;
           settings.path.samples = path_samples;
@@ -211,7 +225,7 @@ int main(int argc, char** argv) {
           granray::Image image;
           // Warm-up: allocations, uploads, and the static walls' tree.
           const double first_wall_ms = renderer.render(view, settings, image, options).wall_ms;
-          std::vector<double> grid, render, total, secondary, wall_build, bounce;
+          std::vector<double> grid, render, total, secondary, wall_build, bounce, contacts;
           std::uint64_t secondary_rays = 0, bounce_rays = 0, primary_rays = 0;
           std::uint64_t references = 0;  // the grid's cell references or the tiles' entries
           const int frames = use_brute ? 1 : repeat;
@@ -229,6 +243,11 @@ int main(int argc, char** argv) {
             secondary_rays = st.secondary_rays;
             bounce.push_back(st.bounce_ms);
             bounce_rays = st.bounce_rays;
+            contacts.push_back(st.contact_ms);
+          }
+          if (contact_slack > 0.0f) {
+            std::printf("network: %zu capsules, built in %.3f ms (the grains' grid %.3f ms)\n",
+                        pairs.value.size(), median(contacts), median(grid));
           }
           if (settings.walls) {
             std::printf("walls: %zu triangles, tree built once in %.3f ms; %s\n",

@@ -114,6 +114,7 @@ struct FrameStats {
   // and the range their colours span.
   std::uint64_t contacts = 0;
   std::uint64_t contacts_skipped = 0;
+  double contact_ms = 0.0;  // building the capsules and their grid (the device waited for)
   float contact_lo = 0.0f;
   float contact_hi = 0.0f;
   // With RenderSettings::category_census: bit v (word v / 64) set when a drawn grain has the

@@ -1,6 +1,6 @@
 // The frame's contact network (contract 2g) as capsules: the pairs in this backend's memory, their
 // statistics over the frame, their order by their grains' ids, one capsule and colour per pair in
-// that order, and a grid that lists each capsule in the cells its bounding sphere's box overlaps.
+// that order, and a grid that lists each capsule in the cells its box overlaps.
 // Part of the backend (thrust_backend.inl).
 #pragma once
 
@@ -138,10 +138,67 @@ struct MakeCapsule {
   }
 };
 
+// The cells that capsule c's box (grown by the listing pad) overlaps; none for a pair not drawn.
+GRANRAY_HD_INLINE CellRange capsule_cells(const GridGeometry& g, const Capsule& c) {
+  const float reach = c.radius + kCellListingPad * g.cell_size;
+  const float a[3] = {c.a.x, c.a.y, c.a.z}, b[3] = {c.b.x, c.b.y, c.b.z};
+  const float o[3] = {g.origin.x, g.origin.y, g.origin.z};
+  CellRange range;
+  for (int k = 0; k < 3; ++k) {
+    const float lo = a[k] < b[k] ? a[k] : b[k], hi = a[k] < b[k] ? b[k] : a[k];
+    range.lo[k] = clamp_cell((lo - reach - o[k]) * g.inv_cell_size, g.dims[k]);
+    range.hi[k] = clamp_cell((hi + reach - o[k]) * g.inv_cell_size, g.dims[k]);
+  }
+  return range;
+}
+
+// How many cells each drawn capsule's box overlaps (64-bit: they are summed).
+struct CapsuleCellCount {
+  GridGeometry geometry;
+  const Capsule* capsules;
+  GRANRAY_HD std::uint64_t operator()(std::uint32_t k) const {
+    const Capsule c = capsules[k];
+    return c.radius > 0.0f ? cell_count(capsule_cells(geometry, c)) : 0u;
+  }
+};
+
+// Counting, then placing, as the CPU's grid of grains does: each cell's references, scanned into
+// offsets, then each capsule placed by counting its cells' cursors down. The order inside a cell
+// does not matter: equal distances go to the smaller index.
+struct CountCapsuleCells {
+  GridGeometry geometry;
+  const Capsule* capsules;
+  std::uint32_t* counts;
+  GRANRAY_HD void operator()(std::uint32_t k) const {
+    const Capsule c = capsules[k];
+    if (!(c.radius > 0.0f)) return;
+    std::uint32_t* n = counts;
+    for_each_cell(geometry, capsule_cells(geometry, c),
+                  [n](std::uint32_t cell) { atomic_fetch_add(n + cell, 1u); });
+  }
+};
+
+struct PlaceCapsules {
+  GridGeometry geometry;
+  const Capsule* capsules;
+  std::uint32_t* cursor;  // each cell's end on entry, its start when every capsule is placed
+  std::uint32_t* ref_index;
+  GRANRAY_HD void operator()(std::uint32_t k) const {
+    const Capsule c = capsules[k];
+    if (!(c.radius > 0.0f)) return;
+    std::uint32_t* at = cursor;
+    std::uint32_t* refs = ref_index;
+    for_each_cell(geometry, capsule_cells(geometry, c), [at, refs, k](std::uint32_t cell) {
+      refs[atomic_fetch_sub(at + cell, 1u) - 1u] = k;
+    });
+  }
+};
+
 // What a frame's network came to (FrameStats' contact fields).
 struct ContactCensus {
   std::uint64_t drawn = 0;
   std::uint64_t skipped = 0;
+  double ms = 0.0;  // the build, waited for
   float lo = 0.0f;
   float hi = 0.0f;
 };
@@ -160,8 +217,9 @@ class ContactScene {
         colors_(account, "contact capsule colours"),
         bounding_(account, "contact capsule bounding spheres"),
         table_(account, "contact colormap"),
-        ends_(account, "contact grid reference offsets"),
-        grid_(account, ends_) {}
+        cell_counts_(account, "contact grid cell counts"),
+        cell_offsets_(account, "contact grid cell offsets"),
+        refs_(account, "contact grid references") {}
 
   // The capsules of `view`'s pairs between the grains `all` (every grain, clipped or not: clip
   // planes and selection leave the network whole), or none when the frame draws no network.
@@ -184,6 +242,7 @@ class ContactScene {
       throw ConfigError("granray: contact colormap index " + std::to_string(c.colormap) +
                         " out of range");
     }
+    const auto start = std::chrono::steady_clock::now();
     const auto n = static_cast<std::uint32_t>(pairs.count);
     const bool whole = pairs.spheres != nullptr;
     const PairSource source{all.spheres,
@@ -232,13 +291,77 @@ class ContactScene {
     const SceneBounds bounds = reduce_bounds(exec, spheres);
     stats.drawn = bounds.renderable;
     if (bounds.renderable == 0) return none();
-    const detail::GridLayout layout =
-        grid_.build(exec, spheres, bounds, false, GridCells::overlaps);
-    return {grid_.view(layout), capsules_.data(), colors_.data(), n, linear};
+    const GridView grid = build_grid(exec, bounds, n);
+    // The build's time for the statistics: a frame with a network waits for it here.
+    exec.synchronize();
+    stats.ms = ms_since(start);
+    return {grid, capsules_.data(), colors_.data(), n, linear};
   }
 
  private:
   static CapsuleView none() { return {{}, nullptr, nullptr, 0u, false}; }
+
+  // A uniform grid over the capsules' box, of about one cell per capsule, each capsule listed in
+  // the cells its own box overlaps: a thin capsule along a row of grains then sits in a few cells,
+  // where its bounding sphere's box would fill a block of them (and every ray through the block
+  // would test it). The walk grows the cells by the listing pad only.
+  GridView build_grid(const Executor& exec, const SceneBounds& bounds, std::uint32_t n) {
+    auto policy = exec.policy();
+    const double lo[3] = {bounds.lo.x, bounds.lo.y, bounds.lo.z};
+    const double hi[3] = {bounds.hi.x, bounds.hi.y, bounds.hi.z};
+    double extent[3], volume = 1.0, span = 0.0;
+    for (int a = 0; a < 3; ++a) span = std::max(span, hi[a] - lo[a]);
+    const double margin = 1e-4 * span + 1e-30;
+    for (int a = 0; a < 3; ++a) {
+      extent[a] = hi[a] - lo[a] + 2.0 * margin;
+      volume *= std::max(extent[a], 1e-3 * span + 1e-30);
+    }
+    const double drawn = static_cast<double>(bounds.renderable);
+    const double most_cells = std::clamp(drawn, 64.0, 134217728.0);
+    double cell = std::cbrt(volume / most_cells);
+    GridGeometry g{};
+    std::uint64_t refs = 0;
+    for (int tries = 0;; ++tries) {
+      g.origin = {static_cast<float>(lo[0] - margin), static_cast<float>(lo[1] - margin),
+                  static_cast<float>(lo[2] - margin)};
+      g.cell_size = static_cast<float>(cell);
+      g.inv_cell_size = static_cast<float>(1.0 / cell);
+      double cells = 1.0;
+      for (int a = 0; a < 3; ++a) {
+        g.dims[a] = static_cast<int>(std::max(1.0, std::ceil(extent[a] / cell)));
+        cells *= g.dims[a];
+      }
+      g.centre_radius = 0.0f;
+      g.reach = kCellListingPad * g.cell_size;
+      refs = cells > most_cells * 1.5
+                 ? ~std::uint64_t{0}
+                 : thrust::transform_reduce(policy, Index(0), Index(n),
+                                            CapsuleCellCount{g, capsules_.data()}, std::uint64_t{0},
+                                            SumU64{});
+      // Long capsules (pairs far apart) overlap many cells: coarser ones until the list is
+      // bounded, as the grains' grid does for huge grains.
+      if (refs <= 16u * static_cast<std::uint64_t>(drawn) + 64u) break;
+      if (tries == 40) {
+        throw OutOfMemoryError("granray: cannot fit " + std::to_string(bounds.renderable) +
+                               " contact capsules into a grid with 32-bit references");
+      }
+      cell *= 1.26;
+    }
+    const auto cells = static_cast<std::size_t>(g.dims[0]) * g.dims[1] * g.dims[2];
+    cell_counts_.resize(cells);
+    thrust::fill_n(policy, cell_counts_.data(), cells, 0u);
+    thrust::for_each_n(policy, Index(0), n,
+                       CountCapsuleCells{g, capsules_.data(), cell_counts_.data()});
+    cell_offsets_.resize(cells + 1);
+    thrust::fill_n(policy, cell_offsets_.data(), 1, 0u);
+    thrust::inclusive_scan(policy, cell_counts_.data(), cell_counts_.data() + cells,
+                           cell_offsets_.data() + 1);
+    thrust::copy_n(policy, cell_offsets_.data() + 1, cells, cell_counts_.data());
+    refs_.resize(refs);
+    thrust::for_each_n(policy, Index(0), n,
+                       PlaceCapsules{g, capsules_.data(), cell_counts_.data(), refs_.data()});
+    return {g, cell_offsets_.data(), nullptr, refs_.data()};
+  }
 
   // The pairs' array (`per_pair` entries a pair) in this backend's memory: in place, or uploaded.
   template <class T>
@@ -266,8 +389,9 @@ class ContactScene {
   Array<Vec4> bounding_;
   Array<Vec3> table_;
   int uploaded_colormap_ = -1;
-  Array<std::uint64_t> ends_;
-  ParticleGrid grid_;
+  Array<std::uint32_t> cell_counts_;  // each cell's count, then its cursor
+  Array<std::uint32_t> cell_offsets_;
+  Array<std::uint32_t> refs_;  // the capsules in cell order
 };
 
 }  // namespace granray::GRANRAY_BACKEND_NAMESPACE

@@ -83,6 +83,7 @@ inline FrameStats setup_stats(const FrameSetup& f, const WallScene& walls) {
   stats.contacts_skipped = f.contacts.skipped;
   stats.contact_lo = f.contacts.lo;
   stats.contact_hi = f.contacts.hi;
+  stats.contact_ms = f.contacts.ms;
   return stats;
 }
 

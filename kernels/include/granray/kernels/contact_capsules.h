@@ -18,8 +18,8 @@ constexpr std::uint64_t kCapsuleIdBase = std::uint64_t{1} << 62;
 
 // The capsules of one frame, one per pair of the frame's contacts (radius 0: a pair not drawn,
 // below the threshold or broken). `grid` lists each capsule (ref_index) in every cell that its
-// bounding sphere's box overlaps, so the cell that holds a hit point lists its capsule; `linear`:
-// the reference, which tests every capsule.
+// box overlaps, so the cell that holds a hit point lists its capsule; `linear`: the reference,
+// which tests every capsule.
 struct CapsuleView {
   GridView grid;
   const Capsule* capsules;
