@@ -8,6 +8,7 @@
 #include "colormap_tables.h"
 #include "granray/kernels/contact_capsules.h"
 #include "granray/kernels/shading.h"
+#include "grid_layout.h"
 #include "particle_grid.inl"
 #include "particle_residency.inl"
 
@@ -95,8 +96,7 @@ struct MergeCensus {
   }
 };
 
-// Capsule k, of pair order[k]: its capsule (radius 0 when it is not drawn), its colour, and its
-// bounding sphere for the grid (unrenderable when not drawn).
+// Capsule k, of pair order[k]: its capsule (radius 0 when it is not drawn) and its colour.
 struct MakeCapsule {
   PairSource pairs;
   const std::uint32_t* order;
@@ -109,10 +109,8 @@ struct MakeCapsule {
   float inv_span;
   Capsule* capsules;
   Vec3* colors;
-  Vec4* bounding;
   GRANRAY_HD void operator()(std::uint32_t k) const {
     Capsule c{{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, 0.0f};
-    Vec4 sphere{0.0f, 0.0f, 0.0f, 0.0f};
     Vec3 color{0.0f, 0.0f, 0.0f};
     const std::uint32_t pair = order[k];
     if (pairs.drawable(pair) && pairs.value[pair] >= at_least) {
@@ -126,15 +124,31 @@ struct MakeCapsule {
       const float share = scale_by_force ? (f_max > 0.0f ? sqrtf(f / f_max) : 0.0f) : 1.0f;
       c = {center_of(p), center_of(q), width * r_min * share};
       if (c.radius > 0.0f) {
-        const Vec3 mid = (c.a + c.b) * 0.5f;
-        sphere = {mid.x, mid.y, mid.z, 0.5f * sqrtf(dot(c.b - c.a, c.b - c.a)) + c.radius};
         const float s = nan_ignoring_min(nan_ignoring_max((f - lo) * inv_span, 0.0f), 1.0f);
         color = table[nearest_of_255(s)];
       }
     }
     capsules[k] = c;
     colors[k] = color;
-    bounding[k] = sphere;
+  }
+};
+
+// Capsule k's box, as BoundsOfSphere gives a grain's (its thickness in place of a diameter), so
+// that the capsules' box and census size their grid as the grains' do.
+struct BoundsOfCapsule {
+  const Capsule* capsules;
+  GRANRAY_HD SceneBounds operator()(std::uint32_t k) const {
+    const Capsule c = capsules[k];
+    if (!(c.radius > 0.0f)) return empty_bounds();  // a pair not drawn
+    const float r = c.radius;
+    return {{nan_ignoring_min(c.a.x, c.b.x) - r, nan_ignoring_min(c.a.y, c.b.y) - r,
+             nan_ignoring_min(c.a.z, c.b.z) - r},
+            {nan_ignoring_max(c.a.x, c.b.x) + r, nan_ignoring_max(c.a.y, c.b.y) + r,
+             nan_ignoring_max(c.a.z, c.b.z) + r},
+            1,
+            0,
+            2.0 * r,
+            r};
   }
 };
 
@@ -215,19 +229,26 @@ class ContactScene {
         keys_(account, "contact pair id keys"),
         capsules_(account, "contact capsules"),
         colors_(account, "contact capsule colours"),
-        bounding_(account, "contact capsule bounding spheres"),
         table_(account, "contact colormap"),
         cell_counts_(account, "contact grid cell counts"),
         cell_offsets_(account, "contact grid cell offsets"),
         refs_(account, "contact grid references") {}
 
   // The capsules of `view`'s pairs between the grains `all` (every grain, clipped or not: clip
-  // planes and selection leave the network whole), or none when the frame draws no network.
+  // planes and selection leave the network whole), or none when the frame draws no network. With
+  // `same_particles` (a later view or band of the frame built last) the last build serves.
   CapsuleView build(const Executor& exec, const ResidentParticles& all, const ParticleView& view,
-                    const RenderSettings& settings, bool linear, ContactCensus& stats) {
+                    const RenderSettings& settings, bool linear, bool same_particles,
+                    ContactCensus& stats) {
     const ContactView& pairs = view.contacts;
     if (!settings.contacts || pairs.count == 0) return none();
     const ContactSettings& c = *settings.contacts;
+    if (same_particles && kept_ && kept_->serves(pairs, all, c, linear)) {
+      stats = kept_->census;
+      stats.ms = 0.0;  // nothing built
+      return kept_->view;
+    }
+    kept_.reset();
     if (pairs.count > std::numeric_limits<std::uint32_t>::max() - 1) {
       throw Error("granray: " + std::to_string(pairs.count) +
                   " contact pairs in one frame exceed the 32-bit index range");
@@ -281,72 +302,67 @@ class ContactScene {
     thrust::stable_sort_by_key(policy, keys_.data(), keys_.data() + n, order_.data());
     capsules_.resize(n);
     colors_.resize(n);
-    bounding_.resize(n);
     const float span = hi > lo ? hi - lo : 1.0f;
-    thrust::for_each_n(policy, Index(0), n,
-                       MakeCapsule{source, order_.data(), c.width, c.scale_by_force, census.hi,
-                                   c.threshold * mean, table_.data(), lo, 1.0f / span,
-                                   capsules_.data(), colors_.data(), bounding_.data()});
-    const ResidentParticles spheres{bounding_.data(), nullptr, nullptr, n};
-    const SceneBounds bounds = reduce_bounds(exec, spheres);
+    thrust::for_each_n(
+        policy, Index(0), n,
+        MakeCapsule{source, order_.data(), c.width, c.scale_by_force, census.hi, c.threshold * mean,
+                    table_.data(), lo, 1.0f / span, capsules_.data(), colors_.data()});
+    const SceneBounds bounds =
+        thrust::transform_reduce(policy, Index(0), Index(n), BoundsOfCapsule{capsules_.data()},
+                                 empty_bounds(), MergeBounds{});
     stats.drawn = bounds.renderable;
     if (bounds.renderable == 0) return none();
     const GridView grid = build_grid(exec, bounds, n);
     // The build's time for the statistics: a frame with a network waits for it here.
     exec.synchronize();
     stats.ms = ms_since(start);
-    return {grid, capsules_.data(), colors_.data(), n, linear};
+    const CapsuleView built{grid, capsules_.data(), colors_.data(), n, linear};
+    kept_ = Kept{pairs, all.spheres, all.count, c, linear, built, stats};
+    return built;
   }
 
  private:
   static CapsuleView none() { return {{}, nullptr, nullptr, 0u, false}; }
 
-  // A uniform grid over the capsules' box, of about one cell per capsule, each capsule listed in
-  // the cells its own box overlaps: a thin capsule along a row of grains then sits in a few cells,
-  // where its bounding sphere's box would fill a block of them (and every ray through the block
-  // would test it). The walk grows the cells by the listing pad only.
+  // What the arrays hold now, and what they were built from.
+  struct Kept {
+    ContactView pairs;
+    const Vec4* spheres;
+    std::uint32_t count;
+    ContactSettings settings;
+    bool linear;
+    CapsuleView view;
+    ContactCensus census;
+
+    bool serves(const ContactView& p, const ResidentParticles& all, const ContactSettings& c,
+                bool reference) const {
+      const ContactSettings& k = settings;
+      return p.first == pairs.first && p.second == pairs.second && p.value == pairs.value &&
+             p.count == pairs.count && p.spheres == pairs.spheres && p.ids == pairs.ids &&
+             p.on_host == pairs.on_host && all.spheres == spheres && all.count == count &&
+             reference == linear && c.width == k.width && c.scale_by_force == k.scale_by_force &&
+             c.colormap == k.colormap && c.auto_range == k.auto_range && c.lo == k.lo &&
+             c.hi == k.hi && c.threshold == k.threshold;
+    }
+  };
+
+  // A uniform grid over the capsules' box, sized as the grains' grid is (about one cell per
+  // capsule, coarser where long capsules would list too many), each capsule listed in the cells
+  // its own box overlaps: a thin capsule along a row of grains then sits in a few cells, where its
+  // bounding sphere's box would fill a block of them (and every ray through the block would test
+  // it). The walk grows the cells by the listing pad only (GridCells::overlaps).
   GridView build_grid(const Executor& exec, const SceneBounds& bounds, std::uint32_t n) {
     auto policy = exec.policy();
-    const double lo[3] = {bounds.lo.x, bounds.lo.y, bounds.lo.z};
-    const double hi[3] = {bounds.hi.x, bounds.hi.y, bounds.hi.z};
-    double extent[3], volume = 1.0, span = 0.0;
-    for (int a = 0; a < 3; ++a) span = std::max(span, hi[a] - lo[a]);
-    const double margin = 1e-4 * span + 1e-30;
-    for (int a = 0; a < 3; ++a) {
-      extent[a] = hi[a] - lo[a] + 2.0 * margin;
-      volume *= std::max(extent[a], 1e-3 * span + 1e-30);
-    }
-    const double drawn = static_cast<double>(bounds.renderable);
-    const double most_cells = std::clamp(drawn, 64.0, 134217728.0);
-    double cell = std::cbrt(volume / most_cells);
-    GridGeometry g{};
-    std::uint64_t refs = 0;
-    for (int tries = 0;; ++tries) {
-      g.origin = {static_cast<float>(lo[0] - margin), static_cast<float>(lo[1] - margin),
-                  static_cast<float>(lo[2] - margin)};
-      g.cell_size = static_cast<float>(cell);
-      g.inv_cell_size = static_cast<float>(1.0 / cell);
-      double cells = 1.0;
-      for (int a = 0; a < 3; ++a) {
-        g.dims[a] = static_cast<int>(std::max(1.0, std::ceil(extent[a] / cell)));
-        cells *= g.dims[a];
-      }
-      g.centre_radius = 0.0f;
-      g.reach = kCellListingPad * g.cell_size;
-      refs = cells > most_cells * 1.5
-                 ? ~std::uint64_t{0}
-                 : thrust::transform_reduce(policy, Index(0), Index(n),
-                                            CapsuleCellCount{g, capsules_.data()}, std::uint64_t{0},
-                                            SumU64{});
-      // Long capsules (pairs far apart) overlap many cells: coarser ones until the list is
-      // bounded, as the grains' grid does for huge grains.
-      if (refs <= 16u * static_cast<std::uint64_t>(drawn) + 64u) break;
-      if (tries == 40) {
-        throw OutOfMemoryError("granray: cannot fit " + std::to_string(bounds.renderable) +
-                               " contact capsules into a grid with 32-bit references");
-      }
-      cell *= 1.26;
-    }
+    const detail::GridLayout layout = detail::choose_grid_layout(
+        bounds,
+        [&](const GridGeometry& g) {
+          return thrust::transform_reduce(policy, Index(0), Index(n),
+                                          CapsuleCellCount{g, capsules_.data()}, std::uint64_t{0},
+                                          SumU64{});
+        },
+        GridCells::overlaps);
+    const GridGeometry& g = layout.geometry;
+    const std::uint64_t refs = layout.references;
     const auto cells = static_cast<std::size_t>(g.dims[0]) * g.dims[1] * g.dims[2];
     cell_counts_.resize(cells);
     thrust::fill_n(policy, cell_counts_.data(), cells, 0u);
@@ -386,12 +402,12 @@ class ContactScene {
   Array<std::uint64_t> keys_;
   Array<Capsule> capsules_;
   Array<Vec3> colors_;
-  Array<Vec4> bounding_;
   Array<Vec3> table_;
   int uploaded_colormap_ = -1;
   Array<std::uint32_t> cell_counts_;  // each cell's count, then its cursor
   Array<std::uint32_t> cell_offsets_;
   Array<std::uint32_t> refs_;  // the capsules in cell order
+  std::optional<Kept> kept_;
 };
 
 }  // namespace granray::GRANRAY_BACKEND_NAMESPACE

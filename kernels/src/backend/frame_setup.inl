@@ -52,11 +52,12 @@ inline FrameSetup set_up_frame(BackendParts& parts, const Executor& exec, const 
   // contract 2g: the network between every grain, clipped or selected away or not.
   ContactCensus contacts;
   walls.set_capsules(parts.contacts.build(exec, all, view, settings,
-                                          options.method == RenderMethod::brute_force, contacts));
+                                          options.method == RenderMethod::brute_force,
+                                          options.same_particles, contacts));
   if (settings.contacts && !settings.contacts->grains && all.count > 0) {
     // The network alone: no grain is drawn or casts anything; the camera still frames them.
     r = parts.particles.hide_all(exec, all);
-    bounds = reduce_bounds(exec, r);
+    bounds = empty_bounds();  // none drawn
     bounds.skipped = all_bounds.skipped;
   } else if ((walls.plane_count() > 0 || settings.select) && all.count > 0) {
     r = parts.particles.hide(exec, all, walls.planes(), walls.plane_count(),
@@ -70,6 +71,15 @@ inline FrameSetup set_up_frame(BackendParts& parts, const Executor& exec, const 
   return {all, all_bounds, r, bounds, scene, camera, IdMap{r.ids, view.id_offset}, contacts};
 }
 
+// contract 2g: what the frame's network came to, in its statistics.
+inline void take_contact_stats(const ContactCensus& contacts, FrameStats& stats) {
+  stats.contacts = contacts.drawn;
+  stats.contacts_skipped = contacts.skipped;
+  stats.contact_lo = contacts.lo;
+  stats.contact_hi = contacts.hi;
+  stats.contact_ms = contacts.ms;
+}
+
 // The statistics every frame reports of its setup and walls.
 inline FrameStats setup_stats(const FrameSetup& f, const WallScene& walls) {
   FrameStats stats;
@@ -79,11 +89,7 @@ inline FrameStats setup_stats(const FrameSetup& f, const WallScene& walls) {
   stats.camera = f.camera.resolved;
   stats.wall_triangles = walls.total();
   stats.wall_ms = walls.build_ms();
-  stats.contacts = f.contacts.drawn;
-  stats.contacts_skipped = f.contacts.skipped;
-  stats.contact_lo = f.contacts.lo;
-  stats.contact_hi = f.contacts.hi;
-  stats.contact_ms = f.contacts.ms;
+  take_contact_stats(f.contacts, stats);
   return stats;
 }
 

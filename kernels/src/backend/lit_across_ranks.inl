@@ -104,8 +104,11 @@ inline FrameStats cast_local_stage(BackendParts& parts, std::optional<HaloFrame>
   const auto start = std::chrono::steady_clock::now();
   kept.reset();
   const Executor exec(view.cuda_stream, parts.scratch);
-  // This rank's own particles: the frame's counts, census and colours come from them alone.
-  const FrameSetup own = set_up_frame(parts, exec, view, settings, options);
+  // This rank's own particles: the frame's counts, census and colours come from them alone. The
+  // contact network is built once, with the halo below (its pairs are given whole).
+  ParticleView own_view = view;
+  own_view.contacts = {};
+  const FrameSetup own = set_up_frame(parts, exec, own_view, settings, options);
   FrameStats stats = setup_stats(own, parts.walls);
   take_category_census(exec, own.r, settings, stats);
   const ColorSource color = parts.colors.source(exec, own.all, settings, options, stats);
@@ -122,6 +125,7 @@ inline FrameStats cast_local_stage(BackendParts& parts, std::optional<HaloFrame>
               with_halo,
               view.cuda_stream,
               boxes[static_cast<std::size_t>(rank)]};
+  take_contact_stats(h.f.contacts, stats);
   h.lighting = make_lighting_params(settings.shading, h.f.scene);
   h.shading = make_shading_params(settings.shading, h.f.camera.frame, h.f.scene);
   exec.mark(0);

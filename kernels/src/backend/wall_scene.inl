@@ -96,7 +96,6 @@ class WallScene {
 
   // contract 2g: this frame's contact capsules, which the kernels meet with the walls.
   void set_capsules(const CapsuleView& capsules) { capsules_ = capsules; }
-  std::uint32_t capsule_count() const { return capsules_.count; }
 
   // The triangles this frame shows, opaque or see-through.
   std::uint32_t count() const { return opaque_.count() + see_through_.count(); }
@@ -197,13 +196,13 @@ class WallScene {
   // a cylinder of 64 segments 252); larger ones, and lists of more than kSeeThroughEntriesPerTile
   // slots a tile on average, keep the tree walk.
   static constexpr std::uint32_t kMaxBinnedSeeThrough = 1024;
+  static constexpr std::uint64_t kSeeThroughEntriesPerTile = 16;
 
   // The reference tests every capsule, as it does every triangle.
   static CapsuleView with_linear(CapsuleView capsules, bool linear) {
     capsules.linear = capsules.linear || linear;
     return capsules;
   }
-  static constexpr std::uint64_t kSeeThroughEntriesPerTile = 16;
 
   void build_trees_for(const Executor& exec, const CameraFrame& camera) {
     const Vec3 view_dir = camera.w * -1.0f;

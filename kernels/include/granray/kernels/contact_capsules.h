@@ -38,14 +38,17 @@ GRANRAY_HD_INLINE bool skipped_capsule(std::uint32_t k, std::uint64_t skip_id) {
 }
 
 // The nearest capsule met walking the grid, front to back; one whose hit lies inside a cell is
-// listed there, so once the best is nearer than the next grown cell it is final.
+// listed there, so once the best is nearer than the next grown cell it is final. With `any`
+// (shadow and occlusion rays) the first capsule found before the limit ends the walk.
 struct NearestCapsule {
   const CapsuleView& view;
   const Ray& ray;
   std::uint64_t skip_id;
+  bool any;
   CapsuleHit best;
 
-  GRANRAY_HD bool done_before(float t) const { return best.t < t; }
+  GRANRAY_HD bool found() const { return any && best.index != kNoHit; }
+  GRANRAY_HD bool done_before(float t) const { return best.t < t || found(); }
   GRANRAY_HD void take(std::uint32_t k) {
     const Capsule& c = view.capsules[k];
     if (!(c.radius > 0.0f) || skipped_capsule(k, skip_id)) return;  // 0: a pair not drawn
@@ -54,20 +57,20 @@ struct NearestCapsule {
   }
   GRANRAY_HD void visit(std::uint32_t first_cell, std::uint32_t last_cell) {
     const std::uint32_t end = view.grid.cell_offsets[last_cell + 1];
-    for (std::uint32_t r = view.grid.cell_offsets[first_cell]; r < end; ++r) {
+    for (std::uint32_t r = view.grid.cell_offsets[first_cell]; r < end && !found(); ++r) {
       take(view.grid.ref_index[r]);
     }
   }
 };
 
 // The nearest capsule other than skip_id's with t < limit (a sphere at `limit` wins the tie);
-// among equal distances the smaller index.
+// among equal distances the smaller index. With `any`, some capsule before the limit.
 GRANRAY_HD_INLINE CapsuleHit nearest_capsule(const CapsuleView& view, const Ray& ray, float limit,
-                                             std::uint64_t skip_id) {
-  NearestCapsule nearest{view, ray, skip_id, {limit, kNoHit}};
+                                             std::uint64_t skip_id, bool any = false) {
   if (view.count == 0) return {INFINITY, kNoHit};
+  NearestCapsule nearest{view, ray, skip_id, any, {limit, kNoHit}};
   if (view.linear) {
-    for (std::uint32_t k = 0; k < view.count; ++k) nearest.take(k);
+    for (std::uint32_t k = 0; k < view.count && !nearest.found(); ++k) nearest.take(k);
   } else {
     walk_grown_cells(view.grid.geometry, ray, 0.0f, limit, nearest);
   }
@@ -76,37 +79,9 @@ GRANRAY_HD_INLINE CapsuleHit nearest_capsule(const CapsuleView& view, const Ray&
 }
 
 // Whether a capsule other than skip_id's meets the ray at 0 < t < length.
-struct CapsuleBlocker {
-  const CapsuleView& view;
-  const Ray& ray;
-  float length;
-  std::uint64_t skip_id;
-  bool blocked;
-
-  GRANRAY_HD bool done_before(float) const { return blocked; }
-  GRANRAY_HD void take(std::uint32_t k) {
-    const Capsule& c = view.capsules[k];
-    blocked = blocked || (c.radius > 0.0f && !skipped_capsule(k, skip_id) &&
-                          capsule_entry_distance(ray, c) < length);
-  }
-  GRANRAY_HD void visit(std::uint32_t first_cell, std::uint32_t last_cell) {
-    const std::uint32_t end = view.grid.cell_offsets[last_cell + 1];
-    for (std::uint32_t r = view.grid.cell_offsets[first_cell]; r < end && !blocked; ++r) {
-      take(view.grid.ref_index[r]);
-    }
-  }
-};
-
 GRANRAY_HD_INLINE bool capsule_blocks(const CapsuleView& view, const Ray& ray, float length,
                                       std::uint64_t skip_id) {
-  if (view.count == 0) return false;
-  CapsuleBlocker blocker{view, ray, length, skip_id, false};
-  if (view.linear) {
-    for (std::uint32_t k = 0; k < view.count && !blocker.blocked; ++k) blocker.take(k);
-  } else {
-    walk_grown_cells(view.grid.geometry, ray, 0.0f, length, blocker);
-  }
-  return blocker.blocked;
+  return nearest_capsule(view, ray, length, skip_id, true).index != kNoHit;
 }
 
 // The sphere that stands for capsule k at its hit t along the ray: centred on the segment's point
