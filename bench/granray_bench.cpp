@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "contact_pairs.h"
+#include "device_copy.h"
+#include "device_copy.h"
 #include "granray/errors.h"
 #include "granray/io/annotations.h"
 #include "granray/io/particle_file.h"
@@ -92,6 +94,10 @@ int main(int argc, char** argv) {
   app.add_option("--contacts", contact_slack,
                  "contract 2g: draw each scene's near-contacts, the pairs whose gap is less than "
                  "this fraction of their radii, as the force network (0: none)");
+  bool in_place = false;
+  app.add_flag("--in-place", in_place,
+               "CUDA: the grains, their values and pairs copied to device memory once and "
+               "rendered there, as an in-situ code's are (no upload in the frame)");
   app.add_flag("--annotations", annotate,
                "also time the colour bar and label drawn on each rendered image");
   CLI11_PARSE(app, argc, argv);
@@ -172,6 +178,26 @@ int main(int argc, char** argv) {
         category.resize(grains.size());
         for (std::size_t i = 0; i < category.size(); ++i) category[i] = float(i % kinds);
         view.scalar = category.data();
+      }
+      std::vector<granray::bench::DeviceCopy> on_device;
+      if (in_place) {
+        if (renderer.backend() != granray::BackendKind::cuda) {
+          throw granray::ConfigError("--in-place needs the cuda backend");
+        }
+        using granray::bench::copy_to_device;
+        view.space = granray::MemorySpace::device;
+        view.xyzr = on_device.emplace_back(copy_to_device(grains, "grains")).as<granray::Vec4>();
+        if (view.scalar) {
+          view.scalar = on_device.emplace_back(copy_to_device(category, "values")).as<float>();
+        }
+        if (view.contacts.count > 0) {
+          auto& c = view.contacts;
+          c.first =
+              on_device.emplace_back(copy_to_device(pairs.first, "pairs")).as<std::uint32_t>();
+          c.second =
+              on_device.emplace_back(copy_to_device(pairs.second, "pairs")).as<std::uint32_t>();
+          c.value = on_device.emplace_back(copy_to_device(pairs.value, "pair values")).as<float>();
+        }
       }
       // The bare cell hash + sort_by_key of the same particles, same run: the grid's yardstick.
       std::vector<double> sorts;

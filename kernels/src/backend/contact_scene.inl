@@ -20,9 +20,10 @@ struct PairCensus {
   float hi;
   double sum;
   std::uint64_t count;
+  std::uint64_t top_id;  // the largest grain id of a drawable pair
 };
 
-GRANRAY_HD_INLINE PairCensus empty_pair_census() { return {INFINITY, -INFINITY, 0.0, 0u}; }
+GRANRAY_HD_INLINE PairCensus empty_pair_census() { return {INFINITY, -INFINITY, 0.0, 0u, 0u}; }
 
 // A frame's pairs as the kernels read them: by index into the frame's grains, or given whole
 // (both grains' spheres and ids per pair, ContactView::spheres). A pair is drawable when both
@@ -80,19 +81,35 @@ struct PairIdHigh {
     return a < b ? b : a;
   }
 };
+// Both ids in one key of 2 * bits bits, the smaller above the larger, when each fits in `bits`
+// bits: one sort then orders the pairs as the two stable sorts by the larger and then the smaller
+// id do. A pair not drawn sorts last (its capsule is empty wherever it stands): its key has all
+// 2 * bits bits set, which no drawn pair's has (its smaller id is below its larger).
+struct PairIdKey {
+  PairSource pairs;
+  int bits;
+  GRANRAY_HD std::uint64_t operator()(std::uint32_t k) const {
+    if (!pairs.drawable(k))
+      return bits >= 32 ? ~std::uint64_t{0} : (std::uint64_t{1} << (2 * bits)) - 1u;
+    const std::uint64_t a = pairs.id(k, 0), b = pairs.id(k, 1);
+    return a < b ? (a << bits) | b : (b << bits) | a;
+  }
+};
 
 struct CensusOfPair {
   PairSource pairs;
   GRANRAY_HD PairCensus operator()(std::uint32_t k) const {
     if (!pairs.drawable(k)) return empty_pair_census();
     const float f = pairs.value[k];
-    return {f, f, static_cast<double>(f), 1u};
+    const std::uint64_t a = pairs.id(k, 0), b = pairs.id(k, 1);
+    return {f, f, static_cast<double>(f), 1u, a < b ? b : a};
   }
 };
 
 struct MergeCensus {
   GRANRAY_HD PairCensus operator()(const PairCensus& a, const PairCensus& b) const {
-    return {a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi, a.sum + b.sum, a.count + b.count};
+    return {a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi, a.sum + b.sum, a.count + b.count,
+            a.top_id > b.top_id ? a.top_id : b.top_id};
   }
 };
 
@@ -227,6 +244,8 @@ class ContactScene {
         pair_ids_(account, "contact grain ids upload"),
         order_(account, "contact pairs by id"),
         keys_(account, "contact pair id keys"),
+        sorted_keys_(account, "sorted contact pair id keys"),
+        sorted_order_(account, "contact pairs by id, sorted"),
         capsules_(account, "contact capsules"),
         colors_(account, "contact capsule colours"),
         table_(account, "contact colormap"),
@@ -263,7 +282,6 @@ class ContactScene {
       throw ConfigError("granray: contact colormap index " + std::to_string(c.colormap) +
                         " out of range");
     }
-    const auto start = std::chrono::steady_clock::now();
     const auto n = static_cast<std::uint32_t>(pairs.count);
     const bool whole = pairs.spheres != nullptr;
     const PairSource source{all.spheres,
@@ -275,6 +293,10 @@ class ContactScene {
                             resident(exec, value_, pairs.value, view),
                             whole ? resident(exec, pair_spheres_, pairs.spheres, view, 2) : nullptr,
                             whole ? resident(exec, pair_ids_, pairs.ids, view, 2) : nullptr};
+    // The build's time starts when the pairs are in this backend's memory, as the grains' grid's
+    // does: an in-situ code's pairs are there already.
+    exec.synchronize();
+    const auto start = std::chrono::steady_clock::now();
     auto policy = exec.policy();
     const PairCensus census = thrust::transform_reduce(
         policy, Index(0), Index(n), CensusOfPair{source}, empty_pair_census(), MergeCensus{});
@@ -292,20 +314,13 @@ class ContactScene {
       exec.upload(table_, detail::kColormapTables[c.colormap], detail::kColormapSize);
       uploaded_colormap_ = c.colormap;
     }
-    // The pairs by their grains' ids, the larger then (stable) the smaller.
-    order_.resize(n);
-    keys_.resize(n);
-    thrust::sequence(policy, order_.data(), order_.data() + n);
-    thrust::transform(policy, Index(0), Index(n), keys_.data(), PairIdHigh{source});
-    thrust::stable_sort_by_key(policy, keys_.data(), keys_.data() + n, order_.data());
-    thrust::transform(policy, order_.data(), order_.data() + n, keys_.data(), PairIdLow{source});
-    thrust::stable_sort_by_key(policy, keys_.data(), keys_.data() + n, order_.data());
+    const std::uint32_t* order = order_by_ids(exec, source, n, census.top_id);
     capsules_.resize(n);
     colors_.resize(n);
     const float span = hi > lo ? hi - lo : 1.0f;
     thrust::for_each_n(
         policy, Index(0), n,
-        MakeCapsule{source, order_.data(), c.width, c.scale_by_force, census.hi, c.threshold * mean,
+        MakeCapsule{source, order, c.width, c.scale_by_force, census.hi, c.threshold * mean,
                     table_.data(), lo, 1.0f / span, capsules_.data(), colors_.data()});
     const SceneBounds bounds =
         thrust::transform_reduce(policy, Index(0), Index(n), BoundsOfCapsule{capsules_.data()},
@@ -345,6 +360,45 @@ class ContactScene {
              c.hi == k.hi && c.threshold == k.threshold;
     }
   };
+
+  // The pairs by their grains' ids, the smaller then the larger, ties in the order given (the
+  // sorts are stable). Ids below 2^32 (any frame of up to 4 G grains numbered from 0) make one
+  // 64-bit key of both and one sort, radix on the GPU; larger ids, two stable sorts.
+  template <class E>
+  const std::uint32_t* order_by_ids(const E& exec, const PairSource& source, std::uint32_t n,
+                                    std::uint64_t top_id) {
+    auto policy = exec.policy();
+    order_.resize(n);
+    keys_.resize(n);
+    thrust::sequence(policy, order_.data(), order_.data() + n);
+    const int bits = id_bits(top_id);
+    if (bits > 32) {
+      thrust::transform(policy, Index(0), Index(n), keys_.data(), PairIdHigh{source});
+      thrust::stable_sort_by_key(policy, keys_.data(), keys_.data() + n, order_.data());
+      thrust::transform(policy, order_.data(), order_.data() + n, keys_.data(), PairIdLow{source});
+      thrust::stable_sort_by_key(policy, keys_.data(), keys_.data() + n, order_.data());
+      return order_.data();
+    }
+    thrust::transform(policy, Index(0), Index(n), keys_.data(), PairIdKey{source, bits});
+    if constexpr (E::lists_by_sorting) {
+      sorted_keys_.resize(n);
+      sorted_order_.resize(n);
+      return exec
+          .sort_pairs(keys_.data(), order_.data(), sorted_keys_.data(), sorted_order_.data(), n,
+                      2 * bits)
+          .second;
+    } else {
+      thrust::stable_sort_by_key(policy, keys_.data(), keys_.data() + n, order_.data());
+      return order_.data();
+    }
+  }
+
+  // Bits that hold every id up to `top`.
+  static int id_bits(std::uint64_t top) {
+    int bits = 1;
+    while (bits < 64 && (top >> bits) != 0) ++bits;
+    return bits;
+  }
 
   // A uniform grid over the capsules' box, sized as the grains' grid is (about one cell per
   // capsule, coarser where long capsules would list too many), each capsule listed in the cells
@@ -400,6 +454,8 @@ class ContactScene {
   Array<std::uint64_t> pair_ids_;
   Array<std::uint32_t> order_;
   Array<std::uint64_t> keys_;
+  Array<std::uint64_t> sorted_keys_;
+  Array<std::uint32_t> sorted_order_;
   Array<Capsule> capsules_;
   Array<Vec3> colors_;
   Array<Vec3> table_;
