@@ -8,6 +8,8 @@
 #include <map>
 #include <set>
 
+#include "granray/kernels/trace.h"
+#include "scene_suite.h"
 #include "test_support.h"
 
 namespace granray::test {
@@ -195,6 +197,118 @@ TEST_F(GridTest, OverlapCellsListEveryGrainInEachCellItsBoxOverlaps) {
     EXPECT_GE(grid.geometry.cell_size, 2.0 * diameters / double(spheres.size()) * (1.0 - 1e-4));
     EXPECT_GE(grid.ref_index.size(), spheres.size());
     expect_exact_references(spheres, grid);
+  }
+}
+
+// Brick b is marked exactly when a listing cell lies within brick_margin_cells of it; on beds
+// that leave their box partly empty (fresh seeds) some are not, so the walk has space to skip.
+TEST_F(GridTest, BricksAreMarkedExactlyNearListingCells) {
+  Rng rng(fresh_seed());
+  for (const std::string name : {"heap", "pour", "clusters", "hopper", "dense"}) {
+    // Enough grains for bricks of 4^3 cells to leave some empty beyond their margin.
+    const bench::SuiteScene scene = bench::make_suite_scene(name, 20000 + rng() % 10000, rng());
+    const HostGrid grid = build(scene.grains);
+    const GridGeometry& g = grid.geometry;
+    const int b[3] = {bricks_along(g.dims[0]), bricks_along(g.dims[1]), bricks_along(g.dims[2])};
+    ASSERT_EQ(grid.bricks.size(), std::size_t(b[0]) * b[1] * b[2]) << name;
+    const int margin = brick_margin_cells(g);
+    EXPECT_GE(margin * g.cell_size, g.reach + g.cell_size) << name;
+    std::size_t marked = 0;
+    for (int bz = 0; bz < b[2]; ++bz)
+      for (int by = 0; by < b[1]; ++by)
+        for (int bx = 0; bx < b[0]; ++bx) {
+          const int at[3] = {bx, by, bz};
+          int lo[3], hi[3];
+          for (int a = 0; a < 3; ++a) {
+            lo[a] = std::max(0, at[a] * kBrickCells - margin);
+            hi[a] = std::min(g.dims[a] - 1, at[a] * kBrickCells + kBrickCells - 1 + margin);
+          }
+          bool lists = false;
+          for (int z = lo[2]; z <= hi[2]; ++z)
+            for (int y = lo[1]; y <= hi[1]; ++y)
+              for (int x = lo[0]; x <= hi[0]; ++x) {
+                const std::uint32_t c = cell_index(g, x, y, z);
+                lists = lists || grid.cell_offsets[c + 1] > grid.cell_offsets[c];
+              }
+          const std::size_t index = (std::size_t(bz) * b[1] + by) * b[0] + bx;
+          ASSERT_EQ(grid.bricks[index] != 0, lists)
+              << name << ", brick " << bx << " " << by << " " << bz;
+          marked += lists;
+        }
+    // A clustered gas's grid is sized by its box, so its voids span few bricks at this size.
+    if (name != "dense" && name != "clusters") {
+      EXPECT_LT(marked, grid.bricks.size()) << name << ": no empty space to skip";
+    }
+  }
+}
+
+// The listing cells a walk meets, in order.
+struct ListingCellsMet {
+  const HostGrid& grid;
+  std::vector<std::uint32_t> cells;
+  bool done_before(float) const { return false; }
+  void visit(std::uint32_t first, std::uint32_t last) {
+    for (std::uint32_t c = first; c <= last; ++c) {
+      if (grid.cell_offsets[c + 1] > grid.cell_offsets[c]) cells.push_back(c);
+    }
+  }
+};
+
+// Skipping the ray's stretches in unmarked bricks leaves out only cells that list nothing: the
+// walk with bricks meets the same listing cells in the same order as the walk over every cell,
+// and finds the same nearest hit bit for bit, on rays from outside and inside the grid, along
+// the axes and diagonals, over whole and partial spans (fresh seeds, sparse and dense beds).
+TEST_F(GridTest, SkippingEmptySpaceMeetsTheSameListingCells) {
+  Rng rng(fresh_seed());
+  const IdMap id_of{nullptr, 0};
+  for (const std::string name : {"heap", "pour", "clusters", "dilute", "dense"}) {
+    const bench::SuiteScene scene = bench::make_suite_scene(name, 1000 + rng() % 2000, rng());
+    for (const GridCells kind : {GridCells::centres, GridCells::overlaps}) {
+      const HostGrid grid = build(scene.grains, kind);
+      const GridView skipping = grid.view(true), plain = grid.view(false);
+      ASSERT_NE(skipping.bricks, nullptr);
+      const GridGeometry& g = grid.geometry;
+      const Vec3 far = grid_far_corner(g), size = far - g.origin;
+      std::size_t hits = 0;
+      for (int q = 0; q < 400; ++q) {
+        Ray ray;
+        const float spread = q % 2 == 0 ? 0.5f : -0.3f;  // outside the grid, or inside it
+        ray.origin = {g.origin.x + size.x * uniform(rng, -spread, 1.0f + spread),
+                      g.origin.y + size.y * uniform(rng, -spread, 1.0f + spread),
+                      g.origin.z + size.z * uniform(rng, -spread, 1.0f + spread)};
+        if (q % 2 == 0) {  // towards a point inside, so most rays cross the bed
+          const Vec3 target{g.origin.x + size.x * uniform(rng, 0.0f, 1.0f),
+                            g.origin.y + size.y * uniform(rng, 0.0f, 1.0f),
+                            g.origin.z + size.z * uniform(rng, 0.0f, 1.0f)};
+          ray.dir = normalize(target - ray.origin);
+        } else {
+          ray.dir = normalize(Vec3{uniform(rng, -1.0f, 1.0f), uniform(rng, -1.0f, 1.0f),
+                                   uniform(rng, -1.0f, 1.0f)});
+        }
+        if (q % 7 == 3) ray.dir = normalize(Vec3{ray.dir.x, 0.0f, q % 14 == 3 ? 0.0f : ray.dir.z});
+        if (q % 11 == 5) ray.dir = normalize(Vec3{1.0f, q % 22 == 5 ? 1.0f : -1.0f, 1.0f});
+        const float length = std::sqrt(dot(size, size));
+        const float t_min = q % 3 == 0 ? uniform(rng, 0.0f, length) : 0.0f;
+        const float t_max = q % 5 == 0 ? t_min + uniform(rng, 0.0f, length) : INFINITY;
+        const std::string where =
+            name + (kind == GridCells::overlaps ? ", overlaps" : "") + ", ray " + std::to_string(q);
+        ListingCellsMet with{grid, {}}, without{grid, {}};
+        walk_grown_cells(skipping, ray, t_min, t_max, with);
+        walk_grown_cells(plain, ray, t_min, t_max, without);
+        ASSERT_EQ(with.cells, without.cells) << where;
+        const Hit expected = trace_grid(plain, id_of, ray);
+        const Hit got = trace_grid(skipping, id_of, ray);
+        const Hit flat = trace_grid_flat(skipping, id_of, ray);
+        ASSERT_EQ(got.index, expected.index) << where;
+        ASSERT_EQ(flat.index, expected.index) << where;
+        if (expected.index != kNoHit) {
+          ++hits;
+          ASSERT_TRUE(same_bits(got.t, expected.t)) << where;
+          ASSERT_TRUE(same_bits(flat.t, expected.t)) << where;
+        }
+      }
+      EXPECT_GT(hits, 20u) << name << ": too few rays met a grain to test the hit";
+    }
   }
 }
 

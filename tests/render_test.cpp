@@ -73,6 +73,24 @@ TEST_F(RenderTest, EverySceneOfTheSuiteMatchesBruteForce) {
   }
 }
 
+// Beds large enough that their grids skip empty space (GridView::bricks), fresh seeds: the
+// frames' walks pass the unmarked bricks and still match brute force.
+TEST_F(RenderTest, BedsWhoseWalksSkipEmptySpaceMatchBruteForce) {
+  Rng rng(fresh_seed());
+  for (const std::string name : {"pour", "hopper", "heap"}) {
+    const bench::SuiteScene scene = bench::make_suite_scene(name, 20000 + rng() % 10000, rng());
+    ParticleView view = view_of(scene.grains);
+    ASSERT_TRUE(Renderer(test_backend()).build_grid(view).skips_empty) << name;
+    RenderSettings settings = sized_random_settings(rng, rng() % 2 == 0, 72, 48);
+    if (!scene.walls.empty()) settings.walls = std::make_shared<WallList>(scene.walls);
+    if (name == std::string("hopper")) {  // shadow and occlusion rays walk the bricks too
+      settings.shading.shadows = true;
+      settings.shading.ao_samples = 4;
+    }
+    expect_methods_match_brute_force(scene.grains, settings, name.c_str());
+  }
+}
+
 TEST_F(RenderTest, PolydisperseWithHugeGrains) {
   Rng rng(fresh_seed());
   auto spheres = dense_bed(rng, 2000, 0.1f, 0.3f);

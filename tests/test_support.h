@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <random>
 #include <string>
@@ -47,6 +48,8 @@ std::uint64_t fresh_seed();
 using Rng = std::mt19937_64;
 
 float uniform(Rng& rng, float lo, float hi);
+// The same float, bit for bit (a hit's distance found two ways).
+inline bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 // A direction drawn uniformly over the sphere.
 Vec3 random_unit(Rng& rng);
 

@@ -127,6 +127,48 @@ struct ListedOnceKey {
   }
 };
 
+// Brick b of the grid marked when a cell within brick_margin_cells of it lists a sphere
+// (GridView::bricks). Cells along x are consecutive, so a row of them is tested by its first and
+// last offsets: a few rows per brick.
+struct MarkBrick {
+  GridGeometry geometry;
+  const std::uint32_t* offsets;
+  int bricks_x, bricks_y;
+  int margin;
+  std::uint8_t* marks;
+  GRANRAY_HD void operator()(std::uint32_t b) const {
+    const int brick[3] = {static_cast<int>(b % static_cast<std::uint32_t>(bricks_x)),
+                          static_cast<int>(b / static_cast<std::uint32_t>(bricks_x) %
+                                           static_cast<std::uint32_t>(bricks_y)),
+                          static_cast<int>(b / static_cast<std::uint32_t>(bricks_x * bricks_y))};
+    int lo[3], hi[3];
+    for (int a = 0; a < 3; ++a) {
+      const int first = brick[a] * kBrickCells - margin;
+      const int last = brick[a] * kBrickCells + kBrickCells - 1 + margin;
+      lo[a] = first < 0 ? 0 : first;
+      hi[a] = last > geometry.dims[a] - 1 ? geometry.dims[a] - 1 : last;
+    }
+    std::uint8_t mark = 0;
+    for (int z = lo[2]; z <= hi[2] && mark == 0; ++z) {
+      for (int y = lo[1]; y <= hi[1]; ++y) {
+        if (offsets[cell_index(geometry, hi[0], y, z) + 1] !=
+            offsets[cell_index(geometry, lo[0], y, z)]) {
+          mark = 1;
+          break;
+        }
+      }
+    }
+    marks[b] = mark;
+  }
+};
+
+struct WidenMark {
+  GRANRAY_HD std::uint64_t operator()(std::uint8_t mark) const { return mark; }
+};
+
+// The largest share of marked bricks for which a grid's walk skips empty space.
+constexpr double kMostMarkedBricks = 0.85;
+
 // Bits a radix sort needs for cell indices below `cells`.
 inline int key_bits(std::uint64_t cells) {
   int bits = 1;
@@ -145,7 +187,8 @@ class ParticleGrid {
         keys_sorted_(account, "sorted grid reference keys"),
         values_sorted_(account, "sorted grid references"),
         cell_offsets_(account, "grid cell offsets"),
-        ref_spheres_(account, "particles in cell order") {}
+        ref_spheres_(account, "particles in cell order"),
+        bricks_(account, "grid bricks marked for empty space") {}
 
   // The grid over `r`. With `same_particles` (a later band of the frame whose grid this is) the
   // grid built last is kept when it was built for these particles and box. A template, so that
@@ -166,6 +209,7 @@ class ParticleGrid {
       layout = count_grid(exec, r, bounds, cells);
     }
     pad_ref_spheres(exec, layout.references);
+    mark_bricks(exec, layout.geometry);
     kept_ = Kept{r.spheres, r.count, bounds, cells, layout};
     return layout;
   }
@@ -175,7 +219,13 @@ class ParticleGrid {
   std::uint64_t generation() const { return generation_; }
 
   GridView view(const detail::GridLayout& layout) const {
-    return {layout.geometry, cell_offsets_.data(), ref_spheres_.data(), ref_index_};
+    const GridGeometry& g = layout.geometry;
+    return {g,
+            cell_offsets_.data(),
+            ref_spheres_.data(),
+            ref_index_,
+            skips_empty_ ? bricks_.data() : nullptr,
+            {bricks_along(g.dims[0]), bricks_along(g.dims[1]), bricks_along(g.dims[2])}};
   }
 
   // The built grid in host memory (Renderer::build_grid, for the tests).
@@ -189,6 +239,9 @@ class ParticleGrid {
     exec.download(ref_spheres_.data(), grid.ref_spheres.data(),
                   layout.references + kSphereBatchPad);
     exec.download(ref_index_, grid.ref_index.data(), layout.references);
+    grid.bricks.resize(bricks_.size());
+    exec.download(bricks_.data(), grid.bricks.data(), bricks_.size());
+    grid.skips_empty = skips_empty_;
     return grid;
   }
 
@@ -227,6 +280,24 @@ class ParticleGrid {
   template <class E>
   void pad_ref_spheres(const E& exec, std::uint64_t references) {
     thrust::fill_n(exec.policy(), ref_spheres_.data() + references, kSphereBatchPad, Vec4{});
+  }
+
+  // The bricks that empty space is skipped by (GridView::bricks), from the built cell offsets.
+  template <class E>
+  void mark_bricks(const E& exec, const GridGeometry& g) {
+    const int bx = bricks_along(g.dims[0]), by = bricks_along(g.dims[1]);
+    const auto count = static_cast<std::uint32_t>(bx) * static_cast<std::uint32_t>(by) *
+                       static_cast<std::uint32_t>(bricks_along(g.dims[2]));
+    bricks_.resize(count);
+    thrust::for_each_n(
+        exec.policy(), Index(0), count,
+        MarkBrick{g, cell_offsets_.data(), bx, by, brick_margin_cells(g), bricks_.data()});
+    // A walk that skips pays for following its bricks at every slab (on the 2-core machine the
+    // dense box cast 20 % slower, the pour 2.5x faster): bricks only where enough are empty.
+    const std::uint64_t marked =
+        thrust::transform_reduce(exec.policy(), bricks_.data(), bricks_.data() + count, WidenMark{},
+                                 std::uint64_t{0}, SumU64{});
+    skips_empty_ = static_cast<double>(marked) <= kMostMarkedBricks * static_cast<double>(count);
   }
 
   static bool same_box(const SceneBounds& a, const SceneBounds& b) {
@@ -336,6 +407,8 @@ class ParticleGrid {
   std::uint32_t* ref_index_ = nullptr;
   Array<std::uint32_t> cell_offsets_;
   Array<Vec4> ref_spheres_;
+  Array<std::uint8_t> bricks_;
+  bool skips_empty_ = false;  // enough bricks are unmarked for the walk to skip them
   std::optional<Kept> kept_;
   std::uint64_t generation_ = 0;
 };

@@ -201,23 +201,23 @@ GRANRAY_HD void walk_grown_cells(const GridGeometry& g, const Ray& ray, float t_
 // A turn does one or the other, and the test's branch keeps its exit even where no taker ends
 // the walk: on an H200 (docs/benchmarks.md), a turn that fetches a run and then tests its first
 // sphere was 2 % slower, and the loop without that exit ran the bounce pass as slowly as
-// walk_grown_cells (1.11 ms against 1.07).
+// walk_grown_cells (1.11 ms against 1.07). True when the taker ended the walk.
 template <class Taker>
-GRANRAY_HD void walk_listed_spheres(const GridView& grid, const Ray& ray, float t_min, float t_max,
-                                    Taker& taker) {
+GRANRAY_HD bool walk_listed_spheres_between(const GridView& grid, const Ray& ray, float t_min,
+                                            float t_max, Taker& taker) {
   const GridGeometry& g = grid.geometry;
   GrownCellWalk walk;
   CellSlab s;
-  if (!walk.start(g, ray, t_min, t_max, s)) return;
+  if (!walk.start(g, ray, t_min, t_max, s)) return false;
   int j = s.j_first, k = s.k_first;  // the slab's next run
   std::uint32_t ref = 0, end = 0;    // the run's listed spheres not yet taken
   for (;;) {
     if (ref < end) {
-      if (taker.take(ref)) return;
+      if (taker.take(ref)) return true;
       ++ref;
     } else {
       if (k > s.k_last) {
-        if (!walk.next(taker, s)) return;
+        if (!walk.next(taker, s)) return false;
         j = s.j_first;
         k = s.k_first;
       }
@@ -229,6 +229,176 @@ GRANRAY_HD void walk_listed_spheres(const GridView& grid, const Ray& ray, float 
       }
     }
   }
+}
+
+// One axis of the walk over a grid's bricks (GridView::bricks): the brick the ray is in along
+// this axis and when it crosses into the next one, from the brick's index at each step (not
+// accumulated), as GrownAxis does for cells.
+struct BrickAxis {
+  float from_origin;  // when the ray crosses the grid's origin plane on this axis
+  float per_brick;
+  int dim;
+  int step;
+  int index;
+  float t_next;  // INFINITY: the ray stays in this axis's last brick
+
+  GRANRAY_HD void start(float o, float d, float inv, float grid_origin, float size, float inv_size,
+                        int n, float t0) {
+    dim = n;
+    step = d > 0.0f ? 1 : (d < 0.0f ? -1 : 0);
+    index = clamp_cell((o + d * t0 - grid_origin) * inv_size, n);
+    from_origin = (grid_origin - o) * inv;
+    per_brick = size * inv;
+    schedule();
+  }
+  GRANRAY_HD void schedule() {
+    t_next = INFINITY;
+    if (step > 0 && index + 1 < dim)
+      t_next = from_origin + static_cast<float>(index + 1) * per_brick;
+    if (step < 0 && index > 0) t_next = from_origin + static_cast<float>(index) * per_brick;
+  }
+  GRANRAY_HD void advance() {
+    index += step;
+    schedule();
+  }
+};
+
+// A 3D-DDA over the grid's bricks (Amanatides & Woo again, one level up): the brick the ray is
+// in, when it entered it and when it leaves it.
+class BrickWalk {
+ public:
+  // False when the ray crosses the grid nowhere during [t_min, t_max].
+  GRANRAY_HD bool start(const GridView& grid, const Ray& ray, float t_min, float t_max) {
+    const GridGeometry& g = grid.geometry;
+    const Vec3 inv = reciprocal(ray.dir);
+    const Interval span = clip_to_box(ray, inv, g.origin, grid_far_corner(g), t_min, t_max);
+    if (!(span.enter <= span.exit)) return false;
+    const float size = g.cell_size * static_cast<float>(kBrickCells);
+    const float inv_size = g.inv_cell_size * (1.0f / static_cast<float>(kBrickCells));
+    x_.start(ray.origin.x, ray.dir.x, inv.x, g.origin.x, size, inv_size, grid.brick_dims[0],
+             span.enter);
+    y_.start(ray.origin.y, ray.dir.y, inv.y, g.origin.y, size, inv_size, grid.brick_dims[1],
+             span.enter);
+    z_.start(ray.origin.z, ray.dir.z, inv.z, g.origin.z, size, inv_size, grid.brick_dims[2],
+             span.enter);
+    marks_ = grid.bricks;
+    row_ = grid.brick_dims[0];
+    layer_ = grid.brick_dims[0] * grid.brick_dims[1];
+    entered_ = span.enter;
+    exit_ = span.exit;
+    schedule();
+    return true;
+  }
+  GRANRAY_HD bool marked() const {
+    return marks_[static_cast<std::uint32_t>(z_.index) * static_cast<std::uint32_t>(layer_) +
+                  static_cast<std::uint32_t>(y_.index) * static_cast<std::uint32_t>(row_) +
+                  static_cast<std::uint32_t>(x_.index)] != 0;
+  }
+  GRANRAY_HD float entered() const { return entered_; }
+  GRANRAY_HD float leaves() const { return leaves_; }
+  // Into the next brick; false when the ray leaves the grid (or its span) first. Bricks met only
+  // at an edge or corner are entered for no time, one axis at a time.
+  GRANRAY_HD bool advance() {
+    const float t = leaves();
+    if (!(t <= exit_)) return false;
+    if (x_.t_next == t) {
+      x_.advance();
+    } else if (y_.t_next == t) {
+      y_.advance();
+    } else {
+      z_.advance();
+    }
+    // A start rounded into the brick before the true one leaves it "before" it was entered.
+    entered_ = nan_ignoring_max(entered_, t);
+    schedule();
+    return true;
+  }
+
+ private:
+  // When the ray leaves the brick it is in: the walk over cells asks at every slab.
+  GRANRAY_HD void schedule() {
+    leaves_ = nan_ignoring_min(x_.t_next, nan_ignoring_min(y_.t_next, z_.t_next));
+  }
+
+  BrickAxis x_, y_, z_;
+  const std::uint8_t* marks_;
+  int row_, layer_;
+  float entered_;
+  float leaves_;
+  float exit_;
+};
+
+// A walk's visitor or taker kept to the ray's stretch inside marked bricks: the walk is ended
+// (`left`) when its next cells are entered in an unmarked brick, whose grown neighbourhood lists
+// nothing. The bricks follow the walk as it goes.
+template <class Inner>
+struct WithinMarkedBricks {
+  Inner& inner;
+  BrickWalk& bricks;
+  bool left = false;
+
+  GRANRAY_HD bool done_before(float t) {
+    if (inner.done_before(t)) return true;
+    while (t > bricks.leaves()) {
+      if (!bricks.advance()) return true;  // past the grid: nothing more
+      if (!bricks.marked()) {
+        left = true;
+        return true;
+      }
+    }
+    return false;
+  }
+  GRANRAY_HD void visit(std::uint32_t first_cell, std::uint32_t last_cell) {
+    inner.visit(first_cell, last_cell);
+  }
+  GRANRAY_HD bool take(std::uint32_t k) { return inner.take(k); }
+};
+
+// Runs walk(t_from, within) over each stretch of the ray inside marked bricks, front to back,
+// until the walk ends otherwise than by leaving its stretch; walk returns true when the caller's
+// taker ended it. The stretches between, inside unmarked bricks, are passed brick by brick.
+template <class Inner, class Walk>
+GRANRAY_HD void walk_marked_stretches(const GridView& grid, const Ray& ray, float t_min,
+                                      float t_max, Inner& inner, Walk walk) {
+  BrickWalk bricks;
+  if (!bricks.start(grid, ray, t_min, t_max)) return;
+  for (;;) {
+    while (!bricks.marked()) {
+      if (inner.done_before(bricks.entered()) || !bricks.advance()) return;
+    }
+    WithinMarkedBricks<Inner> within{inner, bricks};
+    if (walk(bricks.entered(), within) || !within.left) return;
+  }
+}
+
+// walk_listed_spheres_between over [t_min, t_max], skipping empty space where the grid has
+// bricks.
+template <class Taker>
+GRANRAY_HD void walk_listed_spheres(const GridView& grid, const Ray& ray, float t_min, float t_max,
+                                    Taker& taker) {
+  if (grid.bricks == nullptr) {
+    walk_listed_spheres_between(grid, ray, t_min, t_max, taker);
+    return;
+  }
+  walk_marked_stretches(grid, ray, t_min, t_max, taker,
+                        [&](float from, WithinMarkedBricks<Taker>& within) {
+                          return walk_listed_spheres_between(grid, ray, from, t_max, within);
+                        });
+}
+
+// walk_grown_cells over a built grid, skipping empty space where it has bricks.
+template <class Visitor>
+GRANRAY_HD void walk_grown_cells(const GridView& grid, const Ray& ray, float t_min, float t_max,
+                                 Visitor& visitor) {
+  if (grid.bricks == nullptr) {
+    walk_grown_cells(grid.geometry, ray, t_min, t_max, visitor);
+    return;
+  }
+  walk_marked_stretches(grid, ray, t_min, t_max, visitor,
+                        [&](float from, WithinMarkedBricks<Visitor>& within) {
+                          walk_grown_cells(grid.geometry, ray, from, t_max, within);
+                          return false;
+                        });
 }
 
 }  // namespace granray

@@ -98,11 +98,30 @@ GRANRAY_HD_INLINE std::uint32_t cell_count(const CellRange& r) {
 // Cell c lists references [cell_offsets[c], cell_offsets[c + 1]) (cells + 1 offsets, so a run of
 // cells along x lists one contiguous range); reference k is the sphere ref_spheres[k], a copy of
 // particle ref_index[k] stored in cell order for coherent reads.
+//
+// Empty space is skipped by bricks of kBrickCells^3 cells (brick_dims of them, bricks[] one byte
+// each, x fastest): brick b is marked when a cell that lists a sphere lies within the walk's reach
+// of it, grown by one cell for rounding. A ray's stretch inside unmarked bricks crosses no grown
+// box of a listing cell, so the walk passes it without reading a cell (walk_listed_spheres). Null
+// bricks: every cell is walked.
+constexpr int kBrickCells = 4;
+
 struct GridView {
   GridGeometry geometry;
   const std::uint32_t* cell_offsets;
   const Vec4* ref_spheres;
   const std::uint32_t* ref_index;
+  const std::uint8_t* bricks = nullptr;
+  int brick_dims[3] = {0, 0, 0};
 };
+
+// The bricks along each axis of a grid of `cells` cells.
+GRANRAY_HD_INLINE int bricks_along(int cells) { return (cells + kBrickCells - 1) / kBrickCells; }
+
+// Cells beyond a brick that its mark covers: the walk's reach, rounded up to cells, and one more
+// for the rounding of where a ray's point falls.
+GRANRAY_HD_INLINE int brick_margin_cells(const GridGeometry& g) {
+  return static_cast<int>(ceilf(g.reach * g.inv_cell_size)) + 1;
+}
 
 }  // namespace granray

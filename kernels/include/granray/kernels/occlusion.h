@@ -99,7 +99,7 @@ struct GridOccluder {
   IdMap id_of;
   GRANRAY_HD bool operator()(const Ray& ray, float length, std::uint64_t skip_id) const {
     AnyListedBlocker blocker{grid, id_of, ray, length, skip_id, false};
-    walk_grown_cells(grid.geometry, ray, 0.0f, length, blocker);
+    walk_grown_cells(grid, ray, 0.0f, length, blocker);
     return blocker.blocked;
   }
   // Piece k of `pieces` of the same test over the part `within` of the ray (another rank's
@@ -113,7 +113,7 @@ struct GridOccluder {
     if (!(from <= to)) return false;
     AnyListedBlocker blocker{grid, id_of, ray, length, skip_id, false};
     if (pieces <= 1) {
-      walk_grown_cells(grid.geometry, ray, from, to, blocker);
+      walk_grown_cells(grid, ray, from, to, blocker);
       return blocker.blocked;
     }
     const Interval span =
@@ -124,7 +124,7 @@ struct GridOccluder {
     const float t_min = k == 0 ? from : span.enter + share * static_cast<float>(k) - overlap;
     const float t_max =
         k == pieces - 1 ? to : span.enter + share * static_cast<float>(k + 1) + overlap;
-    walk_grown_cells(grid.geometry, ray, t_min, t_max, blocker);
+    walk_grown_cells(grid, ray, t_min, t_max, blocker);
     return blocker.blocked;
   }
   GRANRAY_HD void ambient(const ShadingPoint& p, int i, int j, int sample,

@@ -100,7 +100,7 @@ GRANRAY_HD_INLINE Hit trace_grid(const GridView& grid, const IdMap& id_of, const
   return trace_grid_flat(grid, id_of, ray);
 #else
   NearestListedHit nearest{grid, id_of, ray, no_hit(), eight_wide};
-  walk_grown_cells(grid.geometry, ray, 0.0f, INFINITY, nearest);
+  walk_grown_cells(grid, ray, 0.0f, INFINITY, nearest);
   return nearest.best;
 #endif
 }
