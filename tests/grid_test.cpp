@@ -23,15 +23,6 @@ class GridTest : public OnEachBackend {
     v.count = spheres.size();
     return Renderer(test_backend()).build_grid(v, cells);
   }
-  // The CPU marks bricks for its walks to skip empty space; the GPU's walks visit every cell
-  // (Executor::skips_empty_space), and its grid has no bricks, which this checks.
-  bool backend_skips_empty_space() {
-    if (test_backend() == BackendKind::cpu) return true;
-    const HostGrid grid = build(bench::make_suite_scene("pour", 20000, 7).grains);
-    EXPECT_TRUE(grid.bricks.empty());
-    EXPECT_FALSE(grid.skips_empty);
-    return false;
-  }
 };
 
 // Cells that must or may list sphere s, decided in double: "must" when they hold its centre (a
@@ -212,7 +203,6 @@ TEST_F(GridTest, OverlapCellsListEveryGrainInEachCellItsBoxOverlaps) {
 // Brick b is marked exactly when a listing cell lies within brick_margin_cells of it; on beds
 // that leave their box partly empty (fresh seeds) some are not, so the walk has space to skip.
 TEST_F(GridTest, BricksAreMarkedExactlyNearListingCells) {
-  if (!backend_skips_empty_space()) return;
   Rng rng(fresh_seed());
   for (const std::string name : {"heap", "pour", "clusters", "hopper", "dense"}) {
     // Enough grains for bricks of 4^3 cells to leave some empty beyond their margin.
@@ -269,7 +259,6 @@ struct ListingCellsMet {
 // and finds the same nearest hit bit for bit, on rays from outside and inside the grid, along
 // the axes and diagonals, over whole and partial spans (fresh seeds, sparse and dense beds).
 TEST_F(GridTest, SkippingEmptySpaceMeetsTheSameListingCells) {
-  if (!backend_skips_empty_space()) return;
   Rng rng(fresh_seed());
   const IdMap id_of{nullptr, 0};
   for (const std::string name : {"heap", "pour", "clusters", "dilute", "dense"}) {
@@ -310,12 +299,15 @@ TEST_F(GridTest, SkippingEmptySpaceMeetsTheSameListingCells) {
         const Hit expected = trace_grid(plain, id_of, ray);
         const Hit got = trace_grid(skipping, id_of, ray);
         const Hit flat = trace_grid_flat(skipping, id_of, ray);
+        const Hit turns = trace_grid_skipping(skipping, id_of, ray);  // the GPU's primary rays
         ASSERT_EQ(got.index, expected.index) << where;
         ASSERT_EQ(flat.index, expected.index) << where;
+        ASSERT_EQ(turns.index, expected.index) << where;
         if (expected.index != kNoHit) {
           ++hits;
           ASSERT_TRUE(same_bits(got.t, expected.t)) << where;
           ASSERT_TRUE(same_bits(flat.t, expected.t)) << where;
+          ASSERT_TRUE(same_bits(turns.t, expected.t)) << where;
         }
       }
       EXPECT_GT(hits, 20u) << name << ": too few rays met a grain to test the hit";

@@ -322,10 +322,12 @@ class Executor {
   // How the grid's cells and the screen tiles get their lists (backend/particle_grid.inl,
   // backend/screen_tile_lists.inl).
   static constexpr bool lists_by_sorting = true;
-  // Not yet: walked in a loop nested around the flat one, bricks made the H200's heap cast 2x
-  // slower (and the pour 1.9x faster); the device's walks are compiled without them
+  // The grid marks bricks, and the primary rays (unlit, and lit frames' surfaces) of a grid
+  // that uses them walk by SkippingGridTracer, a kernel of its own (the flat loop with brick
+  // turns). The device's other walks visit every cell: a loop over bricks nested around the flat
+  // one made the H200's heap cast 2x slower, and its registers slowed the dense box
   // (kernels/dda.h, docs/benchmarks.md).
-  static constexpr bool skips_empty_space = false;
+  static constexpr bool casts_by_skipping_tracer = true;
   // 1 M dense grains at 1080p: grid 0.25 ms, tiles 0.46 ms with their binning (docs/benchmarks.md,
   // "Screen tiles").
   // Ambient occlusion: a walk per occlusion ray: a gathered list would live in local memory.

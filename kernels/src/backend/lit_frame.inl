@@ -58,8 +58,16 @@ inline void cast_surfaces(BackendParts& parts, const Executor& exec, const Frame
       parts.lit.find_surfaces(exec, TileTracer{s.lists->view, f.id_of}, walls, cam, color,
                               f.r.spheres, lighting, materials);
     } else if (s.method == RenderMethod::grid) {
-      parts.lit.find_surfaces(exec, GridTracer{parts.grid.view(*s.layout), f.id_of}, walls, cam,
-                              color, f.r.spheres, lighting, materials);
+      const GridView grid = parts.grid.view(*s.layout);
+      if constexpr (Executor::casts_by_skipping_tracer) {
+        if (grid.bricks != nullptr) {
+          parts.lit.find_surfaces(exec, SkippingGridTracer{grid, f.id_of}, walls, cam, color,
+                                  f.r.spheres, lighting, materials);
+          return;
+        }
+      }
+      parts.lit.find_surfaces(exec, GridTracer{grid, f.id_of}, walls, cam, color, f.r.spheres,
+                              lighting, materials);
     } else {
       parts.lit.find_surfaces(exec, BruteForceTracer{f.r.spheres, f.r.count, f.id_of}, walls, cam,
                               color, f.r.spheres, lighting, materials);

@@ -209,7 +209,7 @@ class ParticleGrid {
       layout = count_grid(exec, r, bounds, cells);
     }
     pad_ref_spheres(exec, layout.references);
-    if constexpr (E::skips_empty_space) mark_bricks(exec, layout.geometry);
+    mark_bricks(exec, layout.geometry);
     kept_ = Kept{r.spheres, r.count, bounds, cells, layout};
     return layout;
   }

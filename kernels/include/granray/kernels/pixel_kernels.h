@@ -22,6 +22,17 @@ struct GridTracer {
   }
 };
 
+// GridTracer for a grid whose walk skips empty space in one flat loop (trace_grid_skipping): a
+// kernel of its own, so that frames whose grids have no bricks keep the plain walk's registers.
+struct SkippingGridTracer {
+  GridView grid;
+  IdMap id_of;
+  GRANRAY_HD bool may_hit(int, int) const { return true; }
+  GRANRAY_HD Hit operator()(const Ray& ray, int, int) const {
+    return trace_grid_skipping(grid, id_of, ray);
+  }
+};
+
 struct BruteForceTracer {
   const Vec4* spheres;
   std::uint32_t count;

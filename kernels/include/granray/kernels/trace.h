@@ -88,6 +88,15 @@ GRANRAY_HD_INLINE Hit trace_grid_flat(const GridView& grid, const IdMap& id_of, 
   return nearest.best;
 }
 
+// trace_grid_flat's hit through walk_listed_spheres_skipping: for a grid with bricks
+// (GridView::bricks), the GPU's primary rays where a frame's grid skips empty space.
+GRANRAY_HD_INLINE Hit trace_grid_skipping(const GridView& grid, const IdMap& id_of,
+                                          const Ray& ray) {
+  NearestListedHit nearest{grid, id_of, ray, no_hit()};
+  walk_listed_spheres_skipping(grid, ray, 0.0f, INFINITY, nearest);
+  return nearest.best;
+}
+
 // Nearest hit through the grid: the cells whose grown boxes the ray crosses, front to back,
 // until the best hit lies before the next one. `eight_wide`: NearestListedHit's.
 GRANRAY_HD_INLINE Hit trace_grid(const GridView& grid, const IdMap& id_of, const Ray& ray,
