@@ -78,6 +78,7 @@ class Executor {
   // GridView::bricks), runs whole for the batches: the pour cast 2.1x faster, the dense box no
   // slower (docs/benchmarks.md). No tracer of its own.
   static constexpr bool casts_by_skipping_tracer = false;
+  static constexpr double skipping_tracer_most_marked = 0.0;
   // Ambient occlusion: a gather of the spheres near a shading point, then a short loop per
   // occlusion ray, casts ambient occlusion faster here than a walk per ray (docs/benchmarks.md).
   static constexpr bool gathers_nearby_spheres = true;

@@ -60,7 +60,8 @@ inline void cast_surfaces(BackendParts& parts, const Executor& exec, const Frame
     } else if (s.method == RenderMethod::grid) {
       const GridView grid = parts.grid.view(*s.layout);
       if constexpr (Executor::casts_by_skipping_tracer) {
-        if (grid.bricks != nullptr) {
+        if (grid.bricks != nullptr &&
+            parts.grid.marked_share() <= Executor::skipping_tracer_most_marked) {
           parts.lit.find_surfaces(exec, SkippingGridTracer{grid, f.id_of}, walls, cam, color,
                                   f.r.spheres, lighting, materials);
           return;

@@ -214,6 +214,9 @@ class ParticleGrid {
     return layout;
   }
 
+  // The share of the built grid's bricks that are marked (1 before any build).
+  double marked_share() const { return marked_share_; }
+
   // Changes whenever the grid's arrays do: structures built from a grid of the same generation
   // (the light's columns) still describe it.
   std::uint64_t generation() const { return generation_; }
@@ -297,7 +300,8 @@ class ParticleGrid {
     const std::uint64_t marked =
         thrust::transform_reduce(exec.policy(), bricks_.data(), bricks_.data() + count, WidenMark{},
                                  std::uint64_t{0}, SumU64{});
-    skips_empty_ = static_cast<double>(marked) <= kMostMarkedBricks * static_cast<double>(count);
+    marked_share_ = static_cast<double>(marked) / static_cast<double>(count);
+    skips_empty_ = marked_share_ <= kMostMarkedBricks;
   }
 
   static bool same_box(const SceneBounds& a, const SceneBounds& b) {
@@ -409,6 +413,7 @@ class ParticleGrid {
   Array<Vec4> ref_spheres_;
   Array<std::uint8_t> bricks_;
   bool skips_empty_ = false;  // enough bricks are unmarked for the walk to skip them
+  double marked_share_ = 1.0;
   std::optional<Kept> kept_;
   std::uint64_t generation_ = 0;
 };

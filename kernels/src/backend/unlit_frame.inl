@@ -48,7 +48,8 @@ inline void cast_unlit(BackendParts& parts, const Executor& exec, const FrameSet
     const GridView grid = parts.grid.view(layout);
     parts.walls.with_all(options, [&](auto walls) {
       if constexpr (Executor::casts_by_skipping_tracer) {
-        if (grid.bricks != nullptr) {
+        if (grid.bricks != nullptr &&
+            parts.grid.marked_share() <= Executor::skipping_tracer_most_marked) {
           exec.for_each_pixel(
               window_width(settings), window_height(settings),
               RenderPixel<SkippingGridTracer, decltype(walls)>{{grid, id_of}, target, walls});
