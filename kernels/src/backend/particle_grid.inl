@@ -168,6 +168,10 @@ struct WidenMark {
 
 // The largest share of marked bricks for which a grid's walk skips empty space.
 constexpr double kMostMarkedBricks = 0.85;
+// Grains filling more of their box than this leave no empty space worth marking, and the GPU
+// would wait for the count of marks: the dense box (0.6 filled) gets no bricks; a drum (0.22),
+// a heap (0.12), a pour or a gas (0.01) do (docs/benchmarks.md).
+constexpr double kFullestBedWithBricks = 0.4;
 
 // Bits a radix sort needs for cell indices below `cells`.
 inline int key_bits(std::uint64_t cells) {
@@ -209,7 +213,7 @@ class ParticleGrid {
       layout = count_grid(exec, r, bounds, cells);
     }
     pad_ref_spheres(exec, layout.references);
-    mark_bricks(exec, layout.geometry);
+    mark_bricks(exec, layout.geometry, bounds);
     kept_ = Kept{r.spheres, r.count, bounds, cells, layout};
     return layout;
   }
@@ -287,7 +291,13 @@ class ParticleGrid {
 
   // The bricks that empty space is skipped by (GridView::bricks), from the built cell offsets.
   template <class E>
-  void mark_bricks(const E& exec, const GridGeometry& g) {
+  void mark_bricks(const E& exec, const GridGeometry& g, const SceneBounds& bounds) {
+    skips_empty_ = false;
+    marked_share_ = 1.0;
+    if (solid_fraction(bounds) >= kFullestBedWithBricks) {
+      bricks_.resize(0);
+      return;
+    }
     const int bx = bricks_along(g.dims[0]), by = bricks_along(g.dims[1]);
     const auto count = static_cast<std::uint32_t>(bx) * static_cast<std::uint32_t>(by) *
                        static_cast<std::uint32_t>(bricks_along(g.dims[2]));
@@ -302,6 +312,17 @@ class ParticleGrid {
                                  std::uint64_t{0}, SumU64{});
     marked_share_ = static_cast<double>(marked) / static_cast<double>(count);
     skips_empty_ = marked_share_ <= kMostMarkedBricks;
+  }
+
+  // About how much of the grains' box they fill: their count times the volume of a grain of
+  // the mean diameter, over the box's (each side at least that diameter).
+  static double solid_fraction(const SceneBounds& b) {
+    if (b.renderable == 0) return 0.0;
+    const double d = b.diameter_sum / static_cast<double>(b.renderable);
+    const double volume = std::max(double(b.hi.x) - b.lo.x, d) *
+                          std::max(double(b.hi.y) - b.lo.y, d) *
+                          std::max(double(b.hi.z) - b.lo.z, d);
+    return static_cast<double>(b.renderable) * (3.14159265358979 / 6.0) * d * d * d / volume;
   }
 
   static bool same_box(const SceneBounds& a, const SceneBounds& b) {
