@@ -192,11 +192,22 @@ GRANRAY_HD void walk_grown_cells(const GridGeometry& g, const Ray& ray, float t_
   } while (walk.next(visitor, s));
 }
 
-// The spheres that the walk's cells list, in one flat loop (Aila & Laine 2009's "if-if"): each
-// turn either offers one listed sphere to the taker or takes the walk's next run of cells, so the
-// lanes of a warp that are testing spheres and those that are walking advance in the same turn.
-// Nested loops (a run's spheres inside the walk's slabs) keep a warp's lanes waiting on its
-// longest run at each level. The taker offers done_before(t) as a visitor does and
+// The listed references [ref, end) of slab s's run (j, k) along x, and the slab's next run.
+GRANRAY_HD_INLINE void fetch_run(const GridView& grid, const CellSlab& s, int& j, int& k,
+                                 std::uint32_t& ref, std::uint32_t& end) {
+  ref = grid.cell_offsets[cell_index(grid.geometry, s.i_first, j, k)];
+  end = grid.cell_offsets[cell_index(grid.geometry, s.i_last, j, k) + 1];
+  if (++j > s.j_last) {
+    j = s.j_first;
+    ++k;
+  }
+}
+
+// The spheres that the walk's cells list during [t_min, t_max], in one flat loop (Aila & Laine
+// 2009's "if-if"): each turn either offers one listed sphere to the taker or takes the walk's next
+// run of cells, so the lanes of a warp that are testing spheres and those that are walking advance
+// in the same turn. Nested loops (a run's spheres inside the walk's slabs) keep a warp's lanes
+// waiting on its longest run at each level. The taker offers done_before(t) as a visitor does and
 //   bool take(k): weighs listed sphere k (ref_spheres[k]); true ends the walk.
 // A turn does one or the other, and the test's branch keeps its exit even where no taker ends
 // the walk: on an H200 (docs/benchmarks.md), a turn that fetches a run and then tests its first
@@ -221,12 +232,7 @@ GRANRAY_HD bool walk_listed_spheres_between(const GridView& grid, const Ray& ray
         j = s.j_first;
         k = s.k_first;
       }
-      ref = grid.cell_offsets[cell_index(g, s.i_first, j, k)];
-      end = grid.cell_offsets[cell_index(g, s.i_last, j, k) + 1];
-      if (++j > s.j_last) {
-        j = s.j_first;
-        ++k;
-      }
+      fetch_run(grid, s, j, k, ref, end);
     }
   }
 }
@@ -402,12 +408,7 @@ GRANRAY_HD void walk_listed_spheres_skipping(const GridView& grid, const Ray& ra
         j = s.j_first;
         k = s.k_first;
       }
-      ref = grid.cell_offsets[cell_index(g, s.i_first, j, k)];
-      end = grid.cell_offsets[cell_index(g, s.i_last, j, k) + 1];
-      if (++j > s.j_last) {
-        j = s.j_first;
-        ++k;
-      }
+      fetch_run(grid, s, j, k, ref, end);
     } else if (bricks.marked()) {
       const float from = bricks.entered();
       if (taker.done_before(from) || !walk.start(g, ray, from, t_max, s)) return;
