@@ -15,7 +15,6 @@
 
 #include "contact_pairs.h"
 #include "device_copy.h"
-#include "device_copy.h"
 #include "granray/errors.h"
 #include "granray/io/annotations.h"
 #include "granray/io/particle_file.h"

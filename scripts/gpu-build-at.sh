@@ -21,3 +21,11 @@ build_before() {
   [ -d .deps ] && cp -r .deps /tmp/before/
   build /tmp/before /tmp/before/build "$@" &
 }
+
+# `build_both TARGETS...`: the tree before (build_before) and this tree (into $BUILD, with its GPU
+# tests), side by side; returns when both are built, exits when this tree fails to build.
+build_both() {
+  build_before "$@"
+  build . "$BUILD" granray_gpu_tests "$@" || exit 1
+  wait
+}

@@ -10,10 +10,7 @@ cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
 export OMP_WAIT_POLICY=passive
 source scripts/gpu-build-at.sh
-targets=(granray-bench granray-scene)
-build_before "${targets[@]}"
-build . "$BUILD" granray_gpu_tests "${targets[@]}" || exit 1
-wait
+build_both granray-bench granray-scene
 cuda_tests
 memcheck_tests 'GridTest.*:RenderTest.BedsWhose*:RenderTest.EveryScene*:ContactsTest.BruteForce*'
 mkdir -p /tmp/suite

@@ -7,10 +7,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
 source scripts/gpu-build-at.sh
-targets=(granray-bench granray-scene)
-build_before "${targets[@]}"
-build . "$BUILD" granray_gpu_tests "${targets[@]}" || exit 1
-wait
+build_both granray-bench granray-scene
 cuda_tests
 mkdir -p /tmp/suite
 for s in dense dilute heap drum pour hopper clusters; do

@@ -58,17 +58,9 @@ inline void cast_surfaces(BackendParts& parts, const Executor& exec, const Frame
       parts.lit.find_surfaces(exec, TileTracer{s.lists->view, f.id_of}, walls, cam, color,
                               f.r.spheres, lighting, materials);
     } else if (s.method == RenderMethod::grid) {
-      const GridView grid = parts.grid.view(*s.layout);
-      if constexpr (Executor::casts_by_skipping_tracer) {
-        if (grid.bricks != nullptr &&
-            parts.grid.marked_share() <= Executor::skipping_tracer_most_marked) {
-          parts.lit.find_surfaces(exec, SkippingGridTracer{grid, f.id_of}, walls, cam, color,
-                                  f.r.spheres, lighting, materials);
-          return;
-        }
-      }
-      parts.lit.find_surfaces(exec, GridTracer{grid, f.id_of}, walls, cam, color, f.r.spheres,
-                              lighting, materials);
+      parts.grid.with_tracer<Executor>(*s.layout, f.id_of, [&](auto tracer) {
+        parts.lit.find_surfaces(exec, tracer, walls, cam, color, f.r.spheres, lighting, materials);
+      });
     } else {
       parts.lit.find_surfaces(exec, BruteForceTracer{f.r.spheres, f.r.count, f.id_of}, walls, cam,
                               color, f.r.spheres, lighting, materials);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "backend_prelude.inl"
+#include "granray/kernels/pixel_kernels.h"
 #include "grid_layout.h"
 #include "particle_residency.inl"
 
@@ -218,8 +219,20 @@ class ParticleGrid {
     return layout;
   }
 
-  // The share of the built grid's bricks that are marked (1 before any build).
-  double marked_share() const { return marked_share_; }
+  // use(tracer) with the tracer of the primary rays over the built grid: SkippingGridTracer where
+  // the backend casts by it and few enough bricks are marked (Executor::
+  // skipping_tracer_most_marked), GridTracer otherwise.
+  template <class E, class Use>
+  void with_tracer(const detail::GridLayout& layout, const IdMap& id_of, Use use) const {
+    const GridView grid = view(layout);
+    if constexpr (E::casts_by_skipping_tracer) {
+      if (grid.bricks != nullptr && marked_share_ <= E::skipping_tracer_most_marked) {
+        use(SkippingGridTracer{grid, id_of});
+        return;
+      }
+    }
+    use(GridTracer{grid, id_of});
+  }
 
   // Changes whenever the grid's arrays do: structures built from a grid of the same generation
   // (the light's columns) still describe it.

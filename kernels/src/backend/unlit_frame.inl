@@ -45,19 +45,11 @@ inline void cast_unlit(BackendParts& parts, const Executor& exec, const FrameSet
     exec.mark(1);
     stats.cells = layout.cells;
     stats.grid_references = layout.references;
-    const GridView grid = parts.grid.view(layout);
-    parts.walls.with_all(options, [&](auto walls) {
-      if constexpr (Executor::casts_by_skipping_tracer) {
-        if (grid.bricks != nullptr &&
-            parts.grid.marked_share() <= Executor::skipping_tracer_most_marked) {
-          exec.for_each_pixel(
-              window_width(settings), window_height(settings),
-              RenderPixel<SkippingGridTracer, decltype(walls)>{{grid, id_of}, target, walls});
-          return;
-        }
-      }
-      exec.for_each_pixel(window_width(settings), window_height(settings),
-                          RenderPixel<GridTracer, decltype(walls)>{{grid, id_of}, target, walls});
+    parts.grid.with_tracer<Executor>(layout, id_of, [&](auto tracer) {
+      parts.walls.with_all(options, [&](auto walls) {
+        exec.for_each_pixel(window_width(settings), window_height(settings),
+                            RenderPixel<decltype(tracer), decltype(walls)>{tracer, target, walls});
+      });
     });
   } else if (method == RenderMethod::brute_force) {
     exec.mark(1);

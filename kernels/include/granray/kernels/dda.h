@@ -360,23 +360,6 @@ struct WithinMarkedBricks {
   GRANRAY_HD bool take(std::uint32_t k) { return inner.take(k); }
 };
 
-// Runs walk(t_from, within) over each stretch of the ray inside marked bricks, front to back,
-// until the walk ends otherwise than by leaving its stretch; walk returns true when the caller's
-// taker ended it. The stretches between, inside unmarked bricks, are passed brick by brick.
-template <class Inner, class Walk>
-GRANRAY_HD void walk_marked_stretches(const GridView& grid, const Ray& ray, float t_min,
-                                      float t_max, Inner& inner, Walk walk) {
-  BrickWalk bricks;
-  if (!bricks.start(grid, ray, t_min, t_max)) return;
-  for (;;) {
-    while (!bricks.marked()) {
-      if (inner.done_before(bricks.entered()) || !bricks.advance()) return;
-    }
-    WithinMarkedBricks<Inner> within{inner, bricks};
-    if (walk(bricks.entered(), within) || !within.left) return;
-  }
-}
-
 // walk_listed_spheres_between's flat loop with the bricks as a third kind of turn: a turn tests
 // one listed sphere, or fetches the next run of cells inside a marked stretch, or steps one brick
 // outside them, so that lanes in empty space and lanes among grains advance in the same turns
@@ -423,43 +406,46 @@ GRANRAY_HD void walk_listed_spheres_skipping(const GridView& grid, const Ray& ra
 }
 
 // walk_listed_spheres_between over [t_min, t_max], skipping empty space where the grid has
-// bricks.
+// bricks (on the host; the GPU's primary rays skip in a kernel of their own).
 template <class Taker>
 GRANRAY_HD void walk_listed_spheres(const GridView& grid, const Ray& ray, float t_min, float t_max,
                                     Taker& taker) {
 #if defined(__CUDA_ARCH__)
-  // Device code walks every cell here: the brick loop around the flat one cost more than it saved
-  // on an H200, and its registers slowed the dense box's walk too. The GPU's primary rays skip
-  // by walk_listed_spheres_skipping, in a kernel of their own (SkippingGridTracer).
+  // Device code walks every cell here: the bricks' turns cost more than they saved on an H200's
+  // heap, and their registers would slow every walk. SkippingGridTracer takes them where they pay.
   walk_listed_spheres_between(grid, ray, t_min, t_max, taker);
 #else
   if (grid.bricks == nullptr) {
     walk_listed_spheres_between(grid, ray, t_min, t_max, taker);
-    return;
+  } else {
+    walk_listed_spheres_skipping(grid, ray, t_min, t_max, taker);
   }
-  walk_marked_stretches(grid, ray, t_min, t_max, taker,
-                        [&](float from, WithinMarkedBricks<Taker>& within) {
-                          return walk_listed_spheres_between(grid, ray, from, t_max, within);
-                        });
 #endif
 }
 
-// walk_grown_cells over a built grid, skipping empty space where it has bricks.
+// walk_grown_cells over a built grid, skipping empty space where it has bricks (on the host, as
+// walk_listed_spheres): the cells' walk over each stretch of the ray inside marked bricks, front
+// to back, the stretches between passed brick by brick.
 template <class Visitor>
 GRANRAY_HD void walk_grown_cells(const GridView& grid, const Ray& ray, float t_min, float t_max,
                                  Visitor& visitor) {
 #if defined(__CUDA_ARCH__)
-  walk_grown_cells(grid.geometry, ray, t_min, t_max, visitor);  // as walk_listed_spheres says
+  walk_grown_cells(grid.geometry, ray, t_min, t_max, visitor);
 #else
   if (grid.bricks == nullptr) {
     walk_grown_cells(grid.geometry, ray, t_min, t_max, visitor);
     return;
   }
-  walk_marked_stretches(grid, ray, t_min, t_max, visitor,
-                        [&](float from, WithinMarkedBricks<Visitor>& within) {
-                          walk_grown_cells(grid.geometry, ray, from, t_max, within);
-                          return false;
-                        });
+  BrickWalk bricks;
+  if (!bricks.start(grid, ray, t_min, t_max)) return;
+  for (;;) {
+    while (!bricks.marked()) {
+      if (visitor.done_before(bricks.entered()) || !bricks.advance()) return;
+    }
+    WithinMarkedBricks<Visitor> within{visitor, bricks};
+    walk_grown_cells(grid.geometry, ray, bricks.entered(), t_max, within);
+    if (!within.left) return;
+  }
 #endif
 }
 
