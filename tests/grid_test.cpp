@@ -246,6 +246,49 @@ TEST_F(GridTest, BricksAreMarkedExactlyNearListingCells) {
   }
 }
 
+// The mean number of grains a listing cell holds, and the cells per grain.
+struct CellFill {
+  double grains_per_listing_cell;
+  double cells_per_grain;
+};
+
+CellFill cell_fill(const HostGrid& grid, std::size_t grains) {
+  const std::size_t cells = grid.cell_offsets.size() - 1;
+  std::size_t listing = 0;
+  for (std::size_t c = 0; c < cells; ++c)
+    listing += grid.cell_offsets[c + 1] > grid.cell_offsets[c];
+  return {double(grid.ref_index.size()) / double(listing), double(cells) / double(grains)};
+}
+
+// Cells are sized by the volume the grains occupy, not by their box: a heap, a pour or a hopper,
+// whose box is mostly air, lists about as few grains per listing cell as the dense box does (one
+// cell per grain over the box would give the heap's cells four or five), unless the cap of eight
+// cells a grain binds first; beds spread over their whole box, the dense box and the dilute gas,
+// keep one cell per grain.
+TEST_F(GridTest, CellsAreSizedByTheVolumeTheGrainsOccupy) {
+  Rng rng(fresh_seed());
+  const auto fill_of = [&](const std::string& name) {
+    const bench::SuiteScene scene = bench::make_suite_scene(name, 20000 + rng() % 10000, rng());
+    const HostGrid grid = build(scene.grains);
+    expect_exact_references(scene.grains, grid);
+    return cell_fill(grid, scene.grains.size());
+  };
+  const CellFill dense = fill_of("dense");
+  EXPECT_LE(dense.cells_per_grain, 1.05);
+  const CellFill dilute = fill_of("dilute");
+  EXPECT_LE(dilute.cells_per_grain, 1.05);
+  for (const std::string name : {"heap", "pour", "hopper"}) {
+    const CellFill fill = fill_of(name);
+    EXPECT_GT(fill.cells_per_grain, 2.0) << name;
+    EXPECT_LE(fill.cells_per_grain, 8.0 * 1.05) << name;  // the layout's cap: 8 cells a grain
+    // The pour's column and layer occupy so little of its tall box that the cap binds first.
+    const bool capped = fill.cells_per_grain > 0.9 * 8.0;
+    EXPECT_TRUE(capped || fill.grains_per_listing_cell < 1.5 * dense.grains_per_listing_cell)
+        << name << ": " << fill.grains_per_listing_cell
+        << " grains a listing cell against the dense box's " << dense.grains_per_listing_cell;
+  }
+}
+
 // The listing cells a walk meets, in order.
 struct ListingCellsMet {
   const HostGrid& grid;

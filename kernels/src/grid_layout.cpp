@@ -51,31 +51,64 @@ double cells_of(const GridGeometry& g) {
   return static_cast<double>(g.dims[0]) * g.dims[1] * g.dims[2];
 }
 
-}  // namespace
+// The bounds' box grown by a margin, so that clipping rays to the grid never cuts a sphere, and
+// its volume (each side at least a mean diameter).
+struct GridBox {
+  double origin[3];
+  double extent[3];
+  double volume;
+  double mean_diameter;
+};
 
-GridLayout choose_grid_layout(
-    const SceneBounds& bounds,
-    const std::function<std::uint64_t(const GridGeometry&)>& count_references, GridCells cells) {
+GridBox grid_box(const SceneBounds& bounds) {
+  GridBox box{};
   const double n = static_cast<double>(bounds.renderable);
   const double lo[3] = {bounds.lo.x, bounds.lo.y, bounds.lo.z};
   const double hi[3] = {bounds.hi.x, bounds.hi.y, bounds.hi.z};
-  const double mean_diameter = bounds.diameter_sum / n;
-  double span = mean_diameter;
+  box.mean_diameter = bounds.diameter_sum / n;
+  double span = box.mean_diameter;
   for (int a = 0; a < 3; ++a) span = std::max(span, hi[a] - lo[a]);
-  // A margin around the spheres' box so that clipping rays to the grid never cuts a sphere.
   const double margin = 1e-4 * span;
-  double origin[3], extent[3];
-  double volume = 1.0;
+  box.volume = 1.0;
   for (int a = 0; a < 3; ++a) {
-    origin[a] = lo[a] - margin;
-    extent[a] = hi[a] - lo[a] + 2.0 * margin;
-    volume *= std::max(extent[a], mean_diameter);
+    box.origin[a] = lo[a] - margin;
+    box.extent[a] = hi[a] - lo[a] + 2.0 * margin;
+    box.volume *= std::max(box.extent[a], box.mean_diameter);
   }
+  return box;
+}
 
-  const double max_cells = std::clamp(kCellsPerParticle * n, 64.0, kMaxCells);
+}  // namespace
+
+GridGeometry occupancy_geometry(const SceneBounds& bounds) {
+  const GridBox box = grid_box(bounds);
+  const double cells =
+      std::clamp(static_cast<double>(bounds.renderable) / kGrainsPerOccupancyCell, 1.0, kMaxCells);
+  double cell = std::cbrt(box.volume / cells);
+  GridGeometry g =
+      geometry_for(cell, box.origin, box.extent, bounds.max_radius, GridCells::centres);
+  while (cells_of(g) > cells) {
+    cell *= 1.01 * std::cbrt(cells_of(g) / cells);
+    g = geometry_for(cell, box.origin, box.extent, bounds.max_radius, GridCells::centres);
+  }
+  return g;
+}
+
+GridLayout choose_grid_layout(
+    const SceneBounds& bounds,
+    const std::function<std::uint64_t(const GridGeometry&)>& count_references, GridCells cells,
+    double occupied_share) {
+  const double n = static_cast<double>(bounds.renderable);
+  const GridBox box = grid_box(bounds);
+  const double* origin = box.origin;
+  const double* extent = box.extent;
+  // A bed that occupies a share of its box gets one cell per particle over that share: its grains
+  // then lie about one to a cell, as a dense box's do, and the bricks pass the empty rest.
+  const double share = std::clamp(occupied_share, kCellsPerParticle / kMostCellsPerParticle, 1.0);
+  const double max_cells = std::clamp(kCellsPerParticle * n / share, 64.0, kMaxCells);
   const double smallest =
-      cells == GridCells::overlaps ? kOverlapCellDiameters * mean_diameter : mean_diameter;
-  double cell = std::max(smallest, std::cbrt(volume / max_cells));
+      cells == GridCells::overlaps ? kOverlapCellDiameters * box.mean_diameter : box.mean_diameter;
+  double cell = std::max(smallest, std::cbrt(box.volume / max_cells));
   GridGeometry g = geometry_for(cell, origin, extent, bounds.max_radius, cells);
   while (cells_of(g) > max_cells) {
     cell *= 1.01 * std::cbrt(cells_of(g) / max_cells);

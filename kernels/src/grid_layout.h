@@ -16,10 +16,21 @@ struct GridLayout {
 };
 
 // count_references(g) returns how many (cell, sphere) references geometry g would hold.
+// `occupied_share`: the share of the bounds' box that the grains occupy (occupancy_geometry); the
+// cells are sized so that about one cell per particle covers that share, up to
+// kMostCellsPerParticle cells per particle in all.
 GridLayout choose_grid_layout(
     const SceneBounds& bounds,
     const std::function<std::uint64_t(const GridGeometry&)>& count_references,
-    GridCells cells = GridCells::centres);
+    GridCells cells = GridCells::centres, double occupied_share = 1.0);
+
+// The coarse grid that estimates the occupied share: about kGrainsPerOccupancyCell particles per
+// cell over the bounds' box, the share being the part of its cells that hold a particle's centre.
+constexpr double kGrainsPerOccupancyCell = 8.0;
+GridGeometry occupancy_geometry(const SceneBounds& bounds);
+
+// Cells per renderable particle at most, however little of its box a bed occupies.
+constexpr double kMostCellsPerParticle = 8.0;
 
 // True when geometry g lists every renderable sphere of `bounds` once (none is larger than its
 // centre_radius); needs the bounds' max_radius, and says false when that is unknown (0).

@@ -163,6 +163,21 @@ struct MarkBrick {
   }
 };
 
+// The coarse grid's count of the particles whose centre each cell holds (occupancy_geometry).
+struct CountOccupancy {
+  GridGeometry coarse;
+  const Vec4* spheres;
+  std::uint32_t* counts;
+  GRANRAY_HD void operator()(std::uint32_t i) const {
+    const Vec4 s = spheres[i];
+    if (is_renderable(s)) atomic_fetch_add(counts + centre_cell(coarse, s), 1u);
+  }
+};
+
+struct IsOccupied {
+  GRANRAY_HD std::uint64_t operator()(std::uint32_t count) const { return count != 0u; }
+};
+
 struct WidenMark {
   GRANRAY_HD std::uint64_t operator()(std::uint8_t mark) const { return mark; }
 };
@@ -207,11 +222,12 @@ class ParticleGrid {
     }
     kept_.reset();  // the arrays are about to change
     ++generation_;
+    const double share = occupied_share(exec, r, bounds);
     detail::GridLayout layout;
     if constexpr (E::lists_by_sorting) {
-      layout = sort_grid(exec, r, bounds, cells);
+      layout = sort_grid(exec, r, bounds, cells, share);
     } else {
-      layout = count_grid(exec, r, bounds, cells);
+      layout = count_grid(exec, r, bounds, cells, share);
     }
     pad_ref_spheres(exec, layout.references);
     mark_bricks(exec, layout.geometry, bounds);
@@ -327,6 +343,22 @@ class ParticleGrid {
     skips_empty_ = marked_share_ <= kMostMarkedBricks;
   }
 
+  // The share of the box that a bed leaving most of it empty occupies, from a coarse count of
+  // centres (detail::occupancy_geometry); 1 for a bed that fills its box, which skips the count.
+  template <class E>
+  double occupied_share(const E& exec, const ResidentParticles& r, const SceneBounds& bounds) {
+    if (bounds.renderable == 0 || solid_fraction(bounds) >= kFullestBedWithBricks) return 1.0;
+    const GridGeometry coarse = detail::occupancy_geometry(bounds);
+    const std::size_t cells = std::size_t(coarse.dims[0]) * coarse.dims[1] * coarse.dims[2];
+    auto policy = exec.policy();
+    keys_.resize(cells);  // scratch: the build writes its keys over the counts
+    thrust::fill_n(policy, keys_.data(), cells, 0u);
+    thrust::for_each_n(policy, Index(0), r.count, CountOccupancy{coarse, r.spheres, keys_.data()});
+    const std::uint64_t occupied = thrust::transform_reduce(
+        policy, keys_.data(), keys_.data() + cells, IsOccupied{}, std::uint64_t{0}, SumU64{});
+    return static_cast<double>(occupied) / static_cast<double>(cells);
+  }
+
   // About how much of the grains' box they fill: their count times the volume of a grain of
   // the mean diameter, over the box's (each side at least that diameter).
   static double solid_fraction(const SceneBounds& b) {
@@ -346,7 +378,7 @@ class ParticleGrid {
 
   template <class E>
   detail::GridLayout sort_grid(const E& exec, const ResidentParticles& r, const SceneBounds& bounds,
-                               GridCells cells_kind) {
+                               GridCells cells_kind, double share) {
     auto policy = exec.policy();
     const std::uint32_t n = r.count;
     // Unless every sphere is listed once, one fused pass counts each sphere's cells and scans
@@ -365,7 +397,7 @@ class ParticleGrid {
           exec.download(ends_.data() + (n - 1), &total, 1);
           return total;
         },
-        cells_kind);
+        cells_kind, share);
     const GridGeometry& g = layout.geometry;
     const auto total = static_cast<std::uint32_t>(layout.references);
     const auto cells = static_cast<std::uint32_t>(layout.cells);
@@ -404,7 +436,7 @@ class ParticleGrid {
 
   template <class E>
   detail::GridLayout count_grid(const E& exec, const ResidentParticles& r,
-                                const SceneBounds& bounds, GridCells cells_kind) {
+                                const SceneBounds& bounds, GridCells cells_kind, double share) {
     auto policy = exec.policy();
     const std::uint32_t n = r.count;
     // The total in 64 bits decides the geometry (a huge one must not wrap to a small one).
@@ -415,7 +447,7 @@ class ParticleGrid {
           return thrust::transform_reduce(policy, Index(0), Index(n), ReferenceCount{g, r.spheres},
                                           std::uint64_t{0}, SumU64{});
         },
-        cells_kind);
+        cells_kind, share);
     const GridGeometry& g = layout.geometry;
     const auto total = static_cast<std::uint32_t>(layout.references);
     const auto cells = static_cast<std::size_t>(layout.cells);
