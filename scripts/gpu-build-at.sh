@@ -4,11 +4,14 @@
 # builds TARGETS, logs under $OUT; header-only dependencies from .deps/include when present.
 extra=()
 [ -d .deps/include ] && extra+=("-DGRANRAY_EXTRA_INCLUDE_DIR=$PWD/.deps/include")
+# BUILD_ARGS: more cmake arguments for this one build.
 build() {
   local src=$1 dir=$2
   shift 2
+  # shellcheck disable=SC2086
   cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DGRANRAY_BUILD_PYTHON=OFF "${extra[@]}" >"$OUT/$(basename "$dir").configure.log" 2>&1 &&
+    -DGRANRAY_BUILD_PYTHON=OFF "${extra[@]}" ${BUILD_ARGS:-} \
+    >"$OUT/$(basename "$dir").configure.log" 2>&1 &&
     cmake --build "$dir" -j "$(nproc)" --target "$@" >"$OUT/$(basename "$dir").build.log" 2>&1 ||
     { grep -E "error|FAILED" "$OUT/$(basename "$dir").build.log" | head -30; return 1; }
 }

@@ -68,6 +68,12 @@ constexpr int kStageMarks = 6;
 #define GRANRAY_WALL_TILE_MIN_BLOCKS 1
 #endif
 
+// The largest share of marked bricks for which the primary rays walk by SkippingGridTracer
+// (Executor::skipping_tracer_most_marked); a compile definition tries others.
+#ifndef GRANRAY_SKIPPING_TRACER_MOST_MARKED
+#define GRANRAY_SKIPPING_TRACER_MOST_MARKED (1.0 / 3.0)
+#endif
+
 // A pixel kernel's block: its shape and the least blocks an SM its launch bounds ask for.
 template <int Width, int Height, int MinBlocks>
 struct PixelTile {
@@ -331,7 +337,7 @@ class Executor {
   // ... where at most a third of the bricks are marked: on an H200 the pour's (6 % marked) and the
   // hopper's (27 %) primary casts went 1.67 -> 1.06 and 1.38 -> 0.99 ms, the heap's (42 %) and
   // the drum's (67 %) 0.71 -> 1.22 and 1.02 -> 1.87 ms.
-  static constexpr double skipping_tracer_most_marked = 1.0 / 3.0;
+  static constexpr double skipping_tracer_most_marked = GRANRAY_SKIPPING_TRACER_MOST_MARKED;
   // 1 M dense grains at 1080p: grid 0.25 ms, tiles 0.46 ms with their binning (docs/benchmarks.md,
   // "Screen tiles").
   // Ambient occlusion: a walk per occlusion ray: a gathered list would live in local memory.
