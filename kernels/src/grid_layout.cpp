@@ -26,6 +26,14 @@ constexpr int kMaxRefinements = 40;
 // (1 + 1/2)^3 = 3.4 cells; on the LIGGGHTS packing's path-traced still, 1.5 and 2.5 diameters
 // were 2-7 % slower, 3 diameters 15 %, and the frames' layout 16 % (docs/benchmarks.md).
 constexpr double kOverlapCellDiameters = 2.0;
+// Cells sized by the occupied volume where the grains occupy at most this share of their box, so
+// that cells sized by the box would hold more than about three grains each where grains lie. On an
+// H200 (1 M grains, 1080p, docs/benchmarks.md) the pour's (share under 1/8) primary cast went 1.11
+// -> 0.67 ms and its lit cast 3.20 -> 1.79 ms, the hopper's (0.19) lit cast 2.90 -> 2.13 ms; the
+// heap's (0.35) primary cast went 0.71 -> 1.12 ms and the drum's (0.64) 0.98 -> 1.16 ms: where
+// grains lie only a few to a box-sized cell, the walk pays more for the finer cells it crosses
+// than it saves in grains tested.
+constexpr double kMostShareSizedByOccupancy = 0.3;
 
 GridGeometry geometry_for(double cell, const double origin[3], const double extent[3],
                           double max_radius, GridCells cells) {
@@ -102,9 +110,13 @@ GridLayout choose_grid_layout(
   const GridBox box = grid_box(bounds);
   const double* origin = box.origin;
   const double* extent = box.extent;
-  // A bed that occupies a share of its box gets one cell per particle over that share: its grains
-  // then lie about one to a cell, as a dense box's do, and the bricks pass the empty rest.
-  const double share = std::clamp(occupied_share, kCellsPerParticle / kMostCellsPerParticle, 1.0);
+  // A bed that occupies at most kMostShareSizedByOccupancy of its box gets one cell per particle
+  // over that share: its grains then lie about one to a cell, as a dense box's do, and the bricks
+  // pass the empty rest.
+  const double share =
+      occupied_share <= kMostShareSizedByOccupancy
+          ? std::clamp(occupied_share, kCellsPerParticle / kMostCellsPerParticle, 1.0)
+          : 1.0;
   const double max_cells = std::clamp(kCellsPerParticle * n / share, 64.0, kMaxCells);
   const double smallest =
       cells == GridCells::overlaps ? kOverlapCellDiameters * box.mean_diameter : box.mean_diameter;

@@ -16,9 +16,9 @@ struct GridLayout {
 };
 
 // count_references(g) returns how many (cell, sphere) references geometry g would hold.
-// `occupied_share`: the share of the bounds' box that the grains occupy (occupancy_geometry); the
-// cells are sized so that about one cell per particle covers that share, up to
-// kMostCellsPerParticle cells per particle in all.
+// `occupied_share`: the share of the bounds' box that the grains occupy (occupancy_geometry); where
+// it is small (grid_layout.cpp says how small) the cells are sized so that about one cell per
+// particle covers that share, up to kMostCellsPerParticle cells per particle in all.
 GridLayout choose_grid_layout(
     const SceneBounds& bounds,
     const std::function<std::uint64_t(const GridGeometry&)>& count_references,

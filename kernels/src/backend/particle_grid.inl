@@ -128,9 +128,9 @@ struct ListedOnceKey {
   }
 };
 
-// Brick b of the grid marked (1) when a cell within brick_margin_cells of it lists a sphere, else
-// 0. Cells along x are consecutive, so a row of them is tested by its first and last offsets: a
-// few rows per brick.
+// Brick b of the grid marked when a cell within brick_margin_cells of it lists a sphere
+// (GridView::bricks). Cells along x are consecutive, so a row of them is tested by its first and
+// last offsets: a few rows per brick.
 struct MarkBrick {
   GridGeometry geometry;
   const std::uint32_t* offsets;
@@ -160,38 +160,6 @@ struct MarkBrick {
       }
     }
     marks[b] = mark;
-  }
-};
-
-// One axis's pass of the bricks' clearance (GridView::bricks): the Chebyshev distance to the
-// nearest marked brick is separable, min over k of max(|z - k|, the same distance in the plane
-// z = k), so three passes of a one-dimensional window give it (capped at kMostBrickClearance). The
-// first pass (`from_marks`) reads MarkBrick's marks, the others the previous pass's distances.
-struct BrickClearancePass {
-  const std::uint8_t* in;
-  std::uint8_t* out;
-  int dims[3];
-  int axis;
-  bool from_marks;
-  GRANRAY_HD void operator()(std::uint32_t b) const {
-    const int x = static_cast<int>(b % static_cast<std::uint32_t>(dims[0]));
-    const int y = static_cast<int>(b / static_cast<std::uint32_t>(dims[0]) %
-                                   static_cast<std::uint32_t>(dims[1]));
-    const int z = static_cast<int>(b / static_cast<std::uint32_t>(dims[0] * dims[1]));
-    const int at = axis == 0 ? x : (axis == 1 ? y : z);
-    const int stride = axis == 0 ? 1 : (axis == 1 ? dims[0] : dims[0] * dims[1]);
-    const int lo = at - kMostBrickClearance < 0 ? 0 : at - kMostBrickClearance;
-    const int hi =
-        at + kMostBrickClearance > dims[axis] - 1 ? dims[axis] - 1 : at + kMostBrickClearance;
-    int best = kMostBrickClearance;
-    const std::uint8_t* row = in + (static_cast<std::int64_t>(b) - std::int64_t{at} * stride);
-    for (int i = lo; i <= hi; ++i) {
-      const int apart = i > at ? i - at : at - i;
-      const std::uint8_t v = row[static_cast<std::int64_t>(i) * stride];
-      const int d = from_marks ? (v != 0 ? apart : kMostBrickClearance) : (apart > v ? apart : v);
-      best = d < best ? d : best;
-    }
-    out[b] = static_cast<std::uint8_t>(best);
   }
 };
 
@@ -240,8 +208,7 @@ class ParticleGrid {
         values_sorted_(account, "sorted grid references"),
         cell_offsets_(account, "grid cell offsets"),
         ref_spheres_(account, "particles in cell order"),
-        bricks_(account, "grid bricks' clearance"),
-        brick_scratch_(account, "grid bricks' marks") {}
+        bricks_(account, "grid bricks marked for empty space") {}
 
   // The grid over `r`. With `same_particles` (a later band of the frame whose grid this is) the
   // grid built last is kept when it was built for these particles and box. A template, so that
@@ -351,8 +318,7 @@ class ParticleGrid {
     thrust::fill_n(exec.policy(), ref_spheres_.data() + references, kSphereBatchPad, Vec4{});
   }
 
-  // The bricks that empty space is skipped by (GridView::bricks), from the built cell offsets:
-  // their marks, then the clearance of the unmarked ones.
+  // The bricks that empty space is skipped by (GridView::bricks), from the built cell offsets.
   template <class E>
   void mark_bricks(const E& exec, const GridGeometry& g, const SceneBounds& bounds) {
     skips_empty_ = false;
@@ -361,30 +327,20 @@ class ParticleGrid {
       bricks_.resize(0);
       return;
     }
-    const int dims[3] = {bricks_along(g.dims[0]), bricks_along(g.dims[1]), bricks_along(g.dims[2])};
-    const auto count = static_cast<std::uint32_t>(dims[0]) * static_cast<std::uint32_t>(dims[1]) *
-                       static_cast<std::uint32_t>(dims[2]);
+    const int bx = bricks_along(g.dims[0]), by = bricks_along(g.dims[1]);
+    const auto count = static_cast<std::uint32_t>(bx) * static_cast<std::uint32_t>(by) *
+                       static_cast<std::uint32_t>(bricks_along(g.dims[2]));
     bricks_.resize(count);
-    brick_scratch_.resize(count);
-    auto policy = exec.policy();
-    std::uint8_t* marks = brick_scratch_.data();
     thrust::for_each_n(
-        policy, Index(0), count,
-        MarkBrick{g, cell_offsets_.data(), dims[0], dims[1], brick_margin_cells(g), marks});
+        exec.policy(), Index(0), count,
+        MarkBrick{g, cell_offsets_.data(), bx, by, brick_margin_cells(g), bricks_.data()});
     // A walk that skips pays for following its bricks at every slab (on the 2-core machine the
     // dense box cast 20 % slower, the pour 2.5x faster): bricks only where enough are empty.
-    const std::uint64_t marked = thrust::transform_reduce(policy, marks, marks + count, WidenMark{},
-                                                          std::uint64_t{0}, SumU64{});
+    const std::uint64_t marked =
+        thrust::transform_reduce(exec.policy(), bricks_.data(), bricks_.data() + count, WidenMark{},
+                                 std::uint64_t{0}, SumU64{});
     marked_share_ = static_cast<double>(marked) / static_cast<double>(count);
     skips_empty_ = marked_share_ <= kMostMarkedBricks;
-    // Marks -> along x into bricks_ -> along y into the marks' array -> along z into bricks_.
-    std::uint8_t* clearance = bricks_.data();
-    thrust::for_each_n(policy, Index(0), count,
-                       BrickClearancePass{marks, clearance, {dims[0], dims[1], dims[2]}, 0, true});
-    thrust::for_each_n(policy, Index(0), count,
-                       BrickClearancePass{clearance, marks, {dims[0], dims[1], dims[2]}, 1, false});
-    thrust::for_each_n(policy, Index(0), count,
-                       BrickClearancePass{marks, clearance, {dims[0], dims[1], dims[2]}, 2, false});
   }
 
   // The share of the box that a bed leaving most of it empty occupies, from a coarse count of
@@ -522,7 +478,6 @@ class ParticleGrid {
   Array<std::uint32_t> cell_offsets_;
   Array<Vec4> ref_spheres_;
   Array<std::uint8_t> bricks_;
-  Array<std::uint8_t> brick_scratch_;
   bool skips_empty_ = false;  // enough bricks are unmarked for the walk to skip them
   double marked_share_ = 1.0;
   std::optional<Kept> kept_;

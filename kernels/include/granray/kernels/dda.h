@@ -267,33 +267,6 @@ struct BrickAxis {
     index += step;
     schedule();
   }
-  // When the ray leaves the bricks within `reach` of its own along this axis (INFINITY when they
-  // run to the grid's far side).
-  GRANRAY_HD float leaves_within(int reach) const {
-    if (step > 0 && index + reach + 1 < dim) {
-      return from_origin + static_cast<float>(index + reach + 1) * per_brick;
-    }
-    if (step < 0 && index - reach > 0)
-      return from_origin + static_cast<float>(index - reach) * per_brick;
-    return INFINITY;
-  }
-  // Into the brick the ray is in at time t (t at or after the present), by the same crossing
-  // times that advance() follows, so that the two never disagree about a brick.
-  GRANRAY_HD void seat_at(float t) {
-    if (step == 0) return;
-    index = clamp_cell((t - from_origin) / per_brick, dim);
-    // The brick's own crossings decide: entered at or before t, left after it.
-    const int ahead = step > 0 ? 1 : 0;
-    while (index + step >= 0 && index + step < dim &&
-           from_origin + static_cast<float>(index + ahead) * per_brick <= t) {
-      index += step;
-    }
-    while (index - step >= 0 && index - step < dim &&
-           from_origin + static_cast<float>(index + 1 - ahead) * per_brick > t) {
-      index -= step;
-    }
-    schedule();
-  }
 };
 
 // A 3D-DDA over the grid's bricks (Amanatides & Woo again, one level up): the brick the ray is
@@ -322,12 +295,10 @@ class BrickWalk {
     schedule();
     return true;
   }
-  GRANRAY_HD bool marked() const { return clearance() == 0; }
-  // The brick's clearance (GridView::bricks): 0 when it is marked.
-  GRANRAY_HD int clearance() const {
+  GRANRAY_HD bool marked() const {
     return marks_[static_cast<std::uint32_t>(z_.index) * static_cast<std::uint32_t>(layer_) +
                   static_cast<std::uint32_t>(y_.index) * static_cast<std::uint32_t>(row_) +
-                  static_cast<std::uint32_t>(x_.index)];
+                  static_cast<std::uint32_t>(x_.index)] != 0;
   }
   GRANRAY_HD float entered() const { return entered_; }
   GRANRAY_HD float leaves() const { return leaves_; }
@@ -344,23 +315,6 @@ class BrickWalk {
       z_.advance();
     }
     // A start rounded into the brick before the true one leaves it "before" it was entered.
-    entered_ = nan_ignoring_max(entered_, t);
-    schedule();
-    return true;
-  }
-  // Past the unmarked bricks around an unmarked one, as far as its clearance c reaches (the
-  // bricks within c - 1 of it): into the brick where the ray leaves them; false when the ray
-  // leaves the grid (or its span) first. One brick, as advance(), for a clearance of 1.
-  GRANRAY_HD bool pass_clear_bricks() {
-    const int reach = clearance() - 1;
-    if (reach <= 0) return advance();
-    const float t =
-        nan_ignoring_min(x_.leaves_within(reach),
-                         nan_ignoring_min(y_.leaves_within(reach), z_.leaves_within(reach)));
-    if (!(t <= exit_)) return false;
-    x_.seat_at(t);
-    y_.seat_at(t);
-    z_.seat_at(t);
     entered_ = nan_ignoring_max(entered_, t);
     schedule();
     return true;
@@ -445,7 +399,7 @@ GRANRAY_HD void walk_listed_spheres_skipping(const GridView& grid, const Ray& ra
       in_stretch = true;
       j = s.j_first;
       k = s.k_first;
-    } else if (taker.done_before(bricks.entered()) || !bricks.pass_clear_bricks()) {
+    } else if (taker.done_before(bricks.entered()) || !bricks.advance()) {
       return;
     }
   }
@@ -486,7 +440,7 @@ GRANRAY_HD void walk_grown_cells(const GridView& grid, const Ray& ray, float t_m
   if (!bricks.start(grid, ray, t_min, t_max)) return;
   for (;;) {
     while (!bricks.marked()) {
-      if (visitor.done_before(bricks.entered()) || !bricks.pass_clear_bricks()) return;
+      if (visitor.done_before(bricks.entered()) || !bricks.advance()) return;
     }
     WithinMarkedBricks<Visitor> within{visitor, bricks};
     walk_grown_cells(grid.geometry, ray, bricks.entered(), t_max, within);

@@ -102,13 +102,9 @@ GRANRAY_HD_INLINE std::uint32_t cell_count(const CellRange& r) {
 // Empty space is skipped by bricks of kBrickCells^3 cells (brick_dims of them, bricks[] one byte
 // each, x fastest): brick b is marked when a cell that lists a sphere lies within the walk's reach
 // of it, grown by one cell for rounding. A ray's stretch inside unmarked bricks crosses no grown
-// box of a listing cell, so the walk passes it without reading a cell (walk_listed_spheres).
-// bricks[b] is 0 for a marked brick, and otherwise its clearance c >= 1: the Chebyshev distance,
-// in bricks, to the nearest marked one, capped at kMostBrickClearance. Every brick within c - 1
-// of b along each axis is then unmarked, so a ray in b passes that whole cube at once. Null
+// box of a listing cell, so the walk passes it without reading a cell (walk_listed_spheres). Null
 // bricks: every cell is walked.
 constexpr int kBrickCells = 4;
-constexpr int kMostBrickClearance = 15;
 
 struct GridView {
   GridGeometry geometry;
