@@ -97,6 +97,39 @@ TEST_F(RenderTest, BedsWhoseWalksSkipEmptySpaceMatchBruteForce) {
   }
 }
 
+// A pour occupies so little of its box that the frames' grid sizes its cells by the occupied
+// volume (several cells a grain), where the grids of bounce rays and of the path-traced still,
+// whose rays run long through the empty space, keep one cell a grain over the box.
+TEST_F(RenderTest, GridsOfBouncingRaysKeepTheBoxsCells) {
+  Rng rng(fresh_seed());
+  const bench::SuiteScene scene = bench::make_suite_scene("pour", 20000 + rng() % 10000, rng());
+  const ParticleView view = view_of(scene.grains);
+  const double grains = static_cast<double>(scene.grains.size());
+  Renderer renderer(test_backend());
+  Image image;
+  const auto cells_per_grain = [&](const RenderSettings& settings) {
+    return static_cast<double>(renderer.render(view, settings, image, {RenderMethod::grid}).cells) /
+           grains;
+  };
+  RenderSettings plain = sized_random_settings(rng, false, 32, 24);
+  EXPECT_GT(cells_per_grain(plain), 2.0) << "unlit";
+  RenderSettings lit = plain;
+  lit.shading.shadows = true;
+  lit.shading.ao_samples = 2;
+  EXPECT_GT(cells_per_grain(lit), 2.0) << "shadows and occlusion";
+  RenderSettings bouncing = plain;
+  bouncing.shading.bounces = 2;
+  bouncing.materials = {MaterialSettings{"steel", MaterialType::metal}};
+  bouncing.materials[0].reflectance = 0.8f;
+  bouncing.materials[0].grains = SelectRange{-INFINITY, INFINITY};
+  EXPECT_LE(cells_per_grain(bouncing), 1.05) << "metal, two bounces";
+  RenderSettings path = plain;
+  path.model = ImageModel::path;
+  path.path.samples = 1;
+  path.shading.bounces = 2;
+  EXPECT_LE(cells_per_grain(path), 1.05) << "path-traced still";
+}
+
 TEST_F(RenderTest, PolydisperseWithHugeGrains) {
   Rng rng(fresh_seed());
   auto spheres = dense_bed(rng, 2000, 0.1f, 0.3f);

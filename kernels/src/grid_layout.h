@@ -24,6 +24,12 @@ GridLayout choose_grid_layout(
     const std::function<std::uint64_t(const GridGeometry&)>& count_references,
     GridCells cells = GridCells::centres, double occupied_share = 1.0);
 
+// What a frame's grid sizes its cells by: the grains' box, or the volume they occupy in it (where
+// that is a small share, choose_grid_layout's occupied_share). Rays that bounce run long through
+// the empty space that finer cells fill, so the grids of bounces and of the path-traced still keep
+// the box's cells (docs/design.md, "Empty space").
+enum class CellSizing { by_box, by_occupied_volume };
+
 // The coarse grid that estimates the occupied share: about kGrainsPerOccupancyCell particles per
 // cell over the bounds' box, the share being the part of its cells that hold a particle's centre.
 constexpr double kGrainsPerOccupancyCell = 8.0;

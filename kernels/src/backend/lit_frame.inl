@@ -43,8 +43,11 @@ inline LitStructures build_lit_structures(BackendParts& parts, const Executor& e
   // Bounce rays (contract 2e) start anywhere: they walk the grid, like secondary rays.
   const bool grid_for_blockers = blockers && (has_secondary_rays(lighting) || bounces) &&
                                  s.method != RenderMethod::brute_force;
-  if (grid_for_surfaces || grid_for_blockers)
-    s.layout = parts.grid.build(exec, f.r, f.bounds, options.same_particles, cells);
+  if (grid_for_surfaces || grid_for_blockers) {
+    s.layout = parts.grid.build(
+        exec, f.r, f.bounds, options.same_particles, cells,
+        bounces ? detail::CellSizing::by_box : detail::CellSizing::by_occupied_volume);
+  }
   return s;
 }
 

@@ -215,14 +215,16 @@ class ParticleGrid {
   // only the backend's own way is compiled (the CPU has no radix sort here).
   template <class E>
   detail::GridLayout build(const E& exec, const ResidentParticles& r, const SceneBounds& bounds,
-                           bool same_particles = false, GridCells cells = GridCells::centres) {
+                           bool same_particles = false, GridCells cells = GridCells::centres,
+                           detail::CellSizing sizing = detail::CellSizing::by_occupied_volume) {
     if (same_particles && kept_ && kept_->spheres == r.spheres && kept_->count == r.count &&
-        kept_->cells == cells && same_box(kept_->bounds, bounds)) {
+        kept_->cells == cells && kept_->sizing == sizing && same_box(kept_->bounds, bounds)) {
       return kept_->layout;
     }
     kept_.reset();  // the arrays are about to change
     ++generation_;
-    const double share = occupied_share(exec, r, bounds);
+    const double share =
+        sizing == detail::CellSizing::by_occupied_volume ? occupied_share(exec, r, bounds) : 1.0;
     detail::GridLayout layout;
     if constexpr (E::lists_by_sorting) {
       layout = sort_grid(exec, r, bounds, cells, share);
@@ -231,7 +233,7 @@ class ParticleGrid {
     }
     pad_ref_spheres(exec, layout.references);
     mark_bricks(exec, layout.geometry, bounds);
-    kept_ = Kept{r.spheres, r.count, bounds, cells, layout};
+    kept_ = Kept{r.spheres, r.count, bounds, cells, sizing, layout};
     return layout;
   }
 
@@ -308,6 +310,7 @@ class ParticleGrid {
     std::uint32_t count;
     SceneBounds bounds;
     GridCells cells;
+    detail::CellSizing sizing;
     detail::GridLayout layout;
   };
 
