@@ -86,6 +86,18 @@ GridBox grid_box(const SceneBounds& bounds) {
   return box;
 }
 
+// Cells of at least `cell` over `box`, made coarser until at most `max_cells` of them fit (an
+// elongated box); `cell` is left at the size taken.
+GridGeometry fitted_geometry(double& cell, const GridBox& box, double max_cells, float max_radius,
+                             GridCells cells) {
+  GridGeometry g = geometry_for(cell, box.origin, box.extent, max_radius, cells);
+  while (cells_of(g) > max_cells) {
+    cell *= 1.01 * std::cbrt(cells_of(g) / max_cells);
+    g = geometry_for(cell, box.origin, box.extent, max_radius, cells);
+  }
+  return g;
+}
+
 }  // namespace
 
 GridGeometry occupancy_geometry(const SceneBounds& bounds) {
@@ -93,13 +105,7 @@ GridGeometry occupancy_geometry(const SceneBounds& bounds) {
   const double cells =
       std::clamp(static_cast<double>(bounds.renderable) / kGrainsPerOccupancyCell, 1.0, kMaxCells);
   double cell = std::cbrt(box.volume / cells);
-  GridGeometry g =
-      geometry_for(cell, box.origin, box.extent, bounds.max_radius, GridCells::centres);
-  while (cells_of(g) > cells) {
-    cell *= 1.01 * std::cbrt(cells_of(g) / cells);
-    g = geometry_for(cell, box.origin, box.extent, bounds.max_radius, GridCells::centres);
-  }
-  return g;
+  return fitted_geometry(cell, box, cells, bounds.max_radius, GridCells::centres);
 }
 
 GridLayout choose_grid_layout(
@@ -108,8 +114,6 @@ GridLayout choose_grid_layout(
     double occupied_share) {
   const double n = static_cast<double>(bounds.renderable);
   const GridBox box = grid_box(bounds);
-  const double* origin = box.origin;
-  const double* extent = box.extent;
   // A bed that occupies at most kMostShareSizedByOccupancy of its box gets one cell per particle
   // over that share: its grains then lie about one to a cell, as a dense box's do, and the bricks
   // pass the empty rest.
@@ -121,11 +125,7 @@ GridLayout choose_grid_layout(
   const double smallest =
       cells == GridCells::overlaps ? kOverlapCellDiameters * box.mean_diameter : box.mean_diameter;
   double cell = std::max(smallest, std::cbrt(box.volume / max_cells));
-  GridGeometry g = geometry_for(cell, origin, extent, bounds.max_radius, cells);
-  while (cells_of(g) > max_cells) {
-    cell *= 1.01 * std::cbrt(cells_of(g) / max_cells);
-    g = geometry_for(cell, origin, extent, bounds.max_radius, cells);
-  }
+  GridGeometry g = fitted_geometry(cell, box, max_cells, bounds.max_radius, cells);
 
   const double max_refs = std::min(kReferencesPerParticle * n + kReferenceSlack, kMaxReferences);
   std::uint64_t refs = count_references(g);
@@ -136,7 +136,7 @@ GridLayout choose_grid_layout(
     }
     // Huge grains overlap many cells: coarser cells (twice the volume) until the list is bounded.
     cell *= 1.26;
-    g = geometry_for(cell, origin, extent, bounds.max_radius, cells);
+    g = geometry_for(cell, box.origin, box.extent, bounds.max_radius, cells);
     refs = count_references(g);
   }
   return {g, static_cast<std::uint64_t>(cells_of(g)), refs};
