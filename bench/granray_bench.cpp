@@ -19,6 +19,7 @@
 #include "granray/io/annotations.h"
 #include "granray/io/particle_file.h"
 #include "granray/renderer.h"
+#include "grid_census.h"
 #include "scene_suite.h"
 
 namespace {
@@ -97,6 +98,10 @@ int main(int argc, char** argv) {
   app.add_flag("--in-place", in_place,
                "CUDA: the grains, their values and pairs copied to device memory once and "
                "rendered there, as an in-situ code's are (no upload in the frame)");
+  bool census = false;
+  app.add_flag("--grid-census", census,
+               "say how fine each scene's grid is, how full its listing cells and how many of "
+               "its bricks are marked");
   app.add_flag("--annotations", annotate,
                "also time the colour bar and label drawn on each rendered image");
   CLI11_PARSE(app, argc, argv);
@@ -197,6 +202,12 @@ int main(int argc, char** argv) {
               on_device.emplace_back(copy_to_device(pairs.second, "pairs")).as<std::uint32_t>();
           c.value = on_device.emplace_back(copy_to_device(pairs.value, "pair values")).as<float>();
         }
+      }
+      if (census) {
+        const granray::HostGrid grid = renderer.build_grid(view);
+        std::printf("%s: %s\n", scene.c_str(),
+                    granray::bench::describe(grid, granray::bench::grid_census(grid, grains.size()))
+                        .c_str());
       }
       // The bare cell hash + sort_by_key of the same particles, same run: the grid's yardstick.
       std::vector<double> sorts;

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "granray/kernels/trace.h"
+#include "grid_census.h"
 #include "scene_suite.h"
 #include "test_support.h"
 
@@ -246,18 +247,26 @@ TEST_F(GridTest, BricksAreMarkedExactlyNearListingCells) {
   }
 }
 
-// The mean number of grains a listing cell holds, and the cells per grain.
-struct CellFill {
-  double grains_per_listing_cell;
-  double cells_per_grain;
-};
-
-CellFill cell_fill(const HostGrid& grid, std::size_t grains) {
-  const std::size_t cells = grid.cell_offsets.size() - 1;
-  std::size_t listing = 0;
-  for (std::size_t c = 0; c < cells; ++c)
-    listing += grid.cell_offsets[c + 1] > grid.cell_offsets[c];
-  return {double(grid.ref_index.size()) / double(listing), double(cells) / double(grains)};
+// The census that granray-bench --grid-census prints, on a grid whose answers are known: two of
+// its four cells list three references, one of its two bricks is marked.
+TEST(GridCensus, CountsCellsListingCellsAndMarkedBricks) {
+  HostGrid grid;
+  grid.geometry.dims[0] = 4;
+  grid.geometry.dims[1] = grid.geometry.dims[2] = 1;
+  grid.cell_offsets = {0, 2, 2, 3, 3};
+  grid.ref_index = {0, 1, 2};
+  grid.bricks = {1, 0};
+  grid.skips_empty = true;
+  const bench::GridCensus c = bench::grid_census(grid, 2);
+  EXPECT_DOUBLE_EQ(c.cells_per_grain, 2.0);
+  EXPECT_DOUBLE_EQ(c.grains_per_listing_cell, 1.5);
+  EXPECT_DOUBLE_EQ(c.marked_bricks, 0.5);
+  EXPECT_TRUE(c.skips_empty);
+  EXPECT_EQ(bench::describe(grid, c),
+            "grid 4 x 1 x 1, 2.00 cells a grain, 1.50 grains a listing cell, bricks 50 % marked "
+            "(walks skip)");
+  grid.bricks.clear();
+  EXPECT_DOUBLE_EQ(bench::grid_census(grid, 2).marked_bricks, 1.0);
 }
 
 // Cells are sized by the volume the grains occupy where it is a small share of their box: a pour
@@ -271,14 +280,14 @@ TEST_F(GridTest, CellsAreSizedByTheVolumeTheGrainsOccupy) {
     const bench::SuiteScene scene = bench::make_suite_scene(name, 20000 + rng() % 10000, rng());
     const HostGrid grid = build(scene.grains);
     expect_exact_references(scene.grains, grid);
-    return cell_fill(grid, scene.grains.size());
+    return bench::grid_census(grid, scene.grains.size());
   };
-  const CellFill dense = fill_of("dense");
+  const bench::GridCensus dense = fill_of("dense");
   for (const std::string name : {"dense", "dilute", "heap", "drum"}) {
     EXPECT_LE(fill_of(name).cells_per_grain, 1.05) << name;
   }
   for (const std::string name : {"pour", "hopper"}) {
-    const CellFill fill = fill_of(name);
+    const bench::GridCensus fill = fill_of(name);
     EXPECT_GT(fill.cells_per_grain, 2.0) << name;
     EXPECT_LE(fill.cells_per_grain, 8.0 * 1.05) << name;  // the layout's cap: 8 cells a grain
     // The pour's column and layer occupy so little of its tall box that the cap binds first.

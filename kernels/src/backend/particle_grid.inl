@@ -163,19 +163,18 @@ struct MarkBrick {
   }
 };
 
-// The coarse grid's count of the particles whose centre each cell holds (occupancy_geometry).
-struct CountOccupancy {
+// The coarse grid's cells that hold a particle's centre flagged (occupancy_geometry): a store, not
+// an atomic add per grain, which a gas's scattered centres made slow (on the 2-core machine a 1
+// M-grain gas then builds its grid in 43.7-44.5 ms, as the tree without the estimate did in
+// 43.6-69.1 ms).
+struct FlagOccupied {
   GridGeometry coarse;
   const Vec4* spheres;
-  std::uint32_t* counts;
+  std::uint8_t* flags;
   GRANRAY_HD void operator()(std::uint32_t i) const {
     const Vec4 s = spheres[i];
-    if (is_renderable(s)) atomic_fetch_add(counts + centre_cell(coarse, s), 1u);
+    if (is_renderable(s)) set_flag(flags + centre_cell(coarse, s));
   }
-};
-
-struct IsOccupied {
-  GRANRAY_HD std::uint64_t operator()(std::uint32_t count) const { return count != 0u; }
 };
 
 struct WidenMark {
@@ -354,11 +353,12 @@ class ParticleGrid {
     const GridGeometry coarse = detail::occupancy_geometry(bounds);
     const std::size_t cells = std::size_t(coarse.dims[0]) * coarse.dims[1] * coarse.dims[2];
     auto policy = exec.policy();
-    keys_.resize(cells);  // scratch: the build writes its keys over the counts
-    thrust::fill_n(policy, keys_.data(), cells, 0u);
-    thrust::for_each_n(policy, Index(0), r.count, CountOccupancy{coarse, r.spheres, keys_.data()});
+    bricks_.resize(cells);  // scratch: mark_bricks writes the bricks over the flags
+    std::uint8_t* flags = bricks_.data();
+    thrust::fill_n(policy, flags, cells, std::uint8_t{0});
+    thrust::for_each_n(policy, Index(0), r.count, FlagOccupied{coarse, r.spheres, flags});
     const std::uint64_t occupied = thrust::transform_reduce(
-        policy, keys_.data(), keys_.data() + cells, IsOccupied{}, std::uint64_t{0}, SumU64{});
+        policy, flags, flags + cells, WidenMark{}, std::uint64_t{0}, SumU64{});
     return static_cast<double>(occupied) / static_cast<double>(cells);
   }
 

@@ -41,6 +41,16 @@ GRANRAY_HD_INLINE std::uint32_t atomic_fetch_add(std::uint32_t* p, std::uint32_t
 #endif
 }
 
+// A flag many threads may set at once, each writing the same value: a relaxed store on both
+// backends, with no read-modify-write.
+GRANRAY_HD_INLINE void set_flag(std::uint8_t* p) {
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<volatile std::uint8_t*>(p) = 1u;
+#else
+  __atomic_store_n(p, std::uint8_t{1}, __ATOMIC_RELAXED);
+#endif
+}
+
 // Unsigned arithmetic wraps: adding 2^32 - v subtracts v.
 GRANRAY_HD_INLINE std::uint32_t atomic_fetch_sub(std::uint32_t* p, std::uint32_t v) {
   return atomic_fetch_add(p, 0u - v);
