@@ -5,20 +5,19 @@
 # suite at 1 M grains, 1080p, grid method, both trees: primary rays and lit (shadows + 8 AO);
 # then the force network's frame in device memory (granray-bench --in-place --contacts 0.2,
 # issue #67) unlit and lit, with and without the network (not with CONTACTS=0). Logs in $OUT.
-# VARIANT="cmake args" times a third tree: this one built with those arguments.
+# VARIANT="cmake args" times a third tree: this one built once more with those arguments
+# (/tmp/variant).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
 export OMP_WAIT_POLICY=passive
 source scripts/gpu-build-at.sh
-# VARIANT="cmake args": this tree built once more with them (/tmp/variant), timed beside the two.
 trees=(/tmp/before/build "$BUILD")
 if [ -n "${VARIANT:-}" ]; then
   BUILD_ARGS="$VARIANT" build . /tmp/variant granray-bench &
   trees+=(/tmp/variant)
 fi
-build_both granray-bench granray-scene
-wait
+build_both granray-bench granray-scene  # its wait takes the variant's build too
 cuda_tests
 memcheck_tests 'GridTest.*:RenderTest.BedsWhose*:RenderTest.EveryScene*:ContactsTest.BruteForce*'
 mkdir -p /tmp/suite

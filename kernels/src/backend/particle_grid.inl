@@ -325,7 +325,7 @@ class ParticleGrid {
   void mark_bricks(const E& exec, const GridGeometry& g, const SceneBounds& bounds) {
     skips_empty_ = false;
     marked_share_ = 1.0;
-    if (solid_fraction(bounds) >= kFullestBedWithBricks) {
+    if (!leaves_box_mostly_empty(bounds)) {
       bricks_.resize(0);
       return;
     }
@@ -345,11 +345,12 @@ class ParticleGrid {
     skips_empty_ = marked_share_ <= kMostMarkedBricks;
   }
 
-  // The share of the box that a bed leaving most of it empty occupies, from a coarse count of
-  // centres (detail::occupancy_geometry); 1 for a bed that fills its box, which skips the count.
+  // The share of the box that a bed leaving most of it empty occupies: the share of a coarse
+  // grid's cells that hold a centre (detail::occupancy_geometry); 1 for a bed that fills its box,
+  // which skips the estimate.
   template <class E>
   double occupied_share(const E& exec, const ResidentParticles& r, const SceneBounds& bounds) {
-    if (bounds.renderable == 0 || solid_fraction(bounds) >= kFullestBedWithBricks) return 1.0;
+    if (bounds.renderable == 0 || !leaves_box_mostly_empty(bounds)) return 1.0;
     const GridGeometry coarse = detail::occupancy_geometry(bounds);
     const std::size_t cells = std::size_t(coarse.dims[0]) * coarse.dims[1] * coarse.dims[2];
     auto policy = exec.policy();
@@ -360,6 +361,11 @@ class ParticleGrid {
     const std::uint64_t occupied = thrust::transform_reduce(
         policy, flags, flags + cells, WidenMark{}, std::uint64_t{0}, SumU64{});
     return static_cast<double>(occupied) / static_cast<double>(cells);
+  }
+
+  // Beds that get bricks and an estimate of their occupied share (kFullestBedWithBricks).
+  static bool leaves_box_mostly_empty(const SceneBounds& b) {
+    return solid_fraction(b) < kFullestBedWithBricks;
   }
 
   // About how much of the grains' box they fill: their count times the volume of a grain of
