@@ -102,4 +102,35 @@ std::vector<RefContact> true_contacts(Rng& rng, const std::vector<Vec4>& grains,
   return pairs;
 }
 
+void expect_pairs_given_whole(const HostPairs& got, const std::vector<Vec4>& grains,
+                              const std::vector<std::uint64_t>& ids, std::uint64_t id_offset,
+                              const std::vector<std::uint32_t>& first,
+                              const std::vector<std::uint32_t>& second,
+                              const std::vector<float>& value) {
+  const std::size_t n = value.size();
+  ASSERT_EQ(got.value.size(), n);
+  ASSERT_EQ(got.spheres.size(), 2 * n);
+  ASSERT_EQ(got.ids.size(), 2 * n);
+  for (std::size_t k = 0; k < n; ++k) {
+    ASSERT_TRUE(same_bits(got.value[k], value[k])) << "pair " << k;
+    const std::uint32_t grain[2] = {first[k], second[k]};
+    for (int side = 0; side < 2; ++side) {
+      const std::uint32_t i = grain[side];
+      const Vec4 s = got.spheres[2 * k + side];
+      if (i >= grains.size()) {
+        EXPECT_TRUE(std::isnan(s.x) && std::isnan(s.y) && std::isnan(s.z))
+            << "pair " << k << " names grain " << i << " past the frame's";
+        EXPECT_EQ(got.ids[2 * k + side], ~std::uint64_t{0}) << "pair " << k;
+        continue;
+      }
+      const Vec4 e = grains[i];
+      ASSERT_TRUE(same_bits(s.x, e.x) && same_bits(s.y, e.y) && same_bits(s.z, e.z) &&
+                  same_bits(s.w, e.w))
+          << "pair " << k << " side " << side;
+      EXPECT_EQ(got.ids[2 * k + side], ids.empty() ? id_offset + i : ids[i])
+          << "pair " << k << " side " << side;
+    }
+  }
+}
+
 }  // namespace granray::test

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "granray/kernels/vec.h"
+#include "granray/rank_stages.h"
 #include "reference_math.h"
 #include "test_support.h"
 
@@ -50,5 +51,14 @@ struct RefHit {
 // The nearest of every sphere and capsule along the ray (2g's order for equal t).
 RefHit nearest_hit(D3 o, D3 d, const std::vector<Vec4>& spheres,
                    const std::vector<RefCapsule>& capsules);
+
+// Expects `got` to hold the pairs (first[k], second[k], value[k]) between `grains` given whole
+// (RankStages::copy_contacts_to_host): both grains' spheres and ids (ids[i], or id_offset + i
+// where `ids` is empty) bit for bit, and for an index past the grains a NaN sphere and the id ~0.
+void expect_pairs_given_whole(const HostPairs& got, const std::vector<Vec4>& grains,
+                              const std::vector<std::uint64_t>& ids, std::uint64_t id_offset,
+                              const std::vector<std::uint32_t>& first,
+                              const std::vector<std::uint32_t>& second,
+                              const std::vector<float>& value);
 
 }  // namespace granray::test

@@ -7,12 +7,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <utility>
 #include <vector>
 
 #include "contact_reference.h"
 #include "granray/kernels/contact_capsules.h"
 #include "granray/kernels/walls.h"
+#include "granray/rank_stages.h"
 #include "reference_math.h"
 #include "test_support.h"
 #include "wall_scenes.h"
@@ -70,6 +72,51 @@ bool shows_capsule(std::uint64_t id) { return id >= kCapsuleIdBase && id < kWall
 
 std::size_t capsule_pixels(const Image& image) {
   return std::count_if(image.hit_id.begin(), image.hit_id.end(), shows_capsule);
+}
+
+// The pairs a rank hands to the gather across ranks (contract 2g under mpirun): by index, with
+// or without ids, a few naming grains past the frame's, come to the host given whole; pairs given
+// whole come back as they were.
+TEST_F(ContactsTest, PairsGoToTheHostGivenWhole) {
+  Rng rng(fresh_seed());
+  Renderer renderer(test_backend());
+  for (int round = 0; round < 3; ++round) {
+    const std::size_t n = std::uniform_int_distribution<std::size_t>(500, 3000)(rng);
+    const std::vector<Vec4> grains = dense_bed(rng, n, 0.3f, 0.5f);
+    Pairs pairs(packing_pairs(rng, grains));
+    std::uniform_int_distribution<std::uint32_t> pick(0, std::uint32_t(n - 1));
+    for (int k = 0; k < 5; ++k) {
+      pairs.first.push_back(k % 2 == 0 ? std::uint32_t(n) + pick(rng) : pick(rng));
+      pairs.second.push_back(k % 2 == 0 ? pick(rng) : std::uint32_t(n + k));
+      pairs.value.push_back(uniform(rng, 0.0f, 4.0f));
+    }
+    std::vector<std::uint64_t> ids;
+    ParticleView view;
+    view.xyzr = grains.data();
+    view.count = grains.size();
+    view.id_offset = std::uniform_int_distribution<std::uint64_t>(0, 1u << 30)(rng);
+    if (round > 0) {  // scattered global ids
+      ids.resize(n);
+      for (std::size_t i = 0; i < n; ++i) ids[i] = 7u + 3u * std::uint64_t(i);
+      std::shuffle(ids.begin(), ids.end(), rng);
+      view.ids = ids.data();
+    }
+    view = pairs.with(view);
+    HostPairs got;
+    rank_stages(renderer).copy_contacts_to_host(view, got);
+    expect_pairs_given_whole(got, grains, ids, view.id_offset, pairs.first, pairs.second,
+                             pairs.value);
+    ParticleView whole;
+    whole.contacts = {
+        nullptr,        nullptr, got.value.data(), got.value.size(), got.spheres.data(),
+        got.ids.data(), true};
+    HostPairs again;
+    rank_stages(renderer).copy_contacts_to_host(whole, again);
+    ASSERT_EQ(again.value.size(), got.value.size());
+    EXPECT_EQ(std::memcmp(again.spheres.data(), got.spheres.data(), got.spheres.size() * 16), 0);
+    EXPECT_EQ(again.ids, got.ids);
+    EXPECT_EQ(std::memcmp(again.value.data(), got.value.data(), got.value.size() * 4), 0);
+  }
 }
 
 TEST_F(ContactsTest, MethodsMatchBruteForceOnPackingsWithTheirContacts) {

@@ -3,11 +3,16 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
+
 #include "clump_reference.h"
+#include "contact_reference.h"
 #include "granray/adapters/buffers.h"
 #include "granray/errors.h"
 #include "granray/insitu/insitu_renderer.h"
 #include "granray/io/image_file.h"
+#include "granray/rank_stages.h"
 #include "granray/walls.h"
 #include "test_support.h"
 
@@ -67,6 +72,58 @@ TEST(CudaInput, ClumpsGatheredOnTheDeviceFollowTheReference) {
   host.scalar = sphere_values.data();
   renderer.render(host, s, from_host);
   EXPECT_EQ(in_place.rgb, from_host.rgb);
+}
+
+// contract 2g under mpirun: a rank's pairs in device memory (by index into grains there, or
+// given whole, as the example DEM passes them) reach the gather across ranks given whole, made
+// whole on the device.
+TEST(CudaInput, DeviceResidentPairsGoToTheHostGivenWhole) {
+  GRANRAY_SKIP_WITHOUT_BACKEND();
+  Rng rng(fresh_seed());
+  Renderer renderer(BackendKind::cuda);
+  const std::vector<Vec4> grains = dense_bed(rng, 4000, 0.3f, 0.5f);
+  const std::vector<RefContact> contacts = true_contacts(rng, grains, 3.0f);
+  std::vector<std::uint32_t> first, second;
+  std::vector<float> value;
+  for (const RefContact& c : contacts) {
+    first.push_back(c.first);
+    second.push_back(c.second);
+    value.push_back(float(c.value));
+  }
+  first.push_back(std::uint32_t(grains.size()) + 3u);  // a grain past the frame's
+  second.push_back(0u);
+  value.push_back(1.0f);
+  std::vector<std::uint64_t> ids(grains.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = 1000u + 2u * std::uint64_t(i);
+  std::shuffle(ids.begin(), ids.end(), rng);
+  DeviceArray<Vec4> d_grains(grains.size());
+  DeviceArray<std::uint64_t> d_ids(ids.size());
+  DeviceArray<std::uint32_t> d_first(first.size()), d_second(second.size());
+  DeviceArray<float> d_value(value.size());
+  ASSERT_TRUE(d_grains.upload(grains) && d_ids.upload(ids) && d_first.upload(first) &&
+              d_second.upload(second) && d_value.upload(value));
+  ParticleView view;
+  view.xyzr = d_grains.get();
+  view.count = grains.size();
+  view.ids = d_ids.get();
+  view.space = MemorySpace::device;
+  view.contacts = {d_first.get(), d_second.get(), d_value.get(), value.size()};
+  HostPairs got;
+  rank_stages(renderer).copy_contacts_to_host(view, got);
+  expect_pairs_given_whole(got, grains, ids, 0u, first, second, value);
+
+  DeviceArray<Vec4> d_spheres(got.spheres.size());
+  DeviceArray<std::uint64_t> d_pair_ids(got.ids.size());
+  ASSERT_TRUE(d_spheres.upload(got.spheres) && d_pair_ids.upload(got.ids));
+  ParticleView whole;
+  whole.space = MemorySpace::device;
+  whole.contacts = {nullptr,         nullptr,          d_value.get(), value.size(),
+                    d_spheres.get(), d_pair_ids.get(), false};
+  HostPairs again;
+  rank_stages(renderer).copy_contacts_to_host(whole, again);
+  EXPECT_EQ(std::memcmp(again.spheres.data(), got.spheres.data(), got.spheres.size() * 16), 0);
+  EXPECT_EQ(again.ids, got.ids);
+  EXPECT_EQ(again.value, value);
 }
 
 TEST(CudaInput, DeviceResidentParticlesRenderLikeHostOnes) {

@@ -1,6 +1,5 @@
 #include "mpi_contacts.h"
 
-#include <cmath>
 #include <limits>
 #include <string>
 
@@ -9,41 +8,6 @@
 
 namespace granray::mpi::detail {
 namespace {
-
-// This rank's pairs, whole.
-GatheredContacts own_pairs(const ParticleView& view) {
-  const ContactView& c = view.contacts;
-  GatheredContacts mine;
-  if (c.count == 0) return mine;
-  const bool host = c.on_host || view.space == MemorySpace::host;
-  const bool by_index = c.spheres == nullptr;
-  if (!host || (by_index && view.space != MemorySpace::host)) {
-    throw ConfigError(
-        "[insitu.contacts]: across ranks the contact pairs (and, by index, the particles) are "
-        "gathered in host memory; this rank passed them in device memory");
-  }
-  mine.spheres.resize(2 * c.count);
-  mine.ids.resize(2 * c.count);
-  mine.value.assign(c.value, c.value + c.count);
-  if (!by_index) {
-    mine.spheres.assign(c.spheres, c.spheres + 2 * c.count);
-    mine.ids.assign(c.ids, c.ids + 2 * c.count);
-    return mine;
-  }
-  const Vec4 broken{NAN, NAN, NAN, 0.0f};
-  for (std::size_t k = 0; k < c.count; ++k) {
-    const std::uint32_t grain[2] = {c.first[k], c.second[k]};
-    for (int side = 0; side < 2; ++side) {
-      const std::uint32_t i = grain[side];
-      const bool known = i < view.count;
-      mine.spheres[2 * k + side] = known ? view.xyzr[i] : broken;
-      mine.ids[2 * k + side] = !known                ? std::numeric_limits<std::uint64_t>::max()
-                               : view.ids != nullptr ? view.ids[i]
-                                                     : view.id_offset + i;
-    }
-  }
-  return mine;
-}
 
 // Every rank's `mine` (items of `bytes` bytes) into `all`, in rank order.
 template <class T>
@@ -67,9 +31,11 @@ void all_gather(MPI_Comm comm, const std::vector<T>& mine, std::vector<T>& all,
 
 }  // namespace
 
-ContactView gather_contacts(MPI_Comm comm, const ParticleView& view, GatheredContacts& out) {
-  GatheredContacts mine;
-  agreed_step("gathering the contact pairs", comm, [&] { mine = own_pairs(view); });
+ContactView gather_contacts(MPI_Comm comm, Renderer& renderer, const ParticleView& view,
+                            HostPairs& out) {
+  HostPairs mine;
+  agreed_step("gathering the contact pairs", comm,
+              [&] { rank_stages(renderer).copy_contacts_to_host(view, mine); });
   int size = 1;
   GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size));
   const long long count = static_cast<long long>(mine.value.size());

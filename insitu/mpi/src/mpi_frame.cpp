@@ -82,8 +82,9 @@ FrameStats render_distributed(Renderer& renderer, MPI_Comm comm, ParticleView vi
   GRANRAY_MPI_CHECK(MPI_Comm_size(comm, &size));
   if (view.ids == nullptr && rank > 0) view.id_offset += before;  // rank 0's result is undefined
   // contract 2g: every rank draws every rank's capsules (settings agree on every rank).
-  detail::GatheredContacts contacts;
-  if (settings.contacts && size > 1) view.contacts = gather_contacts(comm, view, contacts);
+  HostPairs contacts;
+  if (settings.contacts && size > 1)
+    view.contacts = gather_contacts(comm, renderer, view, contacts);
   RenderOptions options;
   options.with_hits = true;
   options.copy_drawn_only = size > 1;      // on one rank the image is the picture

@@ -24,6 +24,14 @@ struct HostParticles {
   std::vector<std::uint64_t> ids;
 };
 
+// One frame's contact pairs (contract 2g) in host memory, each given whole: both grains' spheres
+// and global ids (2 a pair, in the pair's order) and the pair's value.
+struct HostPairs {
+  std::vector<Vec4> spheres;
+  std::vector<std::uint64_t> ids;
+  std::vector<float> value;
+};
+
 // Where the other ranks' halos for this rank lie in their mailboxes (RankStages::pick_halo): per
 // rank q, `count[q]` grains from record `first[q]` of q's mailbox (none from this rank itself).
 // Bytes a halo grain takes in a mailbox: sphere, global id, selection value, padding.
@@ -41,6 +49,12 @@ class RankStages {
   // Copies a view's particles (host memory, or this backend's device memory) to the host, with
   // explicit ids (index + id_offset where the view has none): lit frames over ranks gather them.
   virtual void copy_to_host(const ParticleView& particles, HostParticles& out) = 0;
+
+  // Copies a view's contact pairs (host memory, or this backend's device memory, by index into
+  // the view's particles or given whole) to the host, given whole: ranks gather them (contract
+  // 2g). Every pair is kept as given; a pair by index past the particles gets a broken sphere
+  // (NaN) and the id ~0, so that whoever draws it leaves it out and counts it.
+  virtual void copy_contacts_to_host(const ParticleView& particles, HostPairs& out) = 0;
 
   // A lit frame (contract 2a) across ranks by halo (mpi::render_distributed; why it is exact:
   // kernels/lit_exchange.h). Every rank, in order: halo_for gives, per rank r, this rank's

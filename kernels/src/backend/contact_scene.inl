@@ -65,6 +65,22 @@ struct PairSource {
   }
 };
 
+// Pair k given whole (RankStages::copy_contacts_to_host): both grains' spheres and ids; a grain
+// past the frame's gets a broken sphere and the id ~0, as PairSource::id gives it.
+struct WholePair {
+  PairSource pairs;
+  Vec4* spheres;
+  std::uint64_t* ids;
+  GRANRAY_HD void operator()(std::uint32_t k) const {
+    const std::uint32_t grain[2] = {pairs.first[k], pairs.second[k]};
+    for (int side = 0; side < 2; ++side) {
+      spheres[2 * k + side] =
+          grain[side] < pairs.particles ? pairs.spheres[grain[side]] : Vec4{NAN, NAN, NAN, 0.0f};
+      ids[2 * k + side] = pairs.id(k, side);
+    }
+  }
+};
+
 // The pair's smaller and larger grain id: the capsules are ordered by them, so that a capsule's
 // index (the tie order of contract 2g, and its hit id) is the same on any number of ranks.
 struct PairIdLow {
@@ -242,6 +258,8 @@ class ContactScene {
         value_(account, "contact value upload"),
         pair_spheres_(account, "contact grains upload"),
         pair_ids_(account, "contact grain ids upload"),
+        whole_spheres_(account, "contact grains to gather"),
+        whole_ids_(account, "contact grain ids to gather"),
         order_(account, "contact pairs by id"),
         keys_(account, "contact pair id keys"),
         sorted_keys_(account, "sorted contact pair id keys"),
@@ -268,31 +286,13 @@ class ContactScene {
       return kept_->view;
     }
     kept_.reset();
-    if (pairs.count > std::numeric_limits<std::uint32_t>::max() - 1) {
-      throw Error("granray: " + std::to_string(pairs.count) +
-                  " contact pairs in one frame exceed the 32-bit index range");
-    }
-    const bool by_index = pairs.first != nullptr && pairs.second != nullptr;
-    const bool given_whole = pairs.spheres != nullptr && pairs.ids != nullptr;
-    if (pairs.value == nullptr || !(by_index || given_whole)) {
-      throw Error("granray: the frame's contact view holds " + std::to_string(pairs.count) +
-                  " pairs but not both grains (indices, or spheres and ids) and a value for each");
-    }
+    check_pairs(pairs);
     if (c.colormap < 0 || c.colormap >= detail::kColormapCount) {
       throw ConfigError("granray: contact colormap index " + std::to_string(c.colormap) +
                         " out of range");
     }
     const auto n = static_cast<std::uint32_t>(pairs.count);
-    const bool whole = pairs.spheres != nullptr;
-    const PairSource source{all.spheres,
-                            all.count,
-                            all.ids,
-                            view.id_offset,
-                            whole ? nullptr : resident(exec, first_, pairs.first, view),
-                            whole ? nullptr : resident(exec, second_, pairs.second, view),
-                            resident(exec, value_, pairs.value, view),
-                            whole ? resident(exec, pair_spheres_, pairs.spheres, view, 2) : nullptr,
-                            whole ? resident(exec, pair_ids_, pairs.ids, view, 2) : nullptr};
+    const PairSource source = pair_source(exec, all, view);
     // The build's time starts when the pairs are in this backend's memory, as the grains' grid's
     // does: an in-situ code's pairs are there already.
     exec.synchronize();
@@ -336,8 +336,67 @@ class ContactScene {
     return built;
   }
 
+  // The pairs of `view` given whole in host memory (RankStages::copy_contacts_to_host): pairs
+  // given whole are copied as they are; pairs by index into the grains `all` become both grains'
+  // spheres and ids here, in one pass, and travel once.
+  void copy_whole_to_host(const Executor& exec, const ResidentParticles& all,
+                          const ParticleView& view, HostPairs& out) {
+    const ContactView& pairs = view.contacts;
+    out.spheres.resize(2 * pairs.count);
+    out.ids.resize(2 * pairs.count);
+    out.value.resize(pairs.count);
+    if (pairs.count == 0) return;
+    check_pairs(pairs);
+    const auto n = static_cast<std::uint32_t>(pairs.count);
+    const PairSource source = pair_source(exec, all, view);
+    const Vec4* spheres = source.pair_spheres;
+    const std::uint64_t* ids = source.pair_ids;
+    if (spheres == nullptr) {
+      whole_spheres_.resize(2 * std::size_t{n});
+      whole_ids_.resize(2 * std::size_t{n});
+      thrust::for_each_n(exec.policy(), Index(0), n,
+                         WholePair{source, whole_spheres_.data(), whole_ids_.data()});
+      spheres = whole_spheres_.data();
+      ids = whole_ids_.data();
+    }
+    exec.download(spheres, out.spheres.data(), 2 * std::size_t{n});
+    exec.download(ids, out.ids.data(), 2 * std::size_t{n});
+    exec.download(source.value, out.value.data(), n);
+  }
+
  private:
   static CapsuleView none() { return {{}, nullptr, nullptr, 0u, false}; }
+
+  // A frame's pairs as contract 2g takes them: fewer than 2^32 - 1, each with a value and both
+  // grains (by index, or given whole).
+  static void check_pairs(const ContactView& pairs) {
+    if (pairs.count > std::numeric_limits<std::uint32_t>::max() - 1) {
+      throw Error("granray: " + std::to_string(pairs.count) +
+                  " contact pairs in one frame exceed the 32-bit index range");
+    }
+    const bool by_index = pairs.first != nullptr && pairs.second != nullptr;
+    const bool given_whole = pairs.spheres != nullptr && pairs.ids != nullptr;
+    if (pairs.value == nullptr || !(by_index || given_whole)) {
+      throw Error("granray: the frame's contact view holds " + std::to_string(pairs.count) +
+                  " pairs but not both grains (indices, or spheres and ids) and a value for each");
+    }
+  }
+
+  // The pairs of `view` between the grains `all`, in this backend's memory.
+  PairSource pair_source(const Executor& exec, const ResidentParticles& all,
+                         const ParticleView& view) {
+    const ContactView& pairs = view.contacts;
+    const bool whole = pairs.spheres != nullptr;
+    return {all.spheres,
+            all.count,
+            all.ids,
+            view.id_offset,
+            whole ? nullptr : resident(exec, first_, pairs.first, view),
+            whole ? nullptr : resident(exec, second_, pairs.second, view),
+            resident(exec, value_, pairs.value, view),
+            whole ? resident(exec, pair_spheres_, pairs.spheres, view, 2) : nullptr,
+            whole ? resident(exec, pair_ids_, pairs.ids, view, 2) : nullptr};
+  }
 
   // What the arrays hold now, and what they were built from.
   struct Kept {
@@ -452,6 +511,8 @@ class ContactScene {
   Array<float> value_;
   Array<Vec4> pair_spheres_;
   Array<std::uint64_t> pair_ids_;
+  Array<Vec4> whole_spheres_;  // pairs by index given whole, for the gather across ranks
+  Array<std::uint64_t> whole_ids_;
   Array<std::uint32_t> order_;
   Array<std::uint64_t> keys_;
   Array<std::uint64_t> sorted_keys_;

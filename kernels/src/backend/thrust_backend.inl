@@ -165,6 +165,16 @@ class ThrustBackend final : public detail::Backend {
         [&] { copy_particles_to_host(Executor(view.cuda_stream, parts_.scratch), view, out); });
   }
 
+  void copy_contacts_to_host(const ParticleView& view, HostPairs& out) override {
+    translate_errors([&] {
+      const Executor exec(view.cuda_stream, parts_.scratch);
+      const bool by_index = view.contacts.spheres == nullptr;
+      const ResidentParticles all = by_index ? parts_.particles.resident(exec, view)
+                                             : ResidentParticles{nullptr, nullptr, nullptr, 0u};
+      parts_.contacts.copy_whole_to_host(exec, all, view, out);
+    });
+  }
+
   HostGrid build_grid(const ParticleView& view, GridCells cells) override {
     return translate_errors([&] {
       const Executor exec(view.cuda_stream, parts_.scratch);
