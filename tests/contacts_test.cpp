@@ -210,6 +210,16 @@ TEST_F(ContactsTest, BruteForceFollowsTheReference) {
     // In the renderer's order (by the pairs' smaller, then larger grain id, stable): the
     // reference's index is then the capsule's.
     std::vector<RefContact> contacts = packing_pairs(rng, grains);
+    if (round == 3) {
+      // A hub: one grain paired with 70 others, more than the pairs of one grain id that are put
+      // in order without a sort (ContactScene::order_by_buckets): the sort orders this frame's.
+      const std::uint32_t hub = std::uniform_int_distribution<std::uint32_t>(0, 199)(rng);
+      for (std::uint32_t k = 0; k < 70; ++k) {
+        const std::uint32_t other = (hub + 1 + k * 2) % 200;
+        contacts.push_back(
+            {k % 2 == 0 ? hub : other, k % 2 == 0 ? other : hub, uniform(rng, 0.0f, 4.0f)});
+      }
+    }
     std::stable_sort(
         contacts.begin(), contacts.end(), [](const RefContact& a, const RefContact& b) {
           return std::make_pair(std::min(a.first, a.second), std::max(a.first, a.second)) <
@@ -220,8 +230,12 @@ TEST_F(ContactsTest, BruteForceFollowsTheReference) {
     s.contacts = random_contacts(rng);
     s.contacts->grains = round < 2;
     Image image;
-    const FrameStats stats =
-        renderer.render(pairs.with(view_of(grains)), s, image, {RenderMethod::brute_force, true});
+    // Global ids from an offset in odd rounds, past 32 bits in one: the order goes by ids (with
+    // the hub, by the sort of one 64-bit key and by the two sorts of wider ids).
+    ParticleView view = pairs.with(view_of(grains));
+    if (round % 2 == 1) view.id_offset = std::uint64_t{1} << (round == 1 ? 33 : 20);
+    const std::uint64_t first_id = view.id_offset;
+    const FrameStats stats = renderer.render(view, s, image, {RenderMethod::brute_force, true});
     const std::vector<RefCapsule> capsules = reference_capsules(
         grains, contacts, s.contacts->width, s.contacts->scale_by_force, s.contacts->threshold);
     EXPECT_EQ(stats.contacts, capsules.size());
@@ -231,7 +245,7 @@ TEST_F(ContactsTest, BruteForceFollowsTheReference) {
       D3 o, d;
       camera.ray(x, y, o, d);
       const RefHit hit = nearest_hit(o, d, shown, capsules);
-      if (hit.kind == RefHit::sphere) return std::uint64_t(hit.index);
+      if (hit.kind == RefHit::sphere) return first_id + hit.index;
       if (hit.kind == RefHit::capsule) return kCapsuleIdBase + capsules[hit.index].contact;
       return ~std::uint64_t{0};
     };
