@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# On the GPU machine (carry .deps and .data with before.tar): the force network (issue #67) against
+# the tree before it (.data/before.tar). Builds both for sm_90, runs this tree's GPU tests and
+# compute-sanitizer over the contact tests, then times the network's frame in device memory
+# (granray-bench --in-place --contacts 0.2: 1 M grains, their ~3 M near-contacts, 1080p) unlit and
+# lit, both trees alternated twice, and each tree's lit frame without the network; then the example
+# DEM's network pour on the GPU on 1 and 2 ranks (the GPU shared), whose frames must be the same
+# bytes. Logs in $OUT.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source scripts/gpu-env.sh
+export OMP_WAIT_POLICY=passive OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+source scripts/gpu-build-at.sh
+build_both granray-bench granray-dem
+cuda_tests
+memcheck_tests 'ContactsTest.*:CudaInput.DeviceResidentPairs*'
+frame() {  # BUILD ARGS...
+  local b=$1
+  shift
+  # shellcheck disable=SC2068
+  "$b/bench/granray-bench" --backend cuda --in-place -n 1000000 -r 1920x1080 --method grid \
+    --repeat 10 $@ 2>&1 | grep -v '^backend'
+}
+for b in /tmp/before/build "$BUILD"; do
+  echo "== $b: lit, without the network"
+  frame "$b" --shadows --ao 8
+done 2>&1 | tee "$OUT/network.txt"
+for round in 1 2; do
+  for b in /tmp/before/build "$BUILD"; do
+    echo "== $b, round $round: unlit, then lit, with the network"
+    frame "$b" --contacts 0.2
+    frame "$b" --shadows --ao 8 --contacts 0.2
+  done
+done 2>&1 | tee -a "$OUT/network.txt"
+# The example DEM's own network in situ, on the GPU, on 1 and 2 ranks.
+dem="$PWD/$BUILD/examples/dem/granray-dem"
+mkdir -p /tmp/dem-network && cd /tmp/dem-network && rm -rf one two
+for np in 1 2; do
+  dir=$([ $np = 1 ] && echo one || echo two)
+  mkdir -p $dir
+  mpirun --bind-to none --oversubscribe -np $np "$dem" "$OLDPWD/examples/dem/pour-network.toml" \
+    --set simulation.steps=20000 --set 'simulation.backend="cuda"' \
+    --set 'insitu.backend="cuda"' --set "insitu.png=\"$dir/net_*.png\"" 2>&1 |
+    tee "$OUT/dem-network-np$np.txt" | grep -v "^frame" | tail -4
+done
+same=0
+for f in one/net_*.png; do
+  cmp -s "$f" "two/$(basename "$f")" && same=$((same + 1)) || echo "differs: $(basename "$f")"
+done
+echo "network frames identical on 1 and 2 ranks: $same of $(ls one/net_*.png | wc -l)" |
+  tee -a "$OUT/dem-network-np2.txt"
+cp two/net_00020000.png "$OUT/network-two-ranks.png" 2>/dev/null
