@@ -250,77 +250,27 @@ struct BoundsOfCapsule {
   }
 };
 
-// Narrows [s0, s1] to the part of the segment p + s (q - p) whose coordinate lies in [lo, hi]
-// (empty: s0 > s1).
-GRANRAY_HD_INLINE void clip_segment_to_slab(float p, float q, float lo, float hi, float& s0,
-                                            float& s1) {
-  const float d = q - p;
-  if (d == 0.0f) {
-    if (!(p >= lo && p <= hi)) s0 = 1.0f, s1 = 0.0f;
-    return;
+// The cells that capsule c's box (grown by the listing pad) overlaps; none for a pair not drawn.
+GRANRAY_HD_INLINE CellRange capsule_cells(const GridGeometry& g, const Capsule& c) {
+  const float reach = c.radius + kCellListingPad * g.cell_size;
+  const float a[3] = {c.a.x, c.a.y, c.a.z}, b[3] = {c.b.x, c.b.y, c.b.z};
+  const float o[3] = {g.origin.x, g.origin.y, g.origin.z};
+  CellRange range;
+  for (int k = 0; k < 3; ++k) {
+    const float lo = a[k] < b[k] ? a[k] : b[k], hi = a[k] < b[k] ? b[k] : a[k];
+    range.lo[k] = clamp_cell((lo - reach - o[k]) * g.inv_cell_size, g.dims[k]);
+    range.hi[k] = clamp_cell((hi + reach - o[k]) * g.inv_cell_size, g.dims[k]);
   }
-  float t0 = (lo - p) / d, t1 = (hi - p) / d;
-  if (t0 > t1) {
-    const float t = t0;
-    t0 = t1;
-    t1 = t;
-  }
-  s0 = s0 > t0 ? s0 : t0;
-  s1 = s1 < t1 ? s1 : t1;
+  return range;
 }
 
-// Calls run(first, last) for each run of cells along x whose boxes, grown by the capsule's radius
-// and twice the listing pad, the capsule's segment meets: the cells its surface can share a point
-// with, grown by the walk's pad, whatever the rounding. A thin capsule across a row of grains
-// then sits in the few cells along its segment, where its box would list a block of them (and
-// every ray through the block would test it). None for a pair not drawn.
-template <class Run>
-GRANRAY_HD_INLINE void for_each_capsule_run(const GridGeometry& g, const Capsule& c, Run run) {
-  if (!(c.radius > 0.0f)) return;
-  const float grow = c.radius + 2.0f * kCellListingPad * g.cell_size;
-  const float lo_y = nan_ignoring_min(c.a.y, c.b.y), hi_y = nan_ignoring_max(c.a.y, c.b.y);
-  const float lo_z = nan_ignoring_min(c.a.z, c.b.z), hi_z = nan_ignoring_max(c.a.z, c.b.z);
-  const int j_lo = clamp_cell((lo_y - grow - g.origin.y) * g.inv_cell_size, g.dims[1]);
-  const int j_hi = clamp_cell((hi_y + grow - g.origin.y) * g.inv_cell_size, g.dims[1]);
-  const int k_lo = clamp_cell((lo_z - grow - g.origin.z) * g.inv_cell_size, g.dims[2]);
-  const int k_hi = clamp_cell((hi_z + grow - g.origin.z) * g.inv_cell_size, g.dims[2]);
-  for (int k = k_lo; k <= k_hi; ++k) {
-    // Cells at the grid's edges reach out to infinity: the walk clips rays to the grid, and
-    // listing clamps what lies beyond it into them.
-    const float z0 = k == 0 ? -INFINITY : g.origin.z + static_cast<float>(k) * g.cell_size - grow;
-    const float z1 =
-        k == g.dims[2] - 1 ? INFINITY : g.origin.z + static_cast<float>(k + 1) * g.cell_size + grow;
-    float sz0 = 0.0f, sz1 = 1.0f;
-    clip_segment_to_slab(c.a.z, c.b.z, z0, z1, sz0, sz1);
-    if (!(sz0 <= sz1)) continue;
-    for (int j = j_lo; j <= j_hi; ++j) {
-      const float y0 = j == 0 ? -INFINITY : g.origin.y + static_cast<float>(j) * g.cell_size - grow;
-      const float y1 = j == g.dims[1] - 1
-                           ? INFINITY
-                           : g.origin.y + static_cast<float>(j + 1) * g.cell_size + grow;
-      float s0 = sz0, s1 = sz1;
-      clip_segment_to_slab(c.a.y, c.b.y, y0, y1, s0, s1);
-      if (!(s0 <= s1)) continue;
-      const float x0 = c.a.x + (c.b.x - c.a.x) * s0, x1 = c.a.x + (c.b.x - c.a.x) * s1;
-      const int i_lo =
-          clamp_cell((nan_ignoring_min(x0, x1) - grow - g.origin.x) * g.inv_cell_size, g.dims[0]);
-      const int i_hi =
-          clamp_cell((nan_ignoring_max(x0, x1) + grow - g.origin.x) * g.inv_cell_size, g.dims[0]);
-      run(cell_index(g, i_lo, j, k), cell_index(g, i_hi, j, k));
-    }
-  }
-}
-
-// How many cells each drawn capsule is listed in (64-bit: they are summed).
+// How many cells each drawn capsule's box overlaps (64-bit: they are summed).
 struct CapsuleCellCount {
   GridGeometry geometry;
   const Capsule* capsules;
   GRANRAY_HD std::uint64_t operator()(std::uint32_t k) const {
-    std::uint64_t cells = 0;
-    for_each_capsule_run(geometry, capsules[k], [&cells](std::uint32_t first, std::uint32_t last) {
-      cells += last - first + 1u;
-    });
-    return cells;
+    const Capsule c = capsules[k];
+    return c.radius > 0.0f ? cell_count(capsule_cells(geometry, c)) : 0u;
   }
 };
 
@@ -332,10 +282,11 @@ struct CountCapsuleCells {
   const Capsule* capsules;
   std::uint32_t* counts;
   GRANRAY_HD void operator()(std::uint32_t k) const {
+    const Capsule c = capsules[k];
+    if (!(c.radius > 0.0f)) return;
     std::uint32_t* n = counts;
-    for_each_capsule_run(geometry, capsules[k], [n](std::uint32_t first, std::uint32_t last) {
-      for (std::uint32_t cell = first; cell <= last; ++cell) atomic_fetch_add(n + cell, 1u);
-    });
+    for_each_cell(geometry, capsule_cells(geometry, c),
+                  [n](std::uint32_t cell) { atomic_fetch_add(n + cell, 1u); });
   }
 };
 
@@ -345,14 +296,13 @@ struct PlaceCapsules {
   std::uint32_t* cursor;  // each cell's end on entry, its start when every capsule is placed
   std::uint32_t* ref_index;
   GRANRAY_HD void operator()(std::uint32_t k) const {
+    const Capsule c = capsules[k];
+    if (!(c.radius > 0.0f)) return;
     std::uint32_t* at = cursor;
     std::uint32_t* refs = ref_index;
-    for_each_capsule_run(geometry, capsules[k],
-                         [at, refs, k](std::uint32_t first, std::uint32_t last) {
-                           for (std::uint32_t cell = first; cell <= last; ++cell) {
-                             refs[atomic_fetch_sub(at + cell, 1u) - 1u] = k;
-                           }
-                         });
+    for_each_cell(geometry, capsule_cells(geometry, c), [at, refs, k](std::uint32_t cell) {
+      refs[atomic_fetch_sub(at + cell, 1u) - 1u] = k;
+    });
   }
 };
 
@@ -620,8 +570,9 @@ class ContactScene {
 
   // A uniform grid over the capsules' box, sized as the grains' grid is (about one cell per
   // capsule, coarser where long capsules would list too many), each capsule listed in the cells
-  // along its segment (for_each_capsule_run). The walk grows the cells by the listing pad only
-  // (GridCells::overlaps).
+  // its own box overlaps: a thin capsule along a row of grains then sits in a few cells, where its
+  // bounding sphere's box would fill a block of them (and every ray through the block would test
+  // it). The walk grows the cells by the listing pad only (GridCells::overlaps).
   GridView build_grid(const Executor& exec, const SceneBounds& bounds, std::uint32_t n) {
     auto policy = exec.policy();
     const detail::GridLayout layout = detail::choose_grid_layout(
