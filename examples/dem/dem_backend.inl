@@ -256,7 +256,9 @@ class Dem final : public DemSimulation {
     const std::uint32_t pairs = pair_offset_[n_owned_];
     pair_spheres_.resize(2 * std::size_t{pairs});
     pair_ids_.resize(2 * std::size_t{pairs});
-    pair_force_.resize(pairs);
+    // At least one value, so that a frame before the first contact still passes its (empty) list:
+    // an empty device vector's data is null, which says that no contacts are passed at all.
+    pair_force_.resize(std::max<std::size_t>(pairs, 1));
     thrust::for_each_n(policy(), Index(0), n_owned_,
                        EmitContactPairs{state(), raw(id_), raw(pair_offset_), raw(pair_spheres_),
                                         raw(pair_ids_), raw(pair_force_)});
