@@ -5,7 +5,8 @@
 # (granray-bench --in-place --contacts 0.2: 1 M grains, their ~3 M near-contacts, 1080p) unlit and
 # lit, both trees alternated twice, and each tree's lit frame without the network; then the example
 # DEM's network pour on the GPU on 1 and 2 ranks (the GPU shared), whose frames must be the same
-# bytes. Logs in $OUT.
+# bytes (DEM=0 skips it: two minutes). NCU=1 also times each kernel of one lit frame with the
+# network (ncu, $OUT/ncu-network.csv). Logs in $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
@@ -32,6 +33,12 @@ for round in 1 2; do
     frame "$b" --shadows --ao 8 --contacts 0.2
   done
 done 2>&1 | tee -a "$OUT/network.txt"
+if [ "${NCU:-0}" = 1 ]; then
+  ncu --metrics gpu__time_duration.sum --csv "$BUILD/bench/granray-bench" --backend cuda \
+    --in-place -n 1000000 -r 1920x1080 --method grid --repeat 1 --shadows --ao 8 \
+    --contacts 0.2 >"$OUT/ncu-network.csv" 2>"$OUT/ncu-network.err" || tail -3 "$OUT/ncu-network.err"
+fi
+[ "${DEM:-1}" != 0 ] || exit 0
 # The example DEM's own network in situ, on the GPU, on 1 and 2 ranks.
 dem="$PWD/$BUILD/examples/dem/granray-dem"
 mkdir -p /tmp/dem-network && cd /tmp/dem-network && rm -rf one two
