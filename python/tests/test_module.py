@@ -186,7 +186,10 @@ class Contacts(Workspace):
             for pairs, words in [((first, second), "(first, second, value)"),
                                  ((first, second[:-1], force), "one length"),
                                  ((first * 0.5, second, force), "integers"),
-                                 ((first - 1, second, force), "not a particle index")]:
+                                 # one index below 0 (first - 1 had none when grain 0
+                                 # touched nothing)
+                                 ((first - first.min() - 1, second, force),
+                                  "not a particle index")]:
                 with self.assertRaises(granray.InputError) as caught:
                     vis.render(1, 0.0, xyzr, contacts=pairs)
                 self.assertIn(words, str(caught.exception))
