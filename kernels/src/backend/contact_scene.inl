@@ -499,7 +499,8 @@ class ContactScene {
   template <class E>
   const std::uint32_t* order_by_ids(const E& exec, const PairSource& source, std::uint32_t n,
                                     const PairCensus& census) {
-    if (census.top_id - census.bottom_id < kMostBucketsPerPair * std::uint64_t{n} + 1024u) {
+    const std::uint64_t span = census.top_id - census.bottom_id;
+    if (span < kMostBucketsPerPair * std::uint64_t{n} + 1024u && span < 0xffff0000u) {
       const std::uint32_t* order = order_by_buckets(exec, source, n, census);
       if (order != nullptr) return order;
     }
