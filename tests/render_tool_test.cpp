@@ -466,8 +466,8 @@ TEST(RenderTool, ContactsFromADumpLocalMatchTheLibrary) {
       << "the network shows on the background";
 #if defined(GRANRAY_MPIEXEC)
   // Under mpirun each rank draws a share of the grains and every rank's copy of the pairs: the
-  // same frame, unlit and lit, with the grains or without.
-  for (const int ranks : {2, 3}) {
+  // same frame, unlit and lit, with the grains or without, on 2 to 4 ranks.
+  for (const int ranks : {2, 3, 4}) {
     for (const char* grains : {"true", "false"}) {
       const std::string name = "contacts_mpi" + std::to_string(ranks) + grains;
       const std::string overrides = std::string(" --set contacts.grains=") + grains + " ";
