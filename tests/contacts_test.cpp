@@ -210,10 +210,11 @@ TEST_F(ContactsTest, BruteForceFollowsTheReference) {
     // In the renderer's order (by the pairs' smaller, then larger grain id, stable): the
     // reference's index is then the capsule's.
     std::vector<RefContact> contacts = packing_pairs(rng, grains);
-    if (round == 3) {
+    if (round >= 2) {
       // A hub: one grain paired with 70 others, more than the pairs of one grain id that are put
       // in order without a sort (ContactScene::order_by_buckets): the sort orders this frame's.
-      const std::uint32_t hub = std::uniform_int_distribution<std::uint32_t>(0, 199)(rng);
+      // Its partners' ids all above its own, so all 70 pairs fall in its bucket.
+      const std::uint32_t hub = std::uniform_int_distribution<std::uint32_t>(0, 59)(rng);
       for (std::uint32_t k = 0; k < 70; ++k) {
         const std::uint32_t other = (hub + 1 + k * 2) % 200;
         contacts.push_back(
@@ -230,10 +231,11 @@ TEST_F(ContactsTest, BruteForceFollowsTheReference) {
     s.contacts = random_contacts(rng);
     s.contacts->grains = round < 2;
     Image image;
-    // Global ids from an offset in odd rounds, past 32 bits in one: the order goes by ids (with
-    // the hub, by the sort of one 64-bit key and by the two sorts of wider ids).
+    // Global ids past 32 bits in odd rounds: the order goes by ids. Each way is taken: buckets
+    // (round 0), buckets from an id offset (1), the sort of both ids in one 64-bit key (2, the
+    // hub) and the two stable sorts of wider ids (3, the hub and the offset).
     ParticleView view = pairs.with(view_of(grains));
-    if (round % 2 == 1) view.id_offset = std::uint64_t{1} << (round == 1 ? 33 : 20);
+    if (round % 2 == 1) view.id_offset = std::uint64_t{1} << 33;
     const std::uint64_t first_id = view.id_offset;
     const FrameStats stats = renderer.render(view, s, image, {RenderMethod::brute_force, true});
     const std::vector<RefCapsule> capsules = reference_capsules(
