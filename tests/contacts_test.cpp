@@ -212,7 +212,7 @@ TEST_F(ContactsTest, BruteForceFollowsTheReference) {
     std::vector<RefContact> contacts = packing_pairs(rng, grains);
     if (round >= 2) {
       // A hub: one grain paired with 70 others, more than the pairs of one grain id that are put
-      // in order without a sort (ContactScene::order_by_buckets): the sort orders this frame's.
+      // in order without a sort (ContactOrder::by_buckets): the sort orders this frame's.
       // Its partners' ids all above its own, so all 70 pairs fall in its bucket.
       const std::uint32_t hub = std::uniform_int_distribution<std::uint32_t>(0, 59)(rng);
       for (std::uint32_t k = 0; k < 70; ++k) {

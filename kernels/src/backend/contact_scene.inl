@@ -1,11 +1,14 @@
-// The frame's contact network (contract 2g) as capsules: the pairs in this backend's memory, their
-// statistics over the frame, their order by their grains' ids, one capsule and colour per pair in
-// that order, and a grid that lists each capsule in the cells its box overlaps.
+// The frame's contact network (contract 2g) as capsules: the pairs in this backend's memory (their
+// reading and statistics: contact_pairs.inl), their order by their grains' ids
+// (contact_order.inl), one capsule and colour per pair in that order, and a grid that lists each
+// capsule in the cells its box overlaps.
 // Part of the backend (thrust_backend.inl).
 #pragma once
 
 #include "backend_prelude.inl"
 #include "colormap_tables.h"
+#include "contact_order.inl"
+#include "contact_pairs.inl"
 #include "granray/kernels/contact_capsules.h"
 #include "granray/kernels/shading.h"
 #include "grid_layout.h"
@@ -13,186 +16,6 @@
 #include "particle_residency.inl"
 
 namespace granray::GRANRAY_BACKEND_NAMESPACE {
-
-// The frame's pair values: the largest, their sum and how many pairs are drawable, the smallest.
-struct PairCensus {
-  float lo;
-  float hi;
-  double sum;
-  std::uint64_t count;
-  std::uint64_t top_id;     // the largest grain id of a drawable pair
-  std::uint64_t bottom_id;  // the smallest
-};
-
-GRANRAY_HD_INLINE PairCensus empty_pair_census() {
-  return {INFINITY, -INFINITY, 0.0, 0u, 0u, ~std::uint64_t{0}};
-}
-
-// A frame's pairs as the kernels read them: by index into the frame's grains, or given whole
-// (both grains' spheres and ids per pair, ContactView::spheres). A pair is drawable when both
-// grains are renderable (and, by index, are the frame's) and its value is a finite f >= 0; any
-// other pair is left out (a broken particle never stops a frame).
-struct PairSource {
-  const Vec4* spheres;  // the frame's grains
-  std::uint32_t particles;
-  const std::uint64_t* ids;  // the grains' global ids; null: index + id_offset
-  std::uint64_t id_offset;
-  const std::uint32_t* first;
-  const std::uint32_t* second;
-  const float* value;
-  const Vec4* pair_spheres;       // 2 per pair, or null: by index
-  const std::uint64_t* pair_ids;  // 2 per pair, with pair_spheres
-
-  GRANRAY_HD bool drawable(std::uint32_t k) const {
-    const float f = value[k];
-    if (!(is_finite(f) && f >= 0.0f)) return false;
-    if (pair_spheres != nullptr) {
-      return pair_ids[2 * k] != pair_ids[2 * k + 1] && is_renderable(pair_spheres[2 * k]) &&
-             is_renderable(pair_spheres[2 * k + 1]);
-    }
-    const std::uint32_t i = first[k], j = second[k];
-    return i < particles && j < particles && i != j && is_renderable(spheres[i]) &&
-           is_renderable(spheres[j]);
-  }
-  // Grain `side` (0 or 1) of pair k, and its global id; only for a drawable pair (by index, an
-  // index inside the frame).
-  GRANRAY_HD Vec4 sphere(std::uint32_t k, int side) const {
-    if (pair_spheres != nullptr) return pair_spheres[2 * k + side];
-    return spheres[side == 0 ? first[k] : second[k]];
-  }
-  GRANRAY_HD std::uint64_t id(std::uint32_t k, int side) const {
-    if (pair_ids != nullptr) return pair_ids[2 * k + side];
-    const std::uint32_t i = side == 0 ? first[k] : second[k];
-    if (i >= particles) return ~std::uint64_t{0};
-    return ids != nullptr ? ids[i] : id_offset + i;
-  }
-};
-
-// Pair k given whole (RankStages::copy_contacts_to_host): both grains' spheres and ids; a grain
-// past the frame's gets a broken sphere and the id ~0, as PairSource::id gives it.
-struct WholePair {
-  PairSource pairs;
-  Vec4* spheres;
-  std::uint64_t* ids;
-  GRANRAY_HD void operator()(std::uint32_t k) const {
-    const std::uint32_t grain[2] = {pairs.first[k], pairs.second[k]};
-    for (int side = 0; side < 2; ++side) {
-      spheres[2 * k + side] =
-          grain[side] < pairs.particles ? pairs.spheres[grain[side]] : Vec4{NAN, NAN, NAN, 0.0f};
-      ids[2 * k + side] = pairs.id(k, side);
-    }
-  }
-};
-
-// The pair's smaller and larger grain id: the capsules are ordered by them, so that a capsule's
-// index (the tie order of contract 2g, and its hit id) is the same on any number of ranks.
-struct PairIdLow {
-  PairSource pairs;
-  GRANRAY_HD std::uint64_t operator()(std::uint32_t k) const {
-    const std::uint64_t a = pairs.id(k, 0), b = pairs.id(k, 1);
-    return a < b ? a : b;
-  }
-};
-struct PairIdHigh {
-  PairSource pairs;
-  GRANRAY_HD std::uint64_t operator()(std::uint32_t k) const {
-    const std::uint64_t a = pairs.id(k, 0), b = pairs.id(k, 1);
-    return a < b ? b : a;
-  }
-};
-// Both ids in one key of 2 * bits bits, the smaller above the larger, when each fits in `bits`
-// bits: one sort then orders the pairs as the two stable sorts by the larger and then the smaller
-// id do. A pair not drawn sorts last (its capsule is empty wherever it stands): its key has all
-// 2 * bits bits set, which no drawn pair's has (its smaller id is below its larger).
-struct PairIdKey {
-  PairSource pairs;
-  int bits;
-  GRANRAY_HD std::uint64_t operator()(std::uint32_t k) const {
-    if (!pairs.drawable(k))
-      return bits >= 32 ? ~std::uint64_t{0} : (std::uint64_t{1} << (2 * bits)) - 1u;
-    const std::uint64_t a = pairs.id(k, 0), b = pairs.id(k, 1);
-    return a < b ? (a << bits) | b : (b << bits) | a;
-  }
-};
-
-// The pairs by their smaller grain id without a sort (ContactScene::order_by_buckets): one bucket
-// per id from the frame's smallest, and one past them for the pairs not drawn. Each pair takes the
-// next place in its bucket; the order inside a bucket is then made the stable sort's.
-struct PairBucket {
-  PairSource pairs;
-  std::uint64_t bottom_id;
-  std::uint32_t undrawn;  // the bucket of the pairs not drawn
-  GRANRAY_HD std::uint32_t operator()(std::uint32_t k) const {
-    if (!pairs.drawable(k)) return undrawn;
-    const std::uint64_t a = pairs.id(k, 0), b = pairs.id(k, 1);
-    return static_cast<std::uint32_t>((a < b ? a : b) - bottom_id);
-  }
-};
-
-struct CountInBucket {
-  PairBucket bucket_of;
-  std::uint32_t* counts;
-  std::uint32_t* place;  // each pair's place in its bucket, in no particular order
-  GRANRAY_HD void operator()(std::uint32_t k) const {
-    place[k] = atomic_fetch_add(counts + bucket_of(k), 1u);
-  }
-};
-
-struct PlaceInBucket {
-  PairBucket bucket_of;
-  const std::uint32_t* offsets;
-  const std::uint32_t* place;
-  std::uint32_t* order;
-  std::uint64_t* high;  // the larger grain id of each placed pair
-  GRANRAY_HD void operator()(std::uint32_t k) const {
-    const std::uint32_t at = offsets[bucket_of(k)] + place[k];
-    order[at] = k;
-    high[at] = PairIdHigh{bucket_of.pairs}(k);  // read only for pairs drawn
-  }
-};
-
-// Bucket b's pairs by the larger id, then as given: what the stable sorts leave there. Insertion,
-// since a grain has a few contacts (buckets of more than kMostPairsSortedInABucket take the sort).
-struct SortBucket {
-  const std::uint32_t* offsets;
-  std::uint32_t* order;
-  std::uint64_t* high;
-  GRANRAY_HD void operator()(std::uint32_t b) const {
-    const std::uint32_t first = offsets[b], end = offsets[b + 1];
-    for (std::uint32_t i = first + 1; i < end; ++i) {
-      const std::uint32_t k = order[i];
-      const std::uint64_t h = high[i];
-      std::uint32_t j = i;
-      for (; j > first && (high[j - 1] > h || (high[j - 1] == h && order[j - 1] > k)); --j) {
-        order[j] = order[j - 1];
-        high[j] = high[j - 1];
-      }
-      order[j] = k;
-      high[j] = h;
-    }
-  }
-};
-
-struct CensusOfPair {
-  PairSource pairs;
-  GRANRAY_HD PairCensus operator()(std::uint32_t k) const {
-    if (!pairs.drawable(k)) return empty_pair_census();
-    const float f = pairs.value[k];
-    const std::uint64_t a = pairs.id(k, 0), b = pairs.id(k, 1);
-    return {f, f, static_cast<double>(f), 1u, a < b ? b : a, a < b ? a : b};
-  }
-};
-
-struct MergeCensus {
-  GRANRAY_HD PairCensus operator()(const PairCensus& a, const PairCensus& b) const {
-    return {a.lo < b.lo ? a.lo : b.lo,
-            a.hi > b.hi ? a.hi : b.hi,
-            a.sum + b.sum,
-            a.count + b.count,
-            a.top_id > b.top_id ? a.top_id : b.top_id,
-            a.bottom_id < b.bottom_id ? a.bottom_id : b.bottom_id};
-  }
-};
 
 // Capsule k, of pair order[k]: its capsule (radius 0 when it is not drawn) and its colour.
 struct MakeCapsule {
@@ -316,11 +139,6 @@ struct ContactCensus {
 };
 
 class ContactScene {
-  // Buckets of the bucketed order at most, per pair (the ids' span); and pairs in one bucket at
-  // most (its insertion sort is one thread's).
-  static constexpr std::uint64_t kMostBucketsPerPair = 4;
-  static constexpr std::uint32_t kMostPairsSortedInABucket = 64;
-
  public:
   explicit ContactScene(detail::MemoryAccount& account)
       : first_(account, "contact pair upload"),
@@ -330,12 +148,7 @@ class ContactScene {
         pair_ids_(account, "contact grain ids upload"),
         whole_spheres_(account, "contact grains to gather"),
         whole_ids_(account, "contact grain ids to gather"),
-        order_(account, "contact pairs by id"),
-        keys_(account, "contact pair id keys"),
-        sorted_keys_(account, "sorted contact pair id keys"),
-        sorted_order_(account, "contact pairs by id, sorted"),
-        bucket_offsets_(account, "contact pairs per grain id"),
-        place_(account, "contact pair places"),
+        order_(account),
         capsules_(account, "contact capsules"),
         colors_(account, "contact capsule colours"),
         table_(account, "contact colormap"),
@@ -386,7 +199,7 @@ class ContactScene {
       exec.upload(table_, detail::kColormapTables[c.colormap], detail::kColormapSize);
       uploaded_colormap_ = c.colormap;
     }
-    const std::uint32_t* order = order_by_ids(exec, source, n, census);
+    const std::uint32_t* order = order_.by_ids(exec, source, n, census);
     capsules_.resize(n);
     colors_.resize(n);
     const float span = hi > lo ? hi - lo : 1.0f;
@@ -419,20 +232,20 @@ class ContactScene {
     out.value.resize(pairs.count);
     if (pairs.count == 0) return;
     check_pairs(pairs);
-    const auto n = static_cast<std::uint32_t>(pairs.count);
+    const std::size_t n = pairs.count;
     const PairSource source = pair_source(exec, all, view);
     const Vec4* spheres = source.pair_spheres;
     const std::uint64_t* ids = source.pair_ids;
     if (spheres == nullptr) {
-      whole_spheres_.resize(2 * std::size_t{n});
-      whole_ids_.resize(2 * std::size_t{n});
-      thrust::for_each_n(exec.policy(), Index(0), n,
+      whole_spheres_.resize(2 * n);
+      whole_ids_.resize(2 * n);
+      thrust::for_each_n(exec.policy(), Index(0), static_cast<std::uint32_t>(n),
                          WholePair{source, whole_spheres_.data(), whole_ids_.data()});
       spheres = whole_spheres_.data();
       ids = whole_ids_.data();
     }
-    exec.download(spheres, out.spheres.data(), 2 * std::size_t{n});
-    exec.download(ids, out.ids.data(), 2 * std::size_t{n});
+    exec.download(spheres, out.spheres.data(), 2 * n);
+    exec.download(ids, out.ids.data(), 2 * n);
     exec.download(source.value, out.value.data(), n);
   }
 
@@ -492,83 +305,6 @@ class ContactScene {
     }
   };
 
-  // The pairs by their grains' ids, the smaller then the larger, ties in the order given (the
-  // sorts are stable). Where the ids span at most a few per pair (any frame whose grains are
-  // numbered from some id on), by buckets of the smaller id, without a sort. Else ids below 2^32
-  // make one 64-bit key of both and one sort, radix on the GPU; larger ids, two stable sorts.
-  template <class E>
-  const std::uint32_t* order_by_ids(const E& exec, const PairSource& source, std::uint32_t n,
-                                    const PairCensus& census) {
-    const std::uint64_t span = census.top_id - census.bottom_id;
-    if (span < kMostBucketsPerPair * std::uint64_t{n} + 1024u && span < 0xffff0000u) {
-      const std::uint32_t* order = order_by_buckets(exec, source, n, census);
-      if (order != nullptr) return order;
-    }
-    auto policy = exec.policy();
-    order_.resize(n);
-    keys_.resize(n);
-    thrust::sequence(policy, order_.data(), order_.data() + n);
-    const int bits = id_bits(census.top_id);
-    if (bits > 32) {
-      thrust::transform(policy, Index(0), Index(n), keys_.data(), PairIdHigh{source});
-      thrust::stable_sort_by_key(policy, keys_.data(), keys_.data() + n, order_.data());
-      thrust::transform(policy, order_.data(), order_.data() + n, keys_.data(), PairIdLow{source});
-      thrust::stable_sort_by_key(policy, keys_.data(), keys_.data() + n, order_.data());
-      return order_.data();
-    }
-    thrust::transform(policy, Index(0), Index(n), keys_.data(), PairIdKey{source, bits});
-    if constexpr (E::lists_by_sorting) {
-      sorted_keys_.resize(n);
-      sorted_order_.resize(n);
-      return exec
-          .sort_pairs(keys_.data(), order_.data(), sorted_keys_.data(), sorted_order_.data(), n,
-                      2 * bits)
-          .second;
-    } else {
-      thrust::stable_sort_by_key(policy, keys_.data(), keys_.data() + n, order_.data());
-      return order_.data();
-    }
-  }
-
-  // order_by_ids by buckets: count each smaller id's pairs, scan, place, and sort each bucket
-  // in place. Null when a bucket holds more than kMostPairsSortedInABucket pairs (a grain that
-  // touches that many is no packing's: the sort then serves).
-  template <class E>
-  const std::uint32_t* order_by_buckets(const E& exec, const PairSource& source, std::uint32_t n,
-                                        const PairCensus& census) {
-    auto policy = exec.policy();
-    const auto undrawn = static_cast<std::uint32_t>(census.top_id - census.bottom_id + 1u);
-    const std::size_t buckets = std::size_t{undrawn} + 1u;
-    const PairBucket bucket_of{source, census.bottom_id, undrawn};
-    bucket_offsets_.resize(buckets + 1);
-    place_.resize(n);
-    thrust::fill_n(policy, bucket_offsets_.data(), buckets + 1, 0u);
-    thrust::for_each_n(policy, Index(0), n,
-                       CountInBucket{bucket_of, bucket_offsets_.data(), place_.data()});
-    const std::uint32_t fullest =
-        thrust::reduce(policy, bucket_offsets_.data(), bucket_offsets_.data() + undrawn, 0u,
-                       thrust::maximum<std::uint32_t>());
-    if (fullest > kMostPairsSortedInABucket) return nullptr;
-    thrust::exclusive_scan(policy, bucket_offsets_.data(), bucket_offsets_.data() + buckets + 1,
-                           bucket_offsets_.data());
-    order_.resize(n);
-    keys_.resize(n);
-    thrust::for_each_n(policy, Index(0), n,
-                       PlaceInBucket{bucket_of, bucket_offsets_.data(), place_.data(),
-                                     order_.data(), keys_.data()});
-    // The pairs not drawn stay as placed: their capsules are empty, whatever their order.
-    thrust::for_each_n(policy, Index(0), undrawn,
-                       SortBucket{bucket_offsets_.data(), order_.data(), keys_.data()});
-    return order_.data();
-  }
-
-  // Bits that hold every id up to `top`.
-  static int id_bits(std::uint64_t top) {
-    int bits = 1;
-    while (bits < 64 && (top >> bits) != 0) ++bits;
-    return bits;
-  }
-
   // A uniform grid over the capsules' box, sized as the grains' grid is (about one cell per
   // capsule, coarser where long capsules would list too many), each capsule listed in the cells
   // its own box overlaps: a thin capsule along a row of grains then sits in a few cells, where its
@@ -623,12 +359,7 @@ class ContactScene {
   Array<std::uint64_t> pair_ids_;
   Array<Vec4> whole_spheres_;  // pairs by index given whole, for the gather across ranks
   Array<std::uint64_t> whole_ids_;
-  Array<std::uint32_t> order_;
-  Array<std::uint64_t> keys_;
-  Array<std::uint64_t> sorted_keys_;
-  Array<std::uint32_t> sorted_order_;
-  Array<std::uint32_t> bucket_offsets_;  // each bucket's count, then its start
-  Array<std::uint32_t> place_;           // each pair's place in its bucket
+  ContactOrder order_;
   Array<Capsule> capsules_;
   Array<Vec3> colors_;
   Array<Vec3> table_;
