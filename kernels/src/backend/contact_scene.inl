@@ -5,6 +5,8 @@
 // Part of the backend (thrust_backend.inl).
 #pragma once
 
+#include <algorithm>
+
 #include "backend_prelude.inl"
 #include "colormap_tables.h"
 #include "contact_order.inl"
@@ -233,6 +235,14 @@ class ContactScene {
     if (pairs.count == 0) return;
     check_pairs(pairs);
     const std::size_t n = pairs.count;
+    if (pairs.spheres != nullptr && (pairs.on_host || view.space == MemorySpace::host)) {
+      // Whole and on the host already (granray-render's pairs): copied, not sent to a device and
+      // back.
+      std::copy_n(pairs.spheres, 2 * n, out.spheres.data());
+      std::copy_n(pairs.ids, 2 * n, out.ids.data());
+      std::copy_n(pairs.value, n, out.value.data());
+      return;
+    }
     const PairSource source = pair_source(exec, all, view);
     const Vec4* spheres = source.pair_spheres;
     const std::uint64_t* ids = source.pair_ids;
