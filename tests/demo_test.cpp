@@ -71,6 +71,8 @@ TEST(Demo, TheNetworkExampleDrawsItsOwnContacts) {
   const Result r = run_dem(settings);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("3 written, 0 failed"), std::string::npos) << r.output;
+  // The first frame, before any contact, passes an empty list: no warning that none is passed.
+  EXPECT_EQ(r.output.find("passes no contact"), std::string::npos) << r.output;
   // The network alone (no grain drawn) is more than the background once the pour has landed.
   const Result alone = run_dem(settings + " --set insitu.contacts.grains=false --set " +
                                "insitu.clip=[] --set insitu.walls=[] --set 'insitu.png=\"" + dir +

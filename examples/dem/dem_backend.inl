@@ -105,7 +105,7 @@ class Dem final : public DemSimulation {
     p.view.ids = raw(id_);
     p.view.space = kSpace;
     p.with_field("speed", raw(speed_));
-    if (pass_contacts_) p.view.contacts = contact_pairs();
+    if (pass_contacts_) pass_contact_pairs(p);
     return p;
   }
 
@@ -245,9 +245,9 @@ class Dem final : public DemSimulation {
                        MarkCells{raw(keys_), n_total_, raw(cell_start_), raw(cell_end_)});
   }
 
-  // The pairs of owned grains (each once across ranks) and their normal forces, given whole (both
-  // grains' spheres and ids: the other grain may be a ghost), in this backend's memory.
-  ContactView contact_pairs() {
+  // Passes the pairs of owned grains (each once across ranks) and their normal forces, given whole
+  // (both grains' spheres and ids: the other grain may be a ghost), in this backend's memory.
+  void pass_contact_pairs(SimulationParticles& p) {
     pair_offset_.resize(std::size_t{n_owned_} + 1);
     pair_offset_[0] = 0u;
     thrust::transform_inclusive_scan(policy(), Index(0), Index(n_owned_), pair_offset_.begin() + 1,
@@ -256,18 +256,11 @@ class Dem final : public DemSimulation {
     const std::uint32_t pairs = pair_offset_[n_owned_];
     pair_spheres_.resize(2 * std::size_t{pairs});
     pair_ids_.resize(2 * std::size_t{pairs});
-    // At least one value, so that a frame before the first contact still passes its (empty) list:
-    // an empty device vector's data is null, which says that no contacts are passed at all.
-    pair_force_.resize(std::max<std::size_t>(pairs, 1));
+    pair_force_.resize(pairs);
     thrust::for_each_n(policy(), Index(0), n_owned_,
                        EmitContactPairs{state(), raw(id_), raw(pair_offset_), raw(pair_spheres_),
                                         raw(pair_ids_), raw(pair_force_)});
-    ContactView view;
-    view.value = raw(pair_force_);
-    view.count = pairs;
-    view.spheres = raw(pair_spheres_);
-    view.ids = raw(pair_ids_);
-    return view;
+    p.with_contact_grains(raw(pair_spheres_), raw(pair_ids_), raw(pair_force_), pairs);
   }
 
   void compute_forces() {

@@ -330,8 +330,8 @@ void InsituRenderer::render_frame(std::int64_t step, double time,
     problem = "another rank could not pass its particles (its log says why)";
   }
   if (!problem.empty()) throw Error(problem);
-  if (config_.render.contacts && view.contacts.value == nullptr && !warned_no_contacts_ &&
-      (!ranks_ || ranks_->rank() == 0)) {
+  if (config_.render.contacts && !particles.passes_contacts && view.contacts.value == nullptr &&
+      !warned_no_contacts_ && (!ranks_ || ranks_->rank() == 0)) {
     warned_no_contacts_ = true;  // once: the simulation will not start passing them
     log_(
         "granray: warning: [insitu.contacts] is set, but this simulation passes no contact "

@@ -159,10 +159,10 @@ void read_device_contacts(py::handle contacts, ParticleArrays& out) {
     data[k] = a->data;
     out.holders.push_back(a->holder);
   }
-  out.particles.view.contacts = {reinterpret_cast<const std::uint32_t*>(data[0]),
-                                 reinterpret_cast<const std::uint32_t*>(data[1]),
-                                 reinterpret_cast<const float*>(data[2]),
-                                 static_cast<std::size_t>(pairs)};
+  out.particles.with_contacts(reinterpret_cast<const std::uint32_t*>(data[0]),
+                              reinterpret_cast<const std::uint32_t*>(data[1]),
+                              reinterpret_cast<const float*>(data[2]),
+                              static_cast<std::size_t>(pairs));
 }
 
 void read_device_arrays(const DeviceArray& xyzr, const ArrayArguments& args,
@@ -419,9 +419,8 @@ void read_host_contacts(py::handle contacts, ParticleArrays& out) {
       copy[m] = static_cast<std::uint32_t>(index_of[m]);
     }
   }
-  out.particles.view.contacts.first = out.pair_copy[0].data();
-  out.particles.view.contacts.second = out.pair_copy[1].data();
-  out.particles.view.contacts.count = pairs;
+  out.particles.with_contacts(out.pair_copy[0].data(), out.pair_copy[1].data(),
+                              out.particles.view.contacts.value, pairs);
 }
 
 }  // namespace

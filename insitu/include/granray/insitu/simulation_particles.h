@@ -28,6 +28,9 @@ struct SimulationParticles {
   };
 
   ParticleView view;
+  // contract 2g: the simulation passes its contact pairs (with_contacts or with_contact_grains),
+  // this frame perhaps none: an empty list's pointers may be null.
+  bool passes_contacts = false;
   std::vector<Field> fields;
   std::vector<WallMotion> walls;
   // Why this rank's data cannot be drawn this frame, set by an adapter that could not make views
@@ -49,6 +52,7 @@ struct SimulationParticles {
   SimulationParticles& with_contacts(const std::uint32_t* first, const std::uint32_t* second,
                                      const float* value, std::size_t count) {
     view.contacts = {first, second, value, count};
+    passes_contacts = true;
     return *this;
   }
   // The same with each pair's grains given whole: `spheres` and `ids` two entries a pair, each
@@ -61,6 +65,7 @@ struct SimulationParticles {
     view.contacts.ids = ids;
     view.contacts.value = value;
     view.contacts.count = count;
+    passes_contacts = true;
     return *this;
   }
   // A moving wall: the configured wall `name` moved rigidly (a drum's rotation, a piston).
