@@ -100,8 +100,8 @@ int main(int argc, char** argv) {
                "rendered there, as an in-situ code's are (no upload in the frame)");
   bool census = false;
   app.add_flag("--grid-census", census,
-               "say how fine each scene's grid is, how full its listing cells and how many of "
-               "its bricks are marked");
+               "say how fine each scene's grid is, how full its listing cells and from how many "
+               "of its cells a walk leaps");
   app.add_flag("--annotations", annotate,
                "also time the colour bar and label drawn on each rendered image");
   CLI11_PARSE(app, argc, argv);

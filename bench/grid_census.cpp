@@ -13,27 +13,28 @@ GridCensus grid_census(const HostGrid& grid, std::size_t grains) {
     listing += grid.cell_offsets[k + 1] > grid.cell_offsets[k];
   if (grains > 0) c.cells_per_grain = double(cells) / double(grains);
   if (listing > 0) c.grains_per_listing_cell = double(grid.ref_index.size()) / double(listing);
-  if (!grid.bricks.empty()) {
-    const auto marked = std::count_if(grid.bricks.begin(), grid.bricks.end(),
-                                      [](std::uint8_t b) { return b != 0; });
-    c.marked_bricks = double(marked) / double(grid.bricks.size());
+  c.has_clearance = !grid.clearance.empty();
+  if (c.has_clearance && cells > 0) {
+    const int least = leap_margin_cells(grid.geometry) + 1;
+    const auto leaping = std::count_if(grid.clearance.begin(), grid.clearance.end(),
+                                       [least](std::uint8_t d) { return d >= least; });
+    c.leaping_cells = double(leaping) / double(cells);
   }
-  c.skips_empty = grid.skips_empty;
   return c;
 }
 
 std::string describe(const HostGrid& grid, const GridCensus& census) {
   const GridGeometry& g = grid.geometry;
-  char bricks[64] = "no bricks";
-  if (!grid.bricks.empty()) {
-    std::snprintf(bricks, sizeof bricks, "bricks %.0f %% marked (%s)", 100.0 * census.marked_bricks,
-                  census.skips_empty ? "walks skip" : "walks do not skip");
+  char leaps[64] = "no clearance (walks visit every cell)";
+  if (census.has_clearance) {
+    std::snprintf(leaps, sizeof leaps, "walks leap from %.0f %% of the cells",
+                  100.0 * census.leaping_cells);
   }
   char line[256];
   std::snprintf(line, sizeof line,
                 "grid %d x %d x %d, %.2f cells a grain, %.2f grains a listing cell, %s", g.dims[0],
                 g.dims[1], g.dims[2], census.cells_per_grain, census.grains_per_listing_cell,
-                bricks);
+                leaps);
   return line;
 }
 

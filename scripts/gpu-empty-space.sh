@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# On the GPU machine (carry .deps and .data with before.tar): the walk that skips empty space
-# (GridView::bricks) against the tree before it (.data/before.tar). Builds both for sm_90, runs
+# On the GPU machine (carry .deps and .data with before.tar): the walk over empty space
+# (GridView::clearance) against the tree before it (.data/before.tar). Builds both for sm_90, runs
 # this tree's GPU tests and compute-sanitizer over the grid and render tests, then the scene
 # suite at 1 M grains, 1080p, grid method, both trees: primary rays and lit (shadows + 8 AO);
 # then the force network's frame in device memory (granray-bench --in-place --contacts 0.2,

@@ -2,7 +2,9 @@
 // centre_radius, in exactly the cells its box overlaps. Built once per backend.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -201,72 +203,80 @@ TEST_F(GridTest, OverlapCellsListEveryGrainInEachCellItsBoxOverlaps) {
   }
 }
 
-// Brick b is marked exactly when a listing cell lies within brick_margin_cells of it; on beds
-// that leave their box partly empty (fresh seeds) some are not, so the walk has space to skip.
-TEST_F(GridTest, BricksAreMarkedExactlyNearListingCells) {
+// Each cell's clearance is its Chebyshev distance, in cells, to the nearest cell that lists a
+// sphere, capped at kMostClearance: checked cell by cell against a search of the cube around it,
+// on beds that leave their box partly empty (fresh seeds), where walks then have cells to leap
+// from.
+TEST_F(GridTest, ClearanceIsTheDistanceToTheNearestListingCell) {
   Rng rng(fresh_seed());
-  // A bed filling its box gets no bricks: nothing to skip, and nothing to wait for.
+  // A bed filling its box gets no clearance: nothing to leap over.
   const HostGrid dense = build(bench::make_suite_scene("dense", 20000, rng()).grains);
-  EXPECT_TRUE(dense.bricks.empty());
-  EXPECT_FALSE(dense.skips_empty);
+  EXPECT_TRUE(dense.clearance.empty());
   for (const std::string name : {"heap", "pour", "clusters", "hopper", "dilute"}) {
-    // Enough grains for bricks of 4^3 cells to leave some empty beyond their margin.
     const bench::SuiteScene scene = bench::make_suite_scene(name, 20000 + rng() % 10000, rng());
     const HostGrid grid = build(scene.grains);
     const GridGeometry& g = grid.geometry;
-    const int b[3] = {bricks_along(g.dims[0]), bricks_along(g.dims[1]), bricks_along(g.dims[2])};
-    ASSERT_EQ(grid.bricks.size(), std::size_t(b[0]) * b[1] * b[2]) << name;
-    const int margin = brick_margin_cells(g);
-    EXPECT_GE(margin * g.cell_size, g.reach + g.cell_size) << name;
-    std::size_t marked = 0;
-    for (int bz = 0; bz < b[2]; ++bz)
-      for (int by = 0; by < b[1]; ++by)
-        for (int bx = 0; bx < b[0]; ++bx) {
-          const int at[3] = {bx, by, bz};
-          int lo[3], hi[3];
-          for (int a = 0; a < 3; ++a) {
-            lo[a] = std::max(0, at[a] * kBrickCells - margin);
-            hi[a] = std::min(g.dims[a] - 1, at[a] * kBrickCells + kBrickCells - 1 + margin);
+    ASSERT_EQ(grid.clearance.size(), std::size_t(g.dims[0]) * g.dims[1] * g.dims[2]) << name;
+    const auto lists = [&](int x, int y, int z) {
+      const std::uint32_t c = cell_index(g, x, y, z);
+      return grid.cell_offsets[c + 1] > grid.cell_offsets[c];
+    };
+    std::size_t checked = 0, leaping = 0;
+    for (int q = 0; q < 600; ++q) {
+      const int at[3] = {int(rng() % g.dims[0]), int(rng() % g.dims[1]), int(rng() % g.dims[2])};
+      int lo[3], hi[3];
+      for (int a = 0; a < 3; ++a) {
+        lo[a] = std::max(0, at[a] - (kMostClearance - 1));
+        hi[a] = std::min(g.dims[a] - 1, at[a] + (kMostClearance - 1));
+      }
+      int want = kMostClearance;
+      for (int z = lo[2]; z <= hi[2]; ++z)
+        for (int y = lo[1]; y <= hi[1]; ++y)
+          for (int x = lo[0]; x <= hi[0]; ++x) {
+            if (lists(x, y, z)) {
+              want = std::min(
+                  want, std::max({std::abs(x - at[0]), std::abs(y - at[1]), std::abs(z - at[2])}));
+            }
           }
-          bool lists = false;
-          for (int z = lo[2]; z <= hi[2]; ++z)
-            for (int y = lo[1]; y <= hi[1]; ++y)
-              for (int x = lo[0]; x <= hi[0]; ++x) {
-                const std::uint32_t c = cell_index(g, x, y, z);
-                lists = lists || grid.cell_offsets[c + 1] > grid.cell_offsets[c];
-              }
-          const std::size_t index = (std::size_t(bz) * b[1] + by) * b[0] + bx;
-          ASSERT_EQ(grid.bricks[index] != 0, lists)
-              << name << ", brick " << bx << " " << by << " " << bz;
-          marked += lists;
-        }
-    // A gas's grid is sized by its box, so its voids span few bricks at this size.
+      ASSERT_EQ(int(grid.clearance[cell_index(g, at[0], at[1], at[2])]), want)
+          << name << ", cell " << at[0] << " " << at[1] << " " << at[2];
+      ++checked;
+      leaping += want > leap_margin_cells(g);
+    }
+    // The heap, pour and hopper leave whole cubes of their box clear; a gas's grid is sized by
+    // its box, so its voids are few cells across.
     if (name != "clusters" && name != "dilute") {
-      EXPECT_LT(marked, grid.bricks.size()) << name << ": no empty space to skip";
+      EXPECT_GT(leaping, checked / 10) << name << ": too few cells to leap from";
     }
   }
 }
 
 // The census that granray-bench --grid-census prints, on a grid whose answers are known: two of
-// its four cells list three references, one of its two bricks is marked.
-TEST(GridCensus, CountsCellsListingCellsAndMarkedBricks) {
+// its four cells list three references, one of them lets a walk leap.
+TEST(GridCensus, CountsCellsListingCellsAndCellsToLeapFrom) {
   HostGrid grid;
   grid.geometry.dims[0] = 4;
   grid.geometry.dims[1] = grid.geometry.dims[2] = 1;
+  grid.geometry.cell_size = 1.0f;
+  grid.geometry.inv_cell_size = 1.0f;
+  grid.geometry.reach = 0.5f;  // leap_margin_cells 2: a clearance of 3 leaps
   grid.cell_offsets = {0, 2, 2, 3, 3};
   grid.ref_index = {0, 1, 2};
-  grid.bricks = {1, 0};
-  grid.skips_empty = true;
+  grid.clearance = {0, 2, 0, 3};
   const bench::GridCensus c = bench::grid_census(grid, 2);
   EXPECT_DOUBLE_EQ(c.cells_per_grain, 2.0);
   EXPECT_DOUBLE_EQ(c.grains_per_listing_cell, 1.5);
-  EXPECT_DOUBLE_EQ(c.marked_bricks, 0.5);
-  EXPECT_TRUE(c.skips_empty);
+  EXPECT_TRUE(c.has_clearance);
+  EXPECT_DOUBLE_EQ(c.leaping_cells, 0.25);
   EXPECT_EQ(bench::describe(grid, c),
-            "grid 4 x 1 x 1, 2.00 cells a grain, 1.50 grains a listing cell, bricks 50 % marked "
-            "(walks skip)");
-  grid.bricks.clear();
-  EXPECT_DOUBLE_EQ(bench::grid_census(grid, 2).marked_bricks, 1.0);
+            "grid 4 x 1 x 1, 2.00 cells a grain, 1.50 grains a listing cell, walks leap from 25 % "
+            "of the cells");
+  grid.clearance.clear();
+  const bench::GridCensus none = bench::grid_census(grid, 2);
+  EXPECT_FALSE(none.has_clearance);
+  EXPECT_EQ(bench::describe(grid, none),
+            "grid 4 x 1 x 1, 2.00 cells a grain, 1.50 grains a listing cell, no clearance (walks "
+            "visit every cell)");
 }
 
 // Cells are sized by the volume the grains occupy where it is a small share of their box: a pour
@@ -298,34 +308,37 @@ TEST_F(GridTest, CellsAreSizedByTheVolumeTheGrainsOccupy) {
   }
 }
 
-// The listing cells a walk meets, in order.
+// The listing cells a walk meets, in order, and how many cells it visits.
 struct ListingCellsMet {
   const HostGrid& grid;
   std::vector<std::uint32_t> cells;
+  std::size_t visited = 0;
   bool done_before(float) const { return false; }
   void visit(std::uint32_t first, std::uint32_t last) {
+    visited += last - first + 1;
     for (std::uint32_t c = first; c <= last; ++c) {
       if (grid.cell_offsets[c + 1] > grid.cell_offsets[c]) cells.push_back(c);
     }
   }
 };
 
-// Skipping the ray's stretches in unmarked bricks leaves out only cells that list nothing: the
-// walk with bricks meets the same listing cells in the same order as the walk over every cell,
-// and finds the same nearest hit bit for bit, on rays from outside and inside the grid, along
-// the axes and diagonals, over whole and partial spans (fresh seeds, from the pour to the drum).
-TEST_F(GridTest, SkippingEmptySpaceMeetsTheSameListingCells) {
+// Leaping over empty space by the cells' clearance leaves out only cells that list nothing: the
+// leaping walk meets the same listing cells in the same order as the walk over every cell, and
+// finds the same nearest hit bit for bit, on rays from outside and inside the grid, along the
+// axes and diagonals, over whole and partial spans (fresh seeds, from the pour to the drum); and
+// where the bed leaves space clear it visits fewer cells.
+TEST_F(GridTest, LeapingOverEmptySpaceMeetsTheSameListingCells) {
   Rng rng(fresh_seed());
   const IdMap id_of{nullptr, 0};
   for (const std::string name : {"heap", "pour", "hopper", "clusters", "dilute", "drum"}) {
     const bench::SuiteScene scene = bench::make_suite_scene(name, 5000 + rng() % 5000, rng());
     for (const GridCells kind : {GridCells::centres, GridCells::overlaps}) {
       const HostGrid grid = build(scene.grains, kind);
-      const GridView skipping = grid.view(true), plain = grid.view(false);
-      ASSERT_NE(skipping.bricks, nullptr);
+      const GridView leaping = grid.view(true), plain = grid.view(false);
+      ASSERT_NE(leaping.clearance, nullptr);
       const GridGeometry& g = grid.geometry;
       const Vec3 far = grid_far_corner(g), size = far - g.origin;
-      std::size_t hits = 0;
+      std::size_t hits = 0, visited_leaping = 0, visited_plain = 0;
       for (int q = 0; q < 400; ++q) {
         Ray ray;
         const float spread = q % 2 == 0 ? 0.5f : -0.3f;  // outside the grid, or inside it
@@ -349,13 +362,15 @@ TEST_F(GridTest, SkippingEmptySpaceMeetsTheSameListingCells) {
         const std::string where =
             name + (kind == GridCells::overlaps ? ", overlaps" : "") + ", ray " + std::to_string(q);
         ListingCellsMet with{grid, {}}, without{grid, {}};
-        walk_grown_cells(skipping, ray, t_min, t_max, with);
+        walk_grown_cells(leaping, ray, t_min, t_max, with);
         walk_grown_cells(plain, ray, t_min, t_max, without);
         ASSERT_EQ(with.cells, without.cells) << where;
+        visited_leaping += with.visited;
+        visited_plain += without.visited;
         const Hit expected = trace_grid(plain, id_of, ray);
-        const Hit got = trace_grid(skipping, id_of, ray);
-        const Hit flat = trace_grid_flat(skipping, id_of, ray);
-        const Hit turns = trace_grid_skipping(skipping, id_of, ray);  // the GPU's primary rays
+        const Hit got = trace_grid(leaping, id_of, ray);
+        const Hit flat = trace_grid_flat(leaping, id_of, ray);
+        const Hit turns = trace_grid_leaping(leaping, id_of, ray);  // the GPU's primary rays
         ASSERT_EQ(got.index, expected.index) << where;
         ASSERT_EQ(flat.index, expected.index) << where;
         ASSERT_EQ(turns.index, expected.index) << where;
@@ -367,6 +382,14 @@ TEST_F(GridTest, SkippingEmptySpaceMeetsTheSameListingCells) {
         }
       }
       EXPECT_GT(hits, 20u) << name << ": too few rays met a grain to test the hit";
+      // Beds of a few thousand grains leave clear cubes only a few cells across, but the pour's
+      // air is wide even so.
+      const std::size_t most = name == "pour" ? visited_plain * 3 / 4 : visited_plain - 1;
+      if (name != "clusters" && name != "dilute") {
+        EXPECT_LE(visited_leaping, most)
+            << name << ": the walks leapt too little (" << visited_leaping << " cells against "
+            << visited_plain << ")";
+      }
     }
   }
 }

@@ -73,23 +73,19 @@ TEST_F(RenderTest, EverySceneOfTheSuiteMatchesBruteForce) {
   }
 }
 
-// Beds large enough that their grids skip empty space (GridView::bricks), fresh seeds: the
-// frames' walks pass the unmarked bricks and still match brute force (on the GPU, the unlit
-// primary rays by SkippingGridTracer).
-TEST_F(RenderTest, BedsWhoseWalksSkipEmptySpaceMatchBruteForce) {
+// Beds large enough that their grids leap over empty space (GridView::clearance), fresh seeds:
+// the frames' walks leap and still match brute force (on the GPU, the unlit primary rays by
+// LeapingGridTracer).
+TEST_F(RenderTest, BedsWhoseWalksLeapOverEmptySpaceMatchBruteForce) {
   Rng rng(fresh_seed());
   for (const std::string name : {"pour", "hopper", "heap"}) {
     const bench::SuiteScene scene = bench::make_suite_scene(name, 20000 + rng() % 10000, rng());
     ParticleView view = view_of(scene.grains);
     const HostGrid grid = Renderer(test_backend()).build_grid(view);
-    ASSERT_TRUE(grid.skips_empty) << name;
-    if (name == std::string("pour")) {  // sparse enough for the GPU's SkippingGridTracer too
-      const auto marked = std::count(grid.bricks.begin(), grid.bricks.end(), std::uint8_t{1});
-      EXPECT_LE(3 * marked, static_cast<std::ptrdiff_t>(grid.bricks.size()));
-    }
+    ASSERT_FALSE(grid.clearance.empty()) << name;
     RenderSettings settings = sized_random_settings(rng, rng() % 2 == 0, 72, 48);
     if (!scene.walls.empty()) settings.walls = std::make_shared<WallList>(scene.walls);
-    if (name == std::string("hopper")) {  // shadow and occlusion rays walk the bricks too
+    if (name == std::string("hopper")) {  // shadow and occlusion rays leap too
       settings.shading.shadows = true;
       settings.shading.ao_samples = 4;
     }

@@ -123,7 +123,7 @@ TEST(GridCellsWalk, BothLayoutsFindWhatEverySphereTestFinds) {
     const BruteForceOccluder reference{spheres.data(), n, id_of};
     for (const GridCells cells : {GridCells::centres, GridCells::overlaps}) {
       const HostGrid host = Renderer(BackendKind::cpu).build_grid(view_of(spheres), cells);
-      const GridView view = host.view();  // with its bricks: empty space skipped
+      const GridView view = host.view();  // with its clearance: empty space leapt over
       const GridOccluder walk{view, id_of};
       for (int q = 0; q < 600; ++q) {
         const std::string where = std::string(c.label) + ", " +

@@ -74,11 +74,10 @@ class Executor {
   // How the grid's cells and the screen tiles get their lists (backend/particle_grid.inl,
   // backend/screen_tile_lists.inl).
   static constexpr bool lists_by_sorting = false;
-  // Every walk over the grid skips empty space by itself (walk_grown_cells over the bricks,
-  // GridView::bricks), runs whole for the batches: the pour cast 2.1x faster, the dense box no
-  // slower (docs/benchmarks.md). No tracer of its own.
-  static constexpr bool casts_by_skipping_tracer = false;
-  static constexpr double skipping_tracer_most_marked = 0.0;
+  // Every walk over the grid leaps over empty space by itself (walk_grown_cells and
+  // walk_listed_spheres over a grid with clearance), runs whole for the batches. No tracer of its
+  // own.
+  static constexpr bool casts_by_leaping_tracer = false;
   // Ambient occlusion: a gather of the spheres near a shading point, then a short loop per
   // occlusion ray, casts ambient occlusion faster here than a walk per ray (docs/benchmarks.md).
   static constexpr bool gathers_nearby_spheres = true;

@@ -68,12 +68,6 @@ constexpr int kStageMarks = 6;
 #define GRANRAY_WALL_TILE_MIN_BLOCKS 1
 #endif
 
-// The largest share of marked bricks for which the primary rays walk by SkippingGridTracer
-// (Executor::skipping_tracer_most_marked); a compile definition tries others.
-#ifndef GRANRAY_SKIPPING_TRACER_MOST_MARKED
-#define GRANRAY_SKIPPING_TRACER_MOST_MARKED (1.0 / 3.0)
-#endif
-
 // A pixel kernel's block: its shape and the least blocks an SM its launch bounds ask for.
 template <int Width, int Height, int MinBlocks>
 struct PixelTile {
@@ -328,16 +322,11 @@ class Executor {
   // How the grid's cells and the screen tiles get their lists (backend/particle_grid.inl,
   // backend/screen_tile_lists.inl).
   static constexpr bool lists_by_sorting = true;
-  // The grid marks bricks, and the primary rays (unlit, and lit frames' surfaces) of a grid
-  // that uses them walk by SkippingGridTracer, a kernel of its own (the flat loop with brick
-  // turns). The device's other walks visit every cell: a loop over bricks nested around the flat
-  // one made the H200's heap cast 2x slower, and its registers slowed the dense box
-  // (kernels/dda.h, docs/benchmarks.md).
-  static constexpr bool casts_by_skipping_tracer = true;
-  // ... where at most a third of the bricks are marked: on an H200 the pour's (6 % marked) and the
-  // hopper's (27 %) primary casts went 1.67 -> 1.06 and 1.38 -> 0.99 ms, the heap's (42 %) and
-  // the drum's (67 %) 0.71 -> 1.22 and 1.02 -> 1.87 ms.
-  static constexpr double skipping_tracer_most_marked = GRANRAY_SKIPPING_TRACER_MOST_MARKED;
+  // The primary rays (unlit, and lit frames' surfaces) of a grid with clearance leap over empty
+  // space by LeapingGridTracer, a kernel of its own; the device's other walks leap where
+  // GRANRAY_DEVICE_WALKS_LEAP says (kernels/dda.h): a second loop's registers slowed every walk,
+  // the dense box's too, when bricks were tried (docs/benchmarks-log.md).
+  static constexpr bool casts_by_leaping_tracer = true;
   // 1 M dense grains at 1080p: grid 0.25 ms, tiles 0.46 ms with their binning (docs/benchmarks.md,
   // "Screen tiles").
   // Ambient occlusion: a walk per occlusion ray: a gathered list would live in local memory.

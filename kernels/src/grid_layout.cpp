@@ -115,8 +115,8 @@ GridLayout choose_grid_layout(
   const double n = static_cast<double>(bounds.renderable);
   const GridBox box = grid_box(bounds);
   // A bed that occupies at most kMostShareSizedByOccupancy of its box gets one cell per particle
-  // over that share: its grains then lie about one to a cell, as a dense box's do, and the bricks
-  // pass the empty rest.
+  // over that share: its grains then lie about one to a cell, as a dense box's do, and the walks
+  // leap over the empty rest (GridView::clearance).
   const double share =
       occupied_share <= kMostShareSizedByOccupancy
           ? std::clamp(occupied_share, kCellsPerParticle / kMostCellsPerParticle, 1.0)

@@ -132,16 +132,12 @@ struct HostGrid {
   std::vector<std::uint32_t> cell_offsets;  // cells + 1: cell c lists [offsets[c], offsets[c + 1])
   std::vector<Vec4> ref_spheres;            // references, then kSphereBatchPad empty spheres
   std::vector<std::uint32_t> ref_index;
-  std::vector<std::uint8_t> bricks;  // GridView::bricks: x fastest, bricks_along(dims) each way
-  bool skips_empty = false;          // the frames' walks skip by them (enough are unmarked)
+  std::vector<std::uint8_t> clearance;  // GridView::clearance, one a cell; empty: none
 
-  // The kernels' view of this grid (with its bricks, or without when `skip_empty` is false).
-  GridView view(bool skip_empty = true) const {
+  // The kernels' view of this grid (with its clearance, or without when `leap` is false).
+  GridView view(bool leap = true) const {
     GridView v{geometry, cell_offsets.data(), ref_spheres.data(), ref_index.data()};
-    if (skip_empty && !bricks.empty()) {
-      v.bricks = bricks.data();
-      for (int a = 0; a < 3; ++a) v.brick_dims[a] = bricks_along(geometry.dims[a]);
-    }
+    if (leap && !clearance.empty()) v.clearance = clearance.data();
     return v;
   }
 };

@@ -128,38 +128,59 @@ struct ListedOnceKey {
   }
 };
 
-// Brick b of the grid marked when a cell within brick_margin_cells of it lists a sphere
-// (GridView::bricks). Cells along x are consecutive, so a row of them is tested by its first and
-// last offsets: a few rows per brick.
-struct MarkBrick {
+// Each cell's clearance along x (GridView::clearance): how many cells, at most kMostClearance,
+// lie between it and the nearest cell of its row that lists a sphere. The first of the three
+// passes of the Chebyshev distance, read from the built cell offsets: along a row they never
+// decrease, so cells [a, b] list nothing exactly when offsets[a] == offsets[b + 1], and the
+// distance is found by halving (four tests, not one per cell).
+struct ClearanceAlongRows {
   GridGeometry geometry;
   const std::uint32_t* offsets;
-  int bricks_x, bricks_y;
-  int margin;
-  std::uint8_t* marks;
-  GRANRAY_HD void operator()(std::uint32_t b) const {
-    const int brick[3] = {static_cast<int>(b % static_cast<std::uint32_t>(bricks_x)),
-                          static_cast<int>(b / static_cast<std::uint32_t>(bricks_x) %
-                                           static_cast<std::uint32_t>(bricks_y)),
-                          static_cast<int>(b / static_cast<std::uint32_t>(bricks_x * bricks_y))};
-    int lo[3], hi[3];
-    for (int a = 0; a < 3; ++a) {
-      const int first = brick[a] * kBrickCells - margin;
-      const int last = brick[a] * kBrickCells + kBrickCells - 1 + margin;
-      lo[a] = first < 0 ? 0 : first;
-      hi[a] = last > geometry.dims[a] - 1 ? geometry.dims[a] - 1 : last;
-    }
-    std::uint8_t mark = 0;
-    for (int z = lo[2]; z <= hi[2] && mark == 0; ++z) {
-      for (int y = lo[1]; y <= hi[1]; ++y) {
-        if (offsets[cell_index(geometry, hi[0], y, z) + 1] !=
-            offsets[cell_index(geometry, lo[0], y, z)]) {
-          mark = 1;
-          break;
+  std::uint8_t* clearance;
+  GRANRAY_HD void operator()(std::uint32_t c) const {
+    const int x = static_cast<int>(c % static_cast<std::uint32_t>(geometry.dims[0]));
+    const int last = geometry.dims[0] - 1;
+    // Whether a cell of the row within r of this one lists a sphere.
+    const auto listed_within = [&](int r) {
+      const int from = x - r < 0 ? 0 : x - r, to = x + r > last ? last : x + r;
+      return offsets[c - static_cast<std::uint32_t>(x - from)] !=
+             offsets[c + static_cast<std::uint32_t>(to - x) + 1];
+    };
+    // The smallest r with a listing cell within r (listed_within grows with r).
+    int lo = 0, hi = kMostClearance - 1;
+    if (!listed_within(hi)) {
+      lo = kMostClearance;
+    } else {
+      while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if (listed_within(mid)) {
+          hi = mid;
+        } else {
+          lo = mid + 1;
         }
       }
     }
-    marks[b] = mark;
+    clearance[c] = static_cast<std::uint8_t>(lo);
+  }
+};
+
+// The next pass of the Chebyshev distance, along y or z (`stride` cells apart, `dim` of them):
+// out(c) = min over the cells q of the line of max(|c - q|, in(q)), capped at kMostClearance.
+struct ClearanceAlongAxis {
+  const std::uint8_t* in;
+  std::uint8_t* out;
+  std::uint32_t stride;
+  int dim;
+  GRANRAY_HD void operator()(std::uint32_t c) const {
+    const int at = static_cast<int>(c / stride % static_cast<std::uint32_t>(dim));
+    int best = in[c];
+    for (int r = 1; r < best; ++r) {
+      const int below = at - r >= 0 ? in[c - static_cast<std::uint32_t>(r) * stride] : best;
+      const int above = at + r < dim ? in[c + static_cast<std::uint32_t>(r) * stride] : best;
+      const int nearest = below < above ? below : above;
+      if (nearest < best) best = nearest > r ? nearest : r;
+    }
+    out[c] = static_cast<std::uint8_t>(best);
   }
 };
 
@@ -181,12 +202,10 @@ struct WidenMark {
   GRANRAY_HD std::uint64_t operator()(std::uint8_t mark) const { return mark; }
 };
 
-// The largest share of marked bricks for which a grid's walk skips empty space.
-constexpr double kMostMarkedBricks = 0.85;
-// Grains filling more of their box than this leave no empty space worth marking, and the GPU
-// would wait for the count of marks: the dense box (0.6 filled) gets no bricks; a drum (0.22),
-// a heap (0.12), a pour or a gas (0.01) do (docs/benchmarks.md).
-constexpr double kFullestBedWithBricks = 0.4;
+// Grains filling more of their box than this leave no empty space worth leaping over: the dense
+// box (0.6 filled) gets no clearance, nor an estimate of its occupied share; a drum (0.22), a heap
+// (0.12), a pour or a gas (0.01) do (docs/benchmarks.md).
+constexpr double kFullestBedWithClearance = 0.4;
 
 // Bits a radix sort needs for cell indices below `cells`.
 inline int key_bits(std::uint64_t cells) {
@@ -207,7 +226,8 @@ class ParticleGrid {
         values_sorted_(account, "sorted grid references"),
         cell_offsets_(account, "grid cell offsets"),
         ref_spheres_(account, "particles in cell order"),
-        bricks_(account, "grid bricks marked for empty space") {}
+        clearance_(account, "grid cells' clearance"),
+        clearance_scratch_(account, "grid cells' clearance, one pass") {}
 
   // The grid over `r`. With `same_particles` (a later band of the frame whose grid this is) the
   // grid built last is kept when it was built for these particles and box. A template, so that
@@ -231,20 +251,19 @@ class ParticleGrid {
       layout = count_grid(exec, r, bounds, cells, share);
     }
     pad_ref_spheres(exec, layout.references);
-    mark_bricks(exec, layout.geometry, bounds);
+    measure_clearance(exec, layout.geometry, bounds);
     kept_ = Kept{r.spheres, r.count, bounds, cells, sizing, layout};
     return layout;
   }
 
-  // use(tracer) with the tracer of the primary rays over the built grid: SkippingGridTracer where
-  // the backend casts by it and few enough bricks are marked (Executor::
-  // skipping_tracer_most_marked), GridTracer otherwise.
+  // use(tracer) with the tracer of the primary rays over the built grid: LeapingGridTracer where
+  // the backend casts by it and the grid has clearance, GridTracer otherwise.
   template <class E, class Use>
   void with_tracer(const detail::GridLayout& layout, const IdMap& id_of, Use use) const {
     const GridView grid = view(layout);
-    if constexpr (E::casts_by_skipping_tracer) {
-      if (grid.bricks != nullptr && marked_share_ <= E::skipping_tracer_most_marked) {
-        use(SkippingGridTracer{grid, id_of});
+    if constexpr (E::casts_by_leaping_tracer) {
+      if (grid.clearance != nullptr) {
+        use(LeapingGridTracer{grid, id_of});
         return;
       }
     }
@@ -257,12 +276,8 @@ class ParticleGrid {
 
   GridView view(const detail::GridLayout& layout) const {
     const GridGeometry& g = layout.geometry;
-    return {g,
-            cell_offsets_.data(),
-            ref_spheres_.data(),
-            ref_index_,
-            skips_empty_ ? bricks_.data() : nullptr,
-            {bricks_along(g.dims[0]), bricks_along(g.dims[1]), bricks_along(g.dims[2])}};
+    return {g, cell_offsets_.data(), ref_spheres_.data(), ref_index_,
+            has_clearance_ ? clearance_.data() : nullptr};
   }
 
   // The built grid in host memory (Renderer::build_grid, for the tests).
@@ -276,9 +291,10 @@ class ParticleGrid {
     exec.download(ref_spheres_.data(), grid.ref_spheres.data(),
                   layout.references + kSphereBatchPad);
     exec.download(ref_index_, grid.ref_index.data(), layout.references);
-    grid.bricks.resize(bricks_.size());
-    exec.download(bricks_.data(), grid.bricks.data(), bricks_.size());
-    grid.skips_empty = skips_empty_;
+    if (has_clearance_) {
+      grid.clearance.resize(layout.cells);
+      exec.download(clearance_.data(), grid.clearance.data(), layout.cells);
+    }
     return grid;
   }
 
@@ -320,29 +336,32 @@ class ParticleGrid {
     thrust::fill_n(exec.policy(), ref_spheres_.data() + references, kSphereBatchPad, Vec4{});
   }
 
-  // The bricks that empty space is skipped by (GridView::bricks), from the built cell offsets.
+  // Each cell's clearance (GridView::clearance), from the built cell offsets: the Chebyshev
+  // distance to the nearest listing cell, one axis at a time (x, then y, then z), each pass
+  // looking no farther along its line than the distance it has found. No count and no wait: the
+  // walks leap wherever a cell's clearance allows.
   template <class E>
-  void mark_bricks(const E& exec, const GridGeometry& g, const SceneBounds& bounds) {
-    skips_empty_ = false;
-    marked_share_ = 1.0;
-    if (!leaves_box_mostly_empty(bounds)) {
-      bricks_.resize(0);
+  void measure_clearance(const E& exec, const GridGeometry& g, const SceneBounds& bounds) {
+    has_clearance_ = leaves_box_mostly_empty(bounds);
+    if (!has_clearance_) {
+      clearance_.resize(0);
+      clearance_scratch_.resize(0);
       return;
     }
-    const int bx = bricks_along(g.dims[0]), by = bricks_along(g.dims[1]);
-    const auto count = static_cast<std::uint32_t>(bx) * static_cast<std::uint32_t>(by) *
-                       static_cast<std::uint32_t>(bricks_along(g.dims[2]));
-    bricks_.resize(count);
+    const std::uint32_t row = static_cast<std::uint32_t>(g.dims[0]);
+    const std::uint32_t layer = row * static_cast<std::uint32_t>(g.dims[1]);
+    const std::uint32_t cells = layer * static_cast<std::uint32_t>(g.dims[2]);
+    clearance_.resize(cells);
+    clearance_scratch_.resize(cells);
+    auto policy = exec.policy();
+    thrust::for_each_n(policy, Index(0), cells,
+                       ClearanceAlongRows{g, cell_offsets_.data(), clearance_.data()});
     thrust::for_each_n(
-        exec.policy(), Index(0), count,
-        MarkBrick{g, cell_offsets_.data(), bx, by, brick_margin_cells(g), bricks_.data()});
-    // A walk that skips pays for following its bricks at every slab (on the 2-core machine the
-    // dense box cast 20 % slower, the pour 2.5x faster): bricks only where enough are empty.
-    const std::uint64_t marked =
-        thrust::transform_reduce(exec.policy(), bricks_.data(), bricks_.data() + count, WidenMark{},
-                                 std::uint64_t{0}, SumU64{});
-    marked_share_ = static_cast<double>(marked) / static_cast<double>(count);
-    skips_empty_ = marked_share_ <= kMostMarkedBricks;
+        policy, Index(0), cells,
+        ClearanceAlongAxis{clearance_.data(), clearance_scratch_.data(), row, g.dims[1]});
+    thrust::for_each_n(
+        policy, Index(0), cells,
+        ClearanceAlongAxis{clearance_scratch_.data(), clearance_.data(), layer, g.dims[2]});
   }
 
   // The share of the box that a bed leaving most of it empty occupies: the share of a coarse
@@ -354,8 +373,8 @@ class ParticleGrid {
     const GridGeometry coarse = detail::occupancy_geometry(bounds);
     const std::size_t cells = std::size_t(coarse.dims[0]) * coarse.dims[1] * coarse.dims[2];
     auto policy = exec.policy();
-    bricks_.resize(cells);  // scratch: mark_bricks writes the bricks over the flags
-    std::uint8_t* flags = bricks_.data();
+    clearance_.resize(cells);  // scratch: measure_clearance writes the clearance over the flags
+    std::uint8_t* flags = clearance_.data();
     thrust::fill_n(policy, flags, cells, std::uint8_t{0});
     thrust::for_each_n(policy, Index(0), r.count, FlagOccupied{coarse, r.spheres, flags});
     const std::uint64_t occupied = thrust::transform_reduce(
@@ -363,9 +382,9 @@ class ParticleGrid {
     return static_cast<double>(occupied) / static_cast<double>(cells);
   }
 
-  // Beds that get bricks and an estimate of their occupied share (kFullestBedWithBricks).
+  // Beds that get clearance and an estimate of their occupied share (kFullestBedWithClearance).
   static bool leaves_box_mostly_empty(const SceneBounds& b) {
-    return solid_fraction(b) < kFullestBedWithBricks;
+    return solid_fraction(b) < kFullestBedWithClearance;
   }
 
   // About how much of the grains' box they fill: their count times the volume of a grain of
@@ -486,9 +505,9 @@ class ParticleGrid {
   std::uint32_t* ref_index_ = nullptr;
   Array<std::uint32_t> cell_offsets_;
   Array<Vec4> ref_spheres_;
-  Array<std::uint8_t> bricks_;
-  bool skips_empty_ = false;  // enough bricks are unmarked for the walk to skip them
-  double marked_share_ = 1.0;
+  Array<std::uint8_t> clearance_;
+  Array<std::uint8_t> clearance_scratch_;
+  bool has_clearance_ = false;  // the frames' walks leap by clearance_
   std::optional<Kept> kept_;
   std::uint64_t generation_ = 0;
 };

@@ -145,11 +145,16 @@ class GrownCellWalk {
     return true;
   }
 
+  // When the next slab's cells are entered: past the grid's exit (or INFINITY) when none is left.
+  GRANRAY_HD float next_entry() const {
+    return nan_ignoring_min(x_.t_enter, nan_ignoring_min(y_.t_enter, z_.t_enter));
+  }
+
   // The next slab; false when the walk is over: past the grid or t_max, or
   // `until.done_before(t)` says that nothing entered at t or later can matter.
   template <class Until>
   GRANRAY_HD_PIXEL_INLINE bool next(Until& until, CellSlab& slab) {
-    const float t_enter = nan_ignoring_min(x_.t_enter, nan_ignoring_min(y_.t_enter, z_.t_enter));
+    const float t_enter = next_entry();
     if (!(t_enter <= exit_) || until.done_before(t_enter)) return false;
     // Indices left behind before the next one enters go first; on a tie the window grows first,
     // so a cell touched only at that instant is visited too.
@@ -237,214 +242,130 @@ GRANRAY_HD bool walk_listed_spheres_between(const GridView& grid, const Ray& ray
   }
 }
 
-// One axis of the walk over a grid's bricks (GridView::bricks): the brick the ray is in along
-// this axis and when it crosses into the next one, from the brick's index at each step (not
-// accumulated), as GrownAxis does for cells.
-struct BrickAxis {
-  float from_origin;  // when the ray crosses the grid's origin plane on this axis
-  float per_brick;
-  int dim;
-  int step;
-  int index;
-  float t_next;  // INFINITY: the ray stays in this axis's last brick
-
-  GRANRAY_HD void start(float o, float d, float inv, float grid_origin, float size, float inv_size,
-                        int n, float t0) {
-    dim = n;
-    step = d > 0.0f ? 1 : (d < 0.0f ? -1 : 0);
-    index = clamp_cell((o + d * t0 - grid_origin) * inv_size, n);
-    from_origin = (grid_origin - o) * inv;
-    per_brick = size * inv;
-    schedule();
-  }
-  GRANRAY_HD void schedule() {
-    t_next = INFINITY;
-    if (step > 0 && index + 1 < dim)
-      t_next = from_origin + static_cast<float>(index + 1) * per_brick;
-    if (step < 0 && index > 0) t_next = from_origin + static_cast<float>(index) * per_brick;
-  }
-  GRANRAY_HD void advance() {
-    index += step;
-    schedule();
-  }
-};
-
-// A 3D-DDA over the grid's bricks (Amanatides & Woo again, one level up): the brick the ray is
-// in, when it entered it and when it leaves it.
-class BrickWalk {
- public:
-  // False when the ray crosses the grid nowhere during [t_min, t_max].
-  GRANRAY_HD bool start(const GridView& grid, const Ray& ray, float t_min, float t_max) {
-    const GridGeometry& g = grid.geometry;
-    const Vec3 inv = reciprocal(ray.dir);
-    const Interval span = clip_to_box(ray, inv, g.origin, grid_far_corner(g), t_min, t_max);
-    if (!(span.enter <= span.exit)) return false;
-    const float size = g.cell_size * static_cast<float>(kBrickCells);
-    const float inv_size = g.inv_cell_size * (1.0f / static_cast<float>(kBrickCells));
-    x_.start(ray.origin.x, ray.dir.x, inv.x, g.origin.x, size, inv_size, grid.brick_dims[0],
-             span.enter);
-    y_.start(ray.origin.y, ray.dir.y, inv.y, g.origin.y, size, inv_size, grid.brick_dims[1],
-             span.enter);
-    z_.start(ray.origin.z, ray.dir.z, inv.z, g.origin.z, size, inv_size, grid.brick_dims[2],
-             span.enter);
-    marks_ = grid.bricks;
-    row_ = grid.brick_dims[0];
-    layer_ = grid.brick_dims[0] * grid.brick_dims[1];
-    entered_ = span.enter;
-    exit_ = span.exit;
-    schedule();
-    return true;
-  }
-  GRANRAY_HD bool marked() const {
-    return marks_[static_cast<std::uint32_t>(z_.index) * static_cast<std::uint32_t>(layer_) +
-                  static_cast<std::uint32_t>(y_.index) * static_cast<std::uint32_t>(row_) +
-                  static_cast<std::uint32_t>(x_.index)] != 0;
-  }
-  GRANRAY_HD float entered() const { return entered_; }
-  GRANRAY_HD float leaves() const { return leaves_; }
-  // Into the next brick; false when the ray leaves the grid (or its span) first. Bricks met only
-  // at an edge or corner are entered for no time, one axis at a time.
-  GRANRAY_HD bool advance() {
-    const float t = leaves();
-    if (!(t <= exit_)) return false;
-    if (x_.t_next == t) {
-      x_.advance();
-    } else if (y_.t_next == t) {
-      y_.advance();
-    } else {
-      z_.advance();
-    }
-    // A start rounded into the brick before the true one leaves it "before" it was entered.
-    entered_ = nan_ignoring_max(entered_, t);
-    schedule();
-    return true;
-  }
-
- private:
-  // When the ray leaves the brick it is in: the walk over cells asks at every slab.
-  GRANRAY_HD void schedule() {
-    leaves_ = nan_ignoring_min(x_.t_next, nan_ignoring_min(y_.t_next, z_.t_next));
-  }
-
-  BrickAxis x_, y_, z_;
-  const std::uint8_t* marks_;
-  int row_, layer_;
-  float entered_;
-  float leaves_;
-  float exit_;
-};
-
-// A walk's visitor or taker kept to the ray's stretch inside marked bricks: the walk is ended
-// (`left`) when its next cells are entered in an unmarked brick, whose grown neighbourhood lists
-// nothing. The bricks follow the walk as it goes.
-template <class Inner>
-struct WithinMarkedBricks {
-  Inner& inner;
-  BrickWalk& bricks;
-  bool left = false;
-
-  GRANRAY_HD bool done_before(float t) {
-    if (inner.done_before(t)) return true;
-    while (t > bricks.leaves()) {
-      if (!bricks.advance()) return true;  // past the grid: nothing more
-      if (!bricks.marked()) {
-        left = true;
-        return true;
-      }
-    }
-    return false;
-  }
-  GRANRAY_HD void visit(std::uint32_t first_cell, std::uint32_t last_cell) {
-    inner.visit(first_cell, last_cell);
-  }
-  GRANRAY_HD bool take(std::uint32_t k) { return inner.take(k); }
-};
-
-// walk_listed_spheres_between's flat loop with the bricks as a third kind of turn: a turn tests
-// one listed sphere, or fetches the next run of cells inside a marked stretch, or steps one brick
-// outside them, so that lanes in empty space and lanes among grains advance in the same turns
-// (a loop over bricks around the flat loop made the H200's heap cast 2x slower). The grid must
-// have bricks. Meets the same listing cells as the walk without them, in the same order.
-template <class Taker>
-GRANRAY_HD void walk_listed_spheres_skipping(const GridView& grid, const Ray& ray, float t_min,
-                                             float t_max, Taker& taker) {
+// Where a walk at time t may start again (GridView::clearance): where the ray leaves the cube of
+// cells about the cell of its point at t that no listing cell's grown box meets; t itself where
+// that cell's clearance leaves no such cube. Nothing the walk would meet in between lists a
+// sphere. The cube keeps a cell of margin beyond the reach, so the rounding of the point's cell,
+// and of where the ray leaves the cube, cannot carry the walk past a grown box it would enter.
+GRANRAY_HD_INLINE float leap_from(const GridView& grid, const Ray& ray, float t) {
   const GridGeometry& g = grid.geometry;
-  BrickWalk bricks;
-  if (!bricks.start(grid, ray, t_min, t_max)) return;
-  WithinMarkedBricks<Taker> within{taker, bricks};
+  const int i =
+      clamp_cell((ray.origin.x + ray.dir.x * t - g.origin.x) * g.inv_cell_size, g.dims[0]);
+  const int j =
+      clamp_cell((ray.origin.y + ray.dir.y * t - g.origin.y) * g.inv_cell_size, g.dims[1]);
+  const int k =
+      clamp_cell((ray.origin.z + ray.dir.z * t - g.origin.z) * g.inv_cell_size, g.dims[2]);
+  const int half = static_cast<int>(grid.clearance[cell_index(g, i, j, k)]) - leap_margin_cells(g);
+  if (half < 1) return t;  // the cube is the cell's neighbours at least: its rounding is inside
+  const float w = static_cast<float>(half);
+  const float h = g.cell_size;
+  const Vec3 lo{g.origin.x + (static_cast<float>(i) - w) * h,
+                g.origin.y + (static_cast<float>(j) - w) * h,
+                g.origin.z + (static_cast<float>(k) - w) * h};
+  const Vec3 hi{g.origin.x + (static_cast<float>(i) + w + 1.0f) * h,
+                g.origin.y + (static_cast<float>(j) + w + 1.0f) * h,
+                g.origin.z + (static_cast<float>(k) + w + 1.0f) * h};
+  const Interval cube = clip_to_box(ray, lo, hi, t, INFINITY);
+  return cube.enter <= cube.exit ? nan_ignoring_max(t, cube.exit) : t;
+}
+
+// walk_listed_spheres_between's flat loop over a grid with clearance: after a slab that listed
+// nothing, the walk leaps to where the ray leaves its clear cube (leap_from) and starts again
+// there, instead of stepping cell by cell through empty space. A leap is one more kind of turn,
+// taken where a run would be fetched. It passes only cells that list nothing, and no listing
+// cell's grown box is met twice (a ray cannot leave a convex box and enter it again), so the
+// listing cells met, and their order, are those of the walk over every cell.
+template <class Taker>
+GRANRAY_HD bool walk_listed_spheres_leaping(const GridView& grid, const Ray& ray, float t_min,
+                                            float t_max, Taker& taker) {
+  const GridGeometry& g = grid.geometry;
   GrownCellWalk walk;
-  CellSlab s{0, 0, 0, 0, 0, 0};
-  bool in_stretch = false;
-  int j = 0, k = 1;                // the slab's next run; none before the first slab
-  std::uint32_t ref = 0, end = 0;  // the run's listed spheres not yet taken
+  CellSlab s;
+  if (!walk.start(g, ray, t_min, t_max, s)) return false;
+  int j = s.j_first, k = s.k_first;  // the slab's next run
+  std::uint32_t ref = 0, end = 0;    // the run's listed spheres not yet taken
+  bool listed = false;               // the slab's runs so far listed a sphere
   for (;;) {
     if (ref < end) {
-      if (taker.take(ref)) return;
+      if (taker.take(ref)) return true;
       ++ref;
-    } else if (in_stretch) {
+    } else {
       if (k > s.k_last) {
-        if (!walk.next(within, s)) {
-          if (!within.left) return;
-          in_stretch = false;  // the bricks stand at an unmarked one
-          continue;
+        const float t = walk.next_entry();
+        const float to = listed || !(t <= t_max) ? t : leap_from(grid, ray, t);
+        if (to > t) {
+          if (taker.done_before(to) || !walk.start(g, ray, to, t_max, s)) return false;
+        } else if (!walk.next(taker, s)) {
+          return false;
         }
         j = s.j_first;
         k = s.k_first;
+        listed = false;
       }
       fetch_run(grid, s, j, k, ref, end);
-    } else if (bricks.marked()) {
-      const float from = bricks.entered();
-      if (taker.done_before(from) || !walk.start(g, ray, from, t_max, s)) return;
-      within.left = false;
-      in_stretch = true;
-      j = s.j_first;
-      k = s.k_first;
-    } else if (taker.done_before(bricks.entered()) || !bricks.advance()) {
-      return;
+      listed = listed || ref < end;
     }
   }
 }
 
-// walk_listed_spheres_between over [t_min, t_max], skipping empty space where the grid has
-// bricks (on the host; the GPU's primary rays skip in a kernel of their own).
+// Whether the device's walks other than the primary rays' leap (GridView::clearance); the primary
+// rays leap in a tracer of their own (LeapingGridTracer).
+#ifndef GRANRAY_DEVICE_WALKS_LEAP
+#define GRANRAY_DEVICE_WALKS_LEAP 0
+#endif
+
+// walk_listed_spheres_between over [t_min, t_max], leaping over empty space where the grid has
+// clearance (on the host; on the device where GRANRAY_DEVICE_WALKS_LEAP says).
 template <class Taker>
 GRANRAY_HD void walk_listed_spheres(const GridView& grid, const Ray& ray, float t_min, float t_max,
                                     Taker& taker) {
-#if defined(__CUDA_ARCH__)
-  // Device code walks every cell here: the bricks' turns cost more than they saved on an H200's
-  // heap, and their registers would slow every walk. SkippingGridTracer takes them where they pay.
+#if defined(__CUDA_ARCH__) && !GRANRAY_DEVICE_WALKS_LEAP
+  // A second loop's registers would slow every walk on the device, where the grid has no
+  // clearance too (the dense box).
   walk_listed_spheres_between(grid, ray, t_min, t_max, taker);
 #else
-  if (grid.bricks == nullptr) {
+  if (grid.clearance == nullptr) {
     walk_listed_spheres_between(grid, ray, t_min, t_max, taker);
   } else {
-    walk_listed_spheres_skipping(grid, ray, t_min, t_max, taker);
+    walk_listed_spheres_leaping(grid, ray, t_min, t_max, taker);
   }
 #endif
 }
 
-// walk_grown_cells over a built grid, skipping empty space where it has bricks (on the host, as
-// walk_listed_spheres): the cells' walk over each stretch of the ray inside marked bricks, front
-// to back, the stretches between passed brick by brick.
+// walk_grown_cells over a built grid, leaping over empty space where it has clearance (on the
+// host, and on the device as walk_listed_spheres): after a slab that listed nothing, the walk
+// starts again where leap_from says.
 template <class Visitor>
 GRANRAY_HD void walk_grown_cells(const GridView& grid, const Ray& ray, float t_min, float t_max,
                                  Visitor& visitor) {
-#if defined(__CUDA_ARCH__)
-  walk_grown_cells(grid.geometry, ray, t_min, t_max, visitor);
+  const GridGeometry& g = grid.geometry;
+#if defined(__CUDA_ARCH__) && !GRANRAY_DEVICE_WALKS_LEAP
+  walk_grown_cells(g, ray, t_min, t_max, visitor);
 #else
-  if (grid.bricks == nullptr) {
-    walk_grown_cells(grid.geometry, ray, t_min, t_max, visitor);
+  if (grid.clearance == nullptr) {
+    walk_grown_cells(g, ray, t_min, t_max, visitor);
     return;
   }
-  BrickWalk bricks;
-  if (!bricks.start(grid, ray, t_min, t_max)) return;
+  GrownCellWalk walk;
+  CellSlab s;
+  if (!walk.start(g, ray, t_min, t_max, s)) return;
   for (;;) {
-    while (!bricks.marked()) {
-      if (visitor.done_before(bricks.entered()) || !bricks.advance()) return;
+    bool listed = false;
+    for (int k = s.k_first; k <= s.k_last; ++k) {
+      for (int j = s.j_first; j <= s.j_last; ++j) {
+        const std::uint32_t first = cell_index(g, s.i_first, j, k);
+        const std::uint32_t last = cell_index(g, s.i_last, j, k);
+        listed = listed || grid.cell_offsets[first] != grid.cell_offsets[last + 1];
+        visitor.visit(first, last);
+      }
     }
-    WithinMarkedBricks<Visitor> within{visitor, bricks};
-    walk_grown_cells(grid.geometry, ray, bricks.entered(), t_max, within);
-    if (!within.left) return;
+    const float t = walk.next_entry();
+    const float to = listed || !(t <= t_max) ? t : leap_from(grid, ray, t);
+    if (to > t) {
+      if (visitor.done_before(to) || !walk.start(g, ray, to, t_max, s)) return;
+    } else if (!walk.next(visitor, s)) {
+      return;
+    }
   }
 #endif
 }

@@ -99,28 +99,27 @@ GRANRAY_HD_INLINE std::uint32_t cell_count(const CellRange& r) {
 // cells along x lists one contiguous range); reference k is the sphere ref_spheres[k], a copy of
 // particle ref_index[k] stored in cell order for coherent reads.
 //
-// Empty space is skipped by bricks of kBrickCells^3 cells (brick_dims of them, bricks[] one byte
-// each, x fastest): brick b is marked when a cell that lists a sphere lies within the walk's reach
-// of it, grown by one cell for rounding. A ray's stretch inside unmarked bricks crosses no grown
-// box of a listing cell, so the walk passes it without reading a cell (walk_listed_spheres). Null
-// bricks: every cell is walked.
-constexpr int kBrickCells = 4;
-
+// Empty space is leapt over by each cell's clearance (clearance[c], one byte a cell, x fastest):
+// the Chebyshev distance, in cells, from cell c to the nearest cell that lists a sphere (0 for a
+// listing cell), at most kMostClearance. A cell of clearance d lies at the centre of a cube of
+// 2 (d - leap_margin_cells) + 1 cells that no listing cell's grown box meets, so a walk there may
+// start again where the ray leaves that cube (leap_from). Null clearance: every cell is walked.
 struct GridView {
   GridGeometry geometry;
   const std::uint32_t* cell_offsets;
   const Vec4* ref_spheres;
   const std::uint32_t* ref_index;
-  const std::uint8_t* bricks = nullptr;
-  int brick_dims[3] = {0, 0, 0};
+  const std::uint8_t* clearance = nullptr;
 };
 
-// The bricks along each axis of a grid of `cells` cells.
-GRANRAY_HD_INLINE int bricks_along(int cells) { return (cells + kBrickCells - 1) / kBrickCells; }
+// The largest clearance a cell records: 15 leaps as far as a field without a cap on the suite's
+// beds (pour and hopper); 7 walked them 1.6-1.8x as many turns (docs/benchmarks-log.md).
+constexpr int kMostClearance = 15;
 
-// Cells beyond a brick that its mark covers: the walk's reach, rounded up to cells, and one more
-// for the rounding of where a ray's point falls.
-GRANRAY_HD_INLINE int brick_margin_cells(const GridGeometry& g) {
+// Cells of a clearance that a leap leaves unused: the walk's reach rounded up to cells (how far a
+// listing cell's grown box reaches into its neighbours), and one more for the rounding of where a
+// ray's point falls.
+GRANRAY_HD_INLINE int leap_margin_cells(const GridGeometry& g) {
   return static_cast<int>(ceilf(g.reach * g.inv_cell_size)) + 1;
 }
 

@@ -12,22 +12,22 @@ namespace granray {
 
 // A tracer gives pixel (i, j)'s nearest hit along its ray, and may say beforehand that the pixel
 // shows nothing, which spares the ray.
-// The grid's tracer; with `Skipping` (a grid with bricks, GridView::bricks) the walk skips empty
-// space in one flat loop (trace_grid_skipping), a kernel of its own, so that frames whose grids
-// have no bricks keep the plain walk's registers.
-template <bool Skipping>
+// The grid's tracer; with `Leaping` (a grid with clearance, GridView::clearance) the walk leaps
+// over empty space (trace_grid_leaping), a kernel of its own, so that frames whose grids have no
+// clearance keep the plain walk's registers.
+template <bool Leaping>
 struct GridWalkTracer {
   GridView grid;
   IdMap id_of;
   bool eight_wide = false;  // NearestListedHit's: only where the kernel runs as Avx2Kernel
   GRANRAY_HD bool may_hit(int, int) const { return true; }
   GRANRAY_HD Hit operator()(const Ray& ray, int, int) const {
-    if constexpr (Skipping) return trace_grid_skipping(grid, id_of, ray);
+    if constexpr (Leaping) return trace_grid_leaping(grid, id_of, ray);
     return trace_grid(grid, id_of, ray, eight_wide);
   }
 };
 using GridTracer = GridWalkTracer<false>;
-using SkippingGridTracer = GridWalkTracer<true>;
+using LeapingGridTracer = GridWalkTracer<true>;
 
 struct BruteForceTracer {
   const Vec4* spheres;

@@ -88,12 +88,11 @@ GRANRAY_HD_INLINE Hit trace_grid_flat(const GridView& grid, const IdMap& id_of, 
   return nearest.best;
 }
 
-// trace_grid_flat's hit through walk_listed_spheres_skipping: for a grid with bricks
-// (GridView::bricks), the GPU's primary rays where a frame's grid skips empty space.
-GRANRAY_HD_INLINE Hit trace_grid_skipping(const GridView& grid, const IdMap& id_of,
-                                          const Ray& ray) {
+// trace_grid_flat's hit through walk_listed_spheres_leaping: for a grid with clearance
+// (GridView::clearance), the GPU's primary rays where a frame's grid leaps over empty space.
+GRANRAY_HD_INLINE Hit trace_grid_leaping(const GridView& grid, const IdMap& id_of, const Ray& ray) {
   NearestListedHit nearest{grid, id_of, ray, no_hit()};
-  walk_listed_spheres_skipping(grid, ray, 0.0f, INFINITY, nearest);
+  walk_listed_spheres_leaping(grid, ray, 0.0f, INFINITY, nearest);
   return nearest.best;
 }
 
