@@ -17,6 +17,7 @@
 #include "cuda_memory.h"
 #include "deferred_downloads.h"
 #include "drawn_rows.h"
+#include "granray/kernels/pixel_kernels.h"
 #include "granray/kernels/shading.h"
 #include "granray/particles.h"
 #include "granray/pixel_rect.h"
@@ -58,6 +59,11 @@ constexpr int kStageMarks = 6;
 #ifndef GRANRAY_PRIMARY_TILE_MIN_BLOCKS
 #define GRANRAY_PRIMARY_TILE_MIN_BLOCKS 5
 #endif
+// Primary rays that leap over empty space (LeapingGridTracer) keep the primary rays' blocks with
+// a budget of 64 registers: at 48 their walk spilled (ptxas -v).
+#ifndef GRANRAY_LEAPING_TILE_MIN_BLOCKS
+#define GRANRAY_LEAPING_TILE_MIN_BLOCKS 4
+#endif
 #ifndef GRANRAY_WALL_TILE_WIDTH
 #define GRANRAY_WALL_TILE_WIDTH 8
 #endif
@@ -79,6 +85,8 @@ using PlainTile =
     PixelTile<GRANRAY_PIXEL_TILE_WIDTH, GRANRAY_PIXEL_TILE_HEIGHT, GRANRAY_PIXEL_TILE_MIN_BLOCKS>;
 using PrimaryTile = PixelTile<GRANRAY_PRIMARY_TILE_WIDTH, GRANRAY_PRIMARY_TILE_HEIGHT,
                               GRANRAY_PRIMARY_TILE_MIN_BLOCKS>;
+using LeapingTile = PixelTile<GRANRAY_PRIMARY_TILE_WIDTH, GRANRAY_PRIMARY_TILE_HEIGHT,
+                              GRANRAY_LEAPING_TILE_MIN_BLOCKS>;
 using WallTile =
     PixelTile<GRANRAY_WALL_TILE_WIDTH, GRANRAY_WALL_TILE_HEIGHT, GRANRAY_WALL_TILE_MIN_BLOCKS>;
 
@@ -96,10 +104,18 @@ template <class F>
 struct CastsPrimaryRays<F, std::void_t<decltype(std::declval<const F&>().trace)>> : std::true_type {
 };
 
+// Whether those rays leap over empty space (a `trace` member that is a LeapingGridTracer).
+template <class F, class = void>
+struct CastsLeapingRays : std::false_type {};
 template <class F>
-using TileOf =
-    std::conditional_t<WalksWalls<F>::value, WallTile,
-                       std::conditional_t<CastsPrimaryRays<F>::value, PrimaryTile, PlainTile>>;
+struct CastsLeapingRays<F, std::void_t<decltype(std::declval<const F&>().trace)>>
+    : std::is_same<std::decay_t<decltype(std::declval<const F&>().trace)>, LeapingGridTracer> {};
+
+template <class F>
+using TileOf = std::conditional_t<
+    WalksWalls<F>::value, WallTile,
+    std::conditional_t<CastsLeapingRays<F>::value, LeapingTile,
+                       std::conditional_t<CastsPrimaryRays<F>::value, PrimaryTile, PlainTile>>>;
 
 // The most threads an SM of the architecture being compiled holds (Turing 1024; Ampere's and Ada's
 // consumer parts and consumer Blackwell 1536): the launch bounds ask no more blocks than fit, so

@@ -132,12 +132,17 @@ struct HostGrid {
   std::vector<std::uint32_t> cell_offsets;  // cells + 1: cell c lists [offsets[c], offsets[c + 1])
   std::vector<Vec4> ref_spheres;            // references, then kSphereBatchPad empty spheres
   std::vector<std::uint32_t> ref_index;
-  std::vector<std::uint8_t> clearance;  // GridView::clearance, one a cell; empty: none
+  // GridView::clearance, one a block of kClearanceBlock^3 cells (clearance_blocks(dims) each way,
+  // x fastest); empty: none.
+  std::vector<std::uint8_t> clearance;
 
   // The kernels' view of this grid (with its clearance, or without when `leap` is false).
   GridView view(bool leap = true) const {
     GridView v{geometry, cell_offsets.data(), ref_spheres.data(), ref_index.data()};
-    if (leap && !clearance.empty()) v.clearance = clearance.data();
+    if (leap && !clearance.empty()) {
+      v.clearance = clearance.data();
+      for (int a = 0; a < 3; ++a) v.clearance_dims[a] = clearance_blocks(geometry.dims[a]);
+    }
     return v;
   }
 };

@@ -128,25 +128,39 @@ struct ListedOnceKey {
   }
 };
 
-// Each cell's clearance along x (GridView::clearance): how many cells, at most kMostClearance,
-// lie between it and the nearest cell of its row that lists a sphere. The first of the three
-// passes of the Chebyshev distance, read from the built cell offsets: along a row they never
-// decrease, so cells [a, b] list nothing exactly when offsets[a] == offsets[b + 1], and the
-// distance is found by halving (four tests, not one per cell).
+// Each block's clearance along x (GridView::clearance): how many blocks, at most
+// kMostClearance, lie between it and the nearest block of its row of blocks with a listing cell.
+// The first of the three passes of the Chebyshev distance, read from the built cell offsets:
+// along a row of cells they never decrease, so cells [a, b] of a row list nothing exactly when
+// offsets[a] == offsets[b + 1], and the distance is found by halving.
 struct ClearanceAlongRows {
   GridGeometry geometry;
   const std::uint32_t* offsets;
   std::uint8_t* clearance;
-  GRANRAY_HD void operator()(std::uint32_t c) const {
-    const int x = static_cast<int>(c % static_cast<std::uint32_t>(geometry.dims[0]));
-    const int last = geometry.dims[0] - 1;
-    // Whether a cell of the row within r of this one lists a sphere.
+  int blocks_x, blocks_y;
+  GRANRAY_HD void operator()(std::uint32_t b) const {
+    const int bx = static_cast<int>(b % static_cast<std::uint32_t>(blocks_x));
+    const int by = static_cast<int>(b / static_cast<std::uint32_t>(blocks_x) %
+                                    static_cast<std::uint32_t>(blocks_y));
+    const int bz = static_cast<int>(b / static_cast<std::uint32_t>(blocks_x * blocks_y));
+    const int last_x = geometry.dims[0] - 1;
+    const int y_end = min_int((by + 1) * kClearanceBlock, geometry.dims[1]);
+    const int z_end = min_int((bz + 1) * kClearanceBlock, geometry.dims[2]);
+    // Whether a cell of the block's rows within r blocks of it along x lists a sphere.
     const auto listed_within = [&](int r) {
-      const int from = x - r < 0 ? 0 : x - r, to = x + r > last ? last : x + r;
-      return offsets[c - static_cast<std::uint32_t>(x - from)] !=
-             offsets[c + static_cast<std::uint32_t>(to - x) + 1];
+      const int from = max_int((bx - r) * kClearanceBlock, 0);
+      const int to = min_int((bx + r + 1) * kClearanceBlock - 1, last_x);
+      for (int z = bz * kClearanceBlock; z < z_end; ++z) {
+        for (int y = by * kClearanceBlock; y < y_end; ++y) {
+          if (offsets[cell_index(geometry, from, y, z)] !=
+              offsets[cell_index(geometry, to, y, z) + 1]) {
+            return true;
+          }
+        }
+      }
+      return false;
     };
-    // The smallest r with a listing cell within r (listed_within grows with r).
+    // The smallest r with a listing cell within r blocks (listed_within grows with r).
     int lo = 0, hi = kMostClearance - 1;
     if (!listed_within(hi)) {
       lo = kMostClearance;
@@ -160,27 +174,59 @@ struct ClearanceAlongRows {
         }
       }
     }
-    clearance[c] = static_cast<std::uint8_t>(lo);
+    clearance[b] = static_cast<std::uint8_t>(lo);
   }
+  GRANRAY_HD static int min_int(int a, int b) { return a < b ? a : b; }
+  GRANRAY_HD static int max_int(int a, int b) { return a > b ? a : b; }
 };
 
-// The next pass of the Chebyshev distance, along y or z (`stride` cells apart, `dim` of them):
-// out(c) = min over the cells q of the line of max(|c - q|, in(q)), capped at kMostClearance.
+// The next pass of the Chebyshev distance over the blocks, along y or z: out(c) = min over the
+// blocks q of c's line of max(|c - q|, in(q)), capped at kMostClearance, for a run of
+// kClearanceRun blocks of one line per call. A block farther than kMostClearance - 1 cannot lower
+// a capped distance, so a run sweeps its line forward from that far before it, then backward from
+// that far after it, keeping for each value u the nearest block seen whose in(q) is at most u: a
+// load or two a block, where a search of each one's neighbourhood took up to 2 kMostClearance.
+constexpr int kClearanceRun = 32;
 struct ClearanceAlongAxis {
   const std::uint8_t* in;
   std::uint8_t* out;
-  std::uint32_t stride;
-  int dim;
-  GRANRAY_HD void operator()(std::uint32_t c) const {
-    const int at = static_cast<int>(c / stride % static_cast<std::uint32_t>(dim));
-    int best = in[c];
-    for (int r = 1; r < best; ++r) {
-      const int below = at - r >= 0 ? in[c - static_cast<std::uint32_t>(r) * stride] : best;
-      const int above = at + r < dim ? in[c + static_cast<std::uint32_t>(r) * stride] : best;
-      const int nearest = below < above ? below : above;
-      if (nearest < best) best = nearest > r ? nearest : r;
+  std::uint32_t lines;   // lines of cells along the axis
+  std::uint32_t inner;   // lines whose first cells are consecutive (the x of a y line, ...)
+  std::uint32_t skip;    // cells between the first cells of lines `inner` apart
+  std::uint32_t stride;  // cells between a line's cells
+  int dim;               // cells a line
+  // Task t: run t / lines of line t % lines, so that neighbouring tasks read neighbouring cells.
+  GRANRAY_HD void operator()(std::uint32_t task) const {
+    constexpr int values = kMostClearance;  // u = 0 .. kMostClearance - 1
+    const std::uint32_t line = task % lines;
+    const int first = static_cast<int>(task / lines) * kClearanceRun;
+    const int last = (first + kClearanceRun < dim ? first + kClearanceRun : dim) - 1;
+    const std::uint32_t base = line / inner * skip + line % inner;
+    int nearest[values];
+    for (int u = 0; u < values; ++u) nearest[u] = -4 * values;
+    for (int p = first - (values - 1) > 0 ? first - (values - 1) : 0; p <= last; ++p) {
+      const std::uint32_t c = base + static_cast<std::uint32_t>(p) * stride;
+      const int v = in[c];
+      int best = kMostClearance;
+      for (int u = 0; u < values; ++u) {
+        if (v <= u) nearest[u] = p;
+        const int d = p - nearest[u] > u ? p - nearest[u] : u;
+        best = d < best ? d : best;
+      }
+      if (p >= first) out[c] = static_cast<std::uint8_t>(best);
     }
-    out[c] = static_cast<std::uint8_t>(best);
+    for (int u = 0; u < values; ++u) nearest[u] = dim + 4 * values;
+    for (int p = last + (values - 1) < dim - 1 ? last + (values - 1) : dim - 1; p >= first; --p) {
+      const std::uint32_t c = base + static_cast<std::uint32_t>(p) * stride;
+      const int v = in[c];
+      int best = kMostClearance;
+      for (int u = 0; u < values; ++u) {
+        if (v <= u) nearest[u] = p;
+        const int d = nearest[u] - p > u ? nearest[u] - p : u;
+        best = d < best ? d : best;
+      }
+      if (p <= last && best < out[c]) out[c] = static_cast<std::uint8_t>(best);
+    }
   }
 };
 
@@ -202,10 +248,15 @@ struct WidenMark {
   GRANRAY_HD std::uint64_t operator()(std::uint8_t mark) const { return mark; }
 };
 
-// Grains filling more of their box than this leave no empty space worth leaping over: the dense
-// box (0.6 filled) gets no clearance, nor an estimate of its occupied share; a drum (0.22), a heap
-// (0.12), a pour or a gas (0.01) do (docs/benchmarks.md).
-constexpr double kFullestBedWithClearance = 0.4;
+// Grains filling more of their box than this leave no empty space worth leaping over, nor cells
+// to size by what they occupy: the dense box (0.6 filled) gets no estimate of its occupied share;
+// a drum (0.22), a heap (0.12), a pour or a gas (0.01) do (docs/benchmarks.md).
+constexpr double kFullestBedEstimated = 0.4;
+// The largest occupied share (the estimate's) of the grains' box for which a grid measures its
+// cells' clearance: the heap (0.35), the hopper (0.19) and the pour (under 1/8) leap; the drum
+// (0.64) and the gases (about 1), whose walks leapt little and ran 5-25 % slower for the leaping
+// loop on an H200, walk every cell (docs/benchmarks-log.md).
+constexpr double kMostShareWithClearance = 0.5;
 
 // Bits a radix sort needs for cell indices below `cells`.
 inline int key_bits(std::uint64_t cells) {
@@ -242,16 +293,17 @@ class ParticleGrid {
     }
     kept_.reset();  // the arrays are about to change
     ++generation_;
-    const double share =
-        sizing == detail::CellSizing::by_occupied_volume ? occupied_share(exec, r, bounds) : 1.0;
+    // One estimate for both: cells sized by it (where the sizing asks) and clearance.
+    const double share = occupied_share(exec, r, bounds);
+    const double sizing_share = sizing == detail::CellSizing::by_occupied_volume ? share : 1.0;
     detail::GridLayout layout;
     if constexpr (E::lists_by_sorting) {
-      layout = sort_grid(exec, r, bounds, cells, share);
+      layout = sort_grid(exec, r, bounds, cells, sizing_share);
     } else {
-      layout = count_grid(exec, r, bounds, cells, share);
+      layout = count_grid(exec, r, bounds, cells, sizing_share);
     }
     pad_ref_spheres(exec, layout.references);
-    measure_clearance(exec, layout.geometry, bounds);
+    measure_clearance(exec, layout.geometry, share);
     kept_ = Kept{r.spheres, r.count, bounds, cells, sizing, layout};
     return layout;
   }
@@ -276,8 +328,12 @@ class ParticleGrid {
 
   GridView view(const detail::GridLayout& layout) const {
     const GridGeometry& g = layout.geometry;
-    return {g, cell_offsets_.data(), ref_spheres_.data(), ref_index_,
-            has_clearance_ ? clearance_.data() : nullptr};
+    GridView v{g, cell_offsets_.data(), ref_spheres_.data(), ref_index_};
+    if (has_clearance_) {
+      v.clearance = clearance_.data();
+      for (int a = 0; a < 3; ++a) v.clearance_dims[a] = clearance_blocks(g.dims[a]);
+    }
+    return v;
   }
 
   // The built grid in host memory (Renderer::build_grid, for the tests).
@@ -292,8 +348,8 @@ class ParticleGrid {
                   layout.references + kSphereBatchPad);
     exec.download(ref_index_, grid.ref_index.data(), layout.references);
     if (has_clearance_) {
-      grid.clearance.resize(layout.cells);
-      exec.download(clearance_.data(), grid.clearance.data(), layout.cells);
+      grid.clearance.resize(clearance_.size());
+      exec.download(clearance_.data(), grid.clearance.data(), clearance_.size());
     }
     return grid;
   }
@@ -336,32 +392,39 @@ class ParticleGrid {
     thrust::fill_n(exec.policy(), ref_spheres_.data() + references, kSphereBatchPad, Vec4{});
   }
 
-  // Each cell's clearance (GridView::clearance), from the built cell offsets: the Chebyshev
-  // distance to the nearest listing cell, one axis at a time (x, then y, then z), each pass
-  // looking no farther along its line than the distance it has found. No count and no wait: the
-  // walks leap wherever a cell's clearance allows.
+  // Each cell's clearance (GridView::clearance), from the built cell offsets, for grains that
+  // occupy at most kMostShareWithClearance of their box: the Chebyshev distance to the nearest
+  // listing cell, one axis at a time (x, then y, then z), each pass looking no farther along its
+  // line than the distance it has found.
   template <class E>
-  void measure_clearance(const E& exec, const GridGeometry& g, const SceneBounds& bounds) {
-    has_clearance_ = leaves_box_mostly_empty(bounds);
+  void measure_clearance(const E& exec, const GridGeometry& g, double occupied) {
+    has_clearance_ = occupied <= kMostShareWithClearance;
     if (!has_clearance_) {
       clearance_.resize(0);
       clearance_scratch_.resize(0);
       return;
     }
-    const std::uint32_t row = static_cast<std::uint32_t>(g.dims[0]);
-    const std::uint32_t layer = row * static_cast<std::uint32_t>(g.dims[1]);
-    const std::uint32_t cells = layer * static_cast<std::uint32_t>(g.dims[2]);
-    clearance_.resize(cells);
-    clearance_scratch_.resize(cells);
+    const int blocks[3] = {clearance_blocks(g.dims[0]), clearance_blocks(g.dims[1]),
+                           clearance_blocks(g.dims[2])};
+    const std::uint32_t row = static_cast<std::uint32_t>(blocks[0]);
+    const std::uint32_t layer = row * static_cast<std::uint32_t>(blocks[1]);
+    const std::uint32_t count = layer * static_cast<std::uint32_t>(blocks[2]);
+    clearance_.resize(count);
+    clearance_scratch_.resize(count);
     auto policy = exec.policy();
-    thrust::for_each_n(policy, Index(0), cells,
-                       ClearanceAlongRows{g, cell_offsets_.data(), clearance_.data()});
     thrust::for_each_n(
-        policy, Index(0), cells,
-        ClearanceAlongAxis{clearance_.data(), clearance_scratch_.data(), row, g.dims[1]});
-    thrust::for_each_n(
-        policy, Index(0), cells,
-        ClearanceAlongAxis{clearance_scratch_.data(), clearance_.data(), layer, g.dims[2]});
+        policy, Index(0), count,
+        ClearanceAlongRows{g, cell_offsets_.data(), clearance_.data(), blocks[0], blocks[1]});
+    const auto runs = [](int dim) {
+      return static_cast<std::uint32_t>((dim + kClearanceRun - 1) / kClearanceRun);
+    };
+    const std::uint32_t y_lines = row * static_cast<std::uint32_t>(blocks[2]);
+    thrust::for_each_n(policy, Index(0), y_lines * runs(blocks[1]),
+                       ClearanceAlongAxis{clearance_.data(), clearance_scratch_.data(), y_lines,
+                                          row, layer, row, blocks[1]});
+    thrust::for_each_n(policy, Index(0), layer * runs(blocks[2]),
+                       ClearanceAlongAxis{clearance_scratch_.data(), clearance_.data(), layer,
+                                          layer, 0, layer, blocks[2]});
   }
 
   // The share of the box that a bed leaving most of it empty occupies: the share of a coarse
@@ -382,9 +445,9 @@ class ParticleGrid {
     return static_cast<double>(occupied) / static_cast<double>(cells);
   }
 
-  // Beds that get clearance and an estimate of their occupied share (kFullestBedWithClearance).
+  // Beds that get an estimate of their occupied share (kFullestBedEstimated).
   static bool leaves_box_mostly_empty(const SceneBounds& b) {
-    return solid_fraction(b) < kFullestBedWithClearance;
+    return solid_fraction(b) < kFullestBedEstimated;
   }
 
   // About how much of the grains' box they fill: their count times the volume of a grain of

@@ -93,6 +93,20 @@ struct GrownAxis {
     schedule();
     return index;
   }
+  // The window again at the ray's point p (relative to the grid's origin on this axis), the
+  // ray's terms kept: how a walk starts again after a leap, without a division.
+  GRANRAY_HD void restart(float p, const GridGeometry& g) {
+    lo = clamp_cell((p - g.reach) * g.inv_cell_size, dim);
+    hi = clamp_cell((p + g.reach) * g.inv_cell_size, dim);
+    schedule();
+  }
+  // When the ray leaves the cells [c - w, c + w] on this axis (INFINITY when it runs along it):
+  // the plane of index c + w + 1 or c - w, from the ray's terms (reach_cells: reach / cell size).
+  GRANRAY_HD float leaves_cells(int c, int w, float reach_cells) const {
+    if (step == 0) return INFINITY;
+    const int plane = step > 0 ? c + w + 1 : c - w;
+    return lower + (static_cast<float>(plane) + reach_cells) * per_cell;
+  }
   // Drops the indices the ray has left behind before time t.
   GRANRAY_HD void leave_before(float t) {
     while (t_leave < t) {
@@ -141,6 +155,45 @@ class GrownCellWalk {
     x_.start(ray.origin.x, ray.dir.x, inv.x, g.origin.x, g.dims[0], span.enter, g);
     y_.start(ray.origin.y, ray.dir.y, inv.y, g.origin.y, g.dims[1], span.enter, g);
     z_.start(ray.origin.z, ray.dir.z, inv.z, g.origin.z, g.dims[2], span.enter, g);
+    slab = {x_.lo, x_.hi, y_.lo, y_.hi, z_.lo, z_.hi};
+    return true;
+  }
+
+  // Where the walk may start again (restart) after a slab that listed nothing, the next slab
+  // being entered at t (GridView::clearance): where the ray leaves the cube of cells about the
+  // cell of its point at t that no listing cell's grown box meets; t itself where its block's
+  // clearance leaves no such cube. Nothing the walk would meet in between lists a sphere. The
+  // cube keeps a cell of margin beyond the reach, so the rounding of the point's cell, and of
+  // where the ray leaves the cube, cannot carry the walk past a grown box it would enter.
+  GRANRAY_HD float leap_from(const GridView& grid, const Ray& ray, float t) const {
+    const GridGeometry& g = grid.geometry;
+    const int i =
+        clamp_cell((ray.origin.x + ray.dir.x * t - g.origin.x) * g.inv_cell_size, g.dims[0]);
+    const int j =
+        clamp_cell((ray.origin.y + ray.dir.y * t - g.origin.y) * g.inv_cell_size, g.dims[1]);
+    const int k =
+        clamp_cell((ray.origin.z + ray.dir.z * t - g.origin.z) * g.inv_cell_size, g.dims[2]);
+    const std::uint32_t block = (static_cast<std::uint32_t>(k / kClearanceBlock) *
+                                     static_cast<std::uint32_t>(grid.clearance_dims[1]) +
+                                 static_cast<std::uint32_t>(j / kClearanceBlock)) *
+                                    static_cast<std::uint32_t>(grid.clearance_dims[0]) +
+                                static_cast<std::uint32_t>(i / kClearanceBlock);
+    const int half = cell_clearance(grid.clearance[block]) - leap_margin_cells(g);
+    if (half < 1) return t;  // the cube is the cell's neighbours at least: its rounding is inside
+    const float reach_cells = g.reach * g.inv_cell_size;
+    const float leaves = nan_ignoring_min(x_.leaves_cells(i, half, reach_cells),
+                                          nan_ignoring_min(y_.leaves_cells(j, half, reach_cells),
+                                                           z_.leaves_cells(k, half, reach_cells)));
+    return nan_ignoring_max(t, leaves);
+  }
+
+  // The walk again from time t, after a leap: the first slab holds every cell whose grown box
+  // holds the ray's point at t. False when t lies past the grid or t_max.
+  GRANRAY_HD bool restart(const GridGeometry& g, const Ray& ray, float t, CellSlab& slab) {
+    if (!(t <= exit_)) return false;
+    x_.restart(ray.origin.x + ray.dir.x * t - g.origin.x, g);
+    y_.restart(ray.origin.y + ray.dir.y * t - g.origin.y, g);
+    z_.restart(ray.origin.z + ray.dir.z * t - g.origin.z, g);
     slab = {x_.lo, x_.hi, y_.lo, y_.hi, z_.lo, z_.hi};
     return true;
   }
@@ -242,39 +295,12 @@ GRANRAY_HD bool walk_listed_spheres_between(const GridView& grid, const Ray& ray
   }
 }
 
-// Where a walk at time t may start again (GridView::clearance): where the ray leaves the cube of
-// cells about the cell of its point at t that no listing cell's grown box meets; t itself where
-// that cell's clearance leaves no such cube. Nothing the walk would meet in between lists a
-// sphere. The cube keeps a cell of margin beyond the reach, so the rounding of the point's cell,
-// and of where the ray leaves the cube, cannot carry the walk past a grown box it would enter.
-GRANRAY_HD_INLINE float leap_from(const GridView& grid, const Ray& ray, float t) {
-  const GridGeometry& g = grid.geometry;
-  const int i =
-      clamp_cell((ray.origin.x + ray.dir.x * t - g.origin.x) * g.inv_cell_size, g.dims[0]);
-  const int j =
-      clamp_cell((ray.origin.y + ray.dir.y * t - g.origin.y) * g.inv_cell_size, g.dims[1]);
-  const int k =
-      clamp_cell((ray.origin.z + ray.dir.z * t - g.origin.z) * g.inv_cell_size, g.dims[2]);
-  const int half = static_cast<int>(grid.clearance[cell_index(g, i, j, k)]) - leap_margin_cells(g);
-  if (half < 1) return t;  // the cube is the cell's neighbours at least: its rounding is inside
-  const float w = static_cast<float>(half);
-  const float h = g.cell_size;
-  const Vec3 lo{g.origin.x + (static_cast<float>(i) - w) * h,
-                g.origin.y + (static_cast<float>(j) - w) * h,
-                g.origin.z + (static_cast<float>(k) - w) * h};
-  const Vec3 hi{g.origin.x + (static_cast<float>(i) + w + 1.0f) * h,
-                g.origin.y + (static_cast<float>(j) + w + 1.0f) * h,
-                g.origin.z + (static_cast<float>(k) + w + 1.0f) * h};
-  const Interval cube = clip_to_box(ray, lo, hi, t, INFINITY);
-  return cube.enter <= cube.exit ? nan_ignoring_max(t, cube.exit) : t;
-}
-
 // walk_listed_spheres_between's flat loop over a grid with clearance: after a slab that listed
-// nothing, the walk leaps to where the ray leaves its clear cube (leap_from) and starts again
-// there, instead of stepping cell by cell through empty space. A leap is one more kind of turn,
-// taken where a run would be fetched. It passes only cells that list nothing, and no listing
-// cell's grown box is met twice (a ray cannot leave a convex box and enter it again), so the
-// listing cells met, and their order, are those of the walk over every cell.
+// nothing, the walk leaps to where the ray leaves its clear cube (GrownCellWalk::leap_from) and
+// starts again there, instead of stepping cell by cell through empty space. A leap is one more kind
+// of turn, taken where a run would be fetched. It passes only cells that list nothing, and no
+// listing cell's grown box is met twice (a ray cannot leave a convex box and enter it again), so
+// the listing cells met, and their order, are those of the walk over every cell.
 template <class Taker>
 GRANRAY_HD bool walk_listed_spheres_leaping(const GridView& grid, const Ray& ray, float t_min,
                                             float t_max, Taker& taker) {
@@ -292,9 +318,9 @@ GRANRAY_HD bool walk_listed_spheres_leaping(const GridView& grid, const Ray& ray
     } else {
       if (k > s.k_last) {
         const float t = walk.next_entry();
-        const float to = listed || !(t <= t_max) ? t : leap_from(grid, ray, t);
+        const float to = listed || !(t <= t_max) ? t : walk.leap_from(grid, ray, t);
         if (to > t) {
-          if (taker.done_before(to) || !walk.start(g, ray, to, t_max, s)) return false;
+          if (taker.done_before(to) || !walk.restart(g, ray, to, s)) return false;
         } else if (!walk.next(taker, s)) {
           return false;
         }
@@ -334,7 +360,7 @@ GRANRAY_HD void walk_listed_spheres(const GridView& grid, const Ray& ray, float 
 
 // walk_grown_cells over a built grid, leaping over empty space where it has clearance (on the
 // host, and on the device as walk_listed_spheres): after a slab that listed nothing, the walk
-// starts again where leap_from says.
+// starts again where GrownCellWalk::leap_from says.
 template <class Visitor>
 GRANRAY_HD void walk_grown_cells(const GridView& grid, const Ray& ray, float t_min, float t_max,
                                  Visitor& visitor) {
@@ -360,9 +386,9 @@ GRANRAY_HD void walk_grown_cells(const GridView& grid, const Ray& ray, float t_m
       }
     }
     const float t = walk.next_entry();
-    const float to = listed || !(t <= t_max) ? t : leap_from(grid, ray, t);
+    const float to = listed || !(t <= t_max) ? t : walk.leap_from(grid, ray, t);
     if (to > t) {
-      if (visitor.done_before(to) || !walk.start(g, ray, to, t_max, s)) return;
+      if (visitor.done_before(to) || !walk.restart(g, ray, to, s)) return;
     } else if (!walk.next(visitor, s)) {
       return;
     }

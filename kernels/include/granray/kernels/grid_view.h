@@ -99,22 +99,37 @@ GRANRAY_HD_INLINE std::uint32_t cell_count(const CellRange& r) {
 // cells along x lists one contiguous range); reference k is the sphere ref_spheres[k], a copy of
 // particle ref_index[k] stored in cell order for coherent reads.
 //
-// Empty space is leapt over by each cell's clearance (clearance[c], one byte a cell, x fastest):
-// the Chebyshev distance, in cells, from cell c to the nearest cell that lists a sphere (0 for a
-// listing cell), at most kMostClearance. A cell of clearance d lies at the centre of a cube of
-// 2 (d - leap_margin_cells) + 1 cells that no listing cell's grown box meets, so a walk there may
-// start again where the ray leaves that cube (leap_from). Null clearance: every cell is walked.
+// Empty space is leapt over by the clearance of blocks of kClearanceBlock^3 cells (clearance[b],
+// one byte a block, x fastest, clearance_blocks(dims) each way): the Chebyshev distance, in
+// blocks, from block b to the nearest block with a cell that lists a sphere (0 for such a block),
+// at most kMostClearance. A cell of a block of clearance d lies at least cell_clearance(d) cells
+// from every listing cell, so it is the centre of a cube of 2 (cell_clearance(d) -
+// leap_margin_cells) + 1 cells that no listing cell's grown box meets, and a walk there may start
+// again where the ray leaves that cube (GrownCellWalk::leap_from). Blocks rather than cells: the
+// field costs an eighth to measure, and leaps start about as near the grains. Null clearance:
+// every cell is walked.
+constexpr int kClearanceBlock = 2;
 struct GridView {
   GridGeometry geometry;
   const std::uint32_t* cell_offsets;
   const Vec4* ref_spheres;
   const std::uint32_t* ref_index;
   const std::uint8_t* clearance = nullptr;
+  int clearance_dims[3] = {0, 0, 0};
 };
 
-// The largest clearance a cell records: 15 leaps as far as a field without a cap on the suite's
-// beds (pour and hopper); 7 walked them 1.6-1.8x as many turns (docs/benchmarks-log.md).
-constexpr int kMostClearance = 15;
+// The largest clearance a block records: 8 blocks, 15 cells, leaps about as far as a field
+// without a cap on the suite's beds (pour and hopper); 7 cells walked them 1.6-1.8x as many turns
+// (docs/benchmarks-log.md).
+constexpr int kMostClearance = 8;
+
+// The blocks along an axis of `cells` cells.
+GRANRAY_HD_INLINE int clearance_blocks(int cells) {
+  return (cells + kClearanceBlock - 1) / kClearanceBlock;
+}
+
+// How many cells at least lie between a cell of a block of clearance d and any listing cell.
+GRANRAY_HD_INLINE int cell_clearance(int d) { return d > 0 ? kClearanceBlock * d - 1 : 0; }
 
 // Cells of a clearance that a leap leaves unused: the walk's reach rounded up to cells (how far a
 // listing cell's grown box reaches into its neighbours), and one more for the rounding of where a
