@@ -200,8 +200,11 @@ TEST_F(ContactsTest, BouncesAndThePathTracerMeetTheNetwork) {
 }
 
 // The brute-force frame shows, pixel by pixel, what the double-precision reference finds, except
-// where a nudge of the ray a hundred-thousandth of a pixel changes the reference's answer or two
-// surfaces lie within float rounding of each other along it.
+// where a nudge of the ray a ten-thousandth of a pixel changes the reference's answer or two
+// surfaces lie within float rounding of each other along it. (A hundred-thousandth was too
+// little for the hub's capsules, which span the bed: the float quadratic's terms grow with the
+// square of a capsule's length, and seed 17440001799505883237 grazed one that the reference
+// missed.)
 TEST_F(ContactsTest, BruteForceFollowsTheReference) {
   Rng rng(fresh_seed());
   Renderer renderer(test_backend());
@@ -273,7 +276,7 @@ TEST_F(ContactsTest, BruteForceFollowsTheReference) {
     for (int j = 0; j < s.height; ++j) {
       for (int i = 0; i < s.width; ++i) {
         const std::uint64_t want = answer(i + 0.5, j + 0.5);
-        const double e = 1e-5;
+        const double e = 1e-4;
         if (answer(i + 0.5 + e, j + 0.5) != want || answer(i + 0.5 - e, j + 0.5) != want ||
             answer(i + 0.5, j + 0.5 + e) != want || answer(i + 0.5, j + 0.5 - e) != want ||
             near_tie(i + 0.5, j + 0.5)) {
