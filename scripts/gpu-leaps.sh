@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # On the GPU machine (carry .deps and .data with before.tar; nvidia-h200-x2 runs the MPI tests a
-# GPU a rank): walks that leap over empty space by the cells' clearance (GridView::clearance)
-# against the tree before it (.data/before.tar). Builds both for sm_90, and this tree once more
-# with the device's other walks leaping too (GRANRAY_DEVICE_WALKS_LEAP=1, /tmp/variant); runs this
-# tree's GPU tests and the MPI tests on GPUs (ctest mpi_render_gpu_np2); then the scene suite at
-# 1 M grains, 1080p, grid method: primary rays and lit (shadows + 8 AO), the tree before and this
-# one alternated twice, then the variant; metal and glass 4 bounces deep, the tree before and the
-# variant (BOUNCES=0 leaves that row out); last compute-sanitizer over the grid and render tests.
-# Logs in $OUT.
+# GPU a rank): walks that leap over empty space by the clearance of blocks of cells
+# (GridView::clearance) against the tree before it (.data/before.tar). Builds both for sm_90, and
+# this tree once more with VARIANT's cmake arguments (/tmp/variant; default: cells sized by the
+# occupied volume up to half the box); runs this tree's GPU tests and the MPI tests on GPUs (ctest
+# mpi_render_gpu_np2); then the scene suite at 1 M grains, 1080p, grid method (scene, grid build
+# ms, cast ms, rays/s, secondary ms): primary rays and lit (shadows + 8 AO) for each tree, metal
+# and glass 4 bounces deep and the path-traced still (64 paths, the heap, pour, hopper and dense
+# box) for the tree before and this one (BOUNCES=0 leaves those out); last compute-sanitizer over
+# the grid and render tests. Logs in $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
 export OMP_WAIT_POLICY=passive OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 source scripts/gpu-build-at.sh
 record_gpu
-BUILD_ARGS="-DCMAKE_CUDA_FLAGS=-DGRANRAY_DEVICE_WALKS_LEAP=1" build . /tmp/variant granray-bench &
+BUILD_ARGS="${VARIANT:--DCMAKE_CXX_FLAGS=-DGRANRAY_MOST_SHARE_SIZED_BY_OCCUPANCY=0.5}" \
+  build . /tmp/variant granray-bench &
 build_both granray-bench granray-scene  # its wait takes the variant's build too
 build . "$BUILD" granray_mpi_tests || exit 1
 cuda_tests
@@ -26,23 +28,24 @@ for s in "${scenes[@]}"; do
   "$BUILD/bench/granray-scene" "$s" "${GRAINS:-1000000}" 1 >"/tmp/suite/$s.xyzr" &
 done
 wait
-row() {  # BUILD ARGS...
-  local b=$1
-  shift
-  for s in "${scenes[@]}"; do
+row() {  # BUILD SCENES ARGS...
+  local b=$1 list=$2
+  shift 2
+  for s in $list; do
     "$b/bench/granray-bench" --backend cuda --input "/tmp/suite/$s.xyzr" -r 1920x1080 \
-      --method grid "$@" 2>&1 | grep -E '^cuda' | awk -v s="$s" '{print s": "$0}'
+      --method grid "$@" 2>&1 | grep -E '^cuda' | awk -v s="$s" '{print s, $7, $10, $12, $13}'
   done
 }
-for run in before after before after variant; do
-  case $run in before) b=/tmp/before/build ;; after) b=$BUILD ;; variant) b=/tmp/variant ;; esac
-  echo "== $run ($b): primary"; row "$b" --repeat 10
-  echo "== $run ($b): lit"; row "$b" --repeat 10 --shadows --ao 8
+tree() { case $1 in before) echo /tmp/before/build ;; after) echo "$BUILD" ;; *) echo /tmp/variant ;; esac; }
+for run in before after variant; do
+  echo "== $run: primary"; row "$(tree $run)" "${scenes[*]}" --repeat 10
+  echo "== $run: lit"; row "$(tree $run)" "${scenes[*]}" --repeat 10 --shadows --ao 8
 done 2>&1 | tee "$OUT/suite-leaps.txt"
 if [ "${BOUNCES:-1}" != 0 ]; then
-  for run in before variant; do
-    b=$([ $run = before ] && echo /tmp/before/build || echo /tmp/variant)
-    echo "== $run ($b): metal and glass"; row "$b" --repeat 5 --materials --bounces 4
+  for run in before after; do
+    echo "== $run: metal and glass"; row "$(tree $run)" "${scenes[*]}" --repeat 5 --materials --bounces 4
+    echo "== $run: path still"; row "$(tree $run)" "dense heap pour hopper" --repeat 3 --materials \
+      --bounces 4 --path 64
   done 2>&1 | tee -a "$OUT/suite-leaps.txt"
 fi
 memcheck_tests 'GridTest.*:RenderTest.BedsWhose*:RenderTest.EveryScene*:LightingTest.EveryScene*'

@@ -339,9 +339,9 @@ class Executor {
   // backend/screen_tile_lists.inl).
   static constexpr bool lists_by_sorting = true;
   // The primary rays (unlit, and lit frames' surfaces) of a grid with clearance leap over empty
-  // space by LeapingGridTracer, a kernel of its own; the device's other walks leap where
-  // GRANRAY_DEVICE_WALKS_LEAP says (kernels/dda.h): a second loop's registers slowed every walk,
-  // the dense box's too, when bricks were tried (docs/benchmarks-log.md).
+  // space by LeapingGridTracer, a kernel of its own, so that the dense box's keep the plain
+  // loop's registers; the device's other walks leap where GRANRAY_DEVICE_WALKS_LEAP says
+  // (kernels/dda.h).
   static constexpr bool casts_by_leaping_tracer = true;
   // 1 M dense grains at 1080p: grid 0.25 ms, tiles 0.46 ms with their binning (docs/benchmarks.md,
   // "Screen tiles").

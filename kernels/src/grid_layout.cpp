@@ -32,8 +32,11 @@ constexpr double kOverlapCellDiameters = 2.0;
 // -> 0.67 ms and its lit cast 3.20 -> 1.79 ms, the hopper's (0.19) lit cast 2.90 -> 2.13 ms; the
 // heap's (0.35) primary cast went 0.71 -> 1.12 ms and the drum's (0.64) 0.98 -> 1.16 ms: where
 // grains lie only a few to a box-sized cell, the walk pays more for the finer cells it crosses
-// than it saves in grains tested.
-constexpr double kMostShareSizedByOccupancy = 0.3;
+// than it saves in grains tested. A compile definition tries others (scripts/gpu-leaps.sh).
+#ifndef GRANRAY_MOST_SHARE_SIZED_BY_OCCUPANCY
+#define GRANRAY_MOST_SHARE_SIZED_BY_OCCUPANCY 0.3
+#endif
+constexpr double kMostShareSizedByOccupancy = GRANRAY_MOST_SHARE_SIZED_BY_OCCUPANCY;
 
 GridGeometry geometry_for(double cell, const double origin[3], const double extent[3],
                           double max_radius, GridCells cells) {
