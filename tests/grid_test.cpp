@@ -377,15 +377,18 @@ TEST_F(GridTest, LeapingOverEmptySpaceMeetsTheSameListingCells) {
         const Hit expected = trace_grid(plain, id_of, ray);
         const Hit got = trace_grid(leaping, id_of, ray);
         const Hit flat = trace_grid_flat(leaping, id_of, ray);
-        const Hit turns = trace_grid_leaping(leaping, id_of, ray);  // the GPU's primary rays
+        const Hit turns = trace_grid_leaping(leaping, id_of, ray);     // the GPU's primary rays
+        const Hit every_cell = trace_grid_plain(leaping, id_of, ray);  // clearance not read
         ASSERT_EQ(got.index, expected.index) << where;
         ASSERT_EQ(flat.index, expected.index) << where;
         ASSERT_EQ(turns.index, expected.index) << where;
+        ASSERT_EQ(every_cell.index, expected.index) << where;
         if (expected.index != kNoHit) {
           ++hits;
           ASSERT_TRUE(same_bits(got.t, expected.t)) << where;
           ASSERT_TRUE(same_bits(flat.t, expected.t)) << where;
           ASSERT_TRUE(same_bits(turns.t, expected.t)) << where;
+          ASSERT_TRUE(same_bits(every_cell.t, expected.t)) << where;
         }
       }
       EXPECT_GT(hits, 20u) << name << ": too few rays met a grain to test the hit";

@@ -308,16 +308,19 @@ class ParticleGrid {
     return layout;
   }
 
-  // use(tracer) with the tracer of the primary rays over the built grid: LeapingGridTracer where
-  // the backend casts by it and the grid has clearance, GridTracer otherwise.
+  // use(tracer) with the tracer of the primary rays over the built grid: where the backend casts
+  // by a tracer of their own, LeapingGridTracer for a grid with clearance and PlainGridTracer
+  // for one without; GridTracer otherwise.
   template <class E, class Use>
   void with_tracer(const detail::GridLayout& layout, const IdMap& id_of, Use use) const {
     const GridView grid = view(layout);
     if constexpr (E::casts_by_leaping_tracer) {
       if (grid.clearance != nullptr) {
         use(LeapingGridTracer{grid, id_of});
-        return;
+      } else {
+        use(PlainGridTracer{grid, id_of});
       }
+      return;
     }
     use(GridTracer{grid, id_of});
   }

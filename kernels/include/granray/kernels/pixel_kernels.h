@@ -12,22 +12,27 @@ namespace granray {
 
 // A tracer gives pixel (i, j)'s nearest hit along its ray, and may say beforehand that the pixel
 // shows nothing, which spares the ray.
-// The grid's tracer; with `Leaping` (a grid with clearance, GridView::clearance) the walk leaps
-// over empty space (trace_grid_leaping), a kernel of its own, so that frames whose grids have no
-// clearance keep the plain walk's registers.
-template <bool Leaping>
+// How a grid's tracer walks: by the grid's clearance wherever it has one (`any`), over every cell
+// (`plain`: the GPU's primary rays of grids without clearance, so that their kernel keeps the
+// plain loop's registers: with both loops in it the dense box cast 2 % slower on an H200), or
+// leaping over empty space (`leaping`: the GPU's primary rays of grids with clearance, in a
+// kernel of its own with more registers).
+enum class GridWalk { any, plain, leaping };
+template <GridWalk Walk>
 struct GridWalkTracer {
   GridView grid;
   IdMap id_of;
   bool eight_wide = false;  // NearestListedHit's: only where the kernel runs as Avx2Kernel
   GRANRAY_HD bool may_hit(int, int) const { return true; }
   GRANRAY_HD Hit operator()(const Ray& ray, int, int) const {
-    if constexpr (Leaping) return trace_grid_leaping(grid, id_of, ray);
+    if constexpr (Walk == GridWalk::leaping) return trace_grid_leaping(grid, id_of, ray);
+    if constexpr (Walk == GridWalk::plain) return trace_grid_plain(grid, id_of, ray, eight_wide);
     return trace_grid(grid, id_of, ray, eight_wide);
   }
 };
-using GridTracer = GridWalkTracer<false>;
-using LeapingGridTracer = GridWalkTracer<true>;
+using GridTracer = GridWalkTracer<GridWalk::any>;
+using PlainGridTracer = GridWalkTracer<GridWalk::plain>;
+using LeapingGridTracer = GridWalkTracer<GridWalk::leaping>;
 
 struct BruteForceTracer {
   const Vec4* spheres;

@@ -96,6 +96,21 @@ GRANRAY_HD_INLINE Hit trace_grid_leaping(const GridView& grid, const IdMap& id_o
   return nearest.best;
 }
 
+// trace_grid's hit over every cell, whatever clearance the grid has: the GPU's primary rays of
+// grids without it, whose kernel then holds one loop.
+GRANRAY_HD_INLINE Hit trace_grid_plain(const GridView& grid, const IdMap& id_of, const Ray& ray,
+                                       bool eight_wide = false) {
+#if defined(__CUDA_ARCH__)
+  (void)eight_wide;
+  NearestListedHit nearest{grid, id_of, ray, no_hit()};
+  walk_listed_spheres_between(grid, ray, 0.0f, INFINITY, nearest);
+#else
+  NearestListedHit nearest{grid, id_of, ray, no_hit(), eight_wide};
+  walk_grown_cells(grid.geometry, ray, 0.0f, INFINITY, nearest);
+#endif
+  return nearest.best;
+}
+
 // Nearest hit through the grid: the cells whose grown boxes the ray crosses, front to back,
 // until the best hit lies before the next one. `eight_wide`: NearestListedHit's.
 GRANRAY_HD_INLINE Hit trace_grid(const GridView& grid, const IdMap& id_of, const Ray& ray,
