@@ -14,6 +14,7 @@
 #include "grid_census.h"
 #include "scene_suite.h"
 #include "test_support.h"
+#include "walk_census.h"
 
 namespace granray::test {
 namespace {
@@ -284,6 +285,34 @@ TEST(GridCensus, CountsCellsListingCellsAndCellsToLeapFrom) {
   EXPECT_EQ(bench::describe(grid, none),
             "grid 4 x 1 x 1, 2.00 cells a grain, 1.50 grains a listing cell, no clearance (walks "
             "visit every cell)");
+}
+
+// granray-walk-census counts the primary rays' walk: leaping, the heap's rays meet the same grains
+// in fewer turns, and a warp's longest lane takes fewer; the dense box, which has no clearance,
+// counts the same both ways (fresh seeds).
+TEST(WalkCensus, LeapingMeetsTheSameGrainsInFewerTurns) {
+  Rng rng(fresh_seed());
+  RenderSettings settings = sized_random_settings(rng, false, 96, 64);
+  for (const std::string name : {"heap", "dense"}) {
+    const bench::SuiteScene scene = bench::make_suite_scene(name, 20000 + rng() % 10000, rng());
+    ParticleView view;
+    view.xyzr = scene.grains.data();
+    view.count = scene.grains.size();
+    const HostGrid grid = Renderer(BackendKind::cpu).build_grid(view);
+    const bench::WalkCensus c = bench::walk_census(grid, view, settings);
+    EXPECT_EQ(c.width, 96);
+    EXPECT_GT(c.every_cell.hits, 0.0) << name;
+    EXPECT_EQ(c.leaping.rays, c.every_cell.rays) << name;
+    EXPECT_EQ(c.leaping.hits, c.every_cell.hits) << name;
+    const double plain = c.every_cell.slabs + c.every_cell.tests;
+    const double leaping = c.leaping.slabs + c.leaping.tests;
+    if (name == std::string("heap")) {
+      EXPECT_LT(leaping, plain) << bench::describe(c);
+      EXPECT_LT(c.leaping.longest_lanes, c.every_cell.longest_lanes) << bench::describe(c);
+    } else {
+      EXPECT_EQ(leaping, plain) << bench::describe(c);
+    }
+  }
 }
 
 // Cells are sized by the volume the grains occupy where it is a small share of their box: a pour
