@@ -32,3 +32,14 @@ build_both() {
   build . "$BUILD" granray_gpu_tests "$@" || exit 1
   wait
 }
+
+# `suite_scenes`: the scene suite's beds at ${GRAINS:-1000000} grains (seed 1) as 'x y z r' files
+# /tmp/suite/SCENE.xyzr, written by $BUILD's granray-scene side by side; `scenes` names them.
+scenes=(dense dilute heap drum pour hopper clusters)
+suite_scenes() {
+  mkdir -p /tmp/suite
+  for s in "${scenes[@]}"; do
+    "$BUILD/bench/granray-scene" "$s" "${GRAINS:-1000000}" 1 >"/tmp/suite/$s.xyzr" &
+  done
+  wait
+}

@@ -20,12 +20,7 @@ fi
 build_both granray-bench granray-scene  # its wait takes the variant's build too
 cuda_tests
 memcheck_tests 'GridTest.*:RenderTest.BedsWhose*:RenderTest.EveryScene*:ContactsTest.BruteForce*'
-mkdir -p /tmp/suite
-scenes=(dense dilute heap drum pour hopper clusters)
-for s in "${scenes[@]}"; do
-  "$BUILD/bench/granray-scene" "$s" "${GRAINS:-1000000}" 1 > "/tmp/suite/$s.xyzr" &
-done
-wait
+suite_scenes
 row() {  # BUILD ARGS...
   local b=$1
   shift

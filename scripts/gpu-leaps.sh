@@ -28,12 +28,7 @@ build . "$BUILD" granray_mpi_tests || exit 1
 cuda_tests
 (cd "$BUILD" && ctest -R mpi_render_gpu --output-on-failure) >"$OUT/mpi-gpu.log" 2>&1
 echo "MPI tests on GPUs: exit $? ($(grep -E "tests passed|tests failed" "$OUT/mpi-gpu.log"))"
-mkdir -p /tmp/suite
-scenes=(dense dilute heap drum pour hopper clusters)
-for s in "${scenes[@]}"; do
-  "$BUILD/bench/granray-scene" "$s" "${GRAINS:-1000000}" 1 >"/tmp/suite/$s.xyzr" &
-done
-wait
+suite_scenes
 row() {  # BUILD SCENES ARGS...
   local b=$1 list=$2
   shift 2
