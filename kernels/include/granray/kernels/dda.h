@@ -271,67 +271,62 @@ GRANRAY_HD_INLINE void fetch_run(const GridView& grid, const CellSlab& s, int& j
 // the walk: on an H200 (docs/benchmarks.md), a turn that fetches a run and then tests its first
 // sphere was 2 % slower, and the loop without that exit ran the bounce pass as slowly as
 // walk_grown_cells (1.11 ms against 1.07). True when the taker ended the walk.
-template <class Taker>
-GRANRAY_HD bool walk_listed_spheres_between(const GridView& grid, const Ray& ray, float t_min,
-                                            float t_max, Taker& taker) {
+//
+// With `Leaps` (a grid with clearance), after a slab that listed nothing the walk leaps to where
+// the ray leaves its clear cube (GrownCellWalk::leap_from) and starts again there, instead of
+// stepping cell by cell through empty space: one more kind of turn, taken where a run would be
+// fetched. It passes only cells that list nothing, and no listing cell's grown box is met twice
+// (a ray cannot leave a convex box and enter it again), so the listing cells met, and their
+// order, are those of the walk over every cell.
+template <bool Leaps, class Taker>
+GRANRAY_HD bool walk_listed_spheres_flat(const GridView& grid, const Ray& ray, float t_min,
+                                         float t_max, Taker& taker) {
   const GridGeometry& g = grid.geometry;
   GrownCellWalk walk;
   CellSlab s;
   if (!walk.start(g, ray, t_min, t_max, s)) return false;
-  int j = s.j_first, k = s.k_first;  // the slab's next run
-  std::uint32_t ref = 0, end = 0;    // the run's listed spheres not yet taken
+  int j = s.j_first, k = s.k_first;      // the slab's next run
+  std::uint32_t ref = 0, end = 0;        // the run's listed spheres not yet taken
+  [[maybe_unused]] bool listed = false;  // Leaps: the slab's runs so far listed a sphere
   for (;;) {
     if (ref < end) {
       if (taker.take(ref)) return true;
       ++ref;
     } else {
       if (k > s.k_last) {
-        if (!walk.next(taker, s)) return false;
-        j = s.j_first;
-        k = s.k_first;
-      }
-      fetch_run(grid, s, j, k, ref, end);
-    }
-  }
-}
-
-// walk_listed_spheres_between's flat loop over a grid with clearance: after a slab that listed
-// nothing, the walk leaps to where the ray leaves its clear cube (GrownCellWalk::leap_from) and
-// starts again there, instead of stepping cell by cell through empty space. A leap is one more kind
-// of turn, taken where a run would be fetched. It passes only cells that list nothing, and no
-// listing cell's grown box is met twice (a ray cannot leave a convex box and enter it again), so
-// the listing cells met, and their order, are those of the walk over every cell.
-template <class Taker>
-GRANRAY_HD bool walk_listed_spheres_leaping(const GridView& grid, const Ray& ray, float t_min,
-                                            float t_max, Taker& taker) {
-  const GridGeometry& g = grid.geometry;
-  GrownCellWalk walk;
-  CellSlab s;
-  if (!walk.start(g, ray, t_min, t_max, s)) return false;
-  int j = s.j_first, k = s.k_first;  // the slab's next run
-  std::uint32_t ref = 0, end = 0;    // the run's listed spheres not yet taken
-  bool listed = false;               // the slab's runs so far listed a sphere
-  for (;;) {
-    if (ref < end) {
-      if (taker.take(ref)) return true;
-      ++ref;
-    } else {
-      if (k > s.k_last) {
-        const float t = walk.next_entry();
-        const float to = listed || !(t <= t_max) ? t : walk.leap_from(grid, ray, t);
-        if (to > t) {
-          if (taker.done_before(to) || !walk.restart(g, ray, to, s)) return false;
+        if constexpr (Leaps) {
+          const float t = walk.next_entry();
+          const float to = listed || !(t <= t_max) ? t : walk.leap_from(grid, ray, t);
+          if (to > t) {
+            if (taker.done_before(to) || !walk.restart(g, ray, to, s)) return false;
+          } else if (!walk.next(taker, s)) {
+            return false;
+          }
+          listed = false;
         } else if (!walk.next(taker, s)) {
           return false;
         }
         j = s.j_first;
         k = s.k_first;
-        listed = false;
       }
       fetch_run(grid, s, j, k, ref, end);
-      listed = listed || ref < end;
+      if constexpr (Leaps) listed = listed || ref < end;
     }
   }
+}
+
+// The flat loop over every cell, whatever clearance the grid has.
+template <class Taker>
+GRANRAY_HD bool walk_listed_spheres_between(const GridView& grid, const Ray& ray, float t_min,
+                                            float t_max, Taker& taker) {
+  return walk_listed_spheres_flat<false>(grid, ray, t_min, t_max, taker);
+}
+
+// The flat loop leaping over empty space; the grid must have clearance.
+template <class Taker>
+GRANRAY_HD bool walk_listed_spheres_leaping(const GridView& grid, const Ray& ray, float t_min,
+                                            float t_max, Taker& taker) {
+  return walk_listed_spheres_flat<true>(grid, ray, t_min, t_max, taker);
 }
 
 // Whether the device's walks other than the primary rays' leap (GridView::clearance); the primary
