@@ -15,18 +15,14 @@ GridCensus grid_census(const HostGrid& grid, std::size_t grains) {
   if (listing > 0) c.grains_per_listing_cell = double(grid.ref_index.size()) / double(listing);
   c.has_clearance = !grid.clearance.empty();
   if (c.has_clearance && cells > 0) {
+    const GridView view = grid.view();
     const GridGeometry& g = grid.geometry;
     const int least = leap_margin_cells(g) + 1;
-    const int bx = clearance_blocks(g.dims[0]), by = clearance_blocks(g.dims[1]);
     std::size_t leaping = 0;
     for (int z = 0; z < g.dims[2]; ++z)
       for (int y = 0; y < g.dims[1]; ++y)
-        for (int x = 0; x < g.dims[0]; ++x) {
-          const std::size_t block =
-              (std::size_t(z / kClearanceBlock) * by + y / kClearanceBlock) * bx +
-              x / kClearanceBlock;
-          leaping += cell_clearance(grid.clearance[block]) >= least;
-        }
+        for (int x = 0; x < g.dims[0]; ++x)
+          leaping += cell_clearance(clearance_of_cell(view, x, y, z)) >= least;
     c.leaping_cells = double(leaping) / double(cells);
   }
   return c;

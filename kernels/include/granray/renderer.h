@@ -139,10 +139,7 @@ struct HostGrid {
   // The kernels' view of this grid (with its clearance, or without when `leap` is false).
   GridView view(bool leap = true) const {
     GridView v{geometry, cell_offsets.data(), ref_spheres.data(), ref_index.data()};
-    if (leap && !clearance.empty()) {
-      v.clearance = clearance.data();
-      for (int a = 0; a < 3; ++a) v.clearance_dims[a] = clearance_blocks(geometry.dims[a]);
-    }
+    if (leap && !clearance.empty()) set_clearance(v, clearance.data());
     return v;
   }
 };

@@ -69,13 +69,10 @@ struct GrownAxis {
                         const GridGeometry& g) {
     dim = n;
     step = d > 0.0f ? 1 : (d < 0.0f ? -1 : 0);
-    const float p = o + d * t0 - grid_origin;
-    lo = clamp_cell((p - g.reach) * g.inv_cell_size, n);
-    hi = clamp_cell((p + g.reach) * g.inv_cell_size, n);
     lower = (grid_origin - g.reach - o) * inv;
     upper = (grid_origin + g.cell_size + g.reach - o) * inv;
     per_cell = g.cell_size * inv;
-    schedule();
+    restart(o + d * t0 - grid_origin, g);
   }
   GRANRAY_HD void schedule() {
     t_enter = t_leave = INFINITY;
@@ -93,8 +90,8 @@ struct GrownAxis {
     schedule();
     return index;
   }
-  // The window again at the ray's point p (relative to the grid's origin on this axis), the
-  // ray's terms kept: how a walk starts again after a leap, without a division.
+  // The window of the ray's point p (relative to the grid's origin on this axis), from the
+  // ray's terms: how a walk starts, and starts again after a leap without a division.
   GRANRAY_HD void restart(float p, const GridGeometry& g) {
     lo = clamp_cell((p - g.reach) * g.inv_cell_size, dim);
     hi = clamp_cell((p + g.reach) * g.inv_cell_size, dim);
@@ -159,45 +156,6 @@ class GrownCellWalk {
     return true;
   }
 
-  // Where the walk may start again (restart) after a slab that listed nothing, the next slab
-  // being entered at t (GridView::clearance): where the ray leaves the cube of cells about the
-  // cell of its point at t that no listing cell's grown box meets; t itself where its block's
-  // clearance leaves no such cube. Nothing the walk would meet in between lists a sphere. The
-  // cube keeps a cell of margin beyond the reach, so the rounding of the point's cell, and of
-  // where the ray leaves the cube, cannot carry the walk past a grown box it would enter.
-  GRANRAY_HD float leap_from(const GridView& grid, const Ray& ray, float t) const {
-    const GridGeometry& g = grid.geometry;
-    const int i =
-        clamp_cell((ray.origin.x + ray.dir.x * t - g.origin.x) * g.inv_cell_size, g.dims[0]);
-    const int j =
-        clamp_cell((ray.origin.y + ray.dir.y * t - g.origin.y) * g.inv_cell_size, g.dims[1]);
-    const int k =
-        clamp_cell((ray.origin.z + ray.dir.z * t - g.origin.z) * g.inv_cell_size, g.dims[2]);
-    const std::uint32_t block = (static_cast<std::uint32_t>(k / kClearanceBlock) *
-                                     static_cast<std::uint32_t>(grid.clearance_dims[1]) +
-                                 static_cast<std::uint32_t>(j / kClearanceBlock)) *
-                                    static_cast<std::uint32_t>(grid.clearance_dims[0]) +
-                                static_cast<std::uint32_t>(i / kClearanceBlock);
-    const int half = cell_clearance(grid.clearance[block]) - leap_margin_cells(g);
-    if (half < 1) return t;  // the cube is the cell's neighbours at least: its rounding is inside
-    const float reach_cells = g.reach * g.inv_cell_size;
-    const float leaves = nan_ignoring_min(x_.leaves_cells(i, half, reach_cells),
-                                          nan_ignoring_min(y_.leaves_cells(j, half, reach_cells),
-                                                           z_.leaves_cells(k, half, reach_cells)));
-    return nan_ignoring_max(t, leaves);
-  }
-
-  // The walk again from time t, after a leap: the first slab holds every cell whose grown box
-  // holds the ray's point at t. False when t lies past the grid or t_max.
-  GRANRAY_HD bool restart(const GridGeometry& g, const Ray& ray, float t, CellSlab& slab) {
-    if (!(t <= exit_)) return false;
-    x_.restart(ray.origin.x + ray.dir.x * t - g.origin.x, g);
-    y_.restart(ray.origin.y + ray.dir.y * t - g.origin.y, g);
-    z_.restart(ray.origin.z + ray.dir.z * t - g.origin.z, g);
-    slab = {x_.lo, x_.hi, y_.lo, y_.hi, z_.lo, z_.hi};
-    return true;
-  }
-
   // When the next slab's cells are entered: past the grid's exit (or INFINITY) when none is left.
   GRANRAY_HD float next_entry() const {
     return nan_ignoring_min(x_.t_enter, nan_ignoring_min(y_.t_enter, z_.t_enter));
@@ -227,7 +185,59 @@ class GrownCellWalk {
     return true;
   }
 
+  // The next slab, as next() gives it; but after a slab that listed nothing (`listed` false) in
+  // a grid with clearance, the first slab where the walk starts again beyond the clear cube
+  // about the ray's point (leap_from), when there is one. Nothing passed lists a sphere, and no
+  // listing cell's grown box is met twice (a ray cannot leave a convex box and enter it again),
+  // so the listing cells met, and their order, are next()'s.
+  template <class Until>
+  GRANRAY_HD_PIXEL_INLINE bool next_or_leap(const GridView& grid, const Ray& ray, bool listed,
+                                            Until& until, CellSlab& slab) {
+    if (!listed) {
+      const float t = next_entry();
+      if (t <= exit_) {
+        const float to = leap_from(grid, ray, t);
+        if (to > t) return !until.done_before(to) && restart(grid.geometry, ray, to, slab);
+      }
+    }
+    return next(until, slab);
+  }
+
  private:
+  // Where the walk may start again (restart) after a slab that listed nothing, the next slab
+  // being entered at t (GridView::clearance): where the ray leaves the cube of cells about the
+  // cell of its point at t that no listing cell's grown box meets; t itself where its block's
+  // clearance leaves no such cube. Nothing the walk would meet in between lists a sphere. The
+  // cube keeps a cell of margin beyond the reach, so the rounding of the point's cell, and of
+  // where the ray leaves the cube, cannot carry the walk past a grown box it would enter.
+  GRANRAY_HD float leap_from(const GridView& grid, const Ray& ray, float t) const {
+    const GridGeometry& g = grid.geometry;
+    const int i =
+        clamp_cell((ray.origin.x + ray.dir.x * t - g.origin.x) * g.inv_cell_size, g.dims[0]);
+    const int j =
+        clamp_cell((ray.origin.y + ray.dir.y * t - g.origin.y) * g.inv_cell_size, g.dims[1]);
+    const int k =
+        clamp_cell((ray.origin.z + ray.dir.z * t - g.origin.z) * g.inv_cell_size, g.dims[2]);
+    const int half = cell_clearance(clearance_of_cell(grid, i, j, k)) - leap_margin_cells(g);
+    if (half < 1) return t;  // the cube is the cell's neighbours at least: its rounding is inside
+    const float reach_cells = g.reach * g.inv_cell_size;
+    const float leaves = nan_ignoring_min(x_.leaves_cells(i, half, reach_cells),
+                                          nan_ignoring_min(y_.leaves_cells(j, half, reach_cells),
+                                                           z_.leaves_cells(k, half, reach_cells)));
+    return nan_ignoring_max(t, leaves);
+  }
+
+  // The walk again from time t, after a leap: the first slab holds every cell whose grown box
+  // holds the ray's point at t. False when t lies past the grid or t_max.
+  GRANRAY_HD bool restart(const GridGeometry& g, const Ray& ray, float t, CellSlab& slab) {
+    if (!(t <= exit_)) return false;
+    x_.restart(ray.origin.x + ray.dir.x * t - g.origin.x, g);
+    y_.restart(ray.origin.y + ray.dir.y * t - g.origin.y, g);
+    z_.restart(ray.origin.z + ray.dir.z * t - g.origin.z, g);
+    slab = {x_.lo, x_.hi, y_.lo, y_.hi, z_.lo, z_.hi};
+    return true;
+  }
+
   // Three named axes, not an array indexed by axis (GrownAxis says why).
   GrownAxis x_, y_, z_;
   float exit_;
@@ -272,12 +282,9 @@ GRANRAY_HD_INLINE void fetch_run(const GridView& grid, const CellSlab& s, int& j
 // sphere was 2 % slower, and the loop without that exit ran the bounce pass as slowly as
 // walk_grown_cells (1.11 ms against 1.07). True when the taker ended the walk.
 //
-// With `Leaps` (a grid with clearance), after a slab that listed nothing the walk leaps to where
-// the ray leaves its clear cube (GrownCellWalk::leap_from) and starts again there, instead of
-// stepping cell by cell through empty space: one more kind of turn, taken where a run would be
-// fetched. It passes only cells that list nothing, and no listing cell's grown box is met twice
-// (a ray cannot leave a convex box and enter it again), so the listing cells met, and their
-// order, are those of the walk over every cell.
+// With `Leaps` (a grid with clearance), after a slab that listed nothing the walk leaps over the
+// clear space ahead (GrownCellWalk::next_or_leap) instead of stepping cell by cell through it:
+// one more kind of turn, taken where a run would be fetched, meeting the same listing cells.
 template <bool Leaps, class Taker>
 GRANRAY_HD bool walk_listed_spheres_flat(const GridView& grid, const Ray& ray, float t_min,
                                          float t_max, Taker& taker) {
@@ -295,13 +302,7 @@ GRANRAY_HD bool walk_listed_spheres_flat(const GridView& grid, const Ray& ray, f
     } else {
       if (k > s.k_last) {
         if constexpr (Leaps) {
-          const float t = walk.next_entry();
-          const float to = listed || !(t <= t_max) ? t : walk.leap_from(grid, ray, t);
-          if (to > t) {
-            if (taker.done_before(to) || !walk.restart(g, ray, to, s)) return false;
-          } else if (!walk.next(taker, s)) {
-            return false;
-          }
+          if (!walk.next_or_leap(grid, ray, listed, taker, s)) return false;
           listed = false;
         } else if (!walk.next(taker, s)) {
           return false;
@@ -354,8 +355,7 @@ GRANRAY_HD void walk_listed_spheres(const GridView& grid, const Ray& ray, float 
 }
 
 // walk_grown_cells over a built grid, leaping over empty space where it has clearance (on the
-// host, and on the device as walk_listed_spheres): after a slab that listed nothing, the walk
-// starts again where GrownCellWalk::leap_from says.
+// host, and on the device as walk_listed_spheres): GrownCellWalk::next_or_leap after each slab.
 template <class Visitor>
 GRANRAY_HD void walk_grown_cells(const GridView& grid, const Ray& ray, float t_min, float t_max,
                                  Visitor& visitor) {
@@ -380,13 +380,7 @@ GRANRAY_HD void walk_grown_cells(const GridView& grid, const Ray& ray, float t_m
         visitor.visit(first, last);
       }
     }
-    const float t = walk.next_entry();
-    const float to = listed || !(t <= t_max) ? t : walk.leap_from(grid, ray, t);
-    if (to > t) {
-      if (visitor.done_before(to) || !walk.restart(g, ray, to, s)) return;
-    } else if (!walk.next(visitor, s)) {
-      return;
-    }
+    if (!walk.next_or_leap(grid, ray, listed, visitor, s)) return;
   }
 #endif
 }

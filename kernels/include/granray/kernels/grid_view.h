@@ -128,6 +128,21 @@ GRANRAY_HD_INLINE int clearance_blocks(int cells) {
   return (cells + kClearanceBlock - 1) / kClearanceBlock;
 }
 
+// The grid's view with `clearance` (one a block, x fastest) set, and the blocks along each axis.
+GRANRAY_HD_INLINE void set_clearance(GridView& view, const std::uint8_t* clearance) {
+  view.clearance = clearance;
+  for (int a = 0; a < 3; ++a) view.clearance_dims[a] = clearance_blocks(view.geometry.dims[a]);
+}
+
+// The clearance of the block that holds cell (i, j, k).
+GRANRAY_HD_INLINE int clearance_of_cell(const GridView& grid, int i, int j, int k) {
+  return grid.clearance[(static_cast<std::uint32_t>(k / kClearanceBlock) *
+                             static_cast<std::uint32_t>(grid.clearance_dims[1]) +
+                         static_cast<std::uint32_t>(j / kClearanceBlock)) *
+                            static_cast<std::uint32_t>(grid.clearance_dims[0]) +
+                        static_cast<std::uint32_t>(i / kClearanceBlock)];
+}
+
 // How many cells at least lie between a cell of a block of clearance d and any listing cell.
 GRANRAY_HD_INLINE int cell_clearance(int d) { return d > 0 ? kClearanceBlock * d - 1 : 0; }
 
