@@ -4,6 +4,7 @@
 
 #include "backend_prelude.inl"
 #include "granray/kernels/pixel_kernels.h"
+#include "grid_clearance.inl"
 #include "grid_layout.h"
 #include "particle_residency.inl"
 
@@ -128,108 +129,6 @@ struct ListedOnceKey {
   }
 };
 
-// Each block's clearance along x (GridView::clearance): how many blocks, at most
-// kMostClearance, lie between it and the nearest block of its row of blocks with a listing cell.
-// The first of the three passes of the Chebyshev distance, read from the built cell offsets:
-// along a row of cells they never decrease, so cells [a, b] of a row list nothing exactly when
-// offsets[a] == offsets[b + 1], and the distance is found by halving.
-struct ClearanceAlongRows {
-  GridGeometry geometry;
-  const std::uint32_t* offsets;
-  std::uint8_t* clearance;
-  int blocks_x, blocks_y;
-  GRANRAY_HD void operator()(std::uint32_t b) const {
-    const int bx = static_cast<int>(b % static_cast<std::uint32_t>(blocks_x));
-    const int by = static_cast<int>(b / static_cast<std::uint32_t>(blocks_x) %
-                                    static_cast<std::uint32_t>(blocks_y));
-    const int bz = static_cast<int>(b / static_cast<std::uint32_t>(blocks_x * blocks_y));
-    const int last_x = geometry.dims[0] - 1;
-    const int y_end = min_int((by + 1) * kClearanceBlock, geometry.dims[1]);
-    const int z_end = min_int((bz + 1) * kClearanceBlock, geometry.dims[2]);
-    // Whether a cell of the block's rows within r blocks of it along x lists a sphere.
-    const auto listed_within = [&](int r) {
-      const int from = max_int((bx - r) * kClearanceBlock, 0);
-      const int to = min_int((bx + r + 1) * kClearanceBlock - 1, last_x);
-      for (int z = bz * kClearanceBlock; z < z_end; ++z) {
-        for (int y = by * kClearanceBlock; y < y_end; ++y) {
-          if (offsets[cell_index(geometry, from, y, z)] !=
-              offsets[cell_index(geometry, to, y, z) + 1]) {
-            return true;
-          }
-        }
-      }
-      return false;
-    };
-    // The smallest r with a listing cell within r blocks (listed_within grows with r).
-    int lo = 0, hi = kMostClearance - 1;
-    if (!listed_within(hi)) {
-      lo = kMostClearance;
-    } else {
-      while (lo < hi) {
-        const int mid = (lo + hi) / 2;
-        if (listed_within(mid)) {
-          hi = mid;
-        } else {
-          lo = mid + 1;
-        }
-      }
-    }
-    clearance[b] = static_cast<std::uint8_t>(lo);
-  }
-  GRANRAY_HD static int min_int(int a, int b) { return a < b ? a : b; }
-  GRANRAY_HD static int max_int(int a, int b) { return a > b ? a : b; }
-};
-
-// The next pass of the Chebyshev distance over the blocks, along y or z: out(c) = min over the
-// blocks q of c's line of max(|c - q|, in(q)), capped at kMostClearance, for a run of
-// kClearanceRun blocks of one line per call. A block farther than kMostClearance - 1 cannot lower
-// a capped distance, so a run sweeps its line forward from that far before it, then backward from
-// that far after it, keeping for each value u the nearest block seen whose in(q) is at most u: a
-// load or two a block, where a search of each one's neighbourhood took up to 2 kMostClearance.
-constexpr int kClearanceRun = 32;
-struct ClearanceAlongAxis {
-  const std::uint8_t* in;
-  std::uint8_t* out;
-  std::uint32_t lines;   // lines of cells along the axis
-  std::uint32_t inner;   // lines whose first cells are consecutive (the x of a y line, ...)
-  std::uint32_t skip;    // cells between the first cells of lines `inner` apart
-  std::uint32_t stride;  // cells between a line's cells
-  int dim;               // cells a line
-  // Task t: run t / lines of line t % lines, so that neighbouring tasks read neighbouring cells.
-  GRANRAY_HD void operator()(std::uint32_t task) const {
-    constexpr int values = kMostClearance;  // u = 0 .. kMostClearance - 1
-    const std::uint32_t line = task % lines;
-    const int first = static_cast<int>(task / lines) * kClearanceRun;
-    const int last = (first + kClearanceRun < dim ? first + kClearanceRun : dim) - 1;
-    const std::uint32_t base = line / inner * skip + line % inner;
-    int nearest[values];
-    for (int u = 0; u < values; ++u) nearest[u] = -4 * values;
-    for (int p = first - (values - 1) > 0 ? first - (values - 1) : 0; p <= last; ++p) {
-      const std::uint32_t c = base + static_cast<std::uint32_t>(p) * stride;
-      const int v = in[c];
-      int best = kMostClearance;
-      for (int u = 0; u < values; ++u) {
-        if (v <= u) nearest[u] = p;
-        const int d = p - nearest[u] > u ? p - nearest[u] : u;
-        best = d < best ? d : best;
-      }
-      if (p >= first) out[c] = static_cast<std::uint8_t>(best);
-    }
-    for (int u = 0; u < values; ++u) nearest[u] = dim + 4 * values;
-    for (int p = last + (values - 1) < dim - 1 ? last + (values - 1) : dim - 1; p >= first; --p) {
-      const std::uint32_t c = base + static_cast<std::uint32_t>(p) * stride;
-      const int v = in[c];
-      int best = kMostClearance;
-      for (int u = 0; u < values; ++u) {
-        if (v <= u) nearest[u] = p;
-        const int d = nearest[u] - p > u ? nearest[u] - p : u;
-        best = d < best ? d : best;
-      }
-      if (p <= last && best < out[c]) out[c] = static_cast<std::uint8_t>(best);
-    }
-  }
-};
-
 // The coarse grid's cells that hold a particle's centre flagged (occupancy_geometry): a store, not
 // an atomic add per grain, which a gas's scattered centres made slow (on the 2-core machine a 1
 // M-grain gas then builds its grid in 43.7-44.5 ms, as the tree without the estimate did in
@@ -252,11 +151,6 @@ struct WidenMark {
 // to size by what they occupy: the dense box (0.6 filled) gets no estimate of its occupied share;
 // a drum (0.22), a heap (0.12), a pour or a gas (0.01) do (docs/benchmarks.md).
 constexpr double kFullestBedEstimated = 0.4;
-// The largest occupied share (the estimate's) of the grains' box for which a grid measures its
-// cells' clearance: the heap (0.35), the hopper (0.19) and the pour (under 1/8) leap; the drum
-// (0.64) and the gases (about 1), whose walks leapt little and ran 5-25 % slower for the leaping
-// loop on an H200, walk every cell (docs/benchmarks-log.md).
-constexpr double kMostShareWithClearance = 0.5;
 
 // Bits a radix sort needs for cell indices below `cells`.
 inline int key_bits(std::uint64_t cells) {
@@ -277,8 +171,7 @@ class ParticleGrid {
         values_sorted_(account, "sorted grid references"),
         cell_offsets_(account, "grid cell offsets"),
         ref_spheres_(account, "particles in cell order"),
-        clearance_(account, "grid cells' clearance"),
-        clearance_scratch_(account, "grid cells' clearance, one pass") {}
+        clearance_(account) {}
 
   // The grid over `r`. With `same_particles` (a later band of the frame whose grid this is) the
   // grid built last is kept when it was built for these particles and box. A template, so that
@@ -303,7 +196,7 @@ class ParticleGrid {
       layout = count_grid(exec, r, bounds, cells, sizing_share);
     }
     pad_ref_spheres(exec, layout.references);
-    measure_clearance(exec, layout.geometry, share);
+    clearance_.measure(exec, layout.geometry, cell_offsets_.data(), share);
     kept_ = Kept{r.spheres, r.count, bounds, cells, sizing, layout};
     return layout;
   }
@@ -332,10 +225,7 @@ class ParticleGrid {
   GridView view(const detail::GridLayout& layout) const {
     const GridGeometry& g = layout.geometry;
     GridView v{g, cell_offsets_.data(), ref_spheres_.data(), ref_index_};
-    if (has_clearance_) {
-      v.clearance = clearance_.data();
-      for (int a = 0; a < 3; ++a) v.clearance_dims[a] = clearance_blocks(g.dims[a]);
-    }
+    clearance_.show_in(v);
     return v;
   }
 
@@ -350,10 +240,7 @@ class ParticleGrid {
     exec.download(ref_spheres_.data(), grid.ref_spheres.data(),
                   layout.references + kSphereBatchPad);
     exec.download(ref_index_, grid.ref_index.data(), layout.references);
-    if (has_clearance_) {
-      grid.clearance.resize(clearance_.size());
-      exec.download(clearance_.data(), grid.clearance.data(), clearance_.size());
-    }
+    clearance_.download(exec, grid.clearance);
     return grid;
   }
 
@@ -395,41 +282,6 @@ class ParticleGrid {
     thrust::fill_n(exec.policy(), ref_spheres_.data() + references, kSphereBatchPad, Vec4{});
   }
 
-  // Each cell's clearance (GridView::clearance), from the built cell offsets, for grains that
-  // occupy at most kMostShareWithClearance of their box: the Chebyshev distance to the nearest
-  // listing cell, one axis at a time (x, then y, then z), each pass looking no farther along its
-  // line than the distance it has found.
-  template <class E>
-  void measure_clearance(const E& exec, const GridGeometry& g, double occupied) {
-    has_clearance_ = occupied <= kMostShareWithClearance;
-    if (!has_clearance_) {
-      clearance_.resize(0);
-      clearance_scratch_.resize(0);
-      return;
-    }
-    const int blocks[3] = {clearance_blocks(g.dims[0]), clearance_blocks(g.dims[1]),
-                           clearance_blocks(g.dims[2])};
-    const std::uint32_t row = static_cast<std::uint32_t>(blocks[0]);
-    const std::uint32_t layer = row * static_cast<std::uint32_t>(blocks[1]);
-    const std::uint32_t count = layer * static_cast<std::uint32_t>(blocks[2]);
-    clearance_.resize(count);
-    clearance_scratch_.resize(count);
-    auto policy = exec.policy();
-    thrust::for_each_n(
-        policy, Index(0), count,
-        ClearanceAlongRows{g, cell_offsets_.data(), clearance_.data(), blocks[0], blocks[1]});
-    const auto runs = [](int dim) {
-      return static_cast<std::uint32_t>((dim + kClearanceRun - 1) / kClearanceRun);
-    };
-    const std::uint32_t y_lines = row * static_cast<std::uint32_t>(blocks[2]);
-    thrust::for_each_n(policy, Index(0), y_lines * runs(blocks[1]),
-                       ClearanceAlongAxis{clearance_.data(), clearance_scratch_.data(), y_lines,
-                                          row, layer, row, blocks[1]});
-    thrust::for_each_n(policy, Index(0), layer * runs(blocks[2]),
-                       ClearanceAlongAxis{clearance_scratch_.data(), clearance_.data(), layer,
-                                          layer, 0, layer, blocks[2]});
-  }
-
   // The share of the box that a bed leaving most of it empty occupies: the share of a coarse
   // grid's cells that hold a centre (detail::occupancy_geometry); 1 for a bed that fills its box,
   // which skips the estimate.
@@ -439,8 +291,7 @@ class ParticleGrid {
     const GridGeometry coarse = detail::occupancy_geometry(bounds);
     const std::size_t cells = std::size_t(coarse.dims[0]) * coarse.dims[1] * coarse.dims[2];
     auto policy = exec.policy();
-    clearance_.resize(cells);  // scratch: measure_clearance writes the clearance over the flags
-    std::uint8_t* flags = clearance_.data();
+    std::uint8_t* flags = clearance_.scratch(cells);  // measure() writes the field over them
     thrust::fill_n(policy, flags, cells, std::uint8_t{0});
     thrust::for_each_n(policy, Index(0), r.count, FlagOccupied{coarse, r.spheres, flags});
     const std::uint64_t occupied = thrust::transform_reduce(
@@ -571,9 +422,7 @@ class ParticleGrid {
   std::uint32_t* ref_index_ = nullptr;
   Array<std::uint32_t> cell_offsets_;
   Array<Vec4> ref_spheres_;
-  Array<std::uint8_t> clearance_;
-  Array<std::uint8_t> clearance_scratch_;
-  bool has_clearance_ = false;  // the frames' walks leap by clearance_
+  GridClearance clearance_;
   std::optional<Kept> kept_;
   std::uint64_t generation_ = 0;
 };
