@@ -21,6 +21,7 @@
 #include "granray/renderer.h"
 #include "grid_census.h"
 #include "scene_suite.h"
+#include "walk_census.h"
 
 namespace {
 
@@ -102,6 +103,10 @@ int main(int argc, char** argv) {
   app.add_flag("--grid-census", census,
                "say how fine each scene's grid is, how full its listing cells and from how many "
                "of its cells a walk leaps");
+  bool walks = false;
+  app.add_flag("--walk-census", walks,
+               "count on the host what the primary rays' walk over each scene's grid does at each "
+               "image size: slabs, leaps and grains tested a ray, over every cell and leaping");
   app.add_flag("--annotations", annotate,
                "also time the colour bar and label drawn on each rendered image");
   CLI11_PARSE(app, argc, argv);
@@ -203,8 +208,9 @@ int main(int argc, char** argv) {
           c.value = on_device.emplace_back(copy_to_device(pairs.value, "pair values")).as<float>();
         }
       }
+      granray::HostGrid grid;  // --grid-census, --walk-census: the frame's grid, on the host
+      if (census || walks) grid = renderer.build_grid(view);
       if (census) {
-        const granray::HostGrid grid = renderer.build_grid(view);
         std::printf("%s: %s\n", scene.c_str(),
                     granray::bench::describe(grid, granray::bench::grid_census(grid, grains.size()))
                         .c_str());
@@ -247,6 +253,14 @@ int main(int argc, char** argv) {
         }
         if (std::sscanf(size.c_str(), "%dx%d", &settings.width, &settings.height) != 2) {
           throw granray::ConfigError("--resolution " + size + ": expected WxH");
+        }
+        if (walks) {
+          granray::ParticleView on_host;  // the grains frame the camera as in the frame
+          on_host.xyzr = grains.data();
+          on_host.count = grains.size();
+          std::printf("%s, %s, the primary rays' walk:\n%s\n", scene.c_str(), size.c_str(),
+                      granray::bench::describe(granray::bench::walk_census(grid, on_host, settings))
+                          .c_str());
         }
         std::vector<std::string> timed = methods;
         if (brute) timed.push_back("brute-force");

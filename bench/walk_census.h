@@ -1,7 +1,7 @@
 // What the GPU's walk does for each primary ray of a frame's grid, counted on the host: its
 // turns (slabs entered, leaps and grains tested), over every cell and leaping over empty space
 // (GridView::clearance), and per warp of 16 x 2 pixels the longest lane's, which a warp waits
-// for (granray-walk-census).
+// for (granray-bench --walk-census).
 #pragma once
 
 #include <string>
