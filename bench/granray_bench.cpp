@@ -100,13 +100,10 @@ int main(int argc, char** argv) {
                "CUDA: the grains, their values and pairs copied to device memory once and "
                "rendered there, as an in-situ code's are (no upload in the frame)");
   bool census = false;
-  app.add_flag("--grid-census", census,
-               "say how fine each scene's grid is, how full its listing cells and from how many "
-               "of its cells a walk leaps");
+  app.add_flag("--grid-census", census, "say what each scene's grid came to (grid_census.h)");
   bool walks = false;
   app.add_flag("--walk-census", walks,
-               "count on the host what the primary rays' walk over each scene's grid does at each "
-               "image size: slabs, leaps and grains tested a ray, over every cell and leaping");
+               "count each scene's primary walk on the host (walk_census.h)");
   app.add_flag("--annotations", annotate,
                "also time the colour bar and label drawn on each rendered image");
   CLI11_PARSE(app, argc, argv);
