@@ -4,6 +4,9 @@
 #include <cmath>
 #include <limits>
 
+#include "granray/kernels/contact_capsules.h"
+#include "granray/kernels/walls.h"
+
 namespace granray::test {
 
 namespace {
@@ -131,6 +134,12 @@ void expect_pairs_given_whole(const HostPairs& got, const std::vector<Vec4>& gra
           << "pair " << k << " side " << side;
     }
   }
+}
+
+bool shows_capsule(std::uint64_t id) { return id >= kCapsuleIdBase && id < kWallIdBase; }
+
+std::size_t capsule_pixels(const Image& image) {
+  return std::count_if(image.hit_id.begin(), image.hit_id.end(), shows_capsule);
 }
 
 }  // namespace granray::test

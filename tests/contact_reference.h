@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "granray/image.h"
 #include "granray/kernels/vec.h"
 #include "granray/rank_stages.h"
 #include "reference_math.h"
@@ -51,6 +52,10 @@ struct RefHit {
 // The nearest of every sphere and capsule along the ray (2g's order for equal t).
 RefHit nearest_hit(D3 o, D3 d, const std::vector<Vec4>& spheres,
                    const std::vector<RefCapsule>& capsules);
+
+// Whether a pixel's hit id is a capsule's (contract 2g), and how many pixels of an image show one.
+bool shows_capsule(std::uint64_t id);
+std::size_t capsule_pixels(const Image& image);
 
 // Expects `got` to hold the pairs (first[k], second[k], value[k]) between `grains` given whole
 // (RankStages::copy_contacts_to_host): both grains' spheres and ids (ids[i], or id_offset + i

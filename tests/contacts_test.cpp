@@ -68,12 +68,6 @@ ContactSettings random_contacts(Rng& rng) {
   return c;
 }
 
-bool shows_capsule(std::uint64_t id) { return id >= kCapsuleIdBase && id < kWallIdBase; }
-
-std::size_t capsule_pixels(const Image& image) {
-  return std::count_if(image.hit_id.begin(), image.hit_id.end(), shows_capsule);
-}
-
 // The pairs a rank hands to the gather across ranks (contract 2g under mpirun): by index, with
 // or without ids, a few naming grains past the frame's, come to the host given whole; pairs given
 // whole come back as they were.

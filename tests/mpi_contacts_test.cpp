@@ -11,19 +11,12 @@
 
 #include "contact_reference.h"
 #include "granray/insitu/mpi_frame.h"
-#include "granray/kernels/contact_capsules.h"
 #include "mpi_one_rank_check.h"
 #include "mpi_support.h"
 #include "test_support.h"
 
 namespace granray::test {
 namespace {
-
-std::size_t capsule_pixels(const Image& image) {
-  return std::count_if(image.hit_id.begin(), image.hit_id.end(), [](std::uint64_t id) {
-    return id >= kCapsuleIdBase && id != ~std::uint64_t{0};
-  });
-}
 
 // Rounds alternate between the two ways a rank passes its pairs: given whole (both grains' spheres
 // and ids: the only way for a pair whose other grain is another rank's), and by index into the
