@@ -110,7 +110,10 @@ TEST(MpiContacts, TheNetworkAcrossRanksIsTheOneRanksNetwork) {
                              std::to_string(round) + " on " + std::to_string(size) + " ranks, " +
                              std::to_string(all_value.size()) + " pairs";
     ASSERT_GT(one.contacts, 0u) << what;
-    EXPECT_GT(capsule_pixels(composited), 0u) << what << ": the network shows";
+    // The network alone always shows; among the grains a camera may see only grains (seed
+    // 7585941891078033115 did), and the equality below says the rest.
+    if (!s.contacts->grains)
+      EXPECT_GT(capsule_pixels(composited), 0u) << what << ": the network shows";
     EXPECT_EQ(capsule_pixels(composited), capsule_pixels(reference)) << what;
     EXPECT_EQ(composited.rgb, reference.rgb) << what;
     EXPECT_EQ(composited.depth, reference.depth) << what;
