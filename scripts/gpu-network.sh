@@ -6,15 +6,22 @@
 # lit, both trees alternated twice, and each tree's lit frame without the network; then the example
 # DEM's network pour on the GPU on 1 and 2 ranks (the GPU shared), whose frames must be the same
 # bytes (DEM=0 skips it: two minutes). NCU=1 also times each kernel of one lit frame with the
-# network (ncu, $OUT/ncu-network.csv). Logs in $OUT.
+# network (ncu, $OUT/ncu-network.csv). MEMCHECK sets the sanitizer's gtest filter (default: the
+# contact tests); MPI=1 also runs the MPI tests on GPUs (ctest mpi_render_gpu_np2, a GPU a rank on
+# nvidia-h200-x2). VARIANT (cmake arguments) also builds this tree with them into /tmp/variant and
+# times it in each round beside the other two. Logs in $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
 export OMP_WAIT_POLICY=passive OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 source scripts/gpu-build-at.sh
-build_both granray-bench granray-dem
+trees=(/tmp/before/build "$BUILD")
+if [ -n "${VARIANT:-}" ]; then
+  BUILD_ARGS="$VARIANT" build . /tmp/variant granray-bench &
+  trees+=(/tmp/variant)
+fi
+build_both granray-bench granray-dem  # its wait takes the variant's build too
 cuda_tests
-memcheck_tests 'ContactsTest.*:CudaInput.DeviceResidentPairs*'
 frame() {  # BUILD ARGS...
   local b=$1
   shift
@@ -27,7 +34,7 @@ for b in /tmp/before/build "$BUILD"; do
   frame "$b" --shadows --ao 8
 done 2>&1 | tee "$OUT/network.txt"
 for round in 1 2; do
-  for b in /tmp/before/build "$BUILD"; do
+  for b in "${trees[@]}"; do
     echo "== $b, round $round: unlit, then lit, with the network"
     frame "$b" --contacts 0.2
     frame "$b" --shadows --ao 8 --contacts 0.2
@@ -38,6 +45,12 @@ if [ "${NCU:-0}" = 1 ]; then
     --in-place -n 1000000 -r 1920x1080 --method grid --repeat 1 --shadows --ao 8 \
     --contacts 0.2 >"$OUT/ncu-network.csv" 2>"$OUT/ncu-network.err" || tail -3 "$OUT/ncu-network.err"
 fi
+if [ "${MPI:-0}" = 1 ]; then
+  build . "$BUILD" granray_mpi_tests &&
+    (cd "$BUILD" && ctest -R mpi_render_gpu --output-on-failure) >"$OUT/mpi-gpu.log" 2>&1
+  echo "MPI tests on GPUs: exit $? ($(grep -E "tests passed|tests failed" "$OUT/mpi-gpu.log"))"
+fi
+memcheck_tests "${MEMCHECK:-ContactsTest.*:CudaInput.DeviceResidentPairs*}"
 [ "${DEM:-1}" != 0 ] || exit 0
 # The example DEM's own network in situ, on the GPU, on 1 and 2 ranks.
 dem="$PWD/$BUILD/examples/dem/granray-dem"

@@ -155,6 +155,46 @@ TEST_F(ContactsTest, MethodsMatchBruteForceOnPackingsWithTheirContacts) {
   }
 }
 
+// Every pair of a few grains scattered through a box: capsules that cross the box, which at one
+// cell a capsule would list far more references than the grid allows, so their grid is made
+// coarser and counted again (choose_grid_layout's refinement); the grid and the tiles still match
+// brute force.
+TEST_F(ContactsTest, LongCapsulesCoarsenTheirGridAndMatchBruteForce) {
+  Rng rng(fresh_seed());
+  Renderer renderer(test_backend());
+  for (int round = 0; round < 4; ++round) {
+    const std::vector<Vec4> grains = dilute_gas(rng, 30, 0.2f, 0.4f, 10.0f);
+    std::vector<RefContact> every_pair;
+    for (std::uint32_t i = 0; i < grains.size(); ++i) {
+      for (std::uint32_t j = i + 1; j < grains.size(); ++j) {
+        every_pair.push_back({i, j, uniform(rng, 0.0f, 4.0f)});
+      }
+    }
+    const Pairs pairs(every_pair);
+    RenderSettings s = small_random_settings(rng, round % 2 == 1);
+    s.contacts = random_contacts(rng);
+    s.contacts->threshold = 0.0f;
+    s.contacts->grains = round != 1;
+    if (round >= 2) {
+      s.shading.shadows = true;
+      s.shading.ao_samples = 4;
+      s.shading.ao_distance = uniform(rng, 0.5f, 3.0f);
+    }
+    against_brute_force(renderer, pairs.with(view_of(grains)), s,
+                        [&](RenderMethod method, const Image& image, const FrameStats& stats,
+                            const Image& brute, const FrameStats& brute_stats) {
+                          SCOPED_TRACE(::testing::Message()
+                                       << "round " << round << ", " << render_method_name(method));
+                          EXPECT_EQ(stats.contacts, every_pair.size());
+                          EXPECT_EQ(brute_stats.contacts, every_pair.size());
+                          const ImageDiff d = compare_images(image, brute);
+                          const std::size_t allowed = 3u + d.pixels / 1000;
+                          EXPECT_LE(d.differing_hit, allowed) << "pixels that show another surface";
+                          EXPECT_LE(d.rgb_differs_same_hit, allowed) << "max level " << d.max_level;
+                        });
+  }
+}
+
 // Metal and glass grains reflect and refract the network, and the path tracer draws it as matte
 // capsules: the grid (and the tiles) against brute force, and the network changes the picture.
 TEST_F(ContactsTest, BouncesAndThePathTracerMeetTheNetwork) {

@@ -114,7 +114,7 @@ GridGeometry occupancy_geometry(const SceneBounds& bounds) {
 GridLayout choose_grid_layout(
     const SceneBounds& bounds,
     const std::function<std::uint64_t(const GridGeometry&)>& count_references, GridCells cells,
-    double occupied_share) {
+    double occupied_share, double cells_per_particle) {
   const double n = static_cast<double>(bounds.renderable);
   const GridBox box = grid_box(bounds);
   // A bed that occupies at most kMostShareSizedByOccupancy of its box gets one cell per particle
@@ -124,7 +124,8 @@ GridLayout choose_grid_layout(
       occupied_share <= kMostShareSizedByOccupancy
           ? std::clamp(occupied_share, kCellsPerParticle / kMostCellsPerParticle, 1.0)
           : 1.0;
-  const double max_cells = std::clamp(kCellsPerParticle * n / share, 64.0, kMaxCells);
+  const double max_cells =
+      std::clamp(cells_per_particle * kCellsPerParticle * n / share, 64.0, kMaxCells);
   const double smallest =
       cells == GridCells::overlaps ? kOverlapCellDiameters * box.mean_diameter : box.mean_diameter;
   double cell = std::max(smallest, std::cbrt(box.volume / max_cells));

@@ -15,14 +15,17 @@ struct GridLayout {
   std::uint64_t references;
 };
 
-// count_references(g) returns how many (cell, sphere) references geometry g would hold.
+// count_references(g) returns how many (cell, sphere) references geometry g would hold; its last
+// call is with the geometry returned (so it may count into that grid's cells as it goes).
 // `occupied_share`: the share of the bounds' box that the grains occupy (occupancy_geometry); where
 // it is small (grid_layout.cpp says how small) the cells are sized so that about one cell per
 // particle covers that share, up to kMostCellsPerParticle cells per particle in all.
+// `cells_per_particle` scales those counts (the contact capsules' grid, contact_scene.inl).
 GridLayout choose_grid_layout(
     const SceneBounds& bounds,
     const std::function<std::uint64_t(const GridGeometry&)>& count_references,
-    GridCells cells = GridCells::centres, double occupied_share = 1.0);
+    GridCells cells = GridCells::centres, double occupied_share = 1.0,
+    double cells_per_particle = 1.0);
 
 // What a frame's grid sizes its cells by: the grains' box, or the volume they occupy in it (where
 // that is a small share, choose_grid_layout's occupied_share). Rays that bounce run long through

@@ -19,7 +19,30 @@
 
 namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
-// Capsule k, of pair order[k]: its capsule (radius 0 when it is not drawn) and its colour.
+// Cells per drawn capsule in the capsules' grid; a capsule of a packing then overlaps about six.
+// A compile definition tries others (scripts/gpu-network.sh's VARIANT).
+#ifndef GRANRAY_CELLS_PER_CAPSULE
+#define GRANRAY_CELLS_PER_CAPSULE 1.0
+#endif
+constexpr double kCellsPerCapsule = GRANRAY_CELLS_PER_CAPSULE;
+
+// Capsule k's box, as BoundsOfSphere gives a grain's (its thickness in place of a diameter), so
+// that the capsules' box and census size their grid as the grains' do.
+GRANRAY_HD_INLINE SceneBounds capsule_bounds(const Capsule& c) {
+  if (!(c.radius > 0.0f)) return empty_bounds();  // a pair not drawn
+  const float r = c.radius;
+  return {{nan_ignoring_min(c.a.x, c.b.x) - r, nan_ignoring_min(c.a.y, c.b.y) - r,
+           nan_ignoring_min(c.a.z, c.b.z) - r},
+          {nan_ignoring_max(c.a.x, c.b.x) + r, nan_ignoring_max(c.a.y, c.b.y) + r,
+           nan_ignoring_max(c.a.z, c.b.z) + r},
+          1,
+          0,
+          2.0 * r,
+          r};
+}
+
+// Capsule k, of pair order[k]: its capsule (radius 0 when it is not drawn) and its colour, written
+// in place; its box is returned for the network's box, so that the capsules are read once less.
 struct MakeCapsule {
   PairSource pairs;
   const std::uint32_t* order;
@@ -32,7 +55,7 @@ struct MakeCapsule {
   float inv_span;
   Capsule* capsules;
   Vec3* colors;
-  GRANRAY_HD void operator()(std::uint32_t k) const {
+  GRANRAY_HD SceneBounds operator()(std::uint32_t k) const {
     Capsule c{{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, 0.0f};
     Vec3 color{0.0f, 0.0f, 0.0f};
     const std::uint32_t pair = order[k];
@@ -53,25 +76,7 @@ struct MakeCapsule {
     }
     capsules[k] = c;
     colors[k] = color;
-  }
-};
-
-// Capsule k's box, as BoundsOfSphere gives a grain's (its thickness in place of a diameter), so
-// that the capsules' box and census size their grid as the grains' do.
-struct BoundsOfCapsule {
-  const Capsule* capsules;
-  GRANRAY_HD SceneBounds operator()(std::uint32_t k) const {
-    const Capsule c = capsules[k];
-    if (!(c.radius > 0.0f)) return empty_bounds();  // a pair not drawn
-    const float r = c.radius;
-    return {{nan_ignoring_min(c.a.x, c.b.x) - r, nan_ignoring_min(c.a.y, c.b.y) - r,
-             nan_ignoring_min(c.a.z, c.b.z) - r},
-            {nan_ignoring_max(c.a.x, c.b.x) + r, nan_ignoring_max(c.a.y, c.b.y) + r,
-             nan_ignoring_max(c.a.z, c.b.z) + r},
-            1,
-            0,
-            2.0 * r,
-            r};
+    return capsule_bounds(c);
   }
 };
 
@@ -88,16 +93,6 @@ GRANRAY_HD_INLINE CellRange capsule_cells(const GridGeometry& g, const Capsule& 
   }
   return range;
 }
-
-// How many cells each drawn capsule's box overlaps (64-bit: they are summed).
-struct CapsuleCellCount {
-  GridGeometry geometry;
-  const Capsule* capsules;
-  GRANRAY_HD std::uint64_t operator()(std::uint32_t k) const {
-    const Capsule c = capsules[k];
-    return c.radius > 0.0f ? cell_count(capsule_cells(geometry, c)) : 0u;
-  }
-};
 
 // Counting, then placing, as the CPU's grid of grains does: each cell's references, scanned into
 // offsets, then each capsule placed by counting its cells' cursors down. The order inside a cell
@@ -205,13 +200,11 @@ class ContactScene {
     capsules_.resize(n);
     colors_.resize(n);
     const float span = hi > lo ? hi - lo : 1.0f;
-    thrust::for_each_n(
-        policy, Index(0), n,
+    const SceneBounds bounds = thrust::transform_reduce(
+        policy, Index(0), Index(n),
         MakeCapsule{source, order, c.width, c.scale_by_force, census.hi, c.threshold * mean,
-                    table_.data(), lo, 1.0f / span, capsules_.data(), colors_.data()});
-    const SceneBounds bounds =
-        thrust::transform_reduce(policy, Index(0), Index(n), BoundsOfCapsule{capsules_.data()},
-                                 empty_bounds(), MergeBounds{});
+                    table_.data(), lo, 1.0f / span, capsules_.data(), colors_.data()},
+        empty_bounds(), MergeBounds{});
     stats.drawn = bounds.renderable;
     if (bounds.renderable == 0) return none();
     const GridView grid = build_grid(exec, bounds, n);
@@ -322,21 +315,15 @@ class ContactScene {
   // it). The walk grows the cells by the listing pad only (GridCells::overlaps).
   GridView build_grid(const Executor& exec, const SceneBounds& bounds, std::uint32_t n) {
     auto policy = exec.policy();
+    // The layout's count of references is the count into the cells itself: its last call is
+    // with the geometry it takes, so the counts are then ready to scan (a pass over the capsules
+    // less than a count of their cells first).
     const detail::GridLayout layout = detail::choose_grid_layout(
-        bounds,
-        [&](const GridGeometry& g) {
-          return thrust::transform_reduce(policy, Index(0), Index(n),
-                                          CapsuleCellCount{g, capsules_.data()}, std::uint64_t{0},
-                                          SumU64{});
-        },
-        GridCells::overlaps);
+        bounds, [&](const GridGeometry& g) { return count_into_cells(exec, g, n); },
+        GridCells::overlaps, 1.0, kCellsPerCapsule);
     const GridGeometry& g = layout.geometry;
     const std::uint64_t refs = layout.references;
     const auto cells = static_cast<std::size_t>(g.dims[0]) * g.dims[1] * g.dims[2];
-    cell_counts_.resize(cells);
-    thrust::fill_n(policy, cell_counts_.data(), cells, 0u);
-    thrust::for_each_n(policy, Index(0), n,
-                       CountCapsuleCells{g, capsules_.data(), cell_counts_.data()});
     cell_offsets_.resize(cells + 1);
     thrust::fill_n(policy, cell_offsets_.data(), 1, 0u);
     thrust::inclusive_scan(policy, cell_counts_.data(), cell_counts_.data() + cells,
@@ -346,6 +333,19 @@ class ContactScene {
     thrust::for_each_n(policy, Index(0), n,
                        PlaceCapsules{g, capsules_.data(), cell_counts_.data(), refs_.data()});
     return {g, cell_offsets_.data(), nullptr, refs_.data()};
+  }
+
+  // Each cell's count of the capsules listed there under geometry g, and their sum (64-bit: a
+  // layout that lists too many is refused and made coarser).
+  std::uint64_t count_into_cells(const Executor& exec, const GridGeometry& g, std::uint32_t n) {
+    auto policy = exec.policy();
+    const auto cells = static_cast<std::size_t>(g.dims[0]) * g.dims[1] * g.dims[2];
+    cell_counts_.resize(cells);
+    thrust::fill_n(policy, cell_counts_.data(), cells, 0u);
+    thrust::for_each_n(policy, Index(0), n,
+                       CountCapsuleCells{g, capsules_.data(), cell_counts_.data()});
+    return thrust::reduce(policy, cell_counts_.data(), cell_counts_.data() + cells,
+                          std::uint64_t{0});
   }
 
   // The pairs' array (`per_pair` entries a pair) in this backend's memory: in place, or uploaded.
