@@ -33,6 +33,14 @@ build_both() {
   wait
 }
 
+# `build_variant TARGETS...`: with VARIANT set (cmake arguments), this tree built with them into
+# /tmp/variant in the background (build_both's wait takes it), added to the caller's `trees`.
+build_variant() {
+  [ -n "${VARIANT:-}" ] || return 0
+  BUILD_ARGS="$VARIANT" build . /tmp/variant "$@" &
+  trees+=(/tmp/variant)
+}
+
 # `suite_scenes`: the scene suite's beds at ${GRAINS:-1000000} grains (seed 1) as 'x y z r' files
 # /tmp/suite/SCENE.xyzr, written by $BUILD's granray-scene side by side; `scenes` names them.
 scenes=(dense dilute heap drum pour hopper clusters)

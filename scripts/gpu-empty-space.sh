@@ -13,10 +13,7 @@ source scripts/gpu-env.sh
 export OMP_WAIT_POLICY=passive
 source scripts/gpu-build-at.sh
 trees=(/tmp/before/build "$BUILD")
-if [ -n "${VARIANT:-}" ]; then
-  BUILD_ARGS="$VARIANT" build . /tmp/variant granray-bench &
-  trees+=(/tmp/variant)
-fi
+build_variant granray-bench
 build_both granray-bench granray-scene  # its wait takes the variant's build too
 cuda_tests
 memcheck_tests 'GridTest.*:RenderTest.BedsWhose*:RenderTest.EveryScene*:ContactsTest.BruteForce*'

@@ -16,10 +16,7 @@ source scripts/gpu-env.sh
 export OMP_WAIT_POLICY=passive OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 source scripts/gpu-build-at.sh
 trees=(/tmp/before/build "$BUILD")
-if [ -n "${VARIANT:-}" ]; then
-  BUILD_ARGS="$VARIANT" build . /tmp/variant granray-bench &
-  trees+=(/tmp/variant)
-fi
+build_variant granray-bench
 build_both granray-bench granray-dem  # its wait takes the variant's build too
 cuda_tests
 frame() {  # BUILD ARGS...
