@@ -26,7 +26,7 @@ namespace granray::GRANRAY_BACKEND_NAMESPACE {
 #endif
 constexpr double kCellsPerCapsule = GRANRAY_CELLS_PER_CAPSULE;
 
-// Capsule k's box, as BoundsOfSphere gives a grain's (its thickness in place of a diameter), so
+// A capsule's box, as BoundsOfSphere gives a grain's (its thickness in place of a diameter), so
 // that the capsules' box and census size their grid as the grains' do.
 GRANRAY_HD_INLINE SceneBounds capsule_bounds(const Capsule& c) {
   if (!(c.radius > 0.0f)) return empty_bounds();  // a pair not drawn
