@@ -1,12 +1,46 @@
 # Finds what granray builds against. CUDA is optional: without nvcc only the CPU backend is built.
 include(CheckLanguage)
 
+# The compute capabilities of the GPUs nvidia-smi lists (9.0 -> 90), deduplicated; empty when
+# there is no driver or no GPU.
+function(granray_gpu_architectures out)
+  set(archs)
+  find_program(_granray_nvidia_smi nvidia-smi)
+  if(_granray_nvidia_smi)
+    execute_process(COMMAND ${_granray_nvidia_smi} --query-gpu=compute_cap --format=csv,noheader
+                    OUTPUT_VARIABLE caps RESULT_VARIABLE rc ERROR_QUIET
+                    OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(rc EQUAL 0)
+      string(REPLACE "\n" ";" caps "${caps}")
+      foreach(cap IN LISTS caps)
+        if(cap MATCHES "^ *([0-9]+)\\.([0-9]+) *$")
+          list(APPEND archs "${CMAKE_MATCH_1}${CMAKE_MATCH_2}")
+        endif()
+      endforeach()
+      list(REMOVE_DUPLICATES archs)
+    endif()
+  endif()
+  set(${out} "${archs}" PARENT_SCOPE)
+endfunction()
+
 set(GRANRAY_HAVE_CUDA OFF)
 if(GRANRAY_ENABLE_CUDA)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-      set(CMAKE_CUDA_ARCHITECTURES 75 80 90)
+      # The GPUs of this machine when it has any; else one architecture (sm_80 code, plus its PTX
+      # that newer GPUs compile when they load it). Each architecture is a whole device compile of
+      # the backend, minutes apiece: three made the build of a machine without a GPU (CI's)
+      # three times longer and ran nowhere.
+      granray_gpu_architectures(_granray_gpu_archs)
+      if(_granray_gpu_archs)
+        set(CMAKE_CUDA_ARCHITECTURES ${_granray_gpu_archs})
+        message(STATUS "granray: CUDA for this machine's GPUs: ${_granray_gpu_archs}")
+      else()
+        set(CMAKE_CUDA_ARCHITECTURES 80)
+        message(STATUS "granray: no GPU seen here, CUDA for sm_80 and its PTX "
+                       "(set CMAKE_CUDA_ARCHITECTURES for the GPUs the build will run on)")
+      endif()
     endif()
     enable_language(CUDA)
     set(CMAKE_CUDA_STANDARD 17)

@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${1:-asan}
-scripts/install-deps.sh
+# The asan preset builds with clang, which --fuzz installs with its OpenMP and sanitizer runtimes.
+case "$preset" in asan) scripts/install-deps.sh --fuzz ;; *) scripts/install-deps.sh ;; esac
 cmake --preset "$preset"
 cmake --build --preset "$preset"
 ctest --preset "$preset"
