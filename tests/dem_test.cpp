@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#if defined(GRANRAY_TEST_CUDA_RUNTIME)
+#if defined(GRANRAY_TEST_CUDA)  // the tests' own copies of device arrays to the host
 #include <cuda_runtime.h>
 #endif
 
@@ -99,7 +99,7 @@ template <class T>
 std::vector<T> to_host(const T* data, std::size_t count, MemorySpace space) {
   std::vector<T> out(count);
   if (count == 0) return out;
-#if defined(GRANRAY_TEST_CUDA_RUNTIME)
+#if defined(GRANRAY_TEST_CUDA)  // the tests' own copies of device arrays to the host
   if (space == MemorySpace::device) {
     EXPECT_EQ(cudaMemcpy(out.data(), data, count * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
     return out;
