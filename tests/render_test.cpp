@@ -93,6 +93,48 @@ TEST_F(RenderTest, BedsWhoseWalksLeapOverEmptySpaceMatchBruteForce) {
   }
 }
 
+// Those beds' primary rays start at their pixel blocks' near bounds (kernels/near_bounds.h),
+// fresh seeds, where a bound is least obviously right, each against brute force: a window of the
+// image (blocks of the window's pixels), four samples a pixel (rays off the pixel's centre), and
+// an eye among the grains or just above them (footprints across the eye's plane or over many
+// blocks, which leave the frame unbounded: every walk starts at the eye).
+TEST_F(RenderTest, PrimaryRaysFromTheirNearBoundsMatchBruteForce) {
+  Rng rng(fresh_seed());
+  // A pour: its grains occupy so little of their box that both backends bound its rays.
+  const bench::SuiteScene scene = bench::make_suite_scene("pour", 20000 + rng() % 10000, rng());
+  ASSERT_FALSE(Renderer(test_backend()).build_grid(view_of(scene.grains)).clearance.empty());
+  Vec3 lo = center_of(scene.grains[0]), hi = lo;
+  for (const Vec4& g : scene.grains) {
+    lo = {std::min(lo.x, g.x), std::min(lo.y, g.y), std::min(lo.z, g.z)};
+    hi = {std::max(hi.x, g.x), std::max(hi.y, g.y), std::max(hi.z, g.z)};
+  }
+  const Vec3 middle = (lo + hi) * 0.5f;
+  const auto at = [&](float fx, float fy, float fz) {
+    return Vec3{lo.x + fx * (hi.x - lo.x), lo.y + fy * (hi.y - lo.y), lo.z + fz * (hi.z - lo.z)};
+  };
+
+  // About the image's centre, which the auto camera puts on the bed's box: the window shows it.
+  RenderSettings window = sized_random_settings(rng, rng() % 2 == 0, 96, 64);
+  const auto reach = [&] { return 5 + static_cast<int>(rng() % 26); };
+  window.region = {48 - reach(), 32 - reach(), 48 + reach(), 32 + reach()};
+  expect_methods_match_brute_force(scene.grains, window, "a window of the image");
+
+  RenderSettings samples = sized_random_settings(rng, rng() % 2 == 0, 72, 48);
+  samples.shading.samples = 4;
+  samples.shading.shadows = true;
+  expect_methods_match_brute_force(scene.grains, samples, "four samples a pixel, shadows");
+
+  RenderSettings among = sized_random_settings(rng, false, 72, 48);
+  among.camera.position = at(uniform(rng, 0.4f, 0.6f), uniform(rng, 0.4f, 0.6f), 0.1f);
+  among.camera.target = at(uniform(rng, 0.0f, 1.0f), uniform(rng, 0.0f, 1.0f), 0.1f);
+  expect_methods_match_brute_force(scene.grains, among, "an eye among the grains");
+
+  RenderSettings above = sized_random_settings(rng, false, 72, 48);
+  above.camera.position = at(uniform(rng, 0.45f, 0.55f), uniform(rng, 0.45f, 0.55f), 1.05f);
+  above.camera.target = middle;
+  expect_methods_match_brute_force(scene.grains, above, "an eye just above the bed");
+}
+
 // A pour occupies so little of its box that the frames' grid sizes its cells by the occupied
 // volume (several cells a grain), where the grids of bounce rays and of the path-traced still,
 // whose rays run long through the empty space, keep one cell a grain over the box.

@@ -104,12 +104,16 @@ template <class F>
 struct CastsPrimaryRays<F, std::void_t<decltype(std::declval<const F&>().trace)>> : std::true_type {
 };
 
-// Whether those rays leap over empty space (a `trace` member that is a LeapingGridTracer).
+// Whether those rays leap over empty space (a `trace` member that is a LeapingGridTracer, or
+// walks as one from its near bounds).
 template <class F, class = void>
 struct CastsLeapingRays : std::false_type {};
 template <class F>
 struct CastsLeapingRays<F, std::void_t<decltype(std::declval<const F&>().trace)>>
-    : std::is_same<std::decay_t<decltype(std::declval<const F&>().trace)>, LeapingGridTracer> {};
+    : std::bool_constant<std::is_same_v<std::decay_t<decltype(std::declval<const F&>().trace)>,
+                                        LeapingGridTracer> ||
+                         std::is_same_v<std::decay_t<decltype(std::declval<const F&>().trace)>,
+                                        NearBoundTracer<GridWalk::leaping>>> {};
 
 template <class F>
 using TileOf = std::conditional_t<
@@ -343,6 +347,12 @@ class Executor {
   // loop's registers; the device's other walks leap where GRANRAY_DEVICE_WALKS_LEAP says
   // (kernels/dda.h).
   static constexpr bool casts_by_leaping_tracer = true;
+  // Primary rays through a grid with clearance start at their pixels' near bounds only where the
+  // grains occupy at most this share of their box: the bounds' pass costs 60-80 us at 1 M grains
+  // on an H200 (each grain's footprint in double), which the pour (share under 1/8) wins back four
+  // times over and the hopper (0.19) and the heap (0.35) do not (docs/benchmarks-log.md, "Primary
+  // rays from their near bounds").
+  static constexpr double most_share_with_near_bounds = 0.15;
   // 1 M dense grains at 1080p: grid 0.25 ms, tiles 0.46 ms with their binning (docs/benchmarks.md,
   // "Screen tiles").
   // Ambient occlusion: a walk per occlusion ray: a gathered list would live in local memory.

@@ -6,6 +6,7 @@
 #include "granray/kernels/pixel_kernels.h"
 #include "grid_clearance.inl"
 #include "grid_layout.h"
+#include "near_bounds.inl"
 #include "particle_residency.inl"
 
 namespace granray::GRANRAY_BACKEND_NAMESPACE {
@@ -171,7 +172,8 @@ class ParticleGrid {
         values_sorted_(account, "sorted grid references"),
         cell_offsets_(account, "grid cell offsets"),
         ref_spheres_(account, "particles in cell order"),
-        clearance_(account) {}
+        clearance_(account),
+        near_bounds_(account) {}
 
   // The grid over `r`. With `same_particles` (a later band of the frame whose grid this is) the
   // grid built last is kept when it was built for these particles and box. A template, so that
@@ -188,6 +190,7 @@ class ParticleGrid {
     ++generation_;
     // One estimate for both: cells sized by it (where the sizing asks) and clearance.
     const double share = occupied_share(exec, r, bounds);
+    share_ = share;
     const double sizing_share = sizing == detail::CellSizing::by_occupied_volume ? share : 1.0;
     detail::GridLayout layout;
     if constexpr (E::lists_by_sorting) {
@@ -201,21 +204,34 @@ class ParticleGrid {
     return layout;
   }
 
-  // use(tracer) with the tracer of the primary rays over the built grid: where the backend casts
-  // by a tracer of their own, LeapingGridTracer for a grid with clearance and PlainGridTracer
-  // for one without; GridTracer otherwise.
+  // use(tracer) with the tracer of the primary rays from `camera` over the grid built from `r`.
+  // A grid with clearance leaves much of its box empty: where its grains occupy at most the
+  // backend's most_share_with_near_bounds of their box, its rays start at their pixels' near
+  // bounds (NearBoundTracer), leaping where the backend casts by a tracer of their own
+  // (LeapingGridTracer's walk); else they walk from the eye, by LeapingGridTracer or GridTracer.
+  // A grid without: PlainGridTracer where the backend casts by it, GridTracer otherwise.
   template <class E, class Use>
-  void with_tracer(const detail::GridLayout& layout, const IdMap& id_of, Use use) const {
+  void with_tracer(const E& exec, const detail::GridLayout& layout, const IdMap& id_of,
+                   const ResidentParticles& r, const CameraFrame& camera, Use use) {
     const GridView grid = view(layout);
+    if (grid.clearance != nullptr && share_ <= E::most_share_with_near_bounds) {
+      const NearBoundsView near = near_bounds_.build(exec, r, camera);
+      if constexpr (E::casts_by_leaping_tracer) {
+        use(NearBoundTracer<GridWalk::leaping>{{grid, id_of}, near});
+      } else {
+        use(NearBoundTracer<GridWalk::any>{{grid, id_of}, near});
+      }
+      return;
+    }
     if constexpr (E::casts_by_leaping_tracer) {
       if (grid.clearance != nullptr) {
         use(LeapingGridTracer{grid, id_of});
       } else {
         use(PlainGridTracer{grid, id_of});
       }
-      return;
+    } else {
+      use(GridTracer{grid, id_of});
     }
-    use(GridTracer{grid, id_of});
   }
 
   // Changes whenever the grid's arrays do: structures built from a grid of the same generation
@@ -423,6 +439,8 @@ class ParticleGrid {
   Array<std::uint32_t> cell_offsets_;
   Array<Vec4> ref_spheres_;
   GridClearance clearance_;
+  NearBounds near_bounds_;
+  double share_ = 1.0;  // the occupied share the last grid was built for
   std::optional<Kept> kept_;
   std::uint64_t generation_ = 0;
 };

@@ -2,6 +2,7 @@
 
 #include "granray/kernels/camera_frame.h"
 #include "granray/kernels/lighting.h"
+#include "granray/kernels/near_bounds.h"
 #include "granray/kernels/screen_tiles.h"
 #include "granray/kernels/see_through.h"
 #include "granray/kernels/shading.h"
@@ -24,15 +25,31 @@ struct GridWalkTracer {
   IdMap id_of;
   bool eight_wide = false;  // NearestListedHit's: only where the kernel runs as Avx2Kernel
   GRANRAY_HD bool may_hit(int, int) const { return true; }
-  GRANRAY_HD Hit operator()(const Ray& ray, int, int) const {
-    if constexpr (Walk == GridWalk::leaping) return trace_grid_leaping(grid, id_of, ray);
-    if constexpr (Walk == GridWalk::plain) return trace_grid_plain(grid, id_of, ray, eight_wide);
-    return trace_grid(grid, id_of, ray, eight_wide);
+  GRANRAY_HD Hit operator()(const Ray& ray, int, int) const { return from(ray, 0.0f); }
+  // The nearest hit at or beyond t_min (nothing nearer may be met: NearBoundTracer).
+  GRANRAY_HD Hit from(const Ray& ray, float t_min) const {
+    if constexpr (Walk == GridWalk::leaping) return trace_grid_leaping(grid, id_of, ray, t_min);
+    if constexpr (Walk == GridWalk::plain)
+      return trace_grid_plain(grid, id_of, ray, eight_wide, t_min);
+    return trace_grid(grid, id_of, ray, eight_wide, t_min);
   }
 };
 using GridTracer = GridWalkTracer<GridWalk::any>;
 using PlainGridTracer = GridWalkTracer<GridWalk::plain>;
 using LeapingGridTracer = GridWalkTracer<GridWalk::leaping>;
+
+// Primary rays through a grid that leaves much of its box empty: each walk starts at its pixel
+// block's near bound (near_bounds.h) instead of at the eye, and a block that no grain covers
+// casts no ray at the grains. For primary rays only, which leave the eye through their pixel.
+template <GridWalk Walk>
+struct NearBoundTracer {
+  GridWalkTracer<Walk> walk;
+  NearBoundsView near;
+  GRANRAY_HD bool may_hit(int i, int j) const { return near.at(i, j) < INFINITY; }
+  GRANRAY_HD Hit operator()(const Ray& ray, int i, int j) const {
+    return walk.from(ray, near.at(i, j));
+  }
+};
 
 struct BruteForceTracer {
   const Vec4* spheres;

@@ -41,6 +41,29 @@ GRANRAY_HD_INLINE std::uint32_t atomic_fetch_add(std::uint32_t* p, std::uint32_t
 #endif
 }
 
+// A relaxed load of a word other threads update atomically, on both backends.
+GRANRAY_HD_INLINE std::uint32_t atomic_load_relaxed(const std::uint32_t* p) {
+#if defined(__CUDA_ARCH__)
+  return *static_cast<const volatile std::uint32_t*>(p);
+#else
+  return __atomic_load_n(p, __ATOMIC_RELAXED);
+#endif
+}
+
+// Relaxed atomic minimum on both backends; returns the old value. On the CPU a compare-and-swap
+// loop that stops as soon as the stored value is no larger (most calls store nothing).
+GRANRAY_HD_INLINE std::uint32_t atomic_fetch_min(std::uint32_t* p, std::uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  return atomicMin(p, v);
+#else
+  std::uint32_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
+  while (v < old &&
+         !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+  return old;
+#endif
+}
+
 // A flag many threads may set at once, each writing the same value: a relaxed store on both
 // backends, with no read-modify-write.
 GRANRAY_HD_INLINE void set_flag(std::uint8_t* p) {

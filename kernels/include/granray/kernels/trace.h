@@ -82,31 +82,33 @@ struct NearestListedHit {
 };
 
 // trace_grid's hit through walk_listed_spheres' one flat loop: what trace_grid runs on the GPU.
-GRANRAY_HD_INLINE Hit trace_grid_flat(const GridView& grid, const IdMap& id_of, const Ray& ray) {
+GRANRAY_HD_INLINE Hit trace_grid_flat(const GridView& grid, const IdMap& id_of, const Ray& ray,
+                                      float t_min = 0.0f) {
   NearestListedHit nearest{grid, id_of, ray, no_hit()};
-  walk_listed_spheres(grid, ray, 0.0f, INFINITY, nearest);
+  walk_listed_spheres(grid, ray, t_min, INFINITY, nearest);
   return nearest.best;
 }
 
 // trace_grid_flat's hit through walk_listed_spheres_leaping: for a grid with clearance
 // (GridView::clearance), the GPU's primary rays where a frame's grid leaps over empty space.
-GRANRAY_HD_INLINE Hit trace_grid_leaping(const GridView& grid, const IdMap& id_of, const Ray& ray) {
+GRANRAY_HD_INLINE Hit trace_grid_leaping(const GridView& grid, const IdMap& id_of, const Ray& ray,
+                                         float t_min = 0.0f) {
   NearestListedHit nearest{grid, id_of, ray, no_hit()};
-  walk_listed_spheres_leaping(grid, ray, 0.0f, INFINITY, nearest);
+  walk_listed_spheres_leaping(grid, ray, t_min, INFINITY, nearest);
   return nearest.best;
 }
 
 // trace_grid's hit over every cell, whatever clearance the grid has: the GPU's primary rays of
 // grids without it, whose kernel then holds one loop.
 GRANRAY_HD_INLINE Hit trace_grid_plain(const GridView& grid, const IdMap& id_of, const Ray& ray,
-                                       bool eight_wide = false) {
+                                       bool eight_wide = false, float t_min = 0.0f) {
 #if defined(__CUDA_ARCH__)
   (void)eight_wide;
   NearestListedHit nearest{grid, id_of, ray, no_hit()};
-  walk_listed_spheres_between(grid, ray, 0.0f, INFINITY, nearest);
+  walk_listed_spheres_between(grid, ray, t_min, INFINITY, nearest);
 #else
   NearestListedHit nearest{grid, id_of, ray, no_hit(), eight_wide};
-  walk_grown_cells(grid.geometry, ray, 0.0f, INFINITY, nearest);
+  walk_grown_cells(grid.geometry, ray, t_min, INFINITY, nearest);
 #endif
   return nearest.best;
 }
@@ -114,16 +116,16 @@ GRANRAY_HD_INLINE Hit trace_grid_plain(const GridView& grid, const IdMap& id_of,
 // Nearest hit through the grid: the cells whose grown boxes the ray crosses, front to back,
 // until the best hit lies before the next one. `eight_wide`: NearestListedHit's.
 GRANRAY_HD_INLINE Hit trace_grid(const GridView& grid, const IdMap& id_of, const Ray& ray,
-                                 bool eight_wide = false) {
+                                 bool eight_wide = false, float t_min = 0.0f) {
 #if defined(__CUDA_ARCH__)
   // One flat loop: on an H200, the primary rays' cast 0.110 -> 0.083 ms and the bounce pass of
   // metal and glass 1.27 -> 1.05 ms (docs/benchmarks.md). The CPU tests a run's spheres four or
   // eight at a time (SphereBatch), which wants the runs whole.
   (void)eight_wide;
-  return trace_grid_flat(grid, id_of, ray);
+  return trace_grid_flat(grid, id_of, ray, t_min);
 #else
   NearestListedHit nearest{grid, id_of, ray, no_hit(), eight_wide};
-  walk_grown_cells(grid, ray, 0.0f, INFINITY, nearest);
+  walk_grown_cells(grid, ray, t_min, INFINITY, nearest);
   return nearest.best;
 #endif
 }
