@@ -13,6 +13,7 @@
 #include "reference_math.h"
 #include "scene_suite.h"
 #include "test_support.h"
+#include "wall_scenes.h"
 
 namespace granray::test {
 namespace {
@@ -103,12 +104,8 @@ TEST_F(RenderTest, PrimaryRaysFromTheirNearBoundsMatchBruteForce) {
   // A pour: its grains occupy so little of their box that both backends bound its rays.
   const bench::SuiteScene scene = bench::make_suite_scene("pour", 20000 + rng() % 10000, rng());
   ASSERT_FALSE(Renderer(test_backend()).build_grid(view_of(scene.grains)).clearance.empty());
-  Vec3 lo = center_of(scene.grains[0]), hi = lo;
-  for (const Vec4& g : scene.grains) {
-    lo = {std::min(lo.x, g.x), std::min(lo.y, g.y), std::min(lo.z, g.z)};
-    hi = {std::max(hi.x, g.x), std::max(hi.y, g.y), std::max(hi.z, g.z)};
-  }
-  const Vec3 middle = (lo + hi) * 0.5f;
+  const SceneBounds box = box_of(scene.grains);
+  const Vec3 lo = box.lo, hi = box.hi, middle = (lo + hi) * 0.5f;
   const auto at = [&](float fx, float fy, float fz) {
     return Vec3{lo.x + fx * (hi.x - lo.x), lo.y + fy * (hi.y - lo.y), lo.z + fz * (hi.z - lo.z)};
   };
