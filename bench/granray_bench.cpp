@@ -57,8 +57,10 @@ int main(int argc, char** argv) {
   app.add_option("-r,--resolution", resolutions, "image sizes, WxH");
   app.add_option("--repeat", repeat, "timed frames after one warm-up frame");
   std::vector<std::string> methods = {"grid", "tiles"};
-  app.add_option("--method", methods, "visibility methods to time")
-      ->check(CLI::IsMember({"grid", "tiles"}));
+  app.add_option("--method", methods,
+                 "visibility methods to time (auto: the renderer's choice, printed as "
+                 "auto(grid) or auto(tiles))")
+      ->check(CLI::IsMember({"grid", "tiles", "auto"}));
   app.add_flag("--brute-force", brute, "also time seed 001's brute-force loop");
   app.add_option("--json", json, "write the results here");
   granray::ShadingSettings lighting;  // contract 2a, off unless asked
@@ -266,6 +268,7 @@ int main(int argc, char** argv) {
           granray::RenderOptions options;
           options.method = use_brute           ? granray::RenderMethod::brute_force
                            : method == "tiles" ? granray::RenderMethod::tiles
+                           : method == "auto"  ? granray::RenderMethod::automatic
                                                : granray::RenderMethod::grid;
           options.count_rays =
               granray::lighting_on(settings.shading) || granray::materials_on(settings);
@@ -275,6 +278,7 @@ int main(int argc, char** argv) {
           std::vector<double> grid, render, total, secondary, wall_build, bounce, contacts;
           std::uint64_t secondary_rays = 0, bounce_rays = 0, primary_rays = 0;
           std::uint64_t references = 0;  // the grid's cell references or the tiles' entries
+          granray::RenderMethod ran = options.method;
           const int frames = use_brute ? 1 : repeat;
           for (int r = 0; r < frames; ++r) {
             if (moving_walls && settings.walls) {
@@ -283,6 +287,7 @@ int main(int argc, char** argv) {
             const auto st = renderer.render(view, settings, image, options);
             wall_build.push_back(st.wall_ms);
             references = st.grid_references;
+            ran = st.method;
             grid.push_back(st.grid_ms);
             render.push_back(st.render_ms);
             total.push_back(st.total_ms);
@@ -354,10 +359,13 @@ int main(int argc, char** argv) {
           const double rays =
               double(settings.width) * settings.height / (median(render) * 1e-3) / 1e6;
           // The grid build against the bare hash + sort; the tiles' binning sorts other keys.
-          const double ratio = method == "grid" ? median(grid) / sort_ms : 0.0;
+          const double ratio = ran == granray::RenderMethod::grid ? median(grid) / sort_ms : 0.0;
+          const std::string shown =
+              method == "auto" ? "auto(" + std::string(granray::render_method_name(ran)) + ")"
+                               : method;
           std::printf(
               "%-7s %-8s %-11s %9zu %10s %10llu %8.3f %9.3f %6.2f %9.3f %9.3f %9.1f %9.3f %9.1f\n",
-              granray::backend_name(renderer.backend()), scene.c_str(), method.c_str(),
+              granray::backend_name(renderer.backend()), scene.c_str(), shown.c_str(),
               grains.size(), size.c_str(), static_cast<unsigned long long>(references),
               median(grid), sort_ms, ratio, median(render), median(total), rays, secondary_ms,
               secondary_rate);
@@ -370,7 +378,7 @@ int main(int argc, char** argv) {
                          "\"secondary_ms\": %.4f, \"secondary_rays\": %llu, "
                          "\"msecondary_per_s\": %.1f}",
                          first ? "" : ",\n", granray::backend_name(renderer.backend()),
-                         scene.c_str(), method.c_str(), grains.size(), settings.width,
+                         scene.c_str(), shown.c_str(), grains.size(), settings.width,
                          settings.height, median(grid), sort_ms, ratio, median(render),
                          median(total), rays, static_cast<unsigned long long>(references),
                          secondary_ms, static_cast<unsigned long long>(secondary_rays),

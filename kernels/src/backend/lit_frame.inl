@@ -24,29 +24,33 @@ struct LitStructures {
   std::optional<detail::GridLayout> layout;
 };
 
-// `surfaces`: the primary method's structure; `blockers`: the grid for secondary rays, when the
-// frame has any and the method is not brute force. One grid serves both when the method is the
-// grid; `cells` says how it lists the grains (grid_layout.h).
+// The primary method's structure, and the grid for secondary and bounce rays when the frame has
+// any and the method is not brute force. One grid serves both when the method is the grid;
+// `cells` says how it lists the grains (grid_layout.h). `keep_tiles`: the automatic method stays
+// the backend's fastest (primary_method), for the path still's camera rays and the frames across
+// ranks, whose grid walks start at the eye.
 inline LitStructures build_lit_structures(BackendParts& parts, const Executor& exec,
                                           const FrameSetup& f, const RenderOptions& options,
-                                          const LightingParams& lighting, bool surfaces,
-                                          bool blockers, bool bounces = false,
-                                          GridCells cells = GridCells::centres) {
-  LitStructures s{primary_method(options, f.bounds), std::nullopt, std::nullopt};
-  if (surfaces && s.method == RenderMethod::tiles) {
+                                          const LightingParams& lighting, bool bounces,
+                                          GridCells cells = GridCells::centres,
+                                          bool keep_tiles = false) {
+  const PrimaryMethod primary = primary_method(parts, exec, f, options, keep_tiles);
+  LitStructures s{primary.method, std::nullopt, std::nullopt};
+  if (s.method == RenderMethod::tiles) {
     s.lists = parts.tiles.build(
         exec, f.r, f.camera.frame,
         tile_entry_cap(options, f.camera.frame.width * std::uint64_t(f.camera.frame.height)));
     if (!s.lists) s.method = RenderMethod::grid;
   }
-  const bool grid_for_surfaces = surfaces && s.method == RenderMethod::grid;
+  const bool grid_for_surfaces = s.method == RenderMethod::grid;
   // Bounce rays (contract 2e) start anywhere: they walk the grid, like secondary rays.
-  const bool grid_for_blockers = blockers && (has_secondary_rays(lighting) || bounces) &&
-                                 s.method != RenderMethod::brute_force;
+  const bool grid_for_blockers =
+      (has_secondary_rays(lighting) || bounces) && s.method != RenderMethod::brute_force;
   if (grid_for_surfaces || grid_for_blockers) {
     s.layout = parts.grid.build(
         exec, f.r, f.bounds, options.same_particles, cells,
-        bounces ? detail::CellSizing::by_box : detail::CellSizing::by_occupied_volume);
+        bounces ? detail::CellSizing::by_box : detail::CellSizing::by_occupied_volume,
+        primary.occupied_share);
   }
   return s;
 }
@@ -211,7 +215,7 @@ inline void render_lit(BackendParts& parts, const Executor& exec, const FrameSet
   }
   exec.mark(0);
   const LitStructures s =
-      build_lit_structures(parts, exec, f, options, lighting, true, true, materials.has_value());
+      build_lit_structures(parts, exec, f, options, lighting, materials.has_value());
   exec.mark(1);
   cast_surfaces(parts, exec, f, s, options, target.color, lighting,
                 materials ? &*materials : nullptr);

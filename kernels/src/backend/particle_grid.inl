@@ -178,10 +178,13 @@ class ParticleGrid {
   // The grid over `r`. With `same_particles` (a later band of the frame whose grid this is) the
   // grid built last is kept when it was built for these particles and box. A template, so that
   // only the backend's own way is compiled (the CPU has no radix sort here).
+  // `known_share`: the grains' occupied share, when the frame estimated it already
+  // (estimate_near_bounds).
   template <class E>
   detail::GridLayout build(const E& exec, const ResidentParticles& r, const SceneBounds& bounds,
                            bool same_particles = false, GridCells cells = GridCells::centres,
-                           detail::CellSizing sizing = detail::CellSizing::by_occupied_volume) {
+                           detail::CellSizing sizing = detail::CellSizing::by_occupied_volume,
+                           std::optional<double> known_share = std::nullopt) {
     if (same_particles && kept_ && kept_->spheres == r.spheres && kept_->count == r.count &&
         kept_->cells == cells && kept_->sizing == sizing && same_box(kept_->bounds, bounds)) {
       return kept_->layout;
@@ -189,7 +192,7 @@ class ParticleGrid {
     kept_.reset();  // the arrays are about to change
     ++generation_;
     // One estimate for both: cells sized by it (where the sizing asks) and clearance.
-    const double share = occupied_share(exec, r, bounds);
+    const double share = known_share ? *known_share : occupied_share(exec, r, bounds);
     share_ = share;
     const double sizing_share = sizing == detail::CellSizing::by_occupied_volume ? share : 1.0;
     detail::GridLayout layout;
@@ -202,6 +205,27 @@ class ParticleGrid {
     clearance_.measure(exec, layout.geometry, cell_offsets_.data(), share);
     kept_ = Kept{r.spheres, r.count, bounds, cells, sizing, layout};
     return layout;
+  }
+
+  // The grains' occupied share of their box (1 for a bed that fills it), and whether their grid
+  // would start its primary rays at their near bounds (with_tracer): where it would, the CPU's
+  // automatic method takes the grid over the screen tiles. The share then serves the build.
+  struct NearBoundsEstimate {
+    double share;
+    bool casts_from_near_bounds;
+  };
+  // With `same_particles` the grid kept for these particles answers (the estimate's flags would
+  // overwrite its clearance); otherwise the grid kept is dropped, for the same reason.
+  template <class E>
+  NearBoundsEstimate estimate_near_bounds(const E& exec, const ResidentParticles& r,
+                                          const SceneBounds& bounds, bool same_particles) {
+    double share = share_;
+    if (!(same_particles && kept_ && kept_->spheres == r.spheres && kept_->count == r.count &&
+          same_box(kept_->bounds, bounds))) {
+      kept_.reset();
+      share = occupied_share(exec, r, bounds);
+    }
+    return {share, share <= kMostShareWithClearance && share <= E::most_share_with_near_bounds};
   }
 
   // use(tracer) with the tracer of the primary rays from `camera` over the grid built from `r`.

@@ -23,7 +23,8 @@ inline void cast_unlit(BackendParts& parts, const Executor& exec, const FrameSet
   const std::uint64_t pixel_count = image_pixels(settings);
   // Stage times from the executor's marks: CUDA events on the GPU, the clock on the CPU.
   exec.mark(0);
-  RenderMethod method = primary_method(options, bounds);
+  const PrimaryMethod primary = primary_method(parts, exec, f, options);
+  RenderMethod method = primary.method;
   if (method == RenderMethod::tiles) {
     const std::uint64_t most = tile_entry_cap(options, pixel_count);
     const std::optional<TileLists> lists = parts.tiles.build(exec, r, camera.frame, most);
@@ -41,7 +42,9 @@ inline void cast_unlit(BackendParts& parts, const Executor& exec, const FrameSet
     }
   }
   if (method == RenderMethod::grid) {
-    const detail::GridLayout layout = parts.grid.build(exec, r, bounds, options.same_particles);
+    const detail::GridLayout layout =
+        parts.grid.build(exec, r, bounds, options.same_particles, GridCells::centres,
+                         detail::CellSizing::by_occupied_volume, primary.occupied_share);
     exec.mark(1);
     stats.cells = layout.cells;
     stats.grid_references = layout.references;
