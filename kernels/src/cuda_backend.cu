@@ -353,6 +353,11 @@ class Executor {
   // times over and the hopper (0.19) and the heap (0.35) do not (docs/benchmarks-log.md, "Primary
   // rays from their near bounds").
   static constexpr double most_share_with_near_bounds = 0.15;
+  // The grids of bounce rays and of the path still: sized by the occupied volume, as the frames'.
+  // Once walks leapt over empty space, the finer cells made the pour's path still 1.73x and the
+  // hopper's 1.23x faster on an H200 (docs/benchmarks-log.md, "Rays that bounce, in cells by the
+  // occupied volume").
+  static constexpr bool sizes_bounce_cells_by_occupancy = true;
   // 1 M dense grains at 1080p: grid 0.25 ms, tiles 0.46 ms with their binning (docs/benchmarks.md,
   // "Screen tiles").
   // Ambient occlusion: a walk per occlusion ray: a gathered list would live in local memory.

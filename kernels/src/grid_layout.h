@@ -29,8 +29,9 @@ GridLayout choose_grid_layout(
 
 // What a frame's grid sizes its cells by: the grains' box, or the volume they occupy in it (where
 // that is a small share, choose_grid_layout's occupied_share). Rays that bounce run long through
-// the empty space that finer cells fill, so the grids of bounces and of the path-traced still keep
-// the box's cells (docs/design.md, "Empty space").
+// the empty space that finer cells fill: where the backend says so, the grids of bounces and of
+// the path-traced still keep the box's cells (docs/design.md, "Cells sized by the occupied
+// volume").
 enum class CellSizing { by_box, by_occupied_volume };
 
 // The coarse grid that estimates the occupied share: about kGrainsPerOccupancyCell particles per

@@ -47,10 +47,11 @@ inline LitStructures build_lit_structures(BackendParts& parts, const Executor& e
   const bool grid_for_blockers =
       (has_secondary_rays(lighting) || bounces) && s.method != RenderMethod::brute_force;
   if (grid_for_surfaces || grid_for_blockers) {
-    s.layout = parts.grid.build(
-        exec, f.r, f.bounds, options.same_particles, cells,
-        bounces ? detail::CellSizing::by_box : detail::CellSizing::by_occupied_volume,
-        primary.occupied_share);
+    s.layout = parts.grid.build(exec, f.r, f.bounds, options.same_particles, cells,
+                                bounces && !Executor::sizes_bounce_cells_by_occupancy
+                                    ? detail::CellSizing::by_box
+                                    : detail::CellSizing::by_occupied_volume,
+                                primary.occupied_share);
   }
   return s;
 }
