@@ -87,9 +87,10 @@ class Executor {
   // 100,000 grains at 960 x 540, the heap's grid cast 1.9x, the pour's 2.4x, the hopper's 1.2x
   // faster (docs/benchmarks-log.md, "Primary rays from their near bounds").
   static constexpr double most_share_with_near_bounds = 1.0;
-  // The grids of bounce rays and of the path still: sized by the grains' box here, until measured
-  // otherwise (the GPU sizes them by the occupied volume; GRANRAY_BOUNCE_CELLS_BY_OCCUPANCY=1
-  // builds the same here, to time it).
+  // The grids of bounce rays and of the path still: sized by the grains' box here. The occupied
+  // volume's (the GPU's; GRANRAY_BOUNCE_CELLS_BY_OCCUPANCY=1 builds it here) did not win beyond
+  // the spread on 2 cores (docs/benchmarks-log.md, "Rays that bounce, in cells by the occupied
+  // volume").
   static constexpr bool sizes_bounce_cells_by_occupancy = GRANRAY_BOUNCE_CELLS_BY_OCCUPANCY;
   // Ambient occlusion: a gather of the spheres near a shading point, then a short loop per
   // occlusion ray, casts ambient occlusion faster here than a walk per ray (docs/benchmarks.md).
