@@ -110,13 +110,15 @@ inline PrimaryMethod primary_method(BackendParts& parts, const Executor& exec, c
                                     const RenderOptions& options, bool keep_tiles = false) {
   if (f.bounds.renderable == 0) return {RenderMethod::brute_force, {}};  // nothing to list
   if (options.method != RenderMethod::automatic) return {options.method, {}};
-  if (Executor::fastest_method != RenderMethod::tiles || keep_tiles) {
-    return {Executor::fastest_method, {}};
+  if constexpr (Executor::fastest_method == RenderMethod::tiles) {
+    if (!keep_tiles) {
+      const auto estimate =
+          parts.grid.estimate_near_bounds(exec, f.r, f.bounds, options.same_particles);
+      return {estimate.casts_from_near_bounds ? RenderMethod::grid : RenderMethod::tiles,
+              estimate.share};
+    }
   }
-  const auto estimate =
-      parts.grid.estimate_near_bounds(exec, f.r, f.bounds, options.same_particles);
-  return {estimate.casts_from_near_bounds ? RenderMethod::grid : RenderMethod::tiles,
-          estimate.share};
+  return {Executor::fastest_method, {}};
 }
 
 }  // namespace granray::GRANRAY_BACKEND_NAMESPACE

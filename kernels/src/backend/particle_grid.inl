@@ -185,8 +185,7 @@ class ParticleGrid {
                            bool same_particles = false, GridCells cells = GridCells::centres,
                            detail::CellSizing sizing = detail::CellSizing::by_occupied_volume,
                            std::optional<double> known_share = std::nullopt) {
-    if (same_particles && kept_ && kept_->spheres == r.spheres && kept_->count == r.count &&
-        kept_->cells == cells && kept_->sizing == sizing && same_box(kept_->bounds, bounds)) {
+    if (same_particles && keeps(r, bounds) && kept_->cells == cells && kept_->sizing == sizing) {
       return kept_->layout;
     }
     kept_.reset();  // the arrays are about to change
@@ -220,8 +219,7 @@ class ParticleGrid {
   NearBoundsEstimate estimate_near_bounds(const E& exec, const ResidentParticles& r,
                                           const SceneBounds& bounds, bool same_particles) {
     double share = share_;
-    if (!(same_particles && kept_ && kept_->spheres == r.spheres && kept_->count == r.count &&
-          same_box(kept_->bounds, bounds))) {
+    if (!(same_particles && keeps(r, bounds))) {
       kept_.reset();
       share = occupied_share(exec, r, bounds);
     }
@@ -353,6 +351,12 @@ class ParticleGrid {
                           std::max(double(b.hi.y) - b.lo.y, d) *
                           std::max(double(b.hi.z) - b.lo.z, d);
     return static_cast<double>(b.renderable) * (3.14159265358979 / 6.0) * d * d * d / volume;
+  }
+
+  // Whether the grid kept was built for these particles in this box.
+  bool keeps(const ResidentParticles& r, const SceneBounds& bounds) const {
+    return kept_ && kept_->spheres == r.spheres && kept_->count == r.count &&
+           same_box(kept_->bounds, bounds);
   }
 
   static bool same_box(const SceneBounds& a, const SceneBounds& b) {
