@@ -76,8 +76,7 @@ TEST_F(RenderTest, EverySceneOfTheSuiteMatchesBruteForce) {
 
 // Beds large enough that their grids leap over empty space (GridView::clearance), fresh seeds:
 // the frames' walks leap and still match brute force (on the GPU, the unlit primary rays by
-// LeapingGridTracer's walk, lane by lane with refills: images of any size, whose last tiles of
-// 8 x 4 rays stick out past the image).
+// LeapingGridTracer).
 TEST_F(RenderTest, BedsWhoseWalksLeapOverEmptySpaceMatchBruteForce) {
   Rng rng(fresh_seed());
   for (const std::string name : {"pour", "hopper", "heap"}) {
@@ -85,6 +84,7 @@ TEST_F(RenderTest, BedsWhoseWalksLeapOverEmptySpaceMatchBruteForce) {
     ParticleView view = view_of(scene.grains);
     const HostGrid grid = Renderer(test_backend()).build_grid(view);
     ASSERT_FALSE(grid.clearance.empty()) << name;
+    // Any size: the last blocks of pixels stick out past the image.
     RenderSettings settings =
         sized_random_settings(rng, rng() % 2 == 0, 57 + rng() % 31, 37 + rng() % 23);
     if (!scene.walls.empty()) settings.walls = std::make_shared<WallList>(scene.walls);

@@ -16,7 +16,6 @@
 #include "drawn_rows.h"
 #include "granray/errors.h"
 #include "granray/image.h"
-#include "granray/kernels/pixel_kernels.h"
 #include "granray/kernels/shading.h"
 #include "granray/particles.h"
 #include "granray/pixel_rect.h"
@@ -83,9 +82,6 @@ class Executor {
   // walk_listed_spheres over a grid with clearance), runs whole for the batches. No tracer of its
   // own.
   static constexpr bool casts_by_leaping_tracer = false;
-  // A thread casts its pixels' rays in turn: no warp's lanes to refill (the GPU's
-  // cast_primary_hits).
-  static constexpr bool refills_lanes(GridWalk) { return false; }
   // Primary rays through a grid with clearance start at their pixels' near bounds (NearBoundTracer)
   // wherever the grains occupy at most this share of their box: every such grid. On 2 cores,
   // 100,000 grains at 960 x 540, the heap's grid cast 1.9x, the pour's 2.4x, the hopper's 1.2x

@@ -17,7 +17,6 @@
 #include "cuda_memory.h"
 #include "deferred_downloads.h"
 #include "drawn_rows.h"
-#include "granray/kernels/lit_passes.h"
 #include "granray/kernels/pixel_kernels.h"
 #include "granray/kernels/shading.h"
 #include "granray/particles.h"
@@ -147,105 +146,6 @@ __global__ void __launch_bounds__(Tile::width* Tile::height,
   const int i = static_cast<int>(blockIdx.x) * Tile::width + static_cast<int>(threadIdx.x);
   const int j = static_cast<int>(blockIdx.y) * Tile::height + static_cast<int>(threadIdx.y);
   if (i < width && j < height) f(i, j);
-}
-
-// The primary rays of a grid tracer walked turn by turn, each lane taking the next ray as soon as
-// enough lanes of its warp are idle (Aila & Laine 2009's persistent threads with dynamic
-// fetch): a heap's rays end at very different times (its slope, its silhouette, rays that miss),
-// and one ray a thread left a quarter of a warp's lanes active on an H200 (docs/benchmarks-log.md,
-// "Where the heap's primary rays go on the GPU"). Rays are fetched pixel by pixel through tiles of
-// 8 x 4 pixels, each pixel's `side` x `side` samples together, so that the lanes a warp fills at
-// once take neighbouring rays. Every ray takes exactly the turns of the tracer's own walk, so the
-// hits are its hits. GRANRAY_REFILL_AT (a compile definition) tries other counts of idle lanes
-// that make a warp fetch.
-#ifndef GRANRAY_REFILLS_LANES
-#define GRANRAY_REFILLS_LANES 1
-#endif
-#ifndef GRANRAY_REFILLS_PLAIN_LANES
-#define GRANRAY_REFILLS_PLAIN_LANES GRANRAY_REFILLS_LANES
-#endif
-#ifndef GRANRAY_REFILL_AT
-#define GRANRAY_REFILL_AT 8
-#endif
-constexpr unsigned kFullWarp = 0xffffffffu;
-constexpr unsigned kRefillBlock = 128;
-constexpr int kRefillMinBlocks = 8;  // 64 registers a thread, as the leaping kernel's
-// Rays a warp takes from the frame's counter at a time, handed to its idle lanes as they need
-// them: one counter's atomic for every few idle lanes would queue the warps on it.
-constexpr std::uint32_t kRaysAFetch = 256;
-template <class Tracer>
-__global__ void __launch_bounds__(kRefillBlock, fitting_min_blocks<kRefillBlock, kRefillMinBlocks>)
-    cast_primary_hits_kernel(CameraFrame camera, int side, Tracer tracer, PixelHit* hits,
-                             std::uint32_t* next_ray) {
-  constexpr GridWalk kind = std::decay_t<decltype(tracer.grid_walk())>::walk_kind;
-  static_assert(kind != GridWalk::any, "a walk chosen at run time has no turns of its own");
-  const GridView& grid = tracer.grid_walk().grid;
-  const IdMap& id_of = tracer.grid_walk().id_of;
-  const unsigned lane = threadIdx.x % 32u;
-  const unsigned lanes_below = (1u << lane) - 1u;
-  const auto samples = static_cast<std::uint32_t>(side * side);
-  const auto tiles_across = static_cast<std::uint32_t>((camera.width + 7) / 8);
-  const std::uint32_t rays =
-      tiles_across * static_cast<std::uint32_t>((camera.height + 3) / 4) * 32u * samples;
-  // The same in every lane: the warp's rays fetched and not yet taken, [pool, pool_end), and
-  // whether the counter has more.
-  std::uint32_t pool = 0, pool_end = 0;
-  bool more = true;
-  bool walking = false;
-  std::size_t at = 0;  // the walking ray's hit
-  Ray ray{};
-  Hit best = no_hit();
-  ListedSphereWalk<kind == GridWalk::leaping> walk;
-  for (;;) {
-    const unsigned idle = __ballot_sync(kFullWarp, !walking);
-    const auto wanted = static_cast<std::uint32_t>(__popc(idle));
-    if (wanted >= GRANRAY_REFILL_AT && (pool < pool_end || more)) {
-      const std::uint32_t left = pool_end - pool;
-      std::uint32_t fetched = pool_end, got = 0;  // a new batch, when the pool runs short
-      if (left < wanted && more) {
-        const int leader = __ffs(idle) - 1;
-        if (static_cast<int>(lane) == leader) fetched = atomicAdd(next_ray, kRaysAFetch);
-        fetched = __shfl_sync(kFullWarp, fetched, leader);
-        got = fetched < rays ? min(kRaysAFetch, rays - fetched) : 0u;
-        more = fetched + kRaysAFetch < rays;
-      }
-      if (!walking) {
-        const auto rank = static_cast<std::uint32_t>(__popc(idle & lanes_below));
-        if (rank < left + got) {
-          const std::uint32_t n = rank < left ? pool + rank : fetched + (rank - left);
-          const std::uint32_t in_pixels = n / samples;
-          const std::uint32_t tile = in_pixels / 32u, in_tile = in_pixels % 32u;
-          const int i = static_cast<int>((tile % tiles_across) * 8u + in_tile % 8u);
-          const int j = static_cast<int>((tile / tiles_across) * 4u + in_tile / 8u);
-          if (i < camera.width && j < camera.height) {
-            const auto s = static_cast<int>(n % samples);
-            at = first_sample_of(camera, i, j, static_cast<int>(samples)) +
-                 static_cast<std::size_t>(s);
-            best = no_hit();
-            if (tracer.may_hit(i, j)) {
-              ray = pixel_sample_ray(camera, i, j, s, side);
-              walking = walk.start(grid, ray, tracer.start_of(i, j), INFINITY);
-            }
-            if (!walking) hits[at] = {best.t, best.index};
-          }
-        }
-      }
-      if (wanted <= left) {
-        pool += wanted;
-      } else {
-        pool = fetched + min(wanted - left, got);
-        pool_end = fetched + got;
-      }
-    } else if (idle == kFullWarp) {
-      return;  // no ray walking, none left to fetch
-    }
-    if (walking) {
-      NearestListedHit nearest{grid, id_of, ray, best};
-      walking = walk.turn(grid, ray, nearest);
-      best = nearest.best;
-      if (!walking) hits[at] = {best.t, best.index};
-    }
-  }
 }
 
 // A list of work items (bounce rays of a level), one a thread, in blocks of 128 whatever the
@@ -378,13 +278,8 @@ struct Scratch {
   PinnedStaging staging;
   std::shared_ptr<DeferredDownloads> deferred = std::make_shared<DeferredDownloads>();
   cudaEvent_t marks[kStageMarks] = {};
-  int multiprocessors = 0;  // cast_primary_hits launches as many warps as they hold
   Scratch() {
     for (auto& e : marks) GRANRAY_CUDA_CHECK(cudaEventCreate(&e));
-    int device = 0;
-    GRANRAY_CUDA_CHECK(cudaGetDevice(&device));
-    GRANRAY_CUDA_CHECK(
-        cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
   }
   ~Scratch() {
     for (auto& e : marks) cudaEventDestroy(e);
@@ -452,15 +347,6 @@ class Executor {
   // loop's registers; the device's other walks leap where GRANRAY_DEVICE_WALKS_LEAP says
   // (kernels/dda.h).
   static constexpr bool casts_by_leaping_tracer = true;
-  // The primary rays of a walk for which this says yes are found first, walked lane by lane with
-  // refills (cast_primary_hits), then shaded from their stored hits; the others, one ray a thread
-  // in the pixel kernel. GRANRAY_REFILLS_LANES and GRANRAY_REFILLS_PLAIN_LANES (compile
-  // definitions, 0 or 1) choose for the leaping and the plain walk.
-  static constexpr bool refills_lanes(GridWalk walk) {
-    return walk == GridWalk::leaping ? GRANRAY_REFILLS_LANES != 0
-           : walk == GridWalk::plain ? GRANRAY_REFILLS_PLAIN_LANES != 0
-                                     : false;
-  }
   // Primary rays through a grid with clearance start at their pixels' near bounds only where the
   // grains occupy at most this share of their box: the bounds' pass costs 60-80 us at 1 M grains
   // on an H200 (each grain's footprint in double), which the pour (share under 1/8) wins back four
@@ -536,27 +422,6 @@ class Executor {
     const dim3 tiles((static_cast<unsigned>(width) + Tile::width - 1) / Tile::width,
                      (static_cast<unsigned>(height) + Tile::height - 1) / Tile::height);
     for_each_pixel_kernel<Tile><<<tiles, block, 0, stream_>>>(width, height, f);
-    GRANRAY_CUDA_CHECK(cudaGetLastError());
-  }
-
-  // Every pixel's nearest sphere along each of its side x side sample rays through `tracer` (a
-  // grid tracer that walks as PlainGridTracer or LeapingGridTracer), into hits (side * side a
-  // pixel, camera.width a row): the rays walked lane by lane with refills, as many warps as the GPU
-  // holds at once, counting the rays fetched in *next_ray.
-  template <class Tracer>
-  void cast_primary_hits(const CameraFrame& camera, int side, const Tracer& tracer, PixelHit* hits,
-                         std::uint32_t* next_ray) const {
-    if (camera.width <= 0 || camera.height <= 0) return;
-    static const int blocks_per_sm = [] {
-      int blocks = 0;
-      GRANRAY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &blocks, cast_primary_hits_kernel<Tracer>, kRefillBlock, 0));
-      return blocks > 0 ? blocks : 1;
-    }();
-    GRANRAY_CUDA_CHECK(cudaMemsetAsync(next_ray, 0, sizeof(std::uint32_t), stream_));
-    const auto blocks = static_cast<unsigned>(blocks_per_sm * scratch_->multiprocessors);
-    cast_primary_hits_kernel<Tracer>
-        <<<blocks, kRefillBlock, 0, stream_>>>(camera, side, tracer, hits, next_ray);
     GRANRAY_CUDA_CHECK(cudaGetLastError());
   }
 

@@ -66,7 +66,7 @@ inline void cast_surfaces(BackendParts& parts, const Executor& exec, const Frame
       parts.lit.find_surfaces(exec, TileTracer{s.lists->view, f.id_of}, walls, cam, color,
                               f.r.spheres, lighting, materials);
     } else if (s.method == RenderMethod::grid) {
-      parts.grid.with_tracer(exec, *s.layout, f.id_of, f.r, cam, lighting.side, [&](auto tracer) {
+      parts.grid.with_tracer(exec, *s.layout, f.id_of, f.r, cam, [&](auto tracer) {
         parts.lit.find_surfaces(exec, tracer, walls, cam, color, f.r.spheres, lighting, materials);
       });
     } else {

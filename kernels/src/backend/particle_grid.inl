@@ -173,9 +173,7 @@ class ParticleGrid {
         cell_offsets_(account, "grid cell offsets"),
         ref_spheres_(account, "particles in cell order"),
         clearance_(account),
-        near_bounds_(account),
-        hits_(account, "primary rays' hits"),
-        next_ray_(account, "primary rays fetched") {}
+        near_bounds_(account) {}
 
   // The grid over `r`. With `same_particles` (a later band of the frame whose grid this is) the
   // grid built last is kept when it was built for these particles and box. A template, so that
@@ -228,42 +226,15 @@ class ParticleGrid {
     return {share, share <= kMostShareWithClearance && share <= E::most_share_with_near_bounds};
   }
 
-  // The most rays that cast_primary_hits walks in one frame (it counts them in 32 bits).
-  static constexpr std::uint64_t kMostRefilledRays = std::uint64_t{1} << 30;
-
   // use(tracer) with the tracer of the primary rays from `camera` over the grid built from `r`.
   // A grid with clearance leaves much of its box empty: where its grains occupy at most the
   // backend's most_share_with_near_bounds of their box, its rays start at their pixels' near
   // bounds (NearBoundTracer), leaping where the backend casts by a tracer of their own
   // (LeapingGridTracer's walk); else they walk from the eye, by LeapingGridTracer or GridTracer.
   // A grid without: PlainGridTracer where the backend casts by it, GridTracer otherwise.
-  //
-  // Where the backend refills its lanes for the tracer's walk (refills_lanes), the tracer's hits
-  // are found first, every ray by the tracer's own walk, and `use` gets them stored
-  // (StoredHitTracer). `side`: the pixels' samples a side (contract 2a), each a ray
-  // (pixel_sample_ray).
   template <class E, class Use>
   void with_tracer(const E& exec, const detail::GridLayout& layout, const IdMap& id_of,
-                   const ResidentParticles& r, const CameraFrame& camera, int side, Use take) {
-    auto use = [&](const auto& tracer) {
-      using Walker = std::decay_t<decltype(tracer.grid_walk())>;
-      if constexpr (E::refills_lanes(Walker::walk_kind)) {
-        const std::uint64_t rays = static_cast<std::uint64_t>(camera.width) *
-                                   static_cast<std::uint64_t>(camera.height) *
-                                   static_cast<std::uint64_t>(side * side);
-        // A window that casts more (a poster's band is far smaller) walks them one a thread.
-        if (rays > kMostRefilledRays) {
-          take(tracer);
-          return;
-        }
-        hits_.resize(rays);
-        next_ray_.resize(1);
-        exec.cast_primary_hits(camera, side, tracer, hits_.data(), next_ray_.data());
-        take(StoredHitTracer{hits_.data(), camera.width, side * side, id_of});
-      } else {
-        take(tracer);
-      }
-    };
+                   const ResidentParticles& r, const CameraFrame& camera, Use use) {
     const GridView grid = view(layout);
     if (grid.clearance != nullptr && share_ <= E::most_share_with_near_bounds) {
       const NearBoundsView near = near_bounds_.build(exec, r, camera);
@@ -497,8 +468,6 @@ class ParticleGrid {
   Array<Vec4> ref_spheres_;
   GridClearance clearance_;
   NearBounds near_bounds_;
-  Array<PixelHit> hits_;  // refills_lanes: each pixel's hit, found before it is shaded
-  Array<std::uint32_t> next_ray_;
   double share_ = 1.0;  // the occupied share the last grid was built for
   std::optional<Kept> kept_;
   std::uint64_t generation_ = 0;

@@ -48,7 +48,7 @@ inline void cast_unlit(BackendParts& parts, const Executor& exec, const FrameSet
     exec.mark(1);
     stats.cells = layout.cells;
     stats.grid_references = layout.references;
-    parts.grid.with_tracer(exec, layout, id_of, r, camera.frame, 1, [&](auto tracer) {
+    parts.grid.with_tracer(exec, layout, id_of, r, camera.frame, [&](auto tracer) {
       parts.walls.with_all(options, [&](auto walls) {
         exec.for_each_pixel(window_width(settings), window_height(settings),
                             RenderPixel<decltype(tracer), decltype(walls)>{tracer, target, walls});

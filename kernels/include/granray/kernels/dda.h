@@ -280,82 +280,54 @@ GRANRAY_HD_INLINE void fetch_run(const GridView& grid, const CellSlab& s, int& j
 // A turn does one or the other, and the test's branch keeps its exit even where no taker ends
 // the walk: on an H200 (docs/benchmarks.md), a turn that fetches a run and then tests its first
 // sphere was 2 % slower, and the loop without that exit ran the bounce pass as slowly as
-// walk_grown_cells (1.11 ms against 1.07).
+// walk_grown_cells (1.11 ms against 1.07). True when the taker ended the walk.
 //
 // With `Leaps` (a grid with clearance), after a slab that listed nothing the walk leaps over the
 // clear space ahead (GrownCellWalk::next_or_leap) instead of stepping cell by cell through it:
 // one more kind of turn, taken where a run would be fetched, meeting the same listing cells.
-//
-// Held as the loop's state, turn by turn, so that a lane may hold one ray's walk between other
-// work and start another ray's when it ends (the GPU's primary rays refilled lane by lane,
-// cast_primary_hits), as well as run it whole (walk_listed_spheres_flat).
-template <bool Leaps>
-class ListedSphereWalk {
- public:
-  // False when the ray crosses no grown cell inside the grid during [t_min, t_max].
-  GRANRAY_HD_PIXEL_INLINE bool start(const GridView& grid, const Ray& ray, float t_min,
-                                     float t_max) {
-    if (!walk_.start(grid.geometry, ray, t_min, t_max, s_)) return false;
-    j_ = s_.j_first;
-    k_ = s_.k_first;
-    ref_ = end_ = 0;
-    listed_ = false;
-    return true;
-  }
-
-  // One turn; false when the walk is over (the taker ended it, or nothing is left to meet).
-  template <class Taker>
-  GRANRAY_HD_PIXEL_INLINE bool turn(const GridView& grid, const Ray& ray, Taker& taker) {
-    if (ref_ < end_) {
-      if (taker.take(ref_)) return false;
-      ++ref_;
-      return true;
-    }
-    if (k_ > s_.k_last) {
-      if constexpr (Leaps) {
-        if (!walk_.next_or_leap(grid, ray, listed_, taker, s_)) return false;
-        listed_ = false;
-      } else if (!walk_.next(taker, s_)) {
-        return false;
-      }
-      j_ = s_.j_first;
-      k_ = s_.k_first;
-    }
-    fetch_run(grid, s_, j_, k_, ref_, end_);
-    if constexpr (Leaps) listed_ = listed_ || ref_ < end_;
-    return true;
-  }
-
- private:
-  GrownCellWalk walk_;
-  CellSlab s_;
-  int j_, k_;                // the slab's next run
-  std::uint32_t ref_, end_;  // the run's listed spheres not yet taken
-  bool listed_;              // Leaps: the slab's runs so far listed a sphere
-};
-
-// The listed spheres' walk, run whole.
 template <bool Leaps, class Taker>
-GRANRAY_HD void walk_listed_spheres_flat(const GridView& grid, const Ray& ray, float t_min,
+GRANRAY_HD bool walk_listed_spheres_flat(const GridView& grid, const Ray& ray, float t_min,
                                          float t_max, Taker& taker) {
-  ListedSphereWalk<Leaps> walk;
-  if (!walk.start(grid, ray, t_min, t_max)) return;
-  while (walk.turn(grid, ray, taker)) {
+  const GridGeometry& g = grid.geometry;
+  GrownCellWalk walk;
+  CellSlab s;
+  if (!walk.start(g, ray, t_min, t_max, s)) return false;
+  int j = s.j_first, k = s.k_first;      // the slab's next run
+  std::uint32_t ref = 0, end = 0;        // the run's listed spheres not yet taken
+  [[maybe_unused]] bool listed = false;  // Leaps: the slab's runs so far listed a sphere
+  for (;;) {
+    if (ref < end) {
+      if (taker.take(ref)) return true;
+      ++ref;
+    } else {
+      if (k > s.k_last) {
+        if constexpr (Leaps) {
+          if (!walk.next_or_leap(grid, ray, listed, taker, s)) return false;
+          listed = false;
+        } else if (!walk.next(taker, s)) {
+          return false;
+        }
+        j = s.j_first;
+        k = s.k_first;
+      }
+      fetch_run(grid, s, j, k, ref, end);
+      if constexpr (Leaps) listed = listed || ref < end;
+    }
   }
 }
 
 // The flat loop over every cell, whatever clearance the grid has.
 template <class Taker>
-GRANRAY_HD void walk_listed_spheres_between(const GridView& grid, const Ray& ray, float t_min,
+GRANRAY_HD bool walk_listed_spheres_between(const GridView& grid, const Ray& ray, float t_min,
                                             float t_max, Taker& taker) {
-  walk_listed_spheres_flat<false>(grid, ray, t_min, t_max, taker);
+  return walk_listed_spheres_flat<false>(grid, ray, t_min, t_max, taker);
 }
 
 // The flat loop leaping over empty space; the grid must have clearance.
 template <class Taker>
-GRANRAY_HD void walk_listed_spheres_leaping(const GridView& grid, const Ray& ray, float t_min,
+GRANRAY_HD bool walk_listed_spheres_leaping(const GridView& grid, const Ray& ray, float t_min,
                                             float t_max, Taker& taker) {
-  walk_listed_spheres_flat<true>(grid, ray, t_min, t_max, taker);
+  return walk_listed_spheres_flat<true>(grid, ray, t_min, t_max, taker);
 }
 
 // Whether the device's walks other than the primary rays' leap (GridView::clearance); the primary

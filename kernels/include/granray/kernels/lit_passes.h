@@ -54,7 +54,7 @@ struct FindSurfaces {
       if (may_hit || Walls::present) {
         const Ray ray = pixel_sample_ray(camera, i, j, s, side);
         Hit hit = no_hit();
-        if (may_hit) hit = trace_sample(trace, ray, i, j, s);
+        if (may_hit) hit = trace(ray, i, j);
         // A grain of another rank (its halo copy, index owned and on) in front: its owner shows
         // the sample.
         if (hit.index != kNoHit && hit.index < owned) {

@@ -1,7 +1,5 @@
 #pragma once
 
-#include <type_traits>
-
 #include "granray/kernels/camera_frame.h"
 #include "granray/kernels/lighting.h"
 #include "granray/kernels/near_bounds.h"
@@ -23,16 +21,11 @@ namespace granray {
 enum class GridWalk { any, plain, leaping };
 template <GridWalk Walk>
 struct GridWalkTracer {
-  static constexpr GridWalk walk_kind = Walk;
   GridView grid;
   IdMap id_of;
   bool eight_wide = false;  // NearestListedHit's: only where the kernel runs as Avx2Kernel
   GRANRAY_HD bool may_hit(int, int) const { return true; }
   GRANRAY_HD Hit operator()(const Ray& ray, int, int) const { return from(ray, 0.0f); }
-  // The walk that casts the rays, and where pixel (i, j)'s starts: what a kernel that walks the
-  // rays turn by turn needs (cast_primary_hits).
-  GRANRAY_HD const GridWalkTracer& grid_walk() const { return *this; }
-  GRANRAY_HD float start_of(int, int) const { return 0.0f; }
   // The nearest hit at or beyond t_min (nothing nearer may be met: NearBoundTracer).
   GRANRAY_HD Hit from(const Ray& ray, float t_min) const {
     if constexpr (Walk == GridWalk::leaping) return trace_grid_leaping(grid, id_of, ray, t_min);
@@ -54,57 +47,9 @@ struct NearBoundTracer {
   NearBoundsView near;
   GRANRAY_HD bool may_hit(int i, int j) const { return near.at(i, j) < INFINITY; }
   GRANRAY_HD Hit operator()(const Ray& ray, int i, int j) const {
-    return walk.from(ray, start_of(i, j));
+    return walk.from(ray, near.at(i, j));
   }
-  GRANRAY_HD const GridWalkTracer<Walk>& grid_walk() const { return walk; }
-  GRANRAY_HD float start_of(int i, int j) const { return near.at(i, j); }
 };
-
-// A pixel's nearest sphere found beforehand: its distance and index (kNoHit: none); the id is
-// id_of(index), as the walk gave it.
-struct PixelHit {
-  float t;
-  std::uint32_t index;
-};
-
-// The hits of a frame's primary rays, found before the pixels are shaded (the GPU's primary rays
-// walked lane by lane with refills: cast_primary_hits): the same hits as the tracer that found
-// them, read back, `samples` a pixel (side x side, contract 2a) in the order of pixel_sample_ray.
-struct StoredHitTracer {
-  const PixelHit* hits;  // row by row, `width` pixels a row
-  int width;
-  int samples;
-  IdMap id_of;
-  GRANRAY_HD PixelHit at(int i, int j, int s) const {
-    return hits[(static_cast<std::size_t>(j) * static_cast<std::size_t>(width) +
-                 static_cast<std::size_t>(i)) *
-                    static_cast<std::size_t>(samples) +
-                static_cast<std::size_t>(s)];
-  }
-  GRANRAY_HD bool may_hit(int i, int j) const {
-    for (int s = 0; s < samples; ++s) {
-      if (at(i, j, s).index != kNoHit) return true;
-    }
-    return false;
-  }
-  // Sample s of pixel (i, j) (trace_sample); a pixel's one sample, its centre, as a tracer's.
-  GRANRAY_HD Hit sample(int i, int j, int s) const {
-    const PixelHit h = at(i, j, s);
-    if (h.index == kNoHit) return no_hit();
-    return {h.t, id_of(h.index), h.index};
-  }
-  GRANRAY_HD Hit operator()(const Ray&, int i, int j) const { return sample(i, j, 0); }
-};
-
-// Sample s's hit along `ray` (its pixel_sample_ray) by any tracer: stored ones read it.
-template <class Tracer>
-GRANRAY_HD_INLINE Hit trace_sample(const Tracer& trace, const Ray& ray, int i, int j, int s) {
-  if constexpr (std::is_same_v<Tracer, StoredHitTracer>) {
-    return trace.sample(i, j, s);
-  } else {
-    return trace(ray, i, j);
-  }
-}
 
 struct BruteForceTracer {
   const Vec4* spheres;
