@@ -245,15 +245,23 @@ TEST_F(ContactsTest, BouncesAndThePathTracerMeetTheNetwork) {
 TEST_F(ContactsTest, BruteForceFollowsTheReference) {
   Rng rng(fresh_seed());
   Renderer renderer(test_backend());
-  for (int round = 0; round < 4; ++round) {
+  // Each way to a capsule's key (CapsuleView::keys) is taken: both grains' ids packed (rounds 0
+  // and 2), and the pairs' order by ids past 2^31: by buckets from an id offset (1), the sort of
+  // both ids in one 64-bit key (3, the hub) and the two stable sorts of ids past 32 bits (4, the
+  // hub and the offset).
+  const std::uint64_t id_offsets[] = {0, std::uint64_t{1} << 33, 0, std::uint64_t{1} << 31,
+                                      std::uint64_t{1} << 33};
+  for (int round = 0; round < 5; ++round) {
     const std::vector<Vec4> grains = dense_bed(rng, 200, 0.3f, 0.5f);
     // In the renderer's order (by the pairs' smaller, then larger grain id, stable): the
-    // reference's index is then the capsule's.
+    // reference's index is then the capsule's place among equal distances, and its key where
+    // the ids are not packed.
     std::vector<RefContact> contacts = packing_pairs(rng, grains);
     if (round >= 2) {
       // A hub: one grain paired with 70 others, more than the pairs of one grain id that are put
       // in order without a sort (ContactOrder::by_buckets): the sort orders this frame's.
-      // Its partners' ids all above its own, so all 70 pairs fall in its bucket.
+      // Its partners' ids all above its own, so all 70 pairs fall in its bucket. Some of them
+      // pair the same grains as a pair of the packing: their capsules share a key.
       const std::uint32_t hub = std::uniform_int_distribution<std::uint32_t>(0, 59)(rng);
       for (std::uint32_t k = 0; k < 70; ++k) {
         const std::uint32_t other = (hub + 1 + k * 2) % 200;
@@ -271,12 +279,16 @@ TEST_F(ContactsTest, BruteForceFollowsTheReference) {
     s.contacts = random_contacts(rng);
     s.contacts->grains = round < 2;
     Image image;
-    // Global ids past 32 bits in odd rounds: the order goes by ids. Each way is taken: buckets
-    // (round 0), buckets from an id offset (1), the sort of both ids in one 64-bit key (2, the
-    // hub) and the two stable sorts of wider ids (3, the hub and the offset).
     ParticleView view = pairs.with(view_of(grains));
-    if (round % 2 == 1) view.id_offset = std::uint64_t{1} << 33;
+    view.id_offset = id_offsets[round];
     const std::uint64_t first_id = view.id_offset;
+    const bool packed = first_id + grains.size() - 1 <= kMostPackedGrainId;
+    const auto key_of = [&](std::size_t contact) {
+      if (!packed) return std::uint64_t{contact};
+      const RefContact& c = contacts[contact];
+      return packed_capsule_key(first_id + std::min(c.first, c.second),
+                                first_id + std::max(c.first, c.second));
+    };
     const FrameStats stats = renderer.render(view, s, image, {RenderMethod::brute_force, true});
     const std::vector<RefCapsule> capsules = reference_capsules(
         grains, contacts, s.contacts->width, s.contacts->scale_by_force, s.contacts->threshold);
@@ -288,35 +300,72 @@ TEST_F(ContactsTest, BruteForceFollowsTheReference) {
       camera.ray(x, y, o, d);
       const RefHit hit = nearest_hit(o, d, shown, capsules);
       if (hit.kind == RefHit::sphere) return first_id + hit.index;
-      if (hit.kind == RefHit::capsule) return kCapsuleIdBase + capsules[hit.index].contact;
+      if (hit.kind == RefHit::capsule) return kCapsuleIdBase + key_of(capsules[hit.index].contact);
       return ~std::uint64_t{0};
     };
     // Two surfaces within float rounding of each other along the ray (a capsule's side and its
-    // neighbour's end where they meet at a grain): which one float shows is rounding.
+    // neighbour's end where they meet at a grain; the hub's long capsules round the most): which
+    // one float shows is rounding. Capsules of the same segment and radius (a hub pair of the
+    // same grains as a packing pair, scale "fixed") tie exactly in float too: the contract's
+    // order picks between them, and the pixel is checked.
     const auto near_tie = [&](double x, double y) {
       D3 o, d;
       camera.ray(x, y, o, d);
-      double best = INFINITY, second = INFINITY;
-      const auto take = [&](double t) {
-        if (t < best) {
-          second = best;
-          best = t;
-        } else if (t < second) {
-          second = t;
-        }
+      double best = INFINITY;
+      const RefCapsule* best_capsule = nullptr;
+      for (const Vec4& g : shown) best = std::min(best, sphere_entry(o, d, {g.x, g.y, g.z}, g.w));
+      for (const RefCapsule& c : capsules) {
+        const double t = capsule_entry(o, d, c.a, c.b, c.radius);
+        if (t < best) best = t, best_capsule = &c;
+      }
+      const auto twin = [&](const RefCapsule& c) {
+        const RefCapsule* b = best_capsule;
+        return b != nullptr && c.radius == b->radius && dot(c.a - b->a, c.a - b->a) == 0.0 &&
+               dot(c.b - b->b, c.b - b->b) == 0.0;
       };
-      for (const Vec4& g : shown) take(sphere_entry(o, d, {g.x, g.y, g.z}, g.w));
-      for (const RefCapsule& c : capsules) take(capsule_entry(o, d, c.a, c.b, c.radius));
-      return second - best < 1e-5 * best;
+      double second = INFINITY;
+      for (const Vec4& g : shown) {
+        const double t = sphere_entry(o, d, {g.x, g.y, g.z}, g.w);
+        if (t > best || best_capsule != nullptr) second = std::min(second, t);
+      }
+      for (const RefCapsule& c : capsules) {
+        if (&c != best_capsule && !twin(c)) {
+          second = std::min(second, capsule_entry(o, d, c.a, c.b, c.radius));
+        }
+      }
+      return second - best < 1e-4 * best;
     };
-    std::size_t checked = 0, capsules_seen = 0;
+    // A ray that passes a capsule's surface within the float test's rounding, whose terms grow
+    // with the square of the capsule's length and of its distance, in front of what the ray hits:
+    // a grazed silhouette, which float may hit and double miss. The hub's long, thin capsules
+    // made 1 run in 40 fail so.
+    const auto grazes = [&](double x, double y) {
+      D3 o, d;
+      camera.ray(x, y, o, d);
+      const double hit_t = nearest_hit(o, d, shown, capsules).t * std::sqrt(dot(d, d));
+      d = unit(d);
+      for (const RefCapsule& c : capsules) {
+        const D3 e = c.b - c.a, w = c.a - o;
+        const double ed = dot(e, d), wd = dot(w, d);
+        const double qa = dot(e, e) - ed * ed, qb = dot(w, e) - wd * ed;
+        const double along = qa > 0.0 ? std::clamp(-qb / qa, 0.0, 1.0) : 0.0;
+        const D3 p = w + e * along;  // the segment's point nearest the ray's line
+        const double gap2 = dot(p, p) - dot(p, d) * dot(p, d);
+        const double reach = std::sqrt(dot(w, w)) + std::sqrt(dot(e, e));
+        if (dot(p, d) - c.radius > hit_t * (1.0 + 1e-4)) continue;  // behind the hit
+        if (std::abs(gap2 - c.radius * c.radius) < 2e-7 * reach * reach) return true;
+      }
+      return false;
+    };
+    std::size_t checked = 0, capsules_seen = 0, capsules_shown = 0;
     for (int j = 0; j < s.height; ++j) {
       for (int i = 0; i < s.width; ++i) {
         const std::uint64_t want = answer(i + 0.5, j + 0.5);
+        capsules_shown += shows_capsule(want);
         const double e = 1e-4;
         if (answer(i + 0.5 + e, j + 0.5) != want || answer(i + 0.5 - e, j + 0.5) != want ||
             answer(i + 0.5, j + 0.5 + e) != want || answer(i + 0.5, j + 0.5 - e) != want ||
-            near_tie(i + 0.5, j + 0.5)) {
+            near_tie(i + 0.5, j + 0.5) || grazes(i + 0.5, j + 0.5)) {
           continue;
         }
         ASSERT_EQ(image.hit_id[std::size_t(j) * s.width + i], want)
@@ -326,7 +375,9 @@ TEST_F(ContactsTest, BruteForceFollowsTheReference) {
       }
     }
     EXPECT_GT(checked, std::size_t(s.width) * s.height * 9 / 10) << "round " << round;
-    EXPECT_GT(capsules_seen, 0u) << "round " << round;
+    // With the grains drawn, a view may show no capsule at all (1 run in about 500): the
+    // capsules then need not be checked, but where they show they must be.
+    if (round >= 2 || capsules_shown >= 20) EXPECT_GT(capsules_seen, 0u) << "round " << round;
   }
 }
 

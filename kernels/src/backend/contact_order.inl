@@ -1,7 +1,8 @@
 // The pairs of a frame ordered by their grains' ids, the smaller then the larger, ties in the
-// order given: a capsule's index (the tie order of contract 2g, and its hit id) is then the same
-// on any number of ranks and whatever order the pairs arrive in. Part of the backend
-// (thrust_backend.inl).
+// order given, where the ids are too wide to make the capsules' keys themselves
+// (packed_capsule_key): a capsule's place in this order is then its key (the tie order of
+// contract 2g, and its hit id), the same on any number of ranks and whatever order the pairs
+// arrive in. Part of the backend (thrust_backend.inl).
 #pragma once
 
 #include <cstdint>

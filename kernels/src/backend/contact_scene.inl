@@ -1,7 +1,7 @@
 // The frame's contact network (contract 2g) as capsules: the pairs in this backend's memory (their
-// reading and statistics: contact_pairs.inl), their order by their grains' ids
-// (contact_order.inl), one capsule and colour per pair in that order, and a grid that lists each
-// capsule in the cells its box overlaps.
+// reading and statistics: contact_pairs.inl), one capsule, colour and key per pair (as given
+// where the grains' ids make the keys, else in their order by those ids: contact_order.inl), and
+// a grid that lists each capsule in the cells its box overlaps.
 // Part of the backend (thrust_backend.inl).
 #pragma once
 
@@ -41,11 +41,12 @@ GRANRAY_HD_INLINE SceneBounds capsule_bounds(const Capsule& c) {
           r};
 }
 
-// Capsule k, of pair order[k]: its capsule (radius 0 when it is not drawn) and its colour, written
-// in place; its box is returned for the network's box, so that the capsules are read once less.
+// Capsule k, of pair order[k] (pair k where there is no order): its capsule (radius 0 when it is
+// not drawn), its colour and its key (CapsuleView::keys), written in place; its box is returned
+// for the network's box, so that the capsules are read once less.
 struct MakeCapsule {
   PairSource pairs;
-  const std::uint32_t* order;
+  const std::uint32_t* order;  // null: the grains' ids make the keys (packed_capsule_key)
   float width;
   bool scale_by_force;
   float f_max;
@@ -55,15 +56,18 @@ struct MakeCapsule {
   float inv_span;
   Capsule* capsules;
   Vec3* colors;
+  std::uint64_t* keys;
   GRANRAY_HD SceneBounds operator()(std::uint32_t k) const {
     Capsule c{{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, 0.0f};
     Vec3 color{0.0f, 0.0f, 0.0f};
-    const std::uint32_t pair = order[k];
+    std::uint64_t key = k;
+    const std::uint32_t pair = order != nullptr ? order[k] : k;
     if (pairs.drawable(pair) && pairs.value[pair] >= at_least) {
       const float f = pairs.value[pair];
       // From the grain of the smaller id to the other: a pair listed either way, or twice, makes
       // the same capsule bit for bit.
       const int low = pairs.id(pair, 1) < pairs.id(pair, 0) ? 1 : 0;
+      if (order == nullptr) key = packed_capsule_key(pairs.id(pair, low), pairs.id(pair, 1 - low));
       const Vec4 p = pairs.sphere(pair, low);
       const Vec4 q = pairs.sphere(pair, 1 - low);
       const float r_min = p.w < q.w ? p.w : q.w;
@@ -76,6 +80,7 @@ struct MakeCapsule {
     }
     capsules[k] = c;
     colors[k] = color;
+    keys[k] = key;
     return capsule_bounds(c);
   }
 };
@@ -148,6 +153,7 @@ class ContactScene {
         order_(account),
         capsules_(account, "contact capsules"),
         colors_(account, "contact capsule colours"),
+        keys_(account, "contact capsule keys"),
         table_(account, "contact colormap"),
         cell_counts_(account, "contact grid cell counts"),
         cell_offsets_(account, "contact grid cell offsets"),
@@ -196,14 +202,17 @@ class ContactScene {
       exec.upload(table_, detail::kColormapTables[c.colormap], detail::kColormapSize);
       uploaded_colormap_ = c.colormap;
     }
-    const std::uint32_t* order = order_.by_ids(exec, source, n, census);
+    // Ids that fit make each capsule's key themselves; wider ones put the pairs in order.
+    const std::uint32_t* order =
+        census.top_id <= kMostPackedGrainId ? nullptr : order_.by_ids(exec, source, n, census);
     capsules_.resize(n);
     colors_.resize(n);
+    keys_.resize(n);
     const float span = hi > lo ? hi - lo : 1.0f;
     const SceneBounds bounds = thrust::transform_reduce(
         policy, Index(0), Index(n),
         MakeCapsule{source, order, c.width, c.scale_by_force, census.hi, c.threshold * mean,
-                    table_.data(), lo, 1.0f / span, capsules_.data(), colors_.data()},
+                    table_.data(), lo, 1.0f / span, capsules_.data(), colors_.data(), keys_.data()},
         empty_bounds(), MergeBounds{});
     stats.drawn = bounds.renderable;
     if (bounds.renderable == 0) return none();
@@ -211,7 +220,7 @@ class ContactScene {
     // The build's time for the statistics: a frame with a network waits for it here.
     exec.synchronize();
     stats.ms = ms_since(start);
-    const CapsuleView built{grid, capsules_.data(), colors_.data(), n, linear};
+    const CapsuleView built{grid, capsules_.data(), colors_.data(), keys_.data(), n, linear};
     kept_ = Kept{pairs, all.spheres, all.count, c, linear, built, stats};
     return built;
   }
@@ -253,7 +262,7 @@ class ContactScene {
   }
 
  private:
-  static CapsuleView none() { return {{}, nullptr, nullptr, 0u, false}; }
+  static CapsuleView none() { return {{}, nullptr, nullptr, nullptr, 0u, false}; }
 
   // A frame's pairs as contract 2g takes them: fewer than 2^32 - 1, each with a value and both
   // grains (by index, or given whole).
@@ -372,6 +381,7 @@ class ContactScene {
   ContactOrder order_;
   Array<Capsule> capsules_;
   Array<Vec3> colors_;
+  Array<std::uint64_t> keys_;
   Array<Vec3> table_;
   int uploaded_colormap_ = -1;
   Array<std::uint32_t> cell_counts_;  // each cell's count, then its cursor

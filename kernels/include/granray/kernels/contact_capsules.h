@@ -11,10 +11,18 @@
 
 namespace granray {
 
-// A capsule's surface id: above every grain's id and below every wall's (kWallIdBase), so that
-// (t, id) orders equal distances as 2g does: a sphere, then a capsule, then a triangle, and among
-// capsules the smaller index. Grain ids stay below it (contract 1's ids are far smaller).
+// A capsule's surface id: kCapsuleIdBase + its key, above every grain's id and below every wall's
+// (kWallIdBase), so that (t, id) orders equal distances as 2g does: a sphere, then a capsule,
+// then a triangle, and among capsules the smaller key. Grain ids stay below it (contract 1's ids
+// are far smaller).
 constexpr std::uint64_t kCapsuleIdBase = std::uint64_t{1} << 62;
+
+// A capsule's key where both its grains' ids are below 2^31: the smaller id above the larger, the
+// same on any number of ranks and whatever order the pairs arrive in, with no order to make.
+constexpr std::uint64_t kMostPackedGrainId = (std::uint64_t{1} << 31) - 1u;
+GRANRAY_HD_INLINE std::uint64_t packed_capsule_key(std::uint64_t low_id, std::uint64_t high_id) {
+  return (low_id << 31) | high_id;
+}
 
 // The capsules of one frame, one per pair of the frame's contacts (radius 0: a pair not drawn,
 // below the threshold or broken). `grid` lists each capsule (ref_index) in every cell that its
@@ -23,18 +31,29 @@ constexpr std::uint64_t kCapsuleIdBase = std::uint64_t{1} << 62;
 struct CapsuleView {
   GridView grid;
   const Capsule* capsules;
-  const Vec3* colors;   // each capsule's base colour (its pair's value through the colormap)
+  const Vec3* colors;  // each capsule's base colour (its pair's value through the colormap)
+  // Each capsule's key (its id above kCapsuleIdBase, and its place among equal distances):
+  // packed_capsule_key of its grains' ids where they fit, else its place in the pairs' order by
+  // those ids (ContactOrder). Two pairs of the same grains share a key; the earlier pair given
+  // then comes first.
+  const std::uint64_t* keys;
   std::uint32_t count;  // 0: none
   bool linear;
 };
+
+GRANRAY_HD_INLINE std::uint64_t capsule_id(const CapsuleView& view, std::uint32_t k) {
+  return kCapsuleIdBase + view.keys[k];
+}
 
 struct CapsuleHit {
   float t;
   std::uint32_t index;  // kNoHit: none
 };
 
-GRANRAY_HD_INLINE bool skipped_capsule(std::uint32_t k, std::uint64_t skip_id) {
-  return kCapsuleIdBase + k == skip_id;
+// Capsule a before capsule b at equal distances.
+GRANRAY_HD_INLINE bool capsule_first(const CapsuleView& view, std::uint32_t a, std::uint32_t b) {
+  const std::uint64_t ka = view.keys[a], kb = view.keys[b];
+  return ka < kb || (ka == kb && a < b);
 }
 
 // The nearest capsule met walking the grid, front to back; one whose hit lies inside a cell is
@@ -51,9 +70,12 @@ struct NearestCapsule {
   GRANRAY_HD bool done_before(float t) const { return best.t < t || found(); }
   GRANRAY_HD void take(std::uint32_t k) {
     const Capsule& c = view.capsules[k];
-    if (!(c.radius > 0.0f) || skipped_capsule(k, skip_id)) return;  // 0: a pair not drawn
+    if (!(c.radius > 0.0f)) return;  // a pair not drawn
     const float t = capsule_entry_distance(ray, c);
-    if (t < best.t || (t == best.t && best.index != kNoHit && k < best.index)) best = {t, k};
+    const bool nearer =
+        t < best.t || (t == best.t && best.index != kNoHit && capsule_first(view, k, best.index));
+    // The key is read only for a capsule that would be taken: most are missed.
+    if (nearer && capsule_id(view, k) != skip_id) best = {t, k};
   }
   GRANRAY_HD void visit(std::uint32_t first_cell, std::uint32_t last_cell) {
     const std::uint32_t end = view.grid.cell_offsets[last_cell + 1];
@@ -64,7 +86,7 @@ struct NearestCapsule {
 };
 
 // The nearest capsule other than skip_id's with t < limit (a sphere at `limit` wins the tie);
-// among equal distances the smaller index. With `any`, some capsule before the limit.
+// among equal distances the first (capsule_first). With `any`, some capsule before the limit.
 GRANRAY_HD_INLINE CapsuleHit nearest_capsule(const CapsuleView& view, const Ray& ray, float limit,
                                              std::uint64_t skip_id, bool any = false) {
   if (view.count == 0) return {INFINITY, kNoHit};

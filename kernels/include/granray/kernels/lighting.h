@@ -37,7 +37,7 @@ GRANRAY_HD_INLINE SurfaceSample wall_hit_sample(const WallView& w, const WallHit
                                                 const Ray& ray) {
   if (hit.capsule != kNoHit) {
     return {capsule_hit_sphere(w.capsules.capsules[hit.capsule], ray, hit.t),
-            w.capsules.colors[hit.capsule], hit.t, kCapsuleIdBase + hit.capsule};
+            w.capsules.colors[hit.capsule], hit.t, capsule_id(w.capsules, hit.capsule)};
   }
   const WallTriangle& tri = w.opaque.triangles[hit.slot];
   return wall_sample(facing_normal(tri, ray.dir), wall_color(w, tri), hit.t,
