@@ -295,29 +295,29 @@ TEST_F(ContactsTest, BruteForceFollowsTheReference) {
     EXPECT_EQ(stats.contacts, capsules.size());
     const std::vector<Vec4> shown = s.contacts->grains ? grains : std::vector<Vec4>{};
     const DoubleCamera camera(stats.camera, s);
-    const auto answer = [&](double x, double y) {
-      D3 o, d;
+    // The reference's hit through (x, y), its ray in o and d, and the id the frame should show.
+    const auto hit_at = [&](double x, double y, D3& o, D3& d) {
       camera.ray(x, y, o, d);
-      const RefHit hit = nearest_hit(o, d, shown, capsules);
+      return nearest_hit(o, d, shown, capsules);
+    };
+    const auto id_of = [&](const RefHit& hit) {
       if (hit.kind == RefHit::sphere) return first_id + hit.index;
       if (hit.kind == RefHit::capsule) return kCapsuleIdBase + key_of(capsules[hit.index].contact);
       return ~std::uint64_t{0};
+    };
+    const auto answer = [&](double x, double y) {
+      D3 o, d;
+      return id_of(hit_at(x, y, o, d));
     };
     // Two surfaces within float rounding of each other along the ray (a capsule's side and its
     // neighbour's end where they meet at a grain; the hub's long capsules round the most): which
     // one float shows is rounding. Capsules of the same segment and radius (a hub pair of the
     // same grains as a packing pair, scale "fixed") tie exactly in float too: the contract's
     // order picks between them, and the pixel is checked.
-    const auto near_tie = [&](double x, double y) {
-      D3 o, d;
-      camera.ray(x, y, o, d);
-      double best = INFINITY;
-      const RefCapsule* best_capsule = nullptr;
-      for (const Vec4& g : shown) best = std::min(best, sphere_entry(o, d, {g.x, g.y, g.z}, g.w));
-      for (const RefCapsule& c : capsules) {
-        const double t = capsule_entry(o, d, c.a, c.b, c.radius);
-        if (t < best) best = t, best_capsule = &c;
-      }
+    // `hit`: the reference's along the ray o + t d.
+    const auto near_tie = [&](D3 o, D3 d, const RefHit& hit) {
+      const double best = hit.t;
+      const RefCapsule* best_capsule = hit.kind == RefHit::capsule ? &capsules[hit.index] : nullptr;
       const auto twin = [&](const RefCapsule& c) {
         const RefCapsule* b = best_capsule;
         return b != nullptr && c.radius == b->radius && dot(c.a - b->a, c.a - b->a) == 0.0 &&
@@ -339,10 +339,8 @@ TEST_F(ContactsTest, BruteForceFollowsTheReference) {
     // with the square of the capsule's length and of its distance, in front of what the ray hits:
     // a grazed silhouette, which float may hit and double miss. The hub's long, thin capsules
     // made 1 run in 40 fail so.
-    const auto grazes = [&](double x, double y) {
-      D3 o, d;
-      camera.ray(x, y, o, d);
-      const double hit_t = nearest_hit(o, d, shown, capsules).t * std::sqrt(dot(d, d));
+    const auto grazes = [&](D3 o, D3 d, const RefHit& hit) {
+      const double hit_t = hit.t * std::sqrt(dot(d, d));
       d = unit(d);
       for (const RefCapsule& c : capsules) {
         const D3 e = c.b - c.a, w = c.a - o;
@@ -360,12 +358,14 @@ TEST_F(ContactsTest, BruteForceFollowsTheReference) {
     std::size_t checked = 0, capsules_seen = 0, capsules_shown = 0;
     for (int j = 0; j < s.height; ++j) {
       for (int i = 0; i < s.width; ++i) {
-        const std::uint64_t want = answer(i + 0.5, j + 0.5);
+        D3 o, d;
+        const RefHit centre = hit_at(i + 0.5, j + 0.5, o, d);
+        const std::uint64_t want = id_of(centre);
         capsules_shown += shows_capsule(want);
         const double e = 1e-4;
         if (answer(i + 0.5 + e, j + 0.5) != want || answer(i + 0.5 - e, j + 0.5) != want ||
             answer(i + 0.5, j + 0.5 + e) != want || answer(i + 0.5, j + 0.5 - e) != want ||
-            near_tie(i + 0.5, j + 0.5) || grazes(i + 0.5, j + 0.5)) {
+            near_tie(o, d, centre) || grazes(o, d, centre)) {
           continue;
         }
         ASSERT_EQ(image.hit_id[std::size_t(j) * s.width + i], want)
