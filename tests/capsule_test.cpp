@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "contact_reference.h"
@@ -115,6 +116,51 @@ TEST(Capsule, CapsulesBetweenTouchingGrainsMeetInsideThem) {
   EXPECT_LT(grain, 5.0f - 0.2f) << "the grains overlap there: they are met first";
   const Ray gap{{0.95f, 0.6f, 5}, {0, 0, -1}};  // beside the overlap, over the capsule's side
   EXPECT_TRUE(std::isinf(capsule_entry_distance(gap, chain)));
+}
+
+// A capsule cut back at the grains that hide its ends (capsule_outside_spheres) loses only what
+// lies deep inside those grains: every point of the whole capsule lies in the cut one or well
+// inside a hiding grain, and the cut one lies in the whole. Grains apart, touching, overlapping
+// and one inside the other; capsules thin and as thick as a grain.
+TEST(Capsule, CapsulesCutBackAtTheirGrainsLoseOnlyWhatTheGrainsHide) {
+  Rng rng(fresh_seed());
+  int cut_count = 0, whole_hidden = 0;
+  for (int k = 0; k < 4000; ++k) {
+    const double ra = uniform(rng, 0.2f, 1.0f), rb = uniform(rng, 0.2f, 1.0f);
+    const D3 a = random_point(rng, -2, 2);
+    const double apart = (ra + rb) * uniform(rng, 0.1f, 1.4f);
+    const D3 b = a + unit(random_point(rng, -1, 1)) * apart;
+    const double rho = std::min(ra, rb) * uniform(rng, 0.01f, 1.0f);
+    const bool hide_a = rng() % 4 != 0, hide_b = rng() % 4 != 0;
+    const Capsule whole{f3(a), f3(b), float(rho)};
+    const Capsule cut = capsule_outside_spheres(whole, float(ra), float(rb), hide_a, hide_b);
+    const D3 fa = d3(whole.a), fb = d3(whole.b), ca = d3(cut.a), cb = d3(cut.b);
+    ASSERT_EQ(cut.radius, whole.radius);
+    if (!hide_a && !hide_b) {
+      ASSERT_EQ(std::memcmp(&cut, &whole, sizeof(Capsule)), 0) << "unchanged bit for bit";
+      continue;
+    }
+    const double length = std::sqrt(dot(fb - fa, fb - fa));
+    EXPECT_LT(to_segment(ca, fa, fb), 1e-5 * (1.0 + length)) << "the cut lies on the segment";
+    EXPECT_LT(to_segment(cb, fa, fb), 1e-5 * (1.0 + length)) << "the cut lies on the segment";
+    cut_count += dot(ca - fa, ca - fa) > 0.0 || dot(cb - fb, cb - fb) > 0.0;
+    whole_hidden += dot(cb - ca, cb - ca) == 0.0 && length > 0.0;
+    for (int p = 0; p < 200; ++p) {
+      // A point of the whole capsule: on the segment, then up to rho away from it.
+      const D3 x = fa + (fb - fa) * uniform(rng, 0.0f, 1.0f) +
+                   unit(random_point(rng, -1, 1)) * (rho * uniform(rng, 0.0f, 1.0f));
+      if (to_segment(x, fa, fb) > rho) continue;
+      const bool in_cut = to_segment(x, ca, cb) <= rho * (1.0 + 1e-5) + 1e-6;
+      // Well inside: by half the margin the cut keeps.
+      const double deep = 1.0 - 0.5 * kCutInsideGrain;
+      const bool in_a = hide_a && std::sqrt(dot(x - fa, x - fa)) < ra * deep;
+      const bool in_b = hide_b && std::sqrt(dot(x - fb, x - fb)) < rb * deep;
+      ASSERT_TRUE(in_cut || in_a || in_b)
+          << "case " << k << ": a point of the capsule neither kept nor deep inside a grain";
+    }
+  }
+  EXPECT_GT(cut_count, 1000);
+  EXPECT_GT(whole_hidden, 10);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <vector>
 
 #include "backend_prelude.inl"
 #include "colormap_tables.h"
@@ -13,6 +14,7 @@
 #include "contact_pairs.inl"
 #include "granray/kernels/contact_capsules.h"
 #include "granray/kernels/shading.h"
+#include "granray/kernels/walls.h"
 #include "grid_layout.h"
 #include "particle_grid.inl"
 #include "particle_residency.inl"
@@ -41,6 +43,40 @@ GRANRAY_HD_INLINE SceneBounds capsule_bounds(const Capsule& c) {
           r};
 }
 
+// Which grains hide the parts of capsules inside them (capsule_outside_spheres): where the frame
+// draws its grains (2g's `grains`) and selects none away, a grain that no clip plane removes and
+// inside which no primary ray starts (the eye, the lens of a path-traced still, or the plane of
+// an orthographic view, with a margin). Rays that start elsewhere start outside every drawn grain:
+// on a surface, offset outward. `planes` in this backend's memory.
+struct GrainsHidingCapsules {
+  bool on = false;
+  const ClipPlane* planes = nullptr;
+  int plane_count = 0;
+  Vec3 eye{0.0f, 0.0f, 0.0f};
+  Vec3 w{0.0f, 0.0f, 1.0f};  // the view's axis (CameraFrame::w)
+  bool orthographic = false;
+  float aperture = 0.0f;  // the lens's radius (0: a pinhole)
+
+  GRANRAY_HD bool hides_inside(Vec4 grain) const {
+    if (!on) return false;
+    const Vec3 centre = center_of(grain);
+    if (plane_count > 0 && clipped_by(planes, plane_count, centre)) return false;
+    const Vec3 from_eye = centre - eye;
+    const float clear = grain.w * 1.01f + aperture;
+    if (orthographic) {
+      const float along = dot(from_eye, w);
+      return !(along * along <= clear * clear);
+    }
+    return !(dot(from_eye, from_eye) <= clear * clear);
+  }
+  bool same_as(const GrainsHidingCapsules& o) const {
+    return on == o.on &&
+           (!on || (planes == o.planes && plane_count == o.plane_count && eye.x == o.eye.x &&
+                    eye.y == o.eye.y && eye.z == o.eye.z && w.x == o.w.x && w.y == o.w.y &&
+                    w.z == o.w.z && orthographic == o.orthographic && aperture == o.aperture));
+  }
+};
+
 // Capsule k, of pair order[k] (pair k where there is no order): its capsule (radius 0 when it is
 // not drawn), its colour and its key (CapsuleView::keys), written in place; its box is returned
 // for the network's box, so that the capsules are read once less.
@@ -54,6 +90,7 @@ struct MakeCapsule {
   const Vec3* table;
   float lo;
   float inv_span;
+  GrainsHidingCapsules hiding;
   Capsule* capsules;
   Vec3* colors;
   std::uint64_t* keys;
@@ -66,14 +103,17 @@ struct MakeCapsule {
       const float f = pairs.value[pair];
       // From the grain of the smaller id to the other: a pair listed either way, or twice, makes
       // the same capsule bit for bit.
-      const int low = pairs.id(pair, 1) < pairs.id(pair, 0) ? 1 : 0;
-      if (order == nullptr) key = packed_capsule_key(pairs.id(pair, low), pairs.id(pair, 1 - low));
+      const std::uint64_t id0 = pairs.id(pair, 0), id1 = pairs.id(pair, 1);
+      const int low = id1 < id0 ? 1 : 0;
+      if (order == nullptr)
+        key = low == 0 ? packed_capsule_key(id0, id1) : packed_capsule_key(id1, id0);
       const Vec4 p = pairs.sphere(pair, low);
       const Vec4 q = pairs.sphere(pair, 1 - low);
       const float r_min = p.w < q.w ? p.w : q.w;
       const float share = scale_by_force ? (f_max > 0.0f ? sqrtf(f / f_max) : 0.0f) : 1.0f;
       c = {center_of(p), center_of(q), width * r_min * share};
       if (c.radius > 0.0f) {
+        c = capsule_outside_spheres(c, p.w, q.w, hiding.hides_inside(p), hiding.hides_inside(q));
         const float s = nan_ignoring_min(nan_ignoring_max((f - lo) * inv_span, 0.0f), 1.0f);
         color = table[nearest_of_255(s)];
       }
@@ -163,12 +203,12 @@ class ContactScene {
   // planes and selection leave the network whole), or none when the frame draws no network. With
   // `same_particles` (a later view or band of the frame built last) the last build serves.
   CapsuleView build(const Executor& exec, const ResidentParticles& all, const ParticleView& view,
-                    const RenderSettings& settings, bool linear, bool same_particles,
-                    ContactCensus& stats) {
+                    const RenderSettings& settings, const GrainsHidingCapsules& hiding, bool linear,
+                    bool same_particles, ContactCensus& stats) {
     const ContactView& pairs = view.contacts;
     if (!settings.contacts || pairs.count == 0) return none();
     const ContactSettings& c = *settings.contacts;
-    if (same_particles && kept_ && kept_->serves(pairs, all, c, linear)) {
+    if (same_particles && kept_ && kept_->serves(pairs, all, c, hiding, settings.clip, linear)) {
       stats = kept_->census;
       stats.ms = 0.0;  // nothing built
       return kept_->view;
@@ -212,7 +252,8 @@ class ContactScene {
     const SceneBounds bounds = thrust::transform_reduce(
         policy, Index(0), Index(n),
         MakeCapsule{source, order, c.width, c.scale_by_force, census.hi, c.threshold * mean,
-                    table_.data(), lo, 1.0f / span, capsules_.data(), colors_.data(), keys_.data()},
+                    table_.data(), lo, 1.0f / span, hiding, capsules_.data(), colors_.data(),
+                    keys_.data()},
         empty_bounds(), MergeBounds{});
     stats.drawn = bounds.renderable;
     if (bounds.renderable == 0) return none();
@@ -221,7 +262,7 @@ class ContactScene {
     exec.synchronize();
     stats.ms = ms_since(start);
     const CapsuleView built{grid, capsules_.data(), colors_.data(), keys_.data(), n, linear};
-    kept_ = Kept{pairs, all.spheres, all.count, c, linear, built, stats};
+    kept_ = Kept{pairs, all.spheres, all.count, c, hiding, settings.clip, linear, built, stats};
     return built;
   }
 
@@ -301,14 +342,18 @@ class ContactScene {
     const Vec4* spheres;
     std::uint32_t count;
     ContactSettings settings;
+    GrainsHidingCapsules hiding;
+    std::vector<ClipPlane> clip;  // the planes `hiding` read
     bool linear;
     CapsuleView view;
     ContactCensus census;
 
     bool serves(const ContactView& p, const ResidentParticles& all, const ContactSettings& c,
+                const GrainsHidingCapsules& h, const std::vector<ClipPlane>& planes,
                 bool reference) const {
       const ContactSettings& k = settings;
-      return p.first == pairs.first && p.second == pairs.second && p.value == pairs.value &&
+      return hiding.same_as(h) && (!h.on || same_clip_planes(clip, planes)) &&
+             p.first == pairs.first && p.second == pairs.second && p.value == pairs.value &&
              p.count == pairs.count && p.spheres == pairs.spheres && p.ids == pairs.ids &&
              p.on_host == pairs.on_host && all.spheres == spheres && all.count == count &&
              reference == linear && c.width == k.width && c.scale_by_force == k.scale_by_force &&

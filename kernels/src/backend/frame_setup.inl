@@ -25,6 +25,22 @@ struct FrameSetup {
   ContactCensus contacts;  // contract 2g
 };
 
+// Which grains hide the parts of the network inside them (GrainsHidingCapsules): none where the
+// network is drawn alone or a selection may hide any grain.
+inline GrainsHidingCapsules grains_hiding_capsules(const RenderSettings& settings,
+                                                   const WallScene& walls,
+                                                   const CameraFrame& camera) {
+  GrainsHidingCapsules hiding;
+  hiding.on = settings.contacts && settings.contacts->grains && !settings.select;
+  hiding.planes = walls.planes();
+  hiding.plane_count = walls.plane_count();
+  hiding.eye = camera.eye;
+  hiding.w = camera.w;
+  hiding.orthographic = camera.orthographic;
+  hiding.aperture = path_traced(settings) ? std::fabs(settings.path.aperture) : 0.0f;
+  return hiding;
+}
+
 inline FrameSetup set_up_frame(BackendParts& parts, const Executor& exec, const ParticleView& view,
                                const RenderSettings& settings, const RenderOptions& options) {
   const std::uint64_t pixel_count = image_pixels(settings);
@@ -49,11 +65,12 @@ inline FrameSetup set_up_frame(BackendParts& parts, const Executor& exec, const 
         "granray: [insitu.select] needs a value per particle to select by, and this frame's "
         "particles have none");
   }
+  const CameraSetup camera = resolve_camera(settings, scene);
   // contract 2g: the network between every grain, clipped or selected away or not.
   ContactCensus contacts;
-  walls.set_capsules(parts.contacts.build(exec, all, view, settings,
-                                          options.method == RenderMethod::brute_force,
-                                          options.same_particles, contacts));
+  walls.set_capsules(parts.contacts.build(
+      exec, all, view, settings, grains_hiding_capsules(settings, walls, camera.frame),
+      options.method == RenderMethod::brute_force, options.same_particles, contacts));
   if (settings.contacts && !settings.contacts->grains && all.count > 0) {
     // The network alone: no grain is drawn or casts anything; the camera still frames them.
     r = parts.particles.hide_all(exec, all);
@@ -66,7 +83,6 @@ inline FrameSetup set_up_frame(BackendParts& parts, const Executor& exec, const 
     bounds = reduce_bounds(exec, r);
     bounds.skipped = all_bounds.skipped;
   }
-  const CameraSetup camera = resolve_camera(settings, scene);
   walls.build_for(exec, camera.frame, make_shading_params(settings.shading, camera.frame, scene));
   return {all, all_bounds, r, bounds, scene, camera, IdMap{r.ids, view.id_offset}, contacts};
 }

@@ -35,13 +35,7 @@ class WallScene {
   // camera (build_for).
   void prepare(const Executor& exec, const RenderSettings& settings) {
     // The planes travel only when they change (an upload waits for the device).
-    const bool same_planes =
-        settings.clip.size() == uploaded_planes_.size() &&
-        std::equal(settings.clip.begin(), settings.clip.end(), uploaded_planes_.begin(),
-                   [](const ClipPlane& a, const ClipPlane& b) {
-                     return std::memcmp(&a, &b, sizeof(ClipPlane)) == 0;
-                   });
-    if (!same_planes) {
+    if (!same_clip_planes(settings.clip, uploaded_planes_)) {
       exec.upload(planes_, settings.clip.data(), settings.clip.size());
       uploaded_planes_ = settings.clip;
     }

@@ -41,6 +41,9 @@ struct CapsuleView {
   bool linear;
 };
 
+// Whether a surface id is a capsule's: [kCapsuleIdBase, 2 kCapsuleIdBase), below the walls' ids.
+GRANRAY_HD_INLINE bool is_capsule_id(std::uint64_t id) { return (id >> 62) == 1u; }
+
 GRANRAY_HD_INLINE std::uint64_t capsule_id(const CapsuleView& view, std::uint32_t k) {
   return kCapsuleIdBase + view.keys[k];
 }
@@ -74,8 +77,9 @@ struct NearestCapsule {
     const float t = capsule_entry_distance(ray, c);
     const bool nearer =
         t < best.t || (t == best.t && best.index != kNoHit && capsule_first(view, k, best.index));
-    // The key is read only for a capsule that would be taken: most are missed.
-    if (nearer && capsule_id(view, k) != skip_id) best = {t, k};
+    // The key is read only for a capsule that would be taken (most are missed), and only where
+    // the ray leaves a capsule.
+    if (nearer && (!is_capsule_id(skip_id) || capsule_id(view, k) != skip_id)) best = {t, k};
   }
   GRANRAY_HD void visit(std::uint32_t first_cell, std::uint32_t last_cell) {
     const std::uint32_t end = view.grid.cell_offsets[last_cell + 1];

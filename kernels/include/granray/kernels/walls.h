@@ -4,7 +4,10 @@
 // with.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <vector>
 
 #include "granray/kernels/camera_frame.h"
 #include "granray/kernels/contact_capsules.h"
@@ -17,6 +20,7 @@ namespace granray {
 // particle's id, so that on equal depth a grain wins over a wall and a smaller triangle index
 // over a larger one (contract 2b), in one rank's frame and when ranks composite their depth images.
 constexpr std::uint64_t kWallIdBase = std::uint64_t{1} << 63;
+static_assert(kWallIdBase == 2 * kCapsuleIdBase, "capsules' ids end where the walls' begin");
 
 // A secondary ray's `skip_id` that names no sphere and no triangle: nothing is skipped.
 constexpr std::uint64_t kSkipNothing = kWallIdBase + kNoHit;
@@ -26,6 +30,15 @@ struct ClipPlane {
   Vec3 point;
   Vec3 normal;
 };
+
+// Whether two lists of clip planes are the same, bit for bit (host code: what a build was made
+// with against what a frame asks).
+inline bool same_clip_planes(const std::vector<ClipPlane>& a, const std::vector<ClipPlane>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const ClipPlane& x, const ClipPlane& y) {
+                      return std::memcmp(&x, &y, sizeof(ClipPlane)) == 0;
+                    });
+}
 
 GRANRAY_HD_INLINE bool clipped_by(const ClipPlane* planes, int count, Vec3 x) {
   for (int k = 0; k < count; ++k) {
