@@ -9,45 +9,58 @@
 # network (ncu, $OUT/ncu-network.csv). MEMCHECK sets the sanitizer's gtest filter (default: the
 # contact tests); MPI=1 also runs the MPI tests on GPUs (ctest mpi_render_gpu_np2, a GPU a rank on
 # nvidia-h200-x2). VARIANT (cmake arguments) also builds this tree with them into /tmp/variant and
-# times it in each round beside the other two. Logs in $OUT.
+# times it in each round beside the other two. TIMING=0 builds and tests this tree alone (no tree
+# before, no timing, no ncu); MEMCHECK=none skips the sanitizer; STEPS sets the pour's length
+# (default 20000, a frame every quarter). Logs in $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
 export OMP_WAIT_POLICY=passive OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 source scripts/gpu-build-at.sh
-trees=(/tmp/before/build "$BUILD")
-build_variant granray-bench
-build_both granray-bench granray-dem  # its wait takes the variant's build too
-cuda_tests
-frame() {  # BUILD ARGS...
-  local b=$1
-  shift
-  # shellcheck disable=SC2068
-  "$b/bench/granray-bench" --backend cuda --in-place -n 1000000 -r 1920x1080 --method grid \
-    --repeat 10 $@ 2>&1 | grep -v '^backend'
+# Each tree's frames, with and without the network, the trees alternated twice; NCU=1 also times
+# each kernel of one lit frame with the network.
+time_network() {
+  frame() {  # BUILD ARGS...
+    local b=$1
+    shift
+    # shellcheck disable=SC2068
+    "$b/bench/granray-bench" --backend cuda --in-place -n 1000000 -r 1920x1080 --method grid \
+      --repeat 10 $@ 2>&1 | grep -v '^backend'
+  }
+  for b in /tmp/before/build "$BUILD"; do
+    echo "== $b: lit, without the network"
+    frame "$b" --shadows --ao 8
+  done 2>&1 | tee "$OUT/network.txt"
+  for round in 1 2; do
+    for b in "${trees[@]}"; do
+      echo "== $b, round $round: unlit, then lit, with the network"
+      frame "$b" --contacts 0.2
+      frame "$b" --shadows --ao 8 --contacts 0.2
+    done
+  done 2>&1 | tee -a "$OUT/network.txt"
+  if [ "${NCU:-0}" = 1 ]; then
+    ncu --metrics gpu__time_duration.sum --csv "$BUILD/bench/granray-bench" --backend cuda \
+      --in-place -n 1000000 -r 1920x1080 --method grid --repeat 1 --shadows --ao 8 \
+      --contacts 0.2 >"$OUT/ncu-network.csv" 2>"$OUT/ncu-network.err" || tail -3 "$OUT/ncu-network.err"
+  fi
 }
-for b in /tmp/before/build "$BUILD"; do
-  echo "== $b: lit, without the network"
-  frame "$b" --shadows --ao 8
-done 2>&1 | tee "$OUT/network.txt"
-for round in 1 2; do
-  for b in "${trees[@]}"; do
-    echo "== $b, round $round: unlit, then lit, with the network"
-    frame "$b" --contacts 0.2
-    frame "$b" --shadows --ao 8 --contacts 0.2
-  done
-done 2>&1 | tee -a "$OUT/network.txt"
-if [ "${NCU:-0}" = 1 ]; then
-  ncu --metrics gpu__time_duration.sum --csv "$BUILD/bench/granray-bench" --backend cuda \
-    --in-place -n 1000000 -r 1920x1080 --method grid --repeat 1 --shadows --ao 8 \
-    --contacts 0.2 >"$OUT/ncu-network.csv" 2>"$OUT/ncu-network.err" || tail -3 "$OUT/ncu-network.err"
+if [ "${TIMING:-1}" = 0 ]; then
+  record_gpu
+  build . "$BUILD" granray_gpu_tests granray-dem || exit 1
+  cuda_tests
+else
+  trees=(/tmp/before/build "$BUILD")
+  build_variant granray-bench
+  build_both granray-bench granray-dem  # its wait takes the variant's build too
+  cuda_tests
+  time_network
 fi
 if [ "${MPI:-0}" = 1 ]; then
   build . "$BUILD" granray_mpi_tests &&
     (cd "$BUILD" && ctest -R mpi_render_gpu --output-on-failure) >"$OUT/mpi-gpu.log" 2>&1
   echo "MPI tests on GPUs: exit $? ($(grep -E "tests passed|tests failed" "$OUT/mpi-gpu.log"))"
 fi
-memcheck_tests "${MEMCHECK:-ContactsTest.*:CudaInput.DeviceResidentPairs*}"
+[ "${MEMCHECK:-}" = none ] || memcheck_tests "${MEMCHECK:-ContactsTest.*:CudaInput.DeviceResidentPairs*}"
 [ "${DEM:-1}" != 0 ] || exit 0
 # The example DEM's own network in situ, on the GPU, on 1 and 2 ranks.
 dem="$PWD/$BUILD/examples/dem/granray-dem"
@@ -56,7 +69,8 @@ for np in 1 2; do
   dir=$([ $np = 1 ] && echo one || echo two)
   mkdir -p $dir
   mpirun --bind-to none --oversubscribe -np $np "$dem" "$OLDPWD/examples/dem/pour-network.toml" \
-    --set simulation.steps=20000 --set 'simulation.backend="cuda"' \
+    --set simulation.steps="${STEPS:-20000}" --set insitu.every=$((${STEPS:-20000} / 4)) \
+    --set 'simulation.backend="cuda"' \
     --set 'insitu.backend="cuda"' --set "insitu.png=\"$dir/net_*.png\"" 2>&1 |
     tee "$OUT/dem-network-np$np.txt" | grep -v "^frame" | tail -4
 done
@@ -66,4 +80,4 @@ for f in one/net_*.png; do
 done
 echo "network frames identical on 1 and 2 ranks: $same of $(ls one/net_*.png | wc -l)" |
   tee -a "$OUT/dem-network-np2.txt"
-cp two/net_00020000.png "$OUT/network-two-ranks.png" 2>/dev/null
+cp "$(ls two/net_*.png | tail -1)" "$OUT/network-two-ranks.png" 2>/dev/null

@@ -21,10 +21,12 @@
 
 namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
-// Cells per drawn capsule in the capsules' grid; a capsule of a packing then overlaps about six.
-// A compile definition tries others (scripts/gpu-network.sh's VARIANT).
+// Cells per drawn capsule in the capsules' grid. Cut back to what the grains leave showing
+// (capsule_outside_spheres), a packing's capsules are short: on the H200 two cells a capsule cast
+// the lit 1 M-grain bed 10 % faster than one, for a build 10 % slower; half a cell, 20 % slower
+// (docs/benchmarks-log.md). A compile definition tries others (scripts/gpu-network.sh's VARIANT).
 #ifndef GRANRAY_CELLS_PER_CAPSULE
-#define GRANRAY_CELLS_PER_CAPSULE 1.0
+#define GRANRAY_CELLS_PER_CAPSULE 2.0
 #endif
 constexpr double kCellsPerCapsule = GRANRAY_CELLS_PER_CAPSULE;
 

@@ -70,6 +70,13 @@ GRANRAY_HD_INLINE Ray ambient_ray(const ShadingPoint& p, int i, int j, int sampl
   return {p.origin, ao_direction(p.normal, i, j, sample, k, lighting.ao_samples)};
 }
 
+// The first ambient-occlusion ray k >= from of `n` whose blocked bit (1 + k) is not set; n if
+// none.
+GRANRAY_HD_INLINE int next_open_ray(const std::uint32_t* words, int from, int n) {
+  while (from < n && mask_bit(words, 1 + from)) ++from;
+  return from;
+}
+
 // Nothing besides the spheres blocks a ray.
 struct NothingElse {
   GRANRAY_HD bool operator()(const Ray&, float) const { return false; }
@@ -183,9 +190,12 @@ struct WithWalls {
     } else {
       spheres.ambient(p, i, j, sample, lighting, skip_id, words);
     }
-    for (int k = 0; k < lighting.ao_samples; ++k) {
-      if (!mask_bit(words, 1 + k) &&
-          wall_blocks(walls, ambient_ray(p, i, j, sample, k, lighting), length, skip_id)) {
+    // The rays the spheres leave open, each lane taking its own in turn: a warp then asks the
+    // walls and capsules as many times as its lane with the most open rays needs, not once for
+    // every ray that any of its lanes left open.
+    const int n = lighting.ao_samples;
+    for (int k = next_open_ray(words, 0, n); k < n; k = next_open_ray(words, k + 1, n)) {
+      if (wall_blocks(walls, ambient_ray(p, i, j, sample, k, lighting), length, skip_id)) {
         set_mask_bit(words, 1 + k);
       }
     }
