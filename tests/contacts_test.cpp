@@ -405,6 +405,55 @@ TEST_F(ContactsTest, BruteForceFollowsTheReference) {
   }
 }
 
+// A pair given whole one of whose spheres is no drawn grain (a periodic half's midpoint:
+// ContactView::ends_are_grains false) keeps the part of its capsule inside that sphere: seen from
+// above, the half capsule's end shows beyond its one drawn grain. Taken for a grain, the sphere
+// would hide that part, and the renderer cuts it off.
+TEST_F(ContactsTest, WholePairsWhoseSpheresAreNoGrainsKeepWhatLiesInside) {
+  Rng rng(fresh_seed());
+  Renderer renderer(test_backend());
+  for (int round = 0; round < 4; ++round) {
+    const float r = uniform(rng, 0.3f, 1.0f);
+    const Vec4 grain{uniform(rng, -5, 5), uniform(rng, -5, 5), uniform(rng, -5, 5), r};
+    // A partner of the same radius touching it across a periodic face: the half ends halfway.
+    const Vec4 pair_spheres[2] = {grain, {grain.x + r, grain.y, grain.z, r}};
+    const std::uint64_t pair_ids[2] = {0, 1};
+    const float value = uniform(rng, 0.5f, 2.0f);
+    const std::vector<Vec4> grains = {grain};
+    ParticleView view = view_of(grains);
+    view.contacts.value = &value;
+    view.contacts.count = 1;
+    view.contacts.spheres = pair_spheres;
+    view.contacts.ids = pair_ids;
+    view.contacts.on_host = true;
+    RenderSettings s;
+    s.width = s.height = 64;
+    s.camera.projection = Projection::orthographic;
+    s.camera.position = Vec3{grain.x + r, grain.y, grain.z + 10.0f};  // above the half's end
+    s.camera.target = Vec3{grain.x + r, grain.y, grain.z};
+    s.camera.up = {0.0f, 1.0f, 0.0f};
+    s.camera.ortho_height = 2.0f * r;
+    s.contacts = ContactSettings{};
+    s.contacts->scale_by_force = false;  // rho = 0.4 r: the end cap reaches 1.4 r from the grain
+    // Pixel (38, 32) looks down at about 1.2 r from the grain's centre along x: past its
+    // silhouette, inside the cap about the half's end.
+    const std::size_t pixel = 32u * 64u + 38u;
+    for (const bool ends_are_grains : {false, true}) {
+      view.contacts.ends_are_grains = ends_are_grains;
+      Image image;
+      RenderOptions options;
+      options.with_hits = true;
+      const FrameStats stats = renderer.render(view, s, image, options);
+      EXPECT_EQ(stats.contacts, 1u);
+      ASSERT_EQ(image.hit_id.size(), 64u * 64u);
+      EXPECT_EQ(is_capsule_id(image.hit_id[pixel]), !ends_are_grains)
+          << "round " << round
+          << (ends_are_grains ? ": taken for a grain, the end is cut off"
+                              : ": no grain there, the end shows");
+    }
+  }
+}
+
 // Pairs that name no grain, a broken grain, or carry a value that is not a finite f >= 0 are left
 // out and counted; the rest draw as they would alone.
 TEST_F(ContactsTest, BrokenPairsAreLeftOutAndCounted) {

@@ -97,6 +97,7 @@ class ContactPairs {
     view.spheres = spheres_.data();
     view.ids = ids_.data();
     view.on_host = true;
+    view.ends_are_grains = periodic_ == 0;  // a half's midpoint is no grain
     return view;
   }
 

@@ -46,7 +46,11 @@ ContactView gather_contacts(MPI_Comm comm, Renderer& renderer, const ParticleVie
   all_gather(comm, mine.value, out.value, pairs);
   all_gather(comm, mine.spheres, out.spheres, grains);
   all_gather(comm, mine.ids, out.ids, grains);
+  // Every rank's spheres are grains, or none of the gathered pairs' are taken for grains.
+  int grains_only = view.contacts.ends_are_grains ? 1 : 0;
+  GRANRAY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &grains_only, 1, MPI_INT, MPI_LAND, comm));
   ContactView all;
+  all.ends_are_grains = grains_only != 0;
   all.value = out.value.data();
   all.count = out.value.size();
   all.spheres = out.spheres.data();

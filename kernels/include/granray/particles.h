@@ -26,6 +26,10 @@ struct ContactView {
   const Vec4* spheres = nullptr;
   const std::uint64_t* ids = nullptr;
   bool on_host = false;
+  // Pairs given whole: true when each of their spheres is a grain as some rank draws it, so that
+  // the grain hides the part of the capsule inside it (the renderer then cuts that part off);
+  // false where a sphere may stand for no drawn grain (a periodic half's midpoint).
+  bool ends_are_grains = true;
 };
 
 // A non-owning view of one frame's particles, wherever the simulation keeps them.

@@ -26,12 +26,14 @@ struct FrameSetup {
 };
 
 // Which grains hide the parts of the network inside them (GrainsHidingCapsules): none where the
-// network is drawn alone or a selection may hide any grain.
+// network is drawn alone, a selection may hide any grain, or pairs given whole may name spheres
+// that are no grains (ContactView::ends_are_grains).
 inline GrainsHidingCapsules grains_hiding_capsules(const RenderSettings& settings,
-                                                   const WallScene& walls,
+                                                   const ContactView& pairs, const WallScene& walls,
                                                    const CameraFrame& camera) {
   GrainsHidingCapsules hiding;
-  hiding.on = settings.contacts && settings.contacts->grains && !settings.select;
+  hiding.on = settings.contacts && settings.contacts->grains && !settings.select &&
+              (pairs.spheres == nullptr || pairs.ends_are_grains);
   hiding.planes = walls.planes();
   hiding.plane_count = walls.plane_count();
   hiding.eye = camera.eye;
@@ -69,7 +71,8 @@ inline FrameSetup set_up_frame(BackendParts& parts, const Executor& exec, const 
   // contract 2g: the network between every grain, clipped or selected away or not.
   ContactCensus contacts;
   walls.set_capsules(parts.contacts.build(
-      exec, all, view, settings, grains_hiding_capsules(settings, walls, camera.frame),
+      exec, all, view, settings,
+      grains_hiding_capsules(settings, view.contacts, walls, camera.frame),
       options.method == RenderMethod::brute_force, options.same_particles, contacts));
   if (settings.contacts && !settings.contacts->grains && all.count > 0) {
     // The network alone: no grain is drawn or casts anything; the camera still frames them.

@@ -57,14 +57,19 @@ struct SimulationParticles {
   }
   // The same with each pair's grains given whole: `spheres` and `ids` two entries a pair, each
   // grain's (x, y, z, r) and global id, so that a pair with another rank's grain (a ghost) is
-  // passed by the rank that owns the other. Across ranks, pass each pair once.
+  // passed by the rank that owns the other. Across ranks, pass each pair once. Each sphere is
+  // taken for the grain as its rank draws it (the capsule's part inside it is then never drawn);
+  // where one may stand for no drawn grain (a periodic image, or the midpoint of a periodic pair's
+  // half, contract 2g), pass `ends_are_grains` false.
   SimulationParticles& with_contact_grains(const Vec4* spheres, const std::uint64_t* ids,
-                                           const float* value, std::size_t count) {
+                                           const float* value, std::size_t count,
+                                           bool ends_are_grains = true) {
     view.contacts = {};
     view.contacts.spheres = spheres;
     view.contacts.ids = ids;
     view.contacts.value = value;
     view.contacts.count = count;
+    view.contacts.ends_are_grains = ends_are_grains;
     passes_contacts = true;
     return *this;
   }
