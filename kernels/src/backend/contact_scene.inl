@@ -364,7 +364,7 @@ class ContactScene {
     }
   };
 
-  // A uniform grid over the capsules' box, sized as the grains' grid is (about one cell per
+  // A uniform grid over the capsules' box, sized as the grains' grid is (kCellsPerCapsule cells a
   // capsule, coarser where long capsules would list too many), each capsule listed in the cells
   // its own box overlaps: a thin capsule along a row of grains then sits in a few cells, where its
   // bounding sphere's box would fill a block of them (and every ray through the block would test
