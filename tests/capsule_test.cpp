@@ -118,6 +118,23 @@ TEST(Capsule, CapsulesBetweenTouchingGrainsMeetInsideThem) {
   EXPECT_TRUE(std::isinf(capsule_entry_distance(gap, chain)));
 }
 
+// A ray along a capsule's axis, from behind one end, meets that end's sphere: along the axis the
+// side's quadratic is rounding alone, and once its sign said "misses the cylinder".
+TEST(Capsule, RaysAlongTheAxisMeetTheEnd) {
+  Rng rng(fresh_seed());
+  for (int k = 0; k < 20000; ++k) {
+    const float r = uniform(rng, 0.3f, 1.0f);
+    const Vec3 dir = normalize(Vec3{uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1)});
+    const Vec3 a{uniform(rng, -5, 5), uniform(rng, -5, 5), uniform(rng, -5, 5)};
+    const Capsule c{a, a + dir * (1.9f * r), 0.4f * r};
+    const float back = uniform(rng, 0.5f, 4.0f);
+    const Vec3 eye = a - dir * (back * r);
+    const Ray ray{eye, rng() % 2 == 0 ? dir : normalize(c.b - eye)};
+    EXPECT_NEAR(capsule_entry_distance(ray, c), (back - 0.4f) * r, 1e-4f * (1.0f + back))
+        << "ray " << k;
+  }
+}
+
 // A capsule cut back at the grains that hide its ends (capsule_outside_spheres) loses only what
 // lies deep inside those grains: every point of the whole capsule lies in the cut one or well
 // inside a hiding grain, and the cut one lies in the whole. Grains apart, touching, overlapping

@@ -38,9 +38,11 @@ GRANRAY_HD_INLINE float capsule_entry_distance(const Ray& ray, const Capsule& c)
     const float k2 = baba * dd - bard * bard;
     const float k1 = baba * rdoa - baoa * bard;
     const float k0 = baba * dot(oa, oa) - baoa * baoa - rr * baba;
-    const float h = k1 * k1 - k2 * k0;
-    if (!(h >= 0.0f)) return INFINITY;  // the ray misses the infinite cylinder, hence the capsule
     if (k2 > 0.0f) {
+      // Only a ray across the axis can tell from the side that it misses: along the axis k2 and
+      // k1 are rounding, and h's sign with them (4 of 10 rays along a capsule's axis missed it).
+      const float h = k1 * k1 - k2 * k0;
+      if (!(h >= 0.0f)) return INFINITY;  // the ray misses the infinite cylinder, hence the capsule
       const float t = (-k1 - sqrtf(h)) / k2;
       y = baoa + t * bard;
       if (y > 0.0f && y < baba) return t + shift > 0.0f ? t + shift : INFINITY;
