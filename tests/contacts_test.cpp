@@ -444,6 +444,54 @@ TEST_F(ContactsTest, WholePairsWhoseSpheresAreNoGrainsKeepWhatLiesInside) {
   }
 }
 
+// A grain hides the part of a capsule inside it only where no primary ray starts inside it
+// (GrainsHidingCapsules). Two touching grains and their capsule, seen along the capsule's axis from
+// inside grain a (half its radius behind its centre, in perspective and orthographic views): the
+// first thing met is the capsule's end sphere about a's centre, at 0.5 r_a - rho. Were a taken for
+// a hiding grain, the capsule would start 0.99 r_a - rho past a's centre instead. From outside
+// (three radii behind a), grain a itself is met at 2 r_a and hides the capsule.
+TEST_F(ContactsTest, AnEyeInsideAGrainSeesTheCapsuleWithin) {
+  Rng rng(fresh_seed());
+  Renderer renderer(test_backend());
+  for (int round = 0; round < 6; ++round) {
+    const float ra = uniform(rng, 0.3f, 1.0f), rb = uniform(rng, 0.3f, 1.0f);
+    const Vec3 u = normalize(Vec3{uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1)});
+    const Vec3 a{uniform(rng, -5, 5), uniform(rng, -5, 5), uniform(rng, -5, 5)};
+    const Vec3 b = a + u * (ra + rb);
+    const std::vector<Vec4> grains = {{a.x, a.y, a.z, ra}, {b.x, b.y, b.z, rb}};
+    const std::vector<RefContact> contacts = {{0, 1, 1.0}};
+    const Pairs pairs(contacts);
+    const float rho = 0.4f * std::min(ra, rb);  // the default width, not scaled by force
+    RenderSettings s;
+    s.width = s.height = 33;  // the centre pixel's ray runs along the capsule's axis
+    s.camera.target = a + u;
+    s.camera.up = std::fabs(u.z) < 0.9f ? Vec3{0.0f, 0.0f, 1.0f} : Vec3{1.0f, 0.0f, 0.0f};
+    s.camera.ortho_height = 4.0f * ra;
+    s.contacts = ContactSettings{};
+    s.contacts->scale_by_force = false;
+    RenderOptions options;
+    options.with_hits = true;
+    const std::size_t centre = 16u * 33u + 16u;
+    for (const Projection projection : {Projection::perspective, Projection::orthographic}) {
+      s.camera.projection = projection;
+      for (const float behind : {0.5f, 3.0f}) {
+        s.camera.position = a - u * (behind * ra);
+        Image image;
+        renderer.render(pairs.with(view_of(grains)), s, image, options);
+        ASSERT_EQ(image.depth.size(), 33u * 33u);
+        const bool inside = behind < 1.0f;
+        SCOPED_TRACE(testing::Message()
+                     << "round " << round << ", "
+                     << (projection == Projection::orthographic ? "orthographic" : "perspective")
+                     << ", the eye " << behind << " r_a behind a's centre");
+        EXPECT_EQ(is_capsule_id(image.hit_id[centre]), inside);
+        EXPECT_NEAR(image.depth[centre], inside ? behind * ra - rho : (behind - 1.0f) * ra,
+                    2e-3f * ra);
+      }
+    }
+  }
+}
+
 // Pairs that name no grain, a broken grain, or carry a value that is not a finite f >= 0 are left
 // out and counted; the rest draw as they would alone.
 TEST_F(ContactsTest, BrokenPairsAreLeftOutAndCounted) {
