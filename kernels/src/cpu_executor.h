@@ -109,6 +109,9 @@ class Executor {
   // A frame's drawn span in each row: a thread reads a row from both ends; a reduction by row
   // over every pixel took 70 ms of a 1080p frame here (docs/benchmarks.md).
   static constexpr bool spans_rows_in_turn = true;
+  // The clearance field's passes along y and z: each thread sweeps runs of 32 blocks, a load or
+  // two a block (backend/grid_clearance.inl).
+  static constexpr bool sweeps_clearance_in_runs = true;
   static constexpr RenderMethod fastest_method = RenderMethod::tiles;
 
   Executor(void* /*cuda_stream*/, Scratch& scratch) : scratch_(&scratch) {}

@@ -374,6 +374,9 @@ class Executor {
   // A frame's drawn span in each row: a reduction by row over every pixel (coalesced), not a
   // thread per row.
   static constexpr bool spans_rows_in_turn = false;
+  // The clearance field's passes along y and z: a thread a block (backend/grid_clearance.inl);
+  // in runs of 32 blocks they left most of the GPU idle.
+  static constexpr bool sweeps_clearance_in_runs = false;
   static constexpr RenderMethod fastest_method = RenderMethod::grid;
 
   Executor(void* cuda_stream, Scratch& scratch)

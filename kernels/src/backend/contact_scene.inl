@@ -71,11 +71,12 @@ struct GrainsHidingCapsules {
     }
     return !(dot(from_eye, from_eye) <= clear * clear);
   }
+  // The same but for where the planes are: Kept::serves compares those by value.
   bool same_as(const GrainsHidingCapsules& o) const {
     return on == o.on &&
-           (!on || (planes == o.planes && plane_count == o.plane_count && eye.x == o.eye.x &&
-                    eye.y == o.eye.y && eye.z == o.eye.z && w.x == o.w.x && w.y == o.w.y &&
-                    w.z == o.w.z && orthographic == o.orthographic && aperture == o.aperture));
+           (!on || (plane_count == o.plane_count && eye.x == o.eye.x && eye.y == o.eye.y &&
+                    eye.z == o.eye.z && w.x == o.w.x && w.y == o.w.y && w.z == o.w.z &&
+                    orthographic == o.orthographic && aperture == o.aperture));
   }
 };
 

@@ -129,8 +129,9 @@ inline FrameStats cast_local_stage(BackendParts& parts, std::optional<HaloFrame>
   h.lighting = make_lighting_params(settings.shading, h.f.scene);
   h.shading = make_shading_params(settings.shading, h.f.camera.frame, h.f.scene);
   exec.mark(0);
-  h.s = build_lit_structures(parts, exec, h.f, with_halo, h.lighting, false, GridCells::centres,
-                             true);
+  LitStructureNeeds needs;
+  needs.keep_tiles = true;
+  h.s = build_lit_structures(parts, exec, h.f, with_halo, h.lighting, needs);
   exec.mark(1);
   const CameraFrame& cam = h.f.camera.frame;
   const auto owned = static_cast<std::uint32_t>(own.all.count);

@@ -24,17 +24,23 @@ struct LitStructures {
   std::optional<detail::GridLayout> layout;
 };
 
+// What a lit frame asks of its structures besides its lighting.
+struct LitStructureNeeds {
+  bool bounces = false;  // rays that bounce (materials, the path still) walk the grid
+  GridCells cells = GridCells::centres;  // how the grid lists the grains (grid_layout.h)
+  // The automatic method stays the backend's fastest (primary_method): the path still's camera
+  // rays and the frames across ranks, whose grid walks start at the eye.
+  bool keep_tiles = false;
+};
+
 // The primary method's structure, and the grid for secondary and bounce rays when the frame has
-// any and the method is not brute force. One grid serves both when the method is the grid;
-// `cells` says how it lists the grains (grid_layout.h). `keep_tiles`: the automatic method stays
-// the backend's fastest (primary_method), for the path still's camera rays and the frames across
-// ranks, whose grid walks start at the eye.
+// any and the method is not brute force. One grid serves both when the method is the grid.
 inline LitStructures build_lit_structures(BackendParts& parts, const Executor& exec,
                                           const FrameSetup& f, const RenderOptions& options,
-                                          const LightingParams& lighting, bool bounces,
-                                          GridCells cells = GridCells::centres,
-                                          bool keep_tiles = false) {
-  const PrimaryMethod primary = primary_method(parts, exec, f, options, keep_tiles);
+                                          const LightingParams& lighting,
+                                          const LitStructureNeeds& needs) {
+  const bool bounces = needs.bounces;
+  const PrimaryMethod primary = primary_method(parts, exec, f, options, needs.keep_tiles);
   LitStructures s{primary.method, std::nullopt, std::nullopt};
   if (s.method == RenderMethod::tiles) {
     s.lists = parts.tiles.build(
@@ -47,7 +53,7 @@ inline LitStructures build_lit_structures(BackendParts& parts, const Executor& e
   const bool grid_for_blockers =
       (has_secondary_rays(lighting) || bounces) && s.method != RenderMethod::brute_force;
   if (grid_for_surfaces || grid_for_blockers) {
-    s.layout = parts.grid.build(exec, f.r, f.bounds, options.same_particles, cells,
+    s.layout = parts.grid.build(exec, f.r, f.bounds, options.same_particles, needs.cells,
                                 bounces && !Executor::sizes_bounce_cells_by_occupancy
                                     ? detail::CellSizing::by_box
                                     : detail::CellSizing::by_occupied_volume,
@@ -216,7 +222,7 @@ inline void render_lit(BackendParts& parts, const Executor& exec, const FrameSet
   }
   exec.mark(0);
   const LitStructures s =
-      build_lit_structures(parts, exec, f, options, lighting, materials.has_value());
+      build_lit_structures(parts, exec, f, options, lighting, {materials.has_value()});
   exec.mark(1);
   cast_surfaces(parts, exec, f, s, options, target.color, lighting,
                 materials ? &*materials : nullptr);

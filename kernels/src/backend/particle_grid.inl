@@ -223,7 +223,15 @@ class ParticleGrid {
       kept_.reset();
       share = occupied_share(exec, r, bounds);
     }
-    return {share, share <= kMostShareWithClearance && share <= E::most_share_with_near_bounds};
+    return {share, casts_from_near_bounds<E>(share)};
+  }
+
+  // Whether a grid over grains that occupy the share `share` of their box starts its primary rays
+  // at their near bounds: one with clearance, over grains that occupy at most the backend's
+  // most_share_with_near_bounds.
+  template <class E>
+  static bool casts_from_near_bounds(double share) {
+    return share <= kMostShareWithClearance && share <= E::most_share_with_near_bounds;
   }
 
   // use(tracer) with the tracer of the primary rays from `camera` over the grid built from `r`.
@@ -236,7 +244,7 @@ class ParticleGrid {
   void with_tracer(const E& exec, const detail::GridLayout& layout, const IdMap& id_of,
                    const ResidentParticles& r, const CameraFrame& camera, Use use) {
     const GridView grid = view(layout);
-    if (grid.clearance != nullptr && share_ <= E::most_share_with_near_bounds) {
+    if (grid.clearance != nullptr && casts_from_near_bounds<E>(share_)) {
       const NearBoundsView near = near_bounds_.build(exec, r, camera);
       if constexpr (E::casts_by_leaping_tracer) {
         use(NearBoundTracer<GridWalk::leaping>{{grid, id_of}, near});

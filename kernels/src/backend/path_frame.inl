@@ -62,7 +62,8 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
   LightingParams one = lighting;
   one.side = 1;
   const LitStructures s =
-      build_lit_structures(parts, exec, f, options, one, true, Executor::path_grid_cells, true);
+      build_lit_structures(parts, exec, f, options, one,
+                           {/*bounces=*/true, Executor::path_grid_cells, /*keep_tiles=*/true});
   exec.mark(1);
   const std::size_t pixels = std::size_t(cam.width) * std::size_t(cam.height);
   // The CPU's kernel compiled for AVX2, where the CPU has it: its grid walks test eight grains at
