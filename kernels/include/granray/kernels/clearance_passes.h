@@ -17,7 +17,8 @@ namespace granray {
 // kClearanceRun blocks of one line per call. A block farther than kMostClearance - 1 cannot lower
 // a capped distance, so a run sweeps its line forward from that far before it, then backward from
 // that far after it, keeping for each value u the nearest block seen whose in(q) is at most u: a
-// load or two a block, where a search of each one's neighbourhood took up to 2 kMostClearance.
+// load or two a block, where a search of each one's neighbourhood loads 2 kMostClearance - 1 (the
+// CPU's choice: each thread has many blocks to do).
 constexpr int kClearanceRun = 32;
 struct ClearanceAlongAxis {
   const std::uint8_t* in;
