@@ -26,10 +26,13 @@ build_before() {
 }
 
 # `build_both TARGETS...`: the tree before (build_before) and this tree (into $BUILD, with its GPU
-# tests), side by side; returns when both are built, exits when this tree fails to build.
+# tests unless TESTS=0), side by side; returns when both are built, exits when this tree fails to
+# build.
 build_both() {
   build_before "$@"
-  build . "$BUILD" granray_gpu_tests "$@" || exit 1
+  local tests=(granray_gpu_tests)
+  [ "${TESTS:-1}" = 0 ] && tests=()
+  build . "$BUILD" "${tests[@]}" "$@" || exit 1
   wait
 }
 

@@ -11,7 +11,8 @@
 # nvidia-h200-x2). VARIANT (cmake arguments) also builds this tree with them into /tmp/variant and
 # times it in each round beside the other two. TIMING=0 builds and tests this tree alone (no tree
 # before, no timing, no ncu); MEMCHECK=none skips the sanitizer; STEPS sets the pour's length
-# (default 20000, a frame every quarter). Logs in $OUT.
+# (default 20000, a frame every quarter); TESTS=0 builds and runs no tests (timing alone). Logs in
+# $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
@@ -52,7 +53,7 @@ else
   trees=(/tmp/before/build "$BUILD")
   build_variant granray-bench
   build_both granray-bench granray-dem  # its wait takes the variant's build too
-  cuda_tests
+  [ "${TESTS:-1}" = 0 ] || cuda_tests
   time_network
 fi
 if [ "${MPI:-0}" = 1 ]; then
@@ -60,7 +61,7 @@ if [ "${MPI:-0}" = 1 ]; then
     (cd "$BUILD" && ctest -R mpi_render_gpu --output-on-failure) >"$OUT/mpi-gpu.log" 2>&1
   echo "MPI tests on GPUs: exit $? ($(grep -E "tests passed|tests failed" "$OUT/mpi-gpu.log"))"
 fi
-[ "${MEMCHECK:-}" = none ] || memcheck_tests "${MEMCHECK:-ContactsTest.*:CudaInput.DeviceResidentPairs*}"
+[ "${MEMCHECK:-}" = none ] || [ "${TESTS:-1}" = 0 ] || memcheck_tests "${MEMCHECK:-ContactsTest.*:CudaInput.DeviceResidentPairs*}"
 [ "${DEM:-1}" != 0 ] || exit 0
 # The example DEM's own network in situ, on the GPU, on 1 and 2 ranks.
 dem="$PWD/$BUILD/examples/dem/granray-dem"

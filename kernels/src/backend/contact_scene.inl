@@ -158,6 +158,14 @@ struct CountCapsuleCells {
   }
 };
 
+// A sum of counts that stops at 2^32 - 1 (associative, so a scan may take it).
+struct SaturatingSum {
+  static constexpr std::uint32_t kMost = 0xffffffffu;
+  GRANRAY_HD std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const {
+    return a > kMost - b ? kMost : a + b;
+  }
+};
+
 struct PlaceCapsules {
   GridGeometry geometry;
   const Capsule* capsules;
@@ -198,8 +206,7 @@ class ContactScene {
         colors_(account, "contact capsule colours"),
         keys_(account, "contact capsule keys"),
         table_(account, "contact colormap"),
-        cell_counts_(account, "contact grid cell counts"),
-        cell_offsets_(account, "contact grid cell offsets"),
+        cell_offsets_(account, "contact grid cell ends, then offsets"),
         refs_(account, "contact grid references") {}
 
   // The capsules of `view`'s pairs between the grains `all` (every grain, clipped or not: clip
@@ -371,38 +378,36 @@ class ContactScene {
   // bounding sphere's box would fill a block of them (and every ray through the block would test
   // it). The walk grows the cells by the listing pad only (GridCells::overlaps).
   GridView build_grid(const Executor& exec, const SceneBounds& bounds, std::uint32_t n) {
-    auto policy = exec.policy();
     // The layout's count of references is the count into the cells itself: its last call is
-    // with the geometry it takes, so the counts are then ready to scan (a pass over the capsules
-    // less than a count of their cells first).
+    // with the geometry it takes, so the cells' ends are then scanned and ready.
     const detail::GridLayout layout = detail::choose_grid_layout(
         bounds, [&](const GridGeometry& g) { return count_into_cells(exec, g, n); },
         GridCells::overlaps, 1.0, kCellsPerCapsule);
     const GridGeometry& g = layout.geometry;
-    const std::uint64_t refs = layout.references;
-    const auto cells = static_cast<std::size_t>(g.dims[0]) * g.dims[1] * g.dims[2];
-    cell_offsets_.resize(cells + 1);
-    thrust::fill_n(policy, cell_offsets_.data(), 1, 0u);
-    thrust::inclusive_scan(policy, cell_counts_.data(), cell_counts_.data() + cells,
-                           cell_offsets_.data() + 1);
-    thrust::copy_n(policy, cell_offsets_.data() + 1, cells, cell_counts_.data());
-    refs_.resize(refs);
-    thrust::for_each_n(policy, Index(0), n,
-                       PlaceCapsules{g, capsules_.data(), cell_counts_.data(), refs_.data()});
+    refs_.resize(layout.references);
+    // Each capsule counts its cells' cursors down from their ends, which leaves each cell's start
+    // there: the cursors become the offsets, the last (past every cell) the total.
+    thrust::for_each_n(exec.policy(), Index(0), n,
+                       PlaceCapsules{g, capsules_.data(), cell_offsets_.data(), refs_.data()});
     return {g, cell_offsets_.data(), nullptr, refs_.data()};
   }
 
-  // Each cell's count of the capsules listed there under geometry g, and their sum (64-bit: a
-  // layout that lists too many is refused and made coarser).
+  // Each cell's end under geometry g (its count of the capsules listed there, scanned), one entry
+  // past the last cell holding the total; the total is returned, in 64 bits (a layout that lists
+  // too many is refused and made coarser).
   std::uint64_t count_into_cells(const Executor& exec, const GridGeometry& g, std::uint32_t n) {
     auto policy = exec.policy();
     const auto cells = static_cast<std::size_t>(g.dims[0]) * g.dims[1] * g.dims[2];
-    cell_counts_.resize(cells);
-    thrust::fill_n(policy, cell_counts_.data(), cells, 0u);
-    thrust::for_each_n(policy, Index(0), n,
-                       CountCapsuleCells{g, capsules_.data(), cell_counts_.data()});
-    return thrust::reduce(policy, cell_counts_.data(), cell_counts_.data() + cells,
-                          std::uint64_t{0});
+    cell_offsets_.resize(cells + 1);
+    std::uint32_t* ends = cell_offsets_.data();
+    thrust::fill_n(policy, ends, cells + 1, 0u);
+    thrust::for_each_n(policy, Index(0), n, CountCapsuleCells{g, capsules_.data(), ends});
+    // Sums that stop at 2^32 - 1 cannot wrap to a small total: a layout that reaches it lists
+    // more than 32-bit references can hold, and is refused.
+    thrust::inclusive_scan(policy, ends, ends + cells + 1, ends, SaturatingSum{});
+    std::uint32_t total = 0;
+    exec.download(ends + cells, &total, 1);
+    return total == SaturatingSum::kMost ? std::uint64_t{SaturatingSum::kMost} + 1u : total;
   }
 
   // The pairs' array (`per_pair` entries a pair) in this backend's memory: in place, or uploaded.
@@ -432,9 +437,8 @@ class ContactScene {
   Array<std::uint64_t> keys_;
   Array<Vec3> table_;
   int uploaded_colormap_ = -1;
-  Array<std::uint32_t> cell_counts_;  // each cell's count, then its cursor
-  Array<std::uint32_t> cell_offsets_;
-  Array<std::uint32_t> refs_;  // the capsules in cell order
+  Array<std::uint32_t> cell_offsets_;  // each cell's count, its end, its cursor, then its start
+  Array<std::uint32_t> refs_;          // the capsules in cell order
   std::optional<Kept> kept_;
 };
 
