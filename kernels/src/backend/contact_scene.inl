@@ -174,11 +174,9 @@ struct PlaceCapsules {
   GRANRAY_HD void operator()(std::uint32_t k) const {
     const Capsule c = capsules[k];
     if (!(c.radius > 0.0f)) return;
-    std::uint32_t* at = cursor;
     std::uint32_t* refs = ref_index;
-    for_each_cell(geometry, capsule_cells(geometry, c), [at, refs, k](std::uint32_t cell) {
-      refs[atomic_fetch_sub(at + cell, 1u) - 1u] = k;
-    });
+    take_slots_in_cells(geometry, capsule_cells(geometry, c), cursor,
+                        [refs, k](std::uint32_t slot) { refs[slot] = k; });
   }
 };
 

@@ -45,6 +45,38 @@ GRANRAY_HD_INLINE void for_each_cell(const GridGeometry& g, const CellRange& r, 
       for (int x = r.lo[0]; x <= r.hi[0]; ++x) visit(cell_index(g, x, y, z));
 }
 
+// One slot in each cell of `r` taken by counting the cell's cursor down, visit(slot) called on
+// each. Where `r` spans at most two cells along each axis (every capsule of a packing, nearly
+// every grain) all its slots are taken before any is visited: a visit's stores might alias the
+// cursors, so in one loop each atomic would wait for the store before it, and here their round
+// trips overlap instead.
+template <class Visit>
+GRANRAY_HD_INLINE void take_slots_in_cells(const GridGeometry& g, const CellRange& r,
+                                           std::uint32_t* cursor, Visit visit) {
+  const int nx = r.hi[0] - r.lo[0] + 1, ny = r.hi[1] - r.lo[1] + 1, nz = r.hi[2] - r.lo[2] + 1;
+  if (nx > 2 || ny > 2 || nz > 2) {
+    for_each_cell(g, r, [cursor, &visit](std::uint32_t cell) {
+      visit(atomic_fetch_sub(cursor + cell, 1u) - 1u);
+    });
+    return;
+  }
+  std::uint32_t slot[8];
+  GRANRAY_UNROLL
+  for (int i = 0; i < 8; ++i) {
+    const int dx = i & 1, dy = (i >> 1) & 1, dz = i >> 2;
+    if (dx < nx && dy < ny && dz < nz) {
+      slot[i] =
+          atomic_fetch_sub(cursor + cell_index(g, r.lo[0] + dx, r.lo[1] + dy, r.lo[2] + dz), 1u) -
+          1u;
+    }
+  }
+  GRANRAY_UNROLL
+  for (int i = 0; i < 8; ++i) {
+    const int dx = i & 1, dy = (i >> 1) & 1, dz = i >> 2;
+    if (dx < nx && dy < ny && dz < nz) visit(slot[i]);
+  }
+}
+
 // Counting: first each cell's number of references, then each reference placed.
 struct CountCellReferences {
   GridGeometry geometry;
@@ -69,11 +101,11 @@ struct PlaceReferences {
     const Vec4 s = spheres[i];
     if (!is_renderable(s)) return;
     const PlaceReferences& p = *this;
-    for_each_cell(geometry, listed_cells(geometry, s), [&p, &s, i](std::uint32_t cell) {
-      const std::uint32_t slot = atomic_fetch_sub(p.cursor + cell, 1u) - 1u;
-      p.ref_spheres[slot] = s;
-      p.ref_index[slot] = i;
-    });
+    take_slots_in_cells(geometry, listed_cells(geometry, s), cursor,
+                        [&p, &s, i](std::uint32_t slot) {
+                          p.ref_spheres[slot] = s;
+                          p.ref_index[slot] = i;
+                        });
   }
 };
 
@@ -448,20 +480,19 @@ class ParticleGrid {
     const GridGeometry& g = layout.geometry;
     const auto total = static_cast<std::uint32_t>(layout.references);
     const auto cells = static_cast<std::size_t>(layout.cells);
-    // keys_ holds each cell's count, then its cursor.
-    keys_.resize(cells);
-    thrust::fill_n(policy, keys_.data(), cells, 0u);
-    thrust::for_each_n(policy, Index(0), n, CountCellReferences{g, r.spheres, keys_.data()});
+    // Each cell's count, scanned in place into its end (the entry past the last cell, counted
+    // by none, into the total); the placement counts the ends down to the cells' starts, so the
+    // offsets need no copy of their own.
     cell_offsets_.resize(cells + 1);
-    thrust::fill_n(policy, cell_offsets_.data(), 1, 0u);
-    thrust::inclusive_scan(policy, keys_.data(), keys_.data() + cells, cell_offsets_.data() + 1);
+    std::uint32_t* offsets = cell_offsets_.data();
+    thrust::fill_n(policy, offsets, cells + 1, 0u);
+    thrust::for_each_n(policy, Index(0), n, CountCellReferences{g, r.spheres, offsets});
+    thrust::inclusive_scan(policy, offsets, offsets + cells + 1, offsets);
     ref_spheres_.resize(std::size_t{total} + kSphereBatchPad);
     values_.resize(total);
     ref_index_ = values_.data();
-    thrust::copy_n(policy, cell_offsets_.data() + 1, cells, keys_.data());
-    thrust::for_each_n(
-        policy, Index(0), n,
-        PlaceReferences{g, r.spheres, keys_.data(), ref_spheres_.data(), ref_index_});
+    thrust::for_each_n(policy, Index(0), n,
+                       PlaceReferences{g, r.spheres, offsets, ref_spheres_.data(), ref_index_});
     return layout;
   }
 

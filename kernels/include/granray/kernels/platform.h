@@ -28,6 +28,16 @@
 #define GRANRAY_AVX2_CODE 0
 #endif
 
+// Asks for a loop of a constant trip count to be unrolled, so that arrays it indexes by its counter
+// stay in registers on the GPU (GCC's own spelling on the CPU).
+#if defined(__CUDACC__) || defined(__clang__)
+#define GRANRAY_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define GRANRAY_UNROLL _Pragma("GCC unroll 8")
+#else
+#define GRANRAY_UNROLL
+#endif
+
 #include <cstdint>
 
 namespace granray {
