@@ -38,14 +38,14 @@ gpu_tests() {
 
 # granray's path still against Mitsuba 3 (cuda_ad_rgb, from .pyvendor) on each scene of the
 # suite at $1 grains, 1080p, 64 paths, 4 bounces, logged to $OUT/mitsuba-SCENE.txt; skipped
-# without the vendored Mitsuba.
+# without the vendored Mitsuba; MITSUBA_SCENES names fewer scenes.
 mitsuba_per_scene() {
   [ -f .pyvendor/mitsuba-cuda-cp312.tar.xz ] || return 0
   local vendor scene
   vendor=$(mktemp -d)
   tar xJf .pyvendor/mitsuba-cuda-cp312.tar.xz -C "$vendor"
   python3 -c "import numpy" 2>/dev/null || python3 -m zipfile -e .pyvendor/numpy-*.whl "$vendor"
-  for scene in dense dilute heap drum pour hopper clusters; do
+  for scene in ${MITSUBA_SCENES:-dense dilute heap drum pour hopper clusters}; do
     PYTHONPATH="$vendor${PYTHONPATH:+:$PYTHONPATH}" python3 bench/mitsuba_compare.py \
       --variant cuda_ad_rgb --backend cuda --granray "$BUILD/tools/granray-render" \
       --scene "$scene" --grains "$1" --size 1920x1080 --samples 64 --bounces 4 --sun 3.0 \

@@ -12,6 +12,7 @@
 
 #include "granray/errors.h"
 #include "granray/kernels/avx2_kernel.h"
+#include "scene_suite.h"
 #include "test_support.h"
 
 namespace granray::test {
@@ -104,6 +105,35 @@ TEST_F(PathTraceTest, CameraRaysThroughTheTilesFindWhatTheGridFinds) {
     const long shown = std::count_if(tiles.rgb.begin(), tiles.rgb.end(),
                                      [&](std::uint8_t v) { return v != tiles.rgb[0]; });
     EXPECT_GT(shown, long(tiles.rgb.size() / 10)) << "round " << round;
+  }
+}
+
+// A pour's grains occupy so little of their box that the still's camera rays start at their
+// pixels' near bounds (NearBoundTracer): the image the screen tiles give, bit for bit, and the
+// brute-force loop's up to rounding; a lens walks the grid from the lens.
+TEST_F(PathTraceTest, CameraRaysFromTheirNearBoundsFindWhatTheTilesFind) {
+  Renderer renderer(test_backend());
+  Rng rng(fresh_seed());
+  const bench::SuiteScene scene = bench::make_suite_scene("pour", 4000 + rng() % 3000, rng());
+  ASSERT_FALSE(renderer.build_grid(view_of(scene.grains)).clearance.empty());
+  const auto kinds = kinds_of(rng, scene.grains.size());
+  for (int round = 0; round < 2; ++round) {
+    RenderSettings s = path_settings(rng, 72, 48, 4);
+    s.materials = steel_and_glass(rng);
+    if (round == 1) s.path.aperture = uniform(rng, 0.05f, 0.3f);
+    ParticleView view = view_of(scene.grains);
+    view.scalar = kinds.data();
+    Image tiles, grid, brute;
+    renderer.render(view, s, tiles, {RenderMethod::tiles});
+    renderer.render(view, s, grid, {RenderMethod::grid});
+    renderer.render(view, s, brute, {RenderMethod::brute_force});
+    EXPECT_EQ(tiles.rgb, grid.rgb) << "round " << round;
+    const ImageDiff d = compare_images(grid, brute);
+    EXPECT_LE(d.differing_rgb, 2u + d.pixels / 100)
+        << "round " << round << ", max level " << d.max_level;
+    const long shown = std::count_if(grid.rgb.begin(), grid.rgb.end(),
+                                     [&](std::uint8_t v) { return v != grid.rgb[0]; });
+    EXPECT_GT(shown, long(grid.rgb.size() / 50)) << "round " << round << ": " << shown;
   }
 }
 

@@ -87,6 +87,11 @@ class Executor {
   // 100,000 grains at 960 x 540, the heap's grid cast 1.9x, the pour's 2.4x, the hopper's 1.2x
   // faster (docs/benchmarks-log.md, "Primary rays from their near bounds").
   static constexpr double most_share_with_near_bounds = 1.0;
+  // The path still's camera rays start at their near bounds (else they take the screen tiles)
+  // where the grains occupy at most this share of their box: on 2 cores (20,000-100,000 grains,
+  // 480 x 270, 16 paths) the pour's still 1.1-1.8x faster so, the heap's (share 0.35) 1.1x slower
+  // (docs/benchmarks-log.md, "The path still's camera rays from their near bounds").
+  static constexpr double most_share_with_path_near_bounds = 0.15;
   // The grids of bounce rays and of the path still: sized by the grains' box here. The occupied
   // volume's (the GPU's; GRANRAY_BOUNCE_CELLS_BY_OCCUPANCY=1 builds it here) did not win beyond
   // the spread on 2 cores (docs/benchmarks-log.md, "Rays that bounce, in cells by the occupied

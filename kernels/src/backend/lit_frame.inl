@@ -29,7 +29,8 @@ struct LitStructureNeeds {
   bool bounces = false;  // rays that bounce (materials, the path still) walk the grid
   GridCells cells = GridCells::centres;  // how the grid lists the grains (grid_layout.h)
   // The automatic method stays the backend's fastest (primary_method): the path still's camera
-  // rays and the frames across ranks, whose grid walks start at the eye.
+  // rays (unless they start at their near bounds) and the frames across ranks, whose grid walks
+  // start at the eye.
   bool keep_tiles = false;
 };
 

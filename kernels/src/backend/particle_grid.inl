@@ -60,7 +60,7 @@ GRANRAY_HD_INLINE void take_slots_in_cells(const GridGeometry& g, const CellRang
     });
     return;
   }
-  std::uint32_t slot[8];
+  std::uint32_t slot[8] = {};  // only the taken ones are read; set so that GCC sees it
   GRANRAY_UNROLL
   for (int i = 0; i < 8; ++i) {
     const int dx = i & 1, dy = (i >> 1) & 1, dz = i >> 2;
@@ -294,6 +294,23 @@ class ParticleGrid {
     } else {
       use(GridTracer{grid, id_of});
     }
+  }
+
+  // use(tracer) with a tracer that starts each camera ray of the path still from `camera` at its
+  // pixel's near bound (NearBoundTracer), for a grid with clearance over grains that occupy at
+  // most the backend's most_share_with_path_near_bounds of their box. Returns false, calling
+  // nothing, for any other grid. `eight_wide` as GridWalkTracer's.
+  template <class E, class Use>
+  bool with_near_bound_tracer(const E& exec, const detail::GridLayout& layout, const IdMap& id_of,
+                              const ResidentParticles& r, const CameraFrame& camera,
+                              bool eight_wide, Use use) {
+    const GridView grid = view(layout);
+    if (grid.clearance == nullptr || !(share_ <= E::most_share_with_path_near_bounds)) {
+      return false;
+    }
+    use(NearBoundTracer<GridWalk::any>{{grid, id_of, eight_wide},
+                                       near_bounds_.build(exec, r, camera)});
+    return true;
   }
 
   // Changes whenever the grid's arrays do: structures built from a grid of the same generation

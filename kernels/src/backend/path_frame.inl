@@ -3,6 +3,8 @@
 // paths added to each pixel's sum in batches, then the mean quantised.
 #pragma once
 
+#include <type_traits>
+
 #include "backend_parts.inl"
 #include "backend_prelude.inl"
 #include "frame_setup.inl"
@@ -102,12 +104,24 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
   with_bounce_scene(
       parts, f, s, options, target, table, true,
       [&](const auto& scene, const auto& occluder) {
-        // Where the frame's primary method is the screen tiles (the CPU's), camera
-        // rays take them: a sixth of the still went to their walks (benchmarks.md).
-        if constexpr (Executor::fastest_method == RenderMethod::tiles) {
-          if (s.lists && !(path.aperture > 0.0f)) {
-            trace(scene, occluder, CameraTiles<TileTracer>{TileTracer{s.lists->view, f.id_of}});
+        // A pinhole camera's rays start where grains may first show: at their pixels' near
+        // bounds where the grid has clearance and the backend takes them for the still
+        // (most_share_with_path_near_bounds) and the tiles were not asked for, else through the
+        // screen tiles where they are the primary method (the CPU's: a sixth of the still went
+        // to the walks from the eye; docs/benchmarks-log.md).
+        if (!(path.aperture > 0.0f)) {
+          if (s.layout && options.method != RenderMethod::tiles &&
+              parts.grid.with_near_bound_tracer(
+                  exec, *s.layout, f.id_of, f.r, cam, avx2, [&](const auto& tracer) {
+                    trace(scene, occluder, CameraRays<std::decay_t<decltype(tracer)>>{tracer});
+                  })) {
             return;
+          }
+          if constexpr (Executor::fastest_method == RenderMethod::tiles) {
+            if (s.lists) {
+              trace(scene, occluder, CameraRays<TileTracer>{TileTracer{s.lists->view, f.id_of}});
+              return;
+            }
           }
         }
         trace(scene, occluder, NoCameraTracer{});

@@ -81,14 +81,16 @@ struct NoCameraTracer {
   static constexpr bool present = false;
 };
 
-// Camera rays through the grains' screen tiles (TileTracer), given only for a pinhole camera: a
-// tile lists every grain whose footprint, padded by a pixel, covers a pixel of it, nearest first,
-// so any ray from the eye through the pixel finds the hit the grid would (the same test, the same
-// tie rule), after a few entries instead of a walk from the grid's face.
-template <class Tiles>
-struct CameraTiles {
+// Camera rays by a tracer that knows where they start from, given only for a pinhole camera: the
+// grains' screen tiles (TileTracer: a tile lists every grain whose footprint, padded by a pixel,
+// covers a pixel of it, nearest first) or the grid from each pixel's near bound (NearBoundTracer:
+// the least entry bound of the grains whose padded footprint covers the pixel's block). Either
+// finds for any ray from the eye through the pixel the hit the grid's walk from the eye would
+// (the same test, the same tie rule), without walking the empty space before the grains.
+template <class Tracer>
+struct CameraRays {
   static constexpr bool present = true;
-  Tiles tiles;
+  Tracer tracer;
 };
 
 // The radiance of one path of pixel (i, j) (window coordinates), sample s.
@@ -124,7 +126,7 @@ GRANRAY_HD_INLINE Vec3 trace_path(const Scene& scene, const Occluder& occluded,
   for (int bounce = 0;; ++bounce) {
     BounceHit hit;
     if constexpr (CameraTracer::present) {
-      hit = bounce == 0 ? scene.nearest_from(camera_tracer.tiles(ray, i, j), ray, true)
+      hit = bounce == 0 ? scene.nearest_from(camera_tracer.tracer(ray, i, j), ray, true)
                         : scene.nearest(ray, false, from);
     } else {
       hit = scene.nearest(ray, bounce == 0, from);
