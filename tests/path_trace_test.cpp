@@ -108,9 +108,9 @@ TEST_F(PathTraceTest, CameraRaysThroughTheTilesFindWhatTheGridFinds) {
   }
 }
 
-// A pour's grains occupy so little of their box that the still's camera rays start at their
-// pixels' near bounds (NearBoundTracer): the image the screen tiles give, bit for bit, and the
-// brute-force loop's up to rounding; a lens walks the grid from the lens.
+// A pour's grains occupy so little of their box that the CPU's still starts its camera rays at
+// their pixels' near bounds (NearBoundTracer): the image the screen tiles give, bit for bit, and
+// the brute-force loop's up to rounding; a lens walks the grid from the lens.
 TEST_F(PathTraceTest, CameraRaysFromTheirNearBoundsFindWhatTheTilesFind) {
   Renderer renderer(test_backend());
   Rng rng(fresh_seed());

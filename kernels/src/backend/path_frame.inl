@@ -110,12 +110,14 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
         // screen tiles where they are the primary method (the CPU's: a sixth of the still went
         // to the walks from the eye; docs/benchmarks-log.md).
         if (!(path.aperture > 0.0f)) {
-          if (s.layout && options.method != RenderMethod::tiles &&
-              parts.grid.with_near_bound_tracer(
-                  exec, *s.layout, f.id_of, f.r, cam, avx2, [&](const auto& tracer) {
-                    trace(scene, occluder, CameraRays<std::decay_t<decltype(tracer)>>{tracer});
-                  })) {
-            return;
+          if constexpr (Executor::most_share_with_path_near_bounds >= 0.0) {
+            if (s.layout && options.method != RenderMethod::tiles &&
+                parts.grid.with_near_bound_tracer(
+                    exec, *s.layout, f.id_of, f.r, cam, avx2, [&](const auto& tracer) {
+                      trace(scene, occluder, CameraRays<std::decay_t<decltype(tracer)>>{tracer});
+                    })) {
+              return;
+            }
           }
           if constexpr (Executor::fastest_method == RenderMethod::tiles) {
             if (s.lists) {
