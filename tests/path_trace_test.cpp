@@ -108,13 +108,14 @@ TEST_F(PathTraceTest, CameraRaysThroughTheTilesFindWhatTheGridFinds) {
   }
 }
 
-// A pour's grains occupy so little of their box that the CPU's still starts its camera rays at
-// their pixels' near bounds (NearBoundTracer): the image the screen tiles give, bit for bit, and
-// the brute-force loop's up to rounding; a lens walks the grid from the lens.
+// A pour of 20,000 grains or more occupies so little of its box (about an eighth) that the CPU's
+// still starts its camera rays at their pixels' near bounds (NearBoundTracer): the image the
+// screen tiles give, bit for bit, and the brute-force loop's up to rounding; a lens walks the
+// grid from the lens. On the GPU both walk from the eye.
 TEST_F(PathTraceTest, CameraRaysFromTheirNearBoundsFindWhatTheTilesFind) {
   Renderer renderer(test_backend());
   Rng rng(fresh_seed());
-  const bench::SuiteScene scene = bench::make_suite_scene("pour", 4000 + rng() % 3000, rng());
+  const bench::SuiteScene scene = bench::make_suite_scene("pour", 20000 + rng() % 10000, rng());
   ASSERT_FALSE(renderer.build_grid(view_of(scene.grains)).clearance.empty());
   const auto kinds = kinds_of(rng, scene.grains.size());
   for (int round = 0; round < 2; ++round) {
@@ -123,14 +124,16 @@ TEST_F(PathTraceTest, CameraRaysFromTheirNearBoundsFindWhatTheTilesFind) {
     if (round == 1) s.path.aperture = uniform(rng, 0.05f, 0.3f);
     ParticleView view = view_of(scene.grains);
     view.scalar = kinds.data();
-    Image tiles, grid, brute;
+    Image tiles, grid;
     renderer.render(view, s, tiles, {RenderMethod::tiles});
     renderer.render(view, s, grid, {RenderMethod::grid});
-    renderer.render(view, s, brute, {RenderMethod::brute_force});
     EXPECT_EQ(tiles.rgb, grid.rgb) << "round " << round;
-    const ImageDiff d = compare_images(grid, brute);
-    EXPECT_LE(d.differing_rgb, 2u + d.pixels / 100)
-        << "round " << round << ", max level " << d.max_level;
+    if (round == 0) {  // every grain for every path: seconds on 2 cores, so once
+      Image brute;
+      renderer.render(view, s, brute, {RenderMethod::brute_force});
+      const ImageDiff d = compare_images(grid, brute);
+      EXPECT_LE(d.differing_rgb, 2u + d.pixels / 100) << "max level " << d.max_level;
+    }
     const long shown = std::count_if(grid.rgb.begin(), grid.rgb.end(),
                                      [&](std::uint8_t v) { return v != grid.rgb[0]; });
     EXPECT_GT(shown, long(grid.rgb.size() / 50)) << "round " << round << ": " << shown;
