@@ -3,8 +3,6 @@
 // paths added to each pixel's sum in batches, then the mean quantised.
 #pragma once
 
-#include <type_traits>
-
 #include "backend_parts.inl"
 #include "backend_prelude.inl"
 #include "frame_setup.inl"
@@ -113,8 +111,8 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
           if constexpr (Executor::most_share_with_path_near_bounds >= 0.0) {
             if (s.layout && options.method != RenderMethod::tiles &&
                 parts.grid.with_near_bound_tracer(
-                    exec, *s.layout, f.id_of, f.r, cam, avx2, [&](const auto& tracer) {
-                      trace(scene, occluder, CameraRays<std::decay_t<decltype(tracer)>>{tracer});
+                    exec, *s.layout, f.id_of, f.r, cam, avx2, [&](auto tracer) {
+                      trace(scene, occluder, CameraRays<decltype(tracer)>{tracer});
                     })) {
               return;
             }
