@@ -367,6 +367,9 @@ class Executor {
   // "Screen tiles").
   // Ambient occlusion: a walk per occlusion ray: a gathered list would live in local memory.
   static constexpr bool gathers_nearby_spheres = false;
+  // A point light's shadow rays read columns along it (backend/light_column_lists.inl) when the
+  // frame casts at least this many per grid reference: fewer do not repay the build's sorts.
+  static constexpr std::uint64_t least_shadow_rays_per_column_reference = 32;
   // Metal and glass two or more bounces deep: level by level, so that no lane of a warp idles
   // while another walks its glass grain's tree of rays (docs/benchmarks.md).
   static constexpr bool traces_bounces_by_level = true;

@@ -13,23 +13,10 @@ namespace granray::detail {
 
 namespace {
 
-// A frame's columns hold a few entries per reference; past this they are not built (the rays
-// walk), so that a huge frame does not double its memory for its shadows.
-constexpr std::uint64_t kMostColumnReferences = 16u << 20;
-constexpr std::uint64_t kMostEntriesPerReference = 8;
-
-// Building the columns costs about what a few walks per reference cost (a sort by depth and two
-// passes over the entries); with fewer shadow rays than this per reference the rays walk.
+// Building the columns costs about what a few walks per reference cost on the CPU (a sort by
+// depth and two passes over the entries); with fewer shadow rays than this per reference the
+// rays walk.
 constexpr std::uint64_t kLeastRaysPerReference = 32;
-
-// Origins may lie this many times farther from the world's origin than any sphere's far side
-// (walls around a bed); a farther origin walks.
-constexpr float kOriginScale = 8.0f;
-
-// The pad, as a fraction of that scale: the rounding of `blocks` (its offset from the line
-// grows with the distance between origin and centre) and of the projections across and along
-// the light is a few float epsilons of it; this is twenty times that.
-constexpr float kPadOfScale = 6e-5f;
 
 struct Projected {
   float u, v, depth, rad;
@@ -61,8 +48,8 @@ void LightColumns::build(const GridView& grid, std::uint64_t references, Vec3 di
     largest = std::max({largest, std::fabs(s.x) + s.w, std::fabs(s.y) + s.w, std::fabs(s.z) + s.w});
     radius = std::max(radius, s.w);
   }
-  const float scale = kOriginScale * largest;
-  const float pad = kPadOfScale * scale;
+  const float scale = kColumnOriginScale * largest;
+  const float pad = kColumnPadOfScale * scale;
   float cell = grid.geometry.cell_size;
   if (!(std::isfinite(scale) && pad < cell)) return;
 
@@ -108,8 +95,6 @@ void LightColumns::build(const GridView& grid, std::uint64_t references, Vec3 di
   v.u0 = u_lo;
   v.v0 = v_lo;
   v.inv_cell = 1.0f / cell;
-  // A thread of grains far longer than wide: its columns along it would overflow the indices.
-  constexpr float kMostColumnsAlong = 1 << 24;
   if (!((u_hi - u_lo) * v.inv_cell < kMostColumnsAlong &&
         (v_hi - v_lo) * v.inv_cell < kMostColumnsAlong)) {
     return;
@@ -132,7 +117,7 @@ void LightColumns::build(const GridView& grid, std::uint64_t references, Vec3 di
         static_cast<std::uint64_t>(b[1] - b[0] + 1) * static_cast<std::uint64_t>(b[3] - b[2] + 1);
   }
   const std::uint64_t columns = static_cast<std::uint64_t>(columns_u) * columns_v;
-  if (total > kMostEntriesPerReference * m + 4096 || columns > 2 * most_columns ||
+  if (total > kMostColumnEntriesPerReference * m + 4096 || columns > 2 * most_columns ||
       total >= UINT32_MAX) {
     return;
   }

@@ -9,6 +9,22 @@
 
 namespace granray::detail {
 
+// The limits of a frame's columns, on either backend (this build and the backend's own,
+// backend/light_column_lists.inl).
+// A frame's columns hold a few entries per reference; past this they are not built (the rays
+// walk), so that a huge frame does not double its memory for its shadows.
+constexpr std::uint64_t kMostColumnReferences = 16u << 20;
+constexpr std::uint64_t kMostColumnEntriesPerReference = 8;
+// Origins may lie this many times farther from the world's origin than any sphere's far side
+// (walls around a bed); a farther origin walks.
+constexpr float kColumnOriginScale = 8.0f;
+// The pad, as a fraction of that scale: the rounding of `blocks` (its offset from the line
+// grows with the distance between origin and centre) and of the projections across and along
+// the light is a few float epsilons of it; this is twenty times that.
+constexpr float kColumnPadOfScale = 6e-5f;
+// A thread of grains far longer than wide: its columns along it would overflow the indices.
+constexpr float kMostColumnsAlong = 1 << 24;
+
 class LightColumns {
  public:
   // Columns along the unit direction `dir` over the grid's `references`, for up to `rays` shadow

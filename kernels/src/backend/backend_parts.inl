@@ -7,6 +7,7 @@
 #include "color_table.inl"
 #include "contact_scene.inl"
 #include "frame_buffers.inl"
+#include "light_column_lists.inl"
 #include "light_columns.h"
 #include "lit_pipeline.inl"
 #include "particle_grid.inl"
@@ -32,7 +33,8 @@ struct BackendParts {
         shared(account),
         lit(account),
         halo(account),
-        mailbox(account) {}
+        mailbox(account),
+        light_column_lists(account) {}
 
   detail::MemoryAccount account;  // every part's buffers count against its limit
   Scratch scratch;                // the executor's, kept between frames
@@ -49,9 +51,29 @@ struct BackendParts {
   LitPipeline lit;
   RankHalo halo;        // lit frames across ranks by halo (lit_across_ranks.inl)
   HaloMailbox mailbox;  // their halos in GPU memory (rank_halo.inl)
-  // The CPU's shadow rays read columns along the light (light_columns.h), kept for the later
-  // bands of a frame.
+  // Shadow rays read columns along the light (kernels/light_columns.h), kept for the later bands
+  // of a frame: the CPU builds them on the host (light_columns.cpp), the GPU by sorting in its
+  // own memory (light_column_lists.inl). `light_columns_along` picks the backend's.
   detail::LightColumns light_columns;
+  LightColumnLists light_column_lists;
 };
+
+// The frame's columns along the light `dir` over `layout`'s grid for `rays` shadow rays (none,
+// entries null, where they would not repay their build).
+template <class E>
+LightColumnsView light_columns_along(BackendParts& parts, const E& exec,
+                                     const detail::GridLayout& layout, Vec3 dir,
+                                     std::uint64_t rays) {
+  const GridView grid = parts.grid.view(layout);
+  if constexpr (E::gathers_nearby_spheres) {
+    parts.light_columns.build(grid, layout.references, dir, rays, parts.grid.generation());
+    return parts.light_columns.view();
+  } else {
+    parts.light_column_lists.build(exec, grid, layout.cells, layout.references, dir, rays,
+                                   parts.grid.generation(),
+                                   E::least_shadow_rays_per_column_reference);
+    return parts.light_column_lists.view();
+  }
+}
 
 }  // namespace granray::GRANRAY_BACKEND_NAMESPACE

@@ -113,33 +113,28 @@ inline void cast_blockers(BackendParts& parts, const Executor& exec, const Frame
                           const LitStructures& s, const RenderOptions& options,
                           const ShadingParams& shading, const LightingParams& lighting,
                           const Forward& forward = {}) {
-  if constexpr (Executor::gathers_nearby_spheres) {
-    if (s.layout) {
-      // The shadow rays read columns along the light (light_columns.h), built once for the
-      // grid: a band of the whole width (a poster's, or a gathered frame's across ranks) weighs
-      // the build against the whole image's rays, since the frame's later bands reuse them.
-      const GridView grid = parts.grid.view(*s.layout);
-      LightColumnsView columns{};
-      if (lighting.shadows && shading.light.parallel()) {
-        const CameraFrame& c = f.camera.frame;
-        const std::uint64_t rays =
-            c.width == c.full_width ? std::uint64_t(c.full_width) * std::uint64_t(c.full_height) *
-                                          std::uint64_t(lighting.side * lighting.side)
-                                    : lit_sample_count(c, lighting);
-        parts.light_columns.build(grid, s.layout->references, shading.light.direction, rays,
-                                  parts.grid.generation());
-        columns = parts.light_columns.view();
-      }
+  if (s.layout) {
+    // The shadow rays read columns along the light (light_columns.h), built once for the grid:
+    // a band of the whole width (a poster's, or a gathered frame's across ranks) weighs the build
+    // against the whole image's rays, since the frame's later bands reuse them.
+    const GridView grid = parts.grid.view(*s.layout);
+    LightColumnsView columns{};
+    if (lighting.shadows && shading.light.parallel()) {
+      const CameraFrame& c = f.camera.frame;
+      const std::uint64_t rays = c.width == c.full_width
+                                     ? std::uint64_t(c.full_width) * std::uint64_t(c.full_height) *
+                                           std::uint64_t(lighting.side * lighting.side)
+                                     : lit_sample_count(c, lighting);
+      columns = light_columns_along(parts, exec, *s.layout, shading.light.direction, rays);
+    }
+    if constexpr (Executor::gathers_nearby_spheres) {
       find_blockers_with_walls(parts, exec, f, options,
                                NearbySphereOccluder{{grid, f.id_of}, columns}, shading, lighting,
                                forward);
-      return;
+    } else {
+      find_blockers_with_walls(parts, exec, f, options, ColumnOccluder{{grid, f.id_of}, columns},
+                               shading, lighting, forward);
     }
-  }
-  if (s.layout) {
-    find_blockers_with_walls(parts, exec, f, options,
-                             GridOccluder{parts.grid.view(*s.layout), f.id_of}, shading, lighting,
-                             forward);
   } else {  // brute force, or no secondary rays (then no occluder is asked)
     find_blockers_with_walls(parts, exec, f, options,
                              BruteForceOccluder{f.r.spheres, f.r.count, f.id_of}, shading, lighting,
@@ -151,7 +146,7 @@ inline void cast_blockers(BackendParts& parts, const Executor& exec, const Frame
 // against every sphere, with the walls a bounce ray meets, and its occluder for their hits'
 // secondary rays: `trace(scene, occluder)`. With `camera_walls` the scene's primary rays (a
 // path's camera ray) meet the walls the camera shows (WallScene::with_bounce_walls). With
-// `columns` built (the CPU's), shadow rays along the light read them instead of walking;
+// `columns` built, shadow rays along the light read them instead of walking;
 // `eight_wide` for a kernel that runs as Avx2Kernel (NearestListedHit).
 template <class Trace>
 void with_bounce_scene(BackendParts& parts, const FrameSetup& f, const LitStructures& s,
@@ -178,8 +173,13 @@ void with_bounce_scene(BackendParts& parts, const FrameSetup& f, const LitStruct
                    NearbySphereOccluder{{grid, f.id_of}, *columns});
         return;
       }
+      trace_with(GridTracer{grid, f.id_of, eight_wide}, GridOccluder{grid, f.id_of});
+    } else {
+      // One occluder type whether or not the frame has columns: one kernel to compile.
+      trace_with(
+          GridTracer{grid, f.id_of, eight_wide},
+          ColumnOccluder{{grid, f.id_of}, columns != nullptr ? *columns : LightColumnsView{}});
     }
-    trace_with(GridTracer{grid, f.id_of, eight_wide}, GridOccluder{grid, f.id_of});
   } else {
     trace_with(BruteForceTracer{f.r.spheres, f.r.count, f.id_of},
                BruteForceOccluder{f.r.spheres, f.r.count, f.id_of});

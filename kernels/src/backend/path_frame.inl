@@ -85,19 +85,14 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
       }
     }
   };
-  // Under a point sun every shadow ray of the still has the light's direction: the CPU reads
-  // them along the light's columns, as a lit frame's (light_columns.h), where their walks took
-  // a fifteenth of the still.
+  // Under a point sun every shadow ray of the still has the light's direction: they read them
+  // along the light's columns, as a lit frame's (light_columns.h). On the CPU their walks took a
+  // fifteenth of the still; on the H200 a third of the pour's (docs/benchmarks-log.md).
   LightColumnsView columns{};
-  if constexpr (Executor::gathers_nearby_spheres) {
-    if (s.layout && path.cos_sun >= 1.0f && path.sun_intensity > 0.0f &&
-        target.shading.light.parallel()) {
-      const GridView grid = parts.grid.view(*s.layout);
-      parts.light_columns.build(grid, s.layout->references, target.shading.light.direction,
-                                std::uint64_t(pixels) * std::uint64_t(path.samples),
-                                parts.grid.generation());
-      columns = parts.light_columns.view();
-    }
+  if (s.layout && path.cos_sun >= 1.0f && path.sun_intensity > 0.0f &&
+      target.shading.light.parallel()) {
+    columns = light_columns_along(parts, exec, *s.layout, target.shading.light.direction,
+                                  std::uint64_t(pixels) * std::uint64_t(path.samples));
   }
   with_bounce_scene(
       parts, f, s, options, target, table, true,

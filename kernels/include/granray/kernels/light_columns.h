@@ -1,4 +1,4 @@
-// The CPU's way with shadow rays: every shadow ray of a frame has the light's direction, so the
+// Shadow rays along columns: every shadow ray of a frame has the light's direction, so the
 // grid's spheres are binned once per frame into columns along it (a 2D grid across the light),
 // each column's entries sorted by how far along the light their centres lie. A shadow ray reads
 // the column its origin lies in, from just behind the origin onward, where a walk per ray stepped
@@ -76,6 +76,30 @@ struct LightColumnsView {
       }
     }
     return false;
+  }
+};
+
+// The GPU's occluder for secondary rays: a shadow ray the columns serve reads them, any other ray
+// (ambient occlusion, a light that is not parallel, an origin beyond the columns' scale, a frame
+// without columns) walks the grid. The CPU's NearbySphereOccluder reads them the same way.
+struct ColumnOccluder {
+  static constexpr bool gathers_nearby = false;
+  GridOccluder walk;
+  LightColumnsView columns;  // entries null: every ray walks
+
+  GRANRAY_HD bool operator()(const Ray& ray, float length, std::uint64_t skip_id) const {
+    if (columns.serves(ray)) return columns.blocks_ray(walk.grid, walk.id_of, ray, length, skip_id);
+    return walk(ray, length, skip_id);
+  }
+  // Another rank's pieces of a ray walk their part of this rank's box.
+  GRANRAY_HD bool blocks_piece(const Ray& ray, float length, std::uint64_t skip_id, int k,
+                               int pieces, Interval within = {0.0f, INFINITY}) const {
+    return walk.blocks_piece(ray, length, skip_id, k, pieces, within);
+  }
+  GRANRAY_HD void ambient(const ShadingPoint& p, int i, int j, int sample,
+                          const LightingParams& lighting, std::uint64_t skip_id,
+                          std::uint32_t* words) const {
+    walk.ambient(p, i, j, sample, lighting, skip_id, words);
   }
 };
 
