@@ -108,6 +108,32 @@ TEST_F(LightingTest, GridAndTilesMatchBruteForceOnRandomScenes) {
   }
 }
 
+// Shadow rays along the light's columns (kernels/light_columns.h): a frame with a few hundred
+// shadow rays per grain reads them on either backend (its statistics say so, for the grid and the
+// tiles alike), and its pixels are brute force's. Dense beds and a gas, in perspective and not.
+TEST_F(LightingTest, ShadowRaysReadingTheLightsColumnsMatchBruteForce) {
+  Rng rng(fresh_seed());
+  Renderer renderer(test_backend());
+  for (int round = 0; round < 4; ++round) {
+    const auto spheres =
+        round == 3 ? random_scene(rng, {"dilute polydisperse gas", 300, 0.05f, 0.6f, true}, 6.0f)
+                   : dense_bed(rng, 300 + rng() % 300, 0.2f, 0.5f);
+    RenderSettings s = sized_random_settings(rng, round % 2 == 1, 160, 120);
+    random_lighting(rng, s.shading);
+    s.shading.samples = 4;
+    against_brute_force(
+        renderer, view_of(spheres), s,
+        [&](RenderMethod method, const Image& image, const FrameStats& stats, const Image& brute) {
+          SCOPED_TRACE(::testing::Message()
+                       << "round " << round << ", " << render_method_name(method) << ", "
+                       << spheres.size() << " spheres");
+          EXPECT_GT(stats.light_column_entries, spheres.size() / 2);
+          const PixelDiff d = diff_rgb(image, brute);
+          EXPECT_LE(d.differing, 3u + image.rgb.size() / 3 / 5000) << "max level " << d.max_level;
+        });
+  }
+}
+
 // The LIGGGHTS packing (20,000 glass beads): real contacts and overlaps.
 // Shadows, occlusion, highlights and antialiasing on the benchmark suite's scenes
 // (bench/scene_suite.h), fresh seeds: beds that leave most of their box empty.

@@ -157,6 +157,7 @@ void LightColumns::build(const GridView& grid, std::uint64_t references, Vec3 di
   v.offsets = offsets_.data();
   v.depth = depth_.data();
   v.entries = entries_.data();
+  v.entry_count = static_cast<std::uint32_t>(total);
   view_ = v;
 }
 

@@ -101,6 +101,10 @@ struct FrameStats {
   // With RenderOptions::count_rays: the bounce pass's rays, its hits' shadow and occlusion rays
   // included.
   std::uint64_t bounce_rays = 0;
+  // The entries of the columns along the light that this frame's shadow rays read (lit frames
+  // and the path still under a point light, on one rank; kernels/light_columns.h); 0 where they
+  // walked the grid.
+  std::uint64_t light_column_entries = 0;
   double total_ms = 0.0;
   std::uint64_t exchange_bytes = 0;  // across ranks: what this rank sent the others (lit by halo)
   std::uint64_t wall_triangles = 0;  // contract 2b

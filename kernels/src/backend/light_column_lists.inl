@@ -317,6 +317,7 @@ class LightColumnLists {
     v.offsets = offsets;
     v.depth = depth_.data();
     v.entries = entries_.data();
+    v.entry_count = entries;
     view_ = v;
   }
 

@@ -107,12 +107,13 @@ inline void find_blockers_with_walls(BackendParts& parts, const Executor& exec, 
   });
 }
 
-// Pass 2; `forward` after each visible sample's bits (across ranks: ForwardTargets).
+// Pass 2; `forward` after each visible sample's bits (across ranks: ForwardTargets). Returns the
+// entries of the columns along the light its shadow rays read (0: they walked).
 template <class Forward = NoForward>
-inline void cast_blockers(BackendParts& parts, const Executor& exec, const FrameSetup& f,
-                          const LitStructures& s, const RenderOptions& options,
-                          const ShadingParams& shading, const LightingParams& lighting,
-                          const Forward& forward = {}) {
+inline std::uint64_t cast_blockers(BackendParts& parts, const Executor& exec, const FrameSetup& f,
+                                   const LitStructures& s, const RenderOptions& options,
+                                   const ShadingParams& shading, const LightingParams& lighting,
+                                   const Forward& forward = {}) {
   if (s.layout) {
     // The shadow rays read columns along the light (light_columns.h), built once for the grid:
     // a band of the whole width (a poster's, or a gathered frame's across ranks) weighs the build
@@ -135,10 +136,12 @@ inline void cast_blockers(BackendParts& parts, const Executor& exec, const Frame
       find_blockers_with_walls(parts, exec, f, options, ColumnOccluder{{grid, f.id_of}, columns},
                                shading, lighting, forward);
     }
+    return columns.entries != nullptr ? columns.entry_count : 0u;
   } else {  // brute force, or no secondary rays (then no occluder is asked)
     find_blockers_with_walls(parts, exec, f, options,
                              BruteForceOccluder{f.r.spheres, f.r.count, f.id_of}, shading, lighting,
                              forward);
+    return 0;
   }
 }
 
@@ -229,7 +232,8 @@ inline void render_lit(BackendParts& parts, const Executor& exec, const FrameSet
                 materials ? &*materials : nullptr);
   exec.mark(2);
   if (has_secondary_rays(lighting))
-    cast_blockers(parts, exec, f, s, options, target.shading, lighting);
+    stats.light_column_entries =
+        cast_blockers(parts, exec, f, s, options, target.shading, lighting);
   exec.mark(3);
   if (materials) cast_bounces(parts, exec, f, s, options, target, lighting, *materials);
   exec.mark(4);

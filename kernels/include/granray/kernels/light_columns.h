@@ -29,6 +29,7 @@ struct LightColumnsView {
   const std::uint32_t* offsets;  // column c holds entries [offsets[c], offsets[c + 1])
   const float* depth;            // the entry's centre along dir, ascending within a column
   const std::uint32_t* entries;  // the entry's grid reference
+  std::uint32_t entry_count;     // the columns' entries in all
 
   // Where coordinate x falls across the columns, in columns from `corner`: a sphere's square and
   // a ray's column are both found by these operations, which keeps their order (the exactness
