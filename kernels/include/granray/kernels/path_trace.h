@@ -93,74 +93,37 @@ struct CameraRays {
   Tracer tracer;
 };
 
-// The paths of pixel (i, j) (window coordinates), one surface at a time: `start(s)` begins sample
-// s's path, and each `step()` meets its next surface (or the sky) and scatters it, until the path
-// ends. A thread that walks several paths starts its next as soon as one ends (path
-// regeneration), so that a warp's lanes wait on each other once per surface, not once per
-// path; every path still does the same arithmetic in the same order.
+// The radiance of one path of pixel (i, j) (window coordinates), sample s.
 template <class Scene, class Occluder, class CameraTracer = NoCameraTracer>
-struct PathWalk {
-  const Scene& scene;
-  const Occluder& occluded;
-  const CameraFrame& camera;
-  const ShadingParams& shading;
-  const PathParams& path;
-  float wall_offset;
-  int i, j;
-  const CameraTracer& camera_tracer;
-  PathRandom random;
-  int s = 0;       // the sample
-  int bounce = 0;  // surfaces met so far
-  Ray ray{};
-  Vec3 radiance{0.0f, 0.0f, 0.0f};
-  Vec3 throughput{1.0f, 1.0f, 1.0f};
-  bool sees_sun = true;  // the sun's disc counts for rays that did not sample it already
-  std::uint64_t from = kSkipNothing;  // the surface the ray leaves (BounceScene::nearest)
-
-  GRANRAY_HD PathWalk(const Scene& scene_, const Occluder& occluded_, const CameraFrame& camera_,
-                      const ShadingParams& shading_, const PathParams& path_, float wall_offset_,
-                      int i_, int j_, const CameraTracer& camera_tracer_)
-      : scene(scene_),
-        occluded(occluded_),
-        camera(camera_),
-        shading(shading_),
-        path(path_),
-        wall_offset(wall_offset_),
-        i(i_),
-        j(j_),
-        camera_tracer(camera_tracer_),
-        random{path_pixel_seed(i_ + camera_.x0, j_ + camera_.y0)} {}
-
-  GRANRAY_HD void start(int sample) {
-    s = sample;
-    bounce = 0;
-    float u1, u2;
-    random.pair(s, 0, kPathPixel, u1, u2);
-    ray = sample_ray(camera, i, j, u1, u2);
-    if (path.aperture > 0.0f) {
-      // A thin lens: the ray from a point of the lens through where the pinhole ray meets the
-      // plane of focus.
-      float l1, l2;
-      random.pair(s, 0, kPathLens, l1, l2);
-      const float r = path.aperture * sqrtf(l1);
-      float cos_phi, sin_phi;
-      turn_cos_sin(l2, cos_phi, sin_phi);
-      const Vec3 focus =
-          ray.origin +
-          ray.dir * (path.focus_distance / nan_ignoring_max(dot(ray.dir, camera.w * -1.0f), 1e-6f));
-      const Vec3 origin = ray.origin + camera.u * (r * cos_phi) + camera.v * (r * sin_phi);
-      ray = {origin, normalize(focus - origin)};
-    }
-    radiance = {0.0f, 0.0f, 0.0f};
-    throughput = {1.0f, 1.0f, 1.0f};
-    sees_sun = true;
-    from = kSkipNothing;
+GRANRAY_HD_INLINE Vec3 trace_path(const Scene& scene, const Occluder& occluded,
+                                  const CameraFrame& camera, const ShadingParams& shading,
+                                  const PathParams& path, float wall_offset, int i, int j, int s,
+                                  const CameraTracer& camera_tracer = {}) {
+  const PathRandom random{path_pixel_seed(i + camera.x0, j + camera.y0)};
+  float u1, u2;
+  random.pair(s, 0, kPathPixel, u1, u2);
+  Ray ray = sample_ray(camera, i, j, u1, u2);
+  if (path.aperture > 0.0f) {
+    // A thin lens: the ray from a point of the lens through where the pinhole ray meets the
+    // plane of focus.
+    float l1, l2;
+    random.pair(s, 0, kPathLens, l1, l2);
+    const float r = path.aperture * sqrtf(l1);
+    float cos_phi, sin_phi;
+    turn_cos_sin(l2, cos_phi, sin_phi);
+    const Vec3 focus =
+        ray.origin +
+        ray.dir * (path.focus_distance / nan_ignoring_max(dot(ray.dir, camera.w * -1.0f), 1e-6f));
+    const Vec3 origin = ray.origin + camera.u * (r * cos_phi) + camera.v * (r * sin_phi);
+    ray = {origin, normalize(focus - origin)};
   }
-
-  // The next surface: true when the path has ended (`radiance` is then its radiance). `bounces`
-  // surfaces scatter the path; the ray after the last one still sees the sky (as Mitsuba's
-  // max_depth = bounces + 1).
-  GRANRAY_HD bool step() {
+  Vec3 radiance = {0.0f, 0.0f, 0.0f};
+  Vec3 throughput = {1.0f, 1.0f, 1.0f};
+  bool sees_sun = true;  // the sun's disc counts for rays that did not sample it already
+  // `bounces` surfaces scatter the path; the ray after the last one still sees the sky (as
+  // Mitsuba's max_depth = bounces + 1).
+  std::uint64_t from = kSkipNothing;  // the surface the ray leaves (BounceScene::nearest)
+  for (int bounce = 0;; ++bounce) {
     BounceHit hit;
     if constexpr (CameraTracer::present) {
       hit = bounce == 0 ? scene.nearest_from(camera_tracer.tracer(ray, i, j), ray, true)
@@ -175,9 +138,9 @@ struct PathWalk {
         sky = sky + Vec3{path.sun_radiance, path.sun_radiance, path.sun_radiance};
       }
       radiance = radiance + throughput * sky;
-      return true;
+      break;
     }
-    if (bounce == path.bounces) return true;
+    if (bounce == path.bounces) break;
     const SurfaceSample& surface = hit.surface;
     from = surface.id;
     const ShadingPoint p = shading_point(ray, surface.t, surface.sphere, wall_offset);
@@ -188,7 +151,7 @@ struct PathWalk {
     random.pair(s, bounce, kPathScatter, r1, r2);
     const PathTurn turn =
         path_turn_at(m, surface, p, wall_offset, PathChoice{lobe, r1, r2}, ray, throughput);
-    if (turn == PathTurn::absorbed) return true;
+    if (turn == PathTurn::absorbed) break;
     if (turn == PathTurn::specular) sees_sun = true;
     if (turn == PathTurn::diffuse) {
       // Lambertian of albedo base: the sun sampled directly, then a cosine-distributed bounce.
@@ -212,16 +175,14 @@ struct PathWalk {
     if (bounce >= 2) {
       const float q = nan_ignoring_min(
           0.95f, nan_ignoring_max(throughput.x, nan_ignoring_max(throughput.y, throughput.z)));
-      if (!(roulette < q)) return true;
+      if (!(roulette < q)) break;
       throughput = throughput * (1.0f / q);
     }
-    ++bounce;
-    return false;
   }
-};
+  return radiance;
+}
 
-// Adds `count` paths per pixel, from sample `first` on, to each pixel's running sum, in the order
-// of their samples.
+// Adds `count` paths per pixel, from sample `first` on, to each pixel's running sum.
 template <class Scene, class Occluder, class CameraTracer = NoCameraTracer>
 struct TracePaths {
   Scene scene;
@@ -239,16 +200,9 @@ struct TracePaths {
     const std::size_t pixel = static_cast<std::size_t>(j) * static_cast<std::size_t>(camera.width) +
                               static_cast<std::size_t>(i);
     Vec3 sum = first == 0 ? Vec3{0.0f, 0.0f, 0.0f} : sums[pixel];
-    PathWalk<Scene, Occluder, CameraTracer> walk(scene, occluded, camera, shading, path,
-                                                 wall_offset, i, j, camera_tracer);
-    const int end = first + count;
-    walk.start(first);
-    for (;;) {
-      if (walk.step()) {
-        sum = sum + walk.radiance;
-        if (walk.s + 1 == end) break;
-        walk.start(walk.s + 1);
-      }
+    for (int s = first; s < first + count; ++s) {
+      sum = sum +
+            trace_path(scene, occluded, camera, shading, path, wall_offset, i, j, s, camera_tracer);
     }
     sums[pixel] = sum;
   }
