@@ -110,14 +110,21 @@ TEST_F(LightingTest, GridAndTilesMatchBruteForceOnRandomScenes) {
 
 // Shadow rays along the light's columns (kernels/light_columns.h): a frame with a few hundred
 // shadow rays per grain reads them on either backend (its statistics say so, for the grid and the
-// tiles alike), and its pixels are brute force's. Dense beds and a gas, in perspective and not.
+// tiles alike), and its pixels are brute force's. Dense beds, a gas, and a bed with a few boulders
+// (listed in many cells, each kept in the columns once), in perspective and not.
 TEST_F(LightingTest, ShadowRaysReadingTheLightsColumnsMatchBruteForce) {
   Rng rng(fresh_seed());
   Renderer renderer(test_backend());
-  for (int round = 0; round < 4; ++round) {
-    const auto spheres =
+  for (int round = 0; round < 5; ++round) {
+    auto spheres =
         round == 3 ? random_scene(rng, {"dilute polydisperse gas", 300, 0.05f, 0.6f, true}, 6.0f)
                    : dense_bed(rng, 300 + rng() % 300, 0.2f, 0.5f);
+    if (round == 4) {
+      for (int b = 0; b < 3; ++b) {
+        const Vec4 at = spheres[rng() % spheres.size()];
+        spheres.push_back({at.x, at.y, at.z + 2.0f, uniform(rng, 1.5f, 2.5f)});
+      }
+    }
     RenderSettings s = sized_random_settings(rng, round % 2 == 1, 160, 120);
     random_lighting(rng, s.shading);
     s.shading.samples = 4;

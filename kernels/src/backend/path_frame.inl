@@ -85,9 +85,9 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
       }
     }
   };
-  // Under a point sun every shadow ray of the still has the light's direction: they read them
-  // along the light's columns, as a lit frame's (light_columns.h). On the CPU their walks took a
-  // fifteenth of the still; on the H200 a third of the pour's (docs/benchmarks-log.md).
+  // Under a point sun every shadow ray of the still has the light's direction, so the shadow
+  // rays read the light's columns, as a lit frame's do (light_columns.h). Their walks took a
+  // fifteenth of the still on the CPU, a third of the pour's on the H200 (docs/benchmarks-log.md).
   LightColumnsView columns{};
   if (s.layout && path.cos_sun >= 1.0f && path.sun_intensity > 0.0f &&
       target.shading.light.parallel()) {
