@@ -72,42 +72,18 @@ struct ProjectAcrossLight {
   }
 };
 
-struct SpanAcross {
-  float u_lo, v_lo, u_hi, v_hi;
-};
-
 struct SpanOfProjection {
-  GRANRAY_HD SpanAcross operator()(Vec4 p) const {
+  GRANRAY_HD detail::SpanAcross operator()(Vec4 p) const {
     return {p.x - p.w, p.y - p.w, p.x + p.w, p.y + p.w};
   }
 };
 
 struct JoinSpans {
-  GRANRAY_HD SpanAcross operator()(SpanAcross a, SpanAcross b) const {
+  GRANRAY_HD detail::SpanAcross operator()(detail::SpanAcross a, detail::SpanAcross b) const {
     return {fminf(a.u_lo, b.u_lo), fminf(a.v_lo, b.v_lo), fmaxf(a.u_hi, b.u_hi),
             fmaxf(a.v_hi, b.v_hi)};
   }
 };
-
-// The square of columns a projected sphere covers, found as a ray's column is
-// (LightColumnsView::blocks_ray), so that an origin within its padded reach lies in one of them.
-struct ColumnSquare {
-  int u0, u1, v0, v1;
-};
-
-GRANRAY_HD_INLINE int column_at(float coordinate, float corner, float inv_cell) {
-  return static_cast<int>(
-      floorf(LightColumnsView::column_coordinate(coordinate, corner, inv_cell)));
-}
-
-GRANRAY_HD_INLINE ColumnSquare column_square(Vec4 p, float u0, float v0, float inv_cell) {
-  return {column_at(p.x - p.w, u0, inv_cell), column_at(p.x + p.w, u0, inv_cell),
-          column_at(p.y - p.w, v0, inv_cell), column_at(p.y + p.w, v0, inv_cell)};
-}
-
-GRANRAY_HD_INLINE std::uint32_t square_columns(const ColumnSquare& b) {
-  return static_cast<std::uint32_t>(b.u1 - b.u0 + 1) * static_cast<std::uint32_t>(b.v1 - b.v0 + 1);
-}
 
 // How many columns across and along the squares reach, and their entries in all.
 struct ColumnExtent {
@@ -119,8 +95,8 @@ struct ExtentOfSquare {
   const Vec4* projected;
   float u0, v0, inv_cell;
   GRANRAY_HD ColumnExtent operator()(std::uint32_t k) const {
-    const ColumnSquare b = column_square(projected[k], u0, v0, inv_cell);
-    return {b.u1 + 1, b.v1 + 1, square_columns(b)};
+    const detail::ColumnSquare b = detail::column_square(projected[k], u0, v0, inv_cell);
+    return {b.u1 + 1, b.v1 + 1, detail::square_columns(b)};
   }
 };
 
@@ -141,7 +117,7 @@ struct SquareEntries {
   const std::uint32_t* by_depth;  // rank -> projected sphere
   float u0, v0, inv_cell;
   GRANRAY_HD std::uint32_t operator()(std::uint32_t r) const {
-    return square_columns(column_square(projected[by_depth[r]], u0, v0, inv_cell));
+    return detail::square_columns(detail::column_square(projected[by_depth[r]], u0, v0, inv_cell));
   }
 };
 
@@ -154,7 +130,7 @@ struct EmitSquare {
   std::uint32_t* column;  // the entry's column
   std::uint32_t* rank;    // the entry's sphere, by its depth rank
   GRANRAY_HD void operator()(std::uint32_t r) const {
-    const ColumnSquare b = column_square(projected[by_depth[r]], u0, v0, inv_cell);
+    const detail::ColumnSquare b = detail::column_square(projected[by_depth[r]], u0, v0, inv_cell);
     std::uint32_t e = starts[r];
     for (int cv = b.v0; cv <= b.v1; ++cv) {
       for (int cu = b.u0; cu <= b.u1; ++cu) {
@@ -205,33 +181,17 @@ class LightColumnLists {
   void build(const E& exec, const GridView& grid, std::uint64_t cells, std::uint64_t references,
              Vec3 dir, std::uint64_t rays, std::uint64_t grid_generation,
              std::uint64_t least_rays_per_reference) {
-    if (asked_ && grid_generation == grid_generation_ && dir.x == dir_.x && dir.y == dir_.y &&
-        dir.z == dir_.z) {
-      return;
-    }
-    asked_ = true;
-    grid_generation_ = grid_generation;
-    dir_ = dir;
+    if (asked_.again(grid_generation, dir)) return;
     view_ = LightColumnsView{};
-    if (references == 0 || references > detail::kMostColumnReferences ||
-        rays < least_rays_per_reference * references) {
-      return;
-    }
+    if (!detail::ColumnLayout::repays(references, rays, least_rays_per_reference)) return;
     auto policy = exec.policy();
     const auto n = static_cast<std::uint32_t>(references);
     const ReferenceExtent extent =
         thrust::transform_reduce(policy, Index(0), Index(n), ExtentOfReference{grid.ref_spheres},
                                  ReferenceExtent{0.0f, 0.0f}, WiderExtent{});
-    const float scale = detail::kColumnOriginScale * extent.largest;
-    const float pad = detail::kColumnPadOfScale * scale;
-    float cell = grid.geometry.cell_size;
-    if (!(std::isfinite(scale) && pad < cell)) return;
-
-    LightColumnsView v{};
-    v.dir = dir;
-    basis_about(dir, v.across_u, v.across_v);
-    v.behind = extent.radius + pad;
-    v.scale = scale;
+    detail::ColumnLayout layout;
+    if (!layout.start(dir, extent.largest, extent.radius, grid.geometry.cell_size)) return;
+    const LightColumnsView& frame = layout.view();
 
     const std::uint32_t* kept = nullptr;
     std::uint32_t m = n;
@@ -245,37 +205,20 @@ class LightColumnLists {
     }
     projected_.resize(m);
     thrust::transform(policy, Index(0), Index(m), projected_.data(),
-                      ProjectAcrossLight{grid.ref_spheres, kept, v.across_u, v.across_v, dir, pad});
-    const SpanAcross span = thrust::transform_reduce(
+                      ProjectAcrossLight{grid.ref_spheres, kept, frame.across_u, frame.across_v,
+                                         dir, layout.pad()});
+    const detail::SpanAcross span = thrust::transform_reduce(
         policy, projected_.data(), projected_.data() + m, SpanOfProjection{},
-        SpanAcross{INFINITY, INFINITY, -INFINITY, -INFINITY}, JoinSpans{});
-    // Columns of a grid cell's width, wider when the picture across the light holds more columns
-    // than a few per reference (a dilute gas).
-    const double most_columns = 4.0 * static_cast<double>(m) + 4096.0;
-    const double across =
-        (static_cast<double>(span.u_hi) - span.u_lo) * (static_cast<double>(span.v_hi) - span.v_lo);
-    if (across / (static_cast<double>(cell) * cell) > most_columns) {
-      cell = static_cast<float>(std::sqrt(across / most_columns));
-    }
-    v.u0 = span.u_lo;
-    v.v0 = span.v_lo;
-    v.inv_cell = 1.0f / cell;
-    if (!((span.u_hi - span.u_lo) * v.inv_cell < detail::kMostColumnsAlong &&
-          (span.v_hi - span.v_lo) * v.inv_cell < detail::kMostColumnsAlong)) {
-      return;
-    }
+        detail::SpanAcross{INFINITY, INFINITY, -INFINITY, -INFINITY}, JoinSpans{});
+    if (!layout.place(span, m)) return;
     const ColumnExtent columns_extent = thrust::transform_reduce(
-        policy, Index(0), Index(m), ExtentOfSquare{projected_.data(), v.u0, v.v0, v.inv_cell},
+        policy, Index(0), Index(m),
+        ExtentOfSquare{projected_.data(), frame.u0, frame.v0, frame.inv_cell},
         ColumnExtent{0, 0, 0}, JoinColumnExtents{});
-    const std::uint64_t columns =
-        static_cast<std::uint64_t>(columns_extent.columns_u) * columns_extent.columns_v;
     const std::uint64_t total = columns_extent.entries;
-    if (total > detail::kMostColumnEntriesPerReference * m + 4096 || columns > 2 * most_columns ||
-        total >= UINT32_MAX) {
-      return;
-    }
-    v.columns_u = columns_extent.columns_u;
-    v.columns_v = columns_extent.columns_v;
+    if (!layout.fits(columns_extent.columns_u, columns_extent.columns_v, total)) return;
+    LightColumnsView v = frame;
+    const std::uint64_t columns = static_cast<std::uint64_t>(v.columns_u) * v.columns_v;
 
     // The spheres in order of depth along the light.
     depth_keys_.resize(m);
@@ -324,9 +267,7 @@ class LightColumnLists {
   const LightColumnsView& view() const { return view_; }
 
  private:
-  bool asked_ = false;
-  std::uint64_t grid_generation_ = 0;
-  Vec3 dir_{};
+  detail::ColumnsAsked asked_;
   LightColumnsView view_{};
   Array<std::uint32_t> kept_;
   Array<Vec4> projected_;

@@ -136,7 +136,7 @@ inline std::uint64_t cast_blockers(BackendParts& parts, const Executor& exec, co
       find_blockers_with_walls(parts, exec, f, options, ColumnOccluder{{grid, f.id_of}, columns},
                                shading, lighting, forward);
     }
-    return columns.entries != nullptr ? columns.entry_count : 0u;
+    return columns.entry_count;
   } else {  // brute force, or no secondary rays (then no occluder is asked)
     find_blockers_with_walls(parts, exec, f, options,
                              BruteForceOccluder{f.r.spheres, f.r.count, f.id_of}, shading, lighting,

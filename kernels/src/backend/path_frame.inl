@@ -123,7 +123,7 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
       },
       &columns, avx2);
   exec.mark(2);
-  stats.light_column_entries = columns.entries != nullptr ? columns.entry_count : 0u;
+  stats.light_column_entries = columns.entry_count;
   parts.lit.finish_paths(exec, cam, path.samples, target.rgb);
   if (target.depth != nullptr) {
     cast_surfaces(parts, exec, f, s, options, target.color, one);

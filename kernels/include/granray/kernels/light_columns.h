@@ -29,13 +29,17 @@ struct LightColumnsView {
   const std::uint32_t* offsets;  // column c holds entries [offsets[c], offsets[c + 1])
   const float* depth;            // the entry's centre along dir, ascending within a column
   const std::uint32_t* entries;  // the entry's grid reference
-  std::uint32_t entry_count;     // the columns' entries in all
+  std::uint32_t entry_count;     // the columns' entries in all (0: none)
 
   // Where coordinate x falls across the columns, in columns from `corner`: a sphere's square and
   // a ray's column are both found by these operations, which keeps their order (the exactness
   // argument, docs/design.md).
   GRANRAY_HD static float column_coordinate(float x, float corner, float inv_cell) {
     return (x - corner) * inv_cell;
+  }
+  // The column that coordinate x falls in (a sphere's square's ends).
+  GRANRAY_HD static int column_of(float x, float corner, float inv_cell) {
+    return static_cast<int>(floorf(column_coordinate(x, corner, inv_cell)));
   }
 
   GRANRAY_HD bool serves(const Ray& ray) const {
@@ -78,6 +82,14 @@ struct LightColumnsView {
     }
     return false;
   }
+
+  // A shadow ray the columns serve reads them; any other ray asks `walk` (a GridOccluder).
+  template <class Walk>
+  GRANRAY_HD bool blocks_or_walk(const Walk& walk, const Ray& ray, float length,
+                                 std::uint64_t skip_id) const {
+    if (serves(ray)) return blocks_ray(walk.grid, walk.id_of, ray, length, skip_id);
+    return walk(ray, length, skip_id);
+  }
 };
 
 // The GPU's occluder for secondary rays: a shadow ray the columns serve reads them, any other ray
@@ -89,8 +101,7 @@ struct ColumnOccluder {
   LightColumnsView columns;  // entries null: every ray walks
 
   GRANRAY_HD bool operator()(const Ray& ray, float length, std::uint64_t skip_id) const {
-    if (columns.serves(ray)) return columns.blocks_ray(walk.grid, walk.id_of, ray, length, skip_id);
-    return walk(ray, length, skip_id);
+    return columns.blocks_or_walk(walk, ray, length, skip_id);
   }
   // Another rank's pieces of a ray walk their part of this rank's box.
   GRANRAY_HD bool blocks_piece(const Ray& ray, float length, std::uint64_t skip_id, int k,

@@ -74,8 +74,7 @@ struct NearbySphereOccluder {
   LightColumnsView columns;  // for the shadow rays, when built (light_columns.h)
 
   GRANRAY_HD bool operator()(const Ray& ray, float length, std::uint64_t skip_id) const {
-    if (columns.serves(ray)) return columns.blocks_ray(walk.grid, walk.id_of, ray, length, skip_id);
-    return walk(ray, length, skip_id);
+    return columns.blocks_or_walk(walk, ray, length, skip_id);
   }
 
   // The margin of the tests below: the rounding of the directions and of the tests themselves.
