@@ -18,8 +18,12 @@ build() {
 
 # `build_before TARGETS...`: the tree a change came from (.data/before.tar, `git archive -o
 # .data/before.tar COMMIT`), unpacked into /tmp/before and built there in the background; the
-# caller `wait`s for it.
+# caller `wait`s for it. REUSE=1 keeps /tmp/before as an earlier call on a warm machine left it.
 build_before() {
+  if [ "${REUSE:-0}" = 1 ] && [ -d /tmp/before/build ]; then
+    build /tmp/before /tmp/before/build "$@" &
+    return
+  fi
   rm -rf /tmp/before && mkdir -p /tmp/before && tar -xf .data/before.tar -C /tmp/before
   [ -d .deps ] && cp -r .deps /tmp/before/
   build /tmp/before /tmp/before/build "$@" &

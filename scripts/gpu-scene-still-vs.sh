@@ -5,7 +5,10 @@
 # This tree's CUDA tests first (TESTS=0 skips them); then for each of SCENES (default "pour heap
 # dense hopper") the script once against Mitsuba 3 (cuda_ad_rgb) with this tree, and each tree's
 # still of the scene it wrote, rendered twice in one process (the second timed), the trees
-# alternated ROUNDS times (default 2), with whether their images are the same bytes. Logs in $OUT.
+# alternated ROUNDS times (default 2), with whether their images are the same bytes. WAYS (default
+# none) adds this tree run under other settings, each NAME=VAR=VALUE (e.g.
+# "pixel=GRANRAY_PATH_PASS=pixel"), in the same rounds. REUSE=1 keeps the tree before as an
+# earlier call on a warm machine built it. Logs in $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
@@ -17,10 +20,10 @@ vendor=$(mktemp -d)
 tar xJf .pyvendor/mitsuba-cuda-cp312.tar.xz -C "$vendor"
 python3 -c "import numpy" 2>/dev/null || python3 -m zipfile -e .pyvendor/numpy-*.whl "$vendor"
 export PYTHONPATH="$vendor${PYTHONPATH:+:$PYTHONPATH}"
-second() {  # BUILD DIR: the second still's frame time
+second() {  # BUILD DIR [NAME]: the second still's frame time; the stills in /tmp/still-NAME-*.png
   "$1/tools/granray-render" --config "$2/scene.toml" "$2/bed.xyzr" "$2/bed.xyzr" \
-    --out "/tmp/still-$(basename "$1")-*.png" 2>&1 | sed -n 's/.*frame \([0-9.]*\) ms.*/\1 ms/p' |
-    tail -1
+    --out "/tmp/still-${3:-$(basename "$1")}-*.png" 2>&1 |
+    sed -n 's/.*frame \([0-9.]*\) ms.*/\1 ms/p' | tail -1
 }
 mkdir -p /tmp/mc
 for scene in ${SCENES:-pour heap dense hopper}; do
@@ -36,6 +39,12 @@ for scene in ${SCENES:-pour heap dense hopper}; do
       done
       cmp -s "/tmp/still-build-1.png" "/tmp/still-$(basename "$BUILD")-1.png" &&
         echo "  same image" || echo "  images differ"
+      for way in ${WAYS:-}; do
+        name=${way%%=*}
+        echo "round $round, $scene, $name: $(export "${way#*=}"; second "$BUILD" "/tmp/mc/$scene" "$name")"
+        cmp -s "/tmp/still-build-1.png" "/tmp/still-$name-1.png" &&
+          echo "  same image" || echo "  images differ"
+      done
     done
   } 2>&1 | tee -a "$OUT/scene-still-vs.txt"
 done

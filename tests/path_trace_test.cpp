@@ -8,12 +8,14 @@
 #include <cmath>
 #include <cstdlib>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "granray/errors.h"
 #include "granray/kernels/avx2_kernel.h"
 #include "scene_suite.h"
 #include "test_support.h"
+#include "wall_scenes.h"
 
 namespace granray::test {
 namespace {
@@ -202,6 +204,67 @@ TEST_F(PathTraceTest, Avx2KernelGivesTheBaselineImage) {
 #else
   GTEST_SKIP() << "no AVX2 kernels in this build";
 #endif
+}
+
+// The still level by level (kernels/path_levels.h, the GPU's way) traces the paths that one pass
+// traces, with the same arithmetic: the same image, bit for bit, on each backend. Rounds with a
+// point sun (its shadow rays read the light's columns) and a sun of some size, walls, a lens,
+// dense beds and gases, bounces 1 to 5, sample counts that split the still into batches, and
+// fewer paths in flight than a batch holds (GRANRAY_PATHS_IN_FLIGHT), which traces it in parts.
+TEST_F(PathTraceTest, LevelByLevelEqualsOnePass) {
+  Renderer renderer(test_backend());
+  Rng rng(fresh_seed());
+  for (int round = 0; round < 6; ++round) {
+    const auto spheres =
+        round % 3 == 2 ? dilute_gas(rng, 300, 0.1f, 0.6f, 6.0f) : dense_bed(rng, 500, 0.2f, 0.5f);
+    const auto kinds = kinds_of(rng, spheres.size());
+    RenderSettings s = path_settings(rng, 48 + int(rng() % 40), 32 + int(rng() % 30),
+                                     std::uniform_int_distribution<int>(1, 40)(rng));
+    s.materials = steel_and_glass(rng);
+    s.shading.bounces = std::uniform_int_distribution<int>(1, 5)(rng);
+    s.path.sun_radius = round % 2 == 0 ? 0.0f : uniform(rng, 0.5f, 5.0f);
+    if (round % 3 == 1) s.walls = random_walls(rng, box_of(spheres), 40);
+    if (round == 4) s.path.aperture = uniform(rng, 0.05f, 0.3f);
+    ParticleView view = view_of(spheres);
+    view.scalar = kinds.data();
+    Image by_level, one_pass;
+    ASSERT_EQ(setenv("GRANRAY_PATH_PASS", "level", 1), 0);
+    // Odd rounds hold one path a pixel in flight where a batch has two or three (1/16 of 32-48
+    // paths): each batch is traced in parts.
+    const std::string in_flight = std::to_string(std::size_t(s.width) * s.height + rng() % 100);
+    if (round % 2 == 1) {
+      s.path.samples = 32 + int(rng() % 17);
+      ASSERT_EQ(setenv("GRANRAY_PATHS_IN_FLIGHT", in_flight.c_str(), 1), 0);
+    }
+    renderer.render(view, s, by_level);
+    ASSERT_EQ(unsetenv("GRANRAY_PATHS_IN_FLIGHT"), 0);
+    ASSERT_EQ(setenv("GRANRAY_PATH_PASS", "pixel", 1), 0);
+    renderer.render(view, s, one_pass);
+    ASSERT_EQ(unsetenv("GRANRAY_PATH_PASS"), 0);
+    SCOPED_TRACE(::testing::Message() << "round " << round << ", " << s.path.samples
+                                      << " paths, bounces " << s.shading.bounces);
+    EXPECT_EQ(compare_images(by_level, one_pass).differing_rgb, 0u);
+    // Not a blank picture: the grains show in many pixels.
+    const long shown = std::count_if(one_pass.rgb.begin(), one_pass.rgb.end(),
+                                     [&](std::uint8_t v) { return v != one_pass.rgb[0]; });
+    EXPECT_GT(shown, long(one_pass.rgb.size() / 10));
+  }
+  // A count of paths in flight that is no number, or none, is refused by name.
+  const auto spheres = dense_bed(rng, 50, 0.3f, 0.5f);
+  RenderSettings s = path_settings(rng, 16, 16, 4);
+  Image image;
+  ASSERT_EQ(setenv("GRANRAY_PATH_PASS", "level", 1), 0);
+  for (const char* bad : {"lots", "0", "12k", ""}) {
+    ASSERT_EQ(setenv("GRANRAY_PATHS_IN_FLIGHT", bad, 1), 0);
+    try {
+      renderer.render(view_of(spheres), s, image);
+      ADD_FAILURE() << "GRANRAY_PATHS_IN_FLIGHT=\"" << bad << "\" was taken";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("GRANRAY_PATHS_IN_FLIGHT"), std::string::npos);
+    }
+  }
+  ASSERT_EQ(unsetenv("GRANRAY_PATHS_IN_FLIGHT"), 0);
+  ASSERT_EQ(unsetenv("GRANRAY_PATH_PASS"), 0);
 }
 
 // Deterministic: the same image again, and a window (or a band of a poster) equals its pixels of

@@ -103,6 +103,9 @@ class Executor {
   // Metal and glass: depth first per pixel; level by level was slower here (a thread runs its
   // pixel's rays in turn anyway, and the lists cost passes; docs/benchmarks.md).
   static constexpr bool traces_bounces_by_level = false;
+  // The path still in one pass, each pixel's paths one after another: a core runs one path at a
+  // time, and the levels' lists would cost memory traffic for no lanes to fill.
+  static constexpr bool traces_paths_by_level = false;
   // The path-traced still: coarse cells listing every grain they overlap, whose grains the walk
   // tests four at a time (kernels/sphere_batch.h); 16 % faster than the frames' grid here
   // (docs/benchmarks.md).

@@ -373,6 +373,10 @@ class Executor {
   // Metal and glass two or more bounces deep: level by level, so that no lane of a warp idles
   // while another walks its glass grain's tree of rays (docs/benchmarks.md).
   static constexpr bool traces_bounces_by_level = true;
+  // The path still level by level (kernels/path_levels.h): in one pass a warp's lanes wait on
+  // each other at every branch of every surface (6 of 32 active on the pour's still); level by
+  // level the pour's still took 1.35x less time on an H200 (docs/benchmarks-log.md).
+  static constexpr bool traces_paths_by_level = true;
   // The path-traced still walks the frames' grid: a thread tests one grain at a time.
   static constexpr GridCells path_grid_cells = GridCells::centres;
   // Another rank's queries: every ray in a thread of its own, the shadow ray in 32 pieces

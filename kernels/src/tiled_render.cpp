@@ -7,6 +7,7 @@
 
 #include "granray/kernels/bounce_levels.h"
 #include "granray/kernels/lighting.h"
+#include "granray/kernels/path_trace.h"
 
 namespace granray {
 
@@ -14,7 +15,9 @@ std::size_t frame_bytes_per_pixel(const RenderSettings& settings) {
   // Pixels on the backend and the host (3 + 3), depth and ids for compositing (12 + 12), and
   // one screen-tile entry a pixel with its key, sorted copies and sphere (about 40).
   std::size_t bytes = 3 + 3 + 24 + 40;
-  if (path_traced(settings)) bytes += sizeof(Vec3);  // the paths' running sums
+  // The paths' running sums and, level by level (path_levels.h), at least one path a pixel in
+  // two lists with its radiance (a batch takes up to kMostPathsInFlight paths, whatever the band).
+  if (path_traced(settings)) bytes += sizeof(Vec3) + 2 * sizeof(PathState) + sizeof(Vec3);
   if (lighting_on(settings.shading) || materials_on(settings)) {
     const std::size_t samples = static_cast<std::size_t>(std::max(1, settings.shading.samples));
     const std::size_t mask =

@@ -8,6 +8,7 @@
 #include "granray/kernels/materials.h"
 #include "granray/kernels/path_trace.h"
 #include "material_setup.h"
+#include "path_levels.inl"
 
 namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
@@ -48,7 +49,8 @@ class LitPipeline {
         path_sums_(account, "path sums per pixel"),
         material_params_(account, "materials"),
         grain_ranges_(account, "materials' grain ranges"),
-        levels_(account) {}
+        levels_(account),
+        path_levels_(account) {}
 
   // Pass 1 into this pipeline's surfaces; with `materials` (contract 2e), each sample's material
   // slot too.
@@ -108,13 +110,19 @@ class LitPipeline {
   }
 
   // The path-traced still (kernels/path_trace.h): paths [first, first + count) of every pixel
-  // added to its sum; with `avx2`, by the kernel compiled for it (avx2_kernel.h).
+  // added to its sum, level by level where the backend takes that way (path_levels.inl), else in
+  // one pass; with `avx2`, by the one pass's kernel compiled for it (avx2_kernel.h).
   template <class Scene, class Occluder, class CameraTracer>
   void trace_paths(const Executor& exec, const Scene& scene, const Occluder& occluded,
                    const CameraTracer& camera_tracer, const CameraFrame& camera,
                    const ShadingParams& shading, const PathParams& path, float wall_offset,
                    int first, int count, std::size_t pixels, bool avx2) {
     path_sums_.resize(pixels);
+    if (paths_by_level()) {
+      path_levels_.trace(exec, scene, occluded, camera_tracer, camera, shading, path, wall_offset,
+                         first, count, path_sums_.data());
+      return;
+    }
     const TracePaths<Scene, Occluder, CameraTracer> paths{
         scene, occluded,    camera_tracer, camera, shading,
         path,  wall_offset, first,         count,  path_sums_.data()};
@@ -233,6 +241,7 @@ class LitPipeline {
   std::vector<GrainRange> uploaded_ranges_;
   bool with_materials_ = false;
   BounceLevels levels_;
+  PathLevels path_levels_;
 };
 
 }  // namespace granray::GRANRAY_BACKEND_NAMESPACE

@@ -93,13 +93,23 @@ struct CameraRays {
   Tracer tracer;
 };
 
-// The radiance of one path of pixel (i, j) (window coordinates), sample s.
-template <class Scene, class Occluder, class CameraTracer = NoCameraTracer>
-GRANRAY_HD_INLINE Vec3 trace_path(const Scene& scene, const Occluder& occluded,
-                                  const CameraFrame& camera, const ShadingParams& shading,
-                                  const PathParams& path, float wall_offset, int i, int j, int s,
-                                  const CameraTracer& camera_tracer = {}) {
-  const PathRandom random{path_pixel_seed(i + camera.x0, j + camera.y0)};
+// A path between two of its surfaces: the ray it follows, what it carries and has gathered so
+// far. The one-pass kernel keeps it in registers; the levels of the GPU's still
+// (path_levels.h) keep it in a list between their passes, 64 bytes in four loads.
+struct alignas(16) PathState {
+  Ray ray;
+  Vec3 throughput;
+  Vec3 radiance;
+  std::uint64_t from;      // the surface the ray leaves (BounceScene::nearest)
+  std::uint32_t path;      // which path of its batch (path_levels.h)
+  std::uint32_t sees_sun;  // the sun's disc counts for rays that did not sample it already
+};
+
+static_assert(sizeof(PathState) == 64, "a path's state loads in four 16-byte loads");
+
+// Sample s's path of pixel (i, j) (window coordinates) as it leaves the camera.
+GRANRAY_HD_INLINE PathState start_path(const CameraFrame& camera, const PathParams& path,
+                                       const PathRandom& random, int i, int j, int s) {
   float u1, u2;
   random.pair(s, 0, kPathPixel, u1, u2);
   Ray ray = sample_ray(camera, i, j, u1, u2);
@@ -117,69 +127,99 @@ GRANRAY_HD_INLINE Vec3 trace_path(const Scene& scene, const Occluder& occluded,
     const Vec3 origin = ray.origin + camera.u * (r * cos_phi) + camera.v * (r * sin_phi);
     ray = {origin, normalize(focus - origin)};
   }
-  Vec3 radiance = {0.0f, 0.0f, 0.0f};
-  Vec3 throughput = {1.0f, 1.0f, 1.0f};
-  bool sees_sun = true;  // the sun's disc counts for rays that did not sample it already
-  // `bounces` surfaces scatter the path; the ray after the last one still sees the sky (as
-  // Mitsuba's max_depth = bounces + 1).
-  std::uint64_t from = kSkipNothing;  // the surface the ray leaves (BounceScene::nearest)
-  for (int bounce = 0;; ++bounce) {
-    BounceHit hit;
-    if constexpr (CameraTracer::present) {
-      hit = bounce == 0 ? scene.nearest_from(camera_tracer.tracer(ray, i, j), ray, true)
-                        : scene.nearest(ray, false, from);
-    } else {
-      hit = scene.nearest(ray, bounce == 0, from);
+  return {ray, {1.0f, 1.0f, 1.0f}, {0.0f, 0.0f, 0.0f}, kSkipNothing, 0u, 1u};
+}
+
+// Sample s's path meets `hit` (its nearest surface, or none) as its surface number `bounce`
+// (0: the camera ray's): the sky it sees, or what it gathers there and where it turns. True when
+// the path ends there (its radiance is then whole). `bounces` surfaces scatter the path; the ray
+// after the last one still sees the sky (as Mitsuba's max_depth = bounces + 1).
+template <class Scene, class Occluder>
+GRANRAY_HD_INLINE bool path_meets(const Scene& scene, const Occluder& occluded,
+                                  const ShadingParams& shading, const PathParams& path,
+                                  float wall_offset, const PathRandom& random, int s, int bounce,
+                                  const BounceHit& hit, PathState& state) {
+  if (!(hit.surface.t < INFINITY)) {
+    Vec3 sky = shading.background;
+    if (state.sees_sun != 0u && path.sun_radiance > 0.0f &&
+        dot(state.ray.dir, shading.light.toward(state.ray.origin)) >= path.cos_sun) {
+      sky = sky + Vec3{path.sun_radiance, path.sun_radiance, path.sun_radiance};
     }
-    if (!(hit.surface.t < INFINITY)) {
-      Vec3 sky = shading.background;
-      if (sees_sun && path.sun_radiance > 0.0f &&
-          dot(ray.dir, shading.light.toward(ray.origin)) >= path.cos_sun) {
-        sky = sky + Vec3{path.sun_radiance, path.sun_radiance, path.sun_radiance};
+    state.radiance = state.radiance + state.throughput * sky;
+    return true;
+  }
+  if (bounce == path.bounces) return true;
+  const SurfaceSample& surface = hit.surface;
+  state.from = surface.id;
+  const ShadingPoint p = shading_point(state.ray, surface.t, surface.sphere, wall_offset);
+  const MaterialParams* m = hit.slot != kMatteSlot ? &scene.table.params[hit.slot] : nullptr;
+  float lobe, roulette;
+  random.pair(s, bounce, kPathLobe, lobe, roulette);
+  float r1, r2;
+  random.pair(s, bounce, kPathScatter, r1, r2);
+  const PathTurn turn = path_turn_at(m, surface, p, wall_offset, PathChoice{lobe, r1, r2},
+                                     state.ray, state.throughput);
+  if (turn == PathTurn::absorbed) return true;
+  if (turn == PathTurn::specular) state.sees_sun = 1u;
+  if (turn == PathTurn::diffuse) {
+    // Lambertian of albedo base: the sun sampled directly, then a cosine-distributed bounce.
+    const Vec3 to_sun = shading.light.toward(p.origin);
+    const float lambert = dot(p.normal, to_sun);
+    if (path.sun_intensity > 0.0f && lambert > -0.01f) {
+      float s1, s2;
+      random.pair(s, bounce, kPathSun, s1, s2);
+      const Vec3 l = cone_direction(to_sun, path.cos_sun, s1, s2);
+      const float c = dot(p.normal, l);
+      if (c > 0.0f && !occluded(Ray{p.origin, l}, shading.light.reach(p.origin), surface.id)) {
+        const float e = path.sun_intensity * path.sun_scale * c;
+        state.radiance = state.radiance + state.throughput * surface.base * e;
       }
-      radiance = radiance + throughput * sky;
+    }
+    state.throughput = state.throughput * surface.base;
+    state.ray = {p.origin, cosine_direction(p.normal, r1, r2)};
+    state.sees_sun = 0u;
+  }
+  // Russian roulette after 3 bounces: paths that carry little end early, the others weigh more.
+  if (bounce >= 2) {
+    const float q = nan_ignoring_min(
+        0.95f, nan_ignoring_max(state.throughput.x,
+                                nan_ignoring_max(state.throughput.y, state.throughput.z)));
+    if (!(roulette < q)) return true;
+    state.throughput = state.throughput * (1.0f / q);
+  }
+  return false;
+}
+
+// The nearest surface of a path's ray: a camera ray (bounce 0) by the camera tracer where there
+// is one.
+template <class Scene, class CameraTracer>
+GRANRAY_HD_INLINE BounceHit path_hit(const Scene& scene, const CameraTracer& camera_tracer,
+                                     const PathState& state, int bounce, int i, int j) {
+  if constexpr (CameraTracer::present) {
+    if (bounce == 0) {
+      return scene.nearest_from(camera_tracer.tracer(state.ray, i, j), state.ray, true);
+    }
+    return scene.nearest(state.ray, false, state.from);
+  } else {
+    return scene.nearest(state.ray, bounce == 0, state.from);
+  }
+}
+
+// The radiance of one path of pixel (i, j) (window coordinates), sample s.
+template <class Scene, class Occluder, class CameraTracer = NoCameraTracer>
+GRANRAY_HD_INLINE Vec3 trace_path(const Scene& scene, const Occluder& occluded,
+                                  const CameraFrame& camera, const ShadingParams& shading,
+                                  const PathParams& path, float wall_offset, int i, int j, int s,
+                                  const CameraTracer& camera_tracer = {}) {
+  const PathRandom random{path_pixel_seed(i + camera.x0, j + camera.y0)};
+  PathState state = start_path(camera, path, random, i, j, s);
+  for (int bounce = 0;; ++bounce) {
+    const BounceHit hit = path_hit(scene, camera_tracer, state, bounce, i, j);
+    if (path_meets(scene, occluded, shading, path, wall_offset, random, s, bounce, hit, state)) {
       break;
     }
-    if (bounce == path.bounces) break;
-    const SurfaceSample& surface = hit.surface;
-    from = surface.id;
-    const ShadingPoint p = shading_point(ray, surface.t, surface.sphere, wall_offset);
-    const MaterialParams* m = hit.slot != kMatteSlot ? &scene.table.params[hit.slot] : nullptr;
-    float lobe, roulette;
-    random.pair(s, bounce, kPathLobe, lobe, roulette);
-    float r1, r2;
-    random.pair(s, bounce, kPathScatter, r1, r2);
-    const PathTurn turn =
-        path_turn_at(m, surface, p, wall_offset, PathChoice{lobe, r1, r2}, ray, throughput);
-    if (turn == PathTurn::absorbed) break;
-    if (turn == PathTurn::specular) sees_sun = true;
-    if (turn == PathTurn::diffuse) {
-      // Lambertian of albedo base: the sun sampled directly, then a cosine-distributed bounce.
-      const Vec3 to_sun = shading.light.toward(p.origin);
-      const float lambert = dot(p.normal, to_sun);
-      if (path.sun_intensity > 0.0f && lambert > -0.01f) {
-        float s1, s2;
-        random.pair(s, bounce, kPathSun, s1, s2);
-        const Vec3 l = cone_direction(to_sun, path.cos_sun, s1, s2);
-        const float c = dot(p.normal, l);
-        if (c > 0.0f && !occluded(Ray{p.origin, l}, shading.light.reach(p.origin), surface.id)) {
-          const float e = path.sun_intensity * path.sun_scale * c;
-          radiance = radiance + throughput * surface.base * e;
-        }
-      }
-      throughput = throughput * surface.base;
-      ray = {p.origin, cosine_direction(p.normal, r1, r2)};
-      sees_sun = false;
-    }
-    // Russian roulette after 3 bounces: paths that carry little end early, the others weigh more.
-    if (bounce >= 2) {
-      const float q = nan_ignoring_min(
-          0.95f, nan_ignoring_max(throughput.x, nan_ignoring_max(throughput.y, throughput.z)));
-      if (!(roulette < q)) break;
-      throughput = throughput * (1.0f / q);
-    }
   }
-  return radiance;
+  return state.radiance;
 }
 
 // Adds `count` paths per pixel, from sample `first` on, to each pixel's running sum.

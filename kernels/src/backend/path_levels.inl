@@ -1,0 +1,119 @@
+// The path-traced still level by level (kernels/path_levels.h), for one backend: each level's
+// live paths traced as they lie in their list, those that go on appended to the next level's,
+// then each pixel's paths added to its sum.
+#pragma once
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <string>
+
+#include <thrust/fill.h>
+
+#include "backend_prelude.inl"
+#include "granray/kernels/path_levels.h"
+
+namespace granray::GRANRAY_BACKEND_NAMESPACE {
+
+// Whether the path still goes level by level: where that pays (Executor::traces_paths_by_level),
+// unless GRANRAY_PATH_PASS asks for "pixel" (each pixel's paths one after another in one pass) or
+// "level" (the tests and benchmarks compare both ways in one process).
+inline bool paths_by_level() {
+  const char* way = std::getenv("GRANRAY_PATH_PASS");
+  if (way != nullptr && std::string(way) == "pixel") return false;
+  if (way != nullptr && std::string(way) == "level") return true;
+  return Executor::traces_paths_by_level;
+}
+
+// The most paths in a level's list: GRANRAY_PATHS_IN_FLIGHT, else kMostPathsInFlight.
+inline std::size_t most_paths_in_flight() {
+  const char* v = std::getenv("GRANRAY_PATHS_IN_FLIGHT");
+  if (v == nullptr) return kMostPathsInFlight;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(v, &end, 10);
+  if (end == v || *end != '\0' || n < 1 || n > (1ull << 30)) {
+    throw ConfigError(
+        std::string("granray: GRANRAY_PATHS_IN_FLIGHT must be a whole number in 1..") +
+        std::to_string(1ull << 30) + ", not \"" + v + "\"");
+  }
+  return static_cast<std::size_t>(n);
+}
+
+class PathLevels {
+ public:
+  explicit PathLevels(detail::MemoryAccount& account)
+      : even_(account, "paths of even levels"),
+        odd_(account, "paths of odd levels"),
+        radiance_(account, "paths' radiance"),
+        cursors_(account, "paths' counts by level") {}
+
+  // Paths [first, first + count) of every pixel added to its running sum in `sums`, as
+  // TracePaths adds them.
+  template <class Scene, class Occluder, class CameraTracer>
+  void trace(const Executor& exec, const Scene& scene, const Occluder& occluded,
+             const CameraTracer& camera_tracer, const CameraFrame& camera,
+             const ShadingParams& shading, const PathParams& path, float wall_offset, int first,
+             int count, Vec3* sums) {
+    const std::size_t pixels = std::size_t(camera.width) * std::size_t(camera.height);
+    if (pixels == 0) return;
+    const int per_part = static_cast<int>(std::clamp<std::size_t>(
+        most_paths_in_flight() / pixels, 1, static_cast<std::size_t>(count)));
+    for (int part = first; part < first + count; part += per_part) {
+      trace_part(exec, scene, occluded, camera_tracer, shading, path, wall_offset,
+                 PathBatch{camera, part, std::min(per_part, first + count - part)}, sums);
+    }
+  }
+
+ private:
+  template <class Scene, class Occluder, class CameraTracer>
+  void trace_part(const Executor& exec, const Scene& scene, const Occluder& occluded,
+                  const CameraTracer& camera_tracer, const ShadingParams& shading,
+                  const PathParams& path, float wall_offset, const PathBatch& batch, Vec3* sums) {
+    const CameraFrame& camera = batch.camera;
+    // At most most_paths_in_flight(), or one a pixel where the image has more pixels.
+    const std::size_t paths =
+        std::size_t(camera.width) * std::size_t(camera.height) * std::size_t(batch.count);
+    if (paths > std::numeric_limits<std::uint32_t>::max() / 4) {
+      throw OutOfMemoryError("granray: a path-traced still of " + std::to_string(paths) +
+                             " paths a pass is more than its lists hold (make the image smaller)");
+    }
+    even_.resize(paths);
+    odd_.resize(paths);
+    radiance_.resize(paths);
+    cursors_.resize(static_cast<std::size_t>(path.bounces) + 1);
+    thrust::fill_n(exec.policy(), cursors_.data(), cursors_.size(), 0u);
+    const SampleOrder order{camera, batch.count};
+    exec.for_each_index(
+        static_cast<std::uint32_t>(order.positions()),
+        StartPaths<Scene, Occluder, CameraTracer>{
+            scene, occluded, camera_tracer, order, batch, shading, path, wall_offset,
+            PathList{even_.data(), cursors_.data()}, radiance_.data()});
+    // Every path has ended after `bounces` surfaces (path_meets), so the last level appends none.
+    std::uint32_t alive = count_of(exec, 0);
+    for (int bounce = 1; alive > 0 && bounce <= path.bounces; ++bounce) {
+      const Array<PathState>& level = bounce % 2 == 1 ? even_ : odd_;
+      Array<PathState>& next = bounce % 2 == 1 ? odd_ : even_;
+      exec.for_each_index(
+          alive, ContinuePaths<Scene, Occluder>{
+                     scene, occluded, batch, shading, path, wall_offset, bounce, level.data(),
+                     PathList{next.data(), cursors_.data() + bounce}, radiance_.data()});
+      alive = bounce < path.bounces ? count_of(exec, bounce) : 0u;
+    }
+    exec.for_each_pixel(camera.width, camera.height,
+                        AddPathRadiance{batch, radiance_.data(), sums});
+  }
+
+  // How many paths level `bounce` passed on.
+  std::uint32_t count_of(const Executor& exec, int bounce) const {
+    std::uint32_t count = 0;
+    exec.download(cursors_.data() + bounce, &count, 1);
+    return count;
+  }
+
+  Array<PathState> even_;         // the paths of levels 0, 2, ...
+  Array<PathState> odd_;          // and of levels 1, 3, ...
+  Array<Vec3> radiance_;          // per path of the batch, once it has ended
+  Array<std::uint32_t> cursors_;  // per level: the paths it passed on
+};
+
+}  // namespace granray::GRANRAY_BACKEND_NAMESPACE
