@@ -56,3 +56,29 @@ mitsuba_per_scene() {
 
 # Every run says which GPU it measured.
 record_gpu
+
+# Mitsuba 3 on the GPU machine, which reaches no package index: the vendored cuda_ad_rgb build
+# (.pyvendor's mitsuba-cuda-cp312.tar.xz, scripts/make-pyvendor.sh) and numpy, put on PYTHONPATH.
+use_vendored_mitsuba() {
+  local vendor
+  vendor=$(mktemp -d)
+  tar xJf .pyvendor/mitsuba-cuda-cp312.tar.xz -C "$vendor"
+  python3 -c "import numpy" 2>/dev/null || python3 -m zipfile -e .pyvendor/numpy-*.whl "$vendor"
+  export PYTHONPATH="$vendor${PYTHONPATH:+:$PYTHONPATH}"
+}
+
+# `mitsuba_scene RENDER SCENE DIR`: bench/mitsuba_compare.py's scene SCENE (a third each matte,
+# mirror, glass; floor, sky and point sun) at 1 M grains, 1080p, 64 paths, 4 bounces, written to
+# DIR with RENDER's still against Mitsuba 3's (cuda_ad_rgb) logged to DIR.txt.
+mitsuba_scene() {
+  python3 bench/mitsuba_compare.py --variant cuda_ad_rgb --backend cuda --granray "$1" \
+    --scene "$2" --grains 1000000 --size 1920x1080 --samples 64 --bounces 4 --sun 3.0 \
+    --out "$3" >"$3.txt" 2>&1
+}
+
+# `second_still RENDER DIR NAME`: RENDER's still of the scene mitsuba_scene wrote to DIR, rendered
+# twice in one process; prints the second one's frame time, the stills in /tmp/still-NAME-*.png.
+second_still() {
+  "$1" --config "$2/scene.toml" "$2/bed.xyzr" "$2/bed.xyzr" --out "/tmp/still-$3-*.png" 2>&1 |
+    sed -n 's/.*frame \([0-9.]*\) ms.*/\1 ms/p' | tail -1
+}

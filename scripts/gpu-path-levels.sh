@@ -16,28 +16,19 @@ GRANRAY_TARGETS="$targets" source scripts/gpu-build.sh
 rm -f "$BUILD".*.log
 record_gpu
 [ "${TESTS:-0}" = 1 ] && cuda_tests
-vendor=$(mktemp -d)
-tar xJf .pyvendor/mitsuba-cuda-cp312.tar.xz -C "$vendor"
-python3 -c "import numpy" 2>/dev/null || python3 -m zipfile -e .pyvendor/numpy-*.whl "$vendor"
-export PYTHONPATH="$vendor${PYTHONPATH:+:$PYTHONPATH}"
+use_vendored_mitsuba
 render="$BUILD/tools/granray-render"
-second() {  # DIR NAME: the second still's frame time; the stills in /tmp/still-NAME-*.png
-  "$render" --config "$1/scene.toml" "$1/bed.xyzr" "$1/bed.xyzr" --out "/tmp/still-$2-*.png" 2>&1 |
-    sed -n 's/.*frame \([0-9.]*\) ms.*/\1 ms/p' | tail -1
-}
 mkdir -p /tmp/mc
 for scene in ${SCENES:-pour heap dense hopper}; do
   dir=/tmp/mc/$scene
-  python3 bench/mitsuba_compare.py --variant cuda_ad_rgb --backend cuda --granray "$render" \
-    --scene "$scene" --grains 1000000 --size 1920x1080 --samples 64 --bounces 4 --sun 3.0 \
-    --out "$dir" >"$dir.txt" 2>&1
+  mitsuba_scene "$render" "$scene" "$dir"
   {
     echo "== Mitsuba, $scene"
     grep -E '^(granray|mitsuba|ratio|images)' "$dir.txt"
     for round in $(seq "${ROUNDS:-2}"); do
       for way in level=GRANRAY_PATH_PASS=level ${WAYS:-pixel=GRANRAY_PATH_PASS=pixel}; do
         name=${way%%=*}
-        echo "round $round, $scene, $name: $(export "${way#*=}"; second "$dir" "$name")"
+        echo "round $round, $scene, $name: $(export "${way#*=}"; second_still "$render" "$dir" "$name")"
         [ "$name" = level ] || { cmp -s /tmp/still-level-1.png "/tmp/still-$name-1.png" &&
           echo "  same image" || echo "  images differ"; }
       done

@@ -10,10 +10,7 @@ cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
 GRANRAY_TARGETS="granray_gpu_tests granray-bench granray-scene granray-render" \
   source scripts/gpu-build.sh
-vendor=$(mktemp -d)
-tar xJf .pyvendor/mitsuba-cuda-cp312.tar.xz -C "$vendor"
-python3 -c "import numpy" 2>/dev/null || python3 -m zipfile -e .pyvendor/numpy-*.whl "$vendor"
-export PYTHONPATH="$vendor${PYTHONPATH:+:$PYTHONPATH}"
+use_vendored_mitsuba
 render="$BUILD/tools/granray-render"
 second() {  # DIR ARGS...: the second still's frame time
   local dir=$1
@@ -24,9 +21,7 @@ second() {  # DIR ARGS...: the second still's frame time
 mkdir -p /tmp/mc
 for scene in ${SCENES:-pour heap dense}; do
   dir=/tmp/mc/$scene
-  python3 bench/mitsuba_compare.py --variant cuda_ad_rgb --backend cuda --granray "$render" \
-    --scene "$scene" --grains 1000000 --size 1920x1080 --samples 64 --bounces 4 --sun 3.0 \
-    --out "$dir" >"$dir.txt" 2>&1
+  mitsuba_scene "$render" "$scene" "$dir"
   sed '/^\[\[insitu.walls\]\]/,$d' "$dir/scene.toml" >"$dir/no-floor.toml"
   {
     echo "== $scene"

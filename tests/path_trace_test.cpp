@@ -214,9 +214,11 @@ TEST_F(PathTraceTest, Avx2KernelGivesTheBaselineImage) {
 TEST_F(PathTraceTest, LevelByLevelEqualsOnePass) {
   Renderer renderer(test_backend());
   Rng rng(fresh_seed());
+  const SceneCase cases[] = {{"dense bed", 500, 0.2f, 0.5f, false},
+                             {"dilute gas", 300, 0.1f, 0.6f, true}};
   for (int round = 0; round < 6; ++round) {
-    const auto spheres =
-        round % 3 == 2 ? dilute_gas(rng, 300, 0.1f, 0.6f, 6.0f) : dense_bed(rng, 500, 0.2f, 0.5f);
+    const SceneCase& c = cases[round % 3 == 2 ? 1 : 0];
+    const auto spheres = random_scene(rng, c, 6.0f);
     const auto kinds = kinds_of(rng, spheres.size());
     RenderSettings s = path_settings(rng, 48 + int(rng() % 40), 32 + int(rng() % 30),
                                      std::uniform_int_distribution<int>(1, 40)(rng));
@@ -241,7 +243,7 @@ TEST_F(PathTraceTest, LevelByLevelEqualsOnePass) {
     ASSERT_EQ(setenv("GRANRAY_PATH_PASS", "pixel", 1), 0);
     renderer.render(view, s, one_pass);
     ASSERT_EQ(unsetenv("GRANRAY_PATH_PASS"), 0);
-    SCOPED_TRACE(::testing::Message() << "round " << round << ", " << s.path.samples
+    SCOPED_TRACE(::testing::Message() << c.label << ", round " << round << ", " << s.path.samples
                                       << " paths, bounces " << s.shading.bounces);
     EXPECT_EQ(compare_images(by_level, one_pass).differing_rgb, 0u);
     // Not a blank picture: the grains show in many pixels.

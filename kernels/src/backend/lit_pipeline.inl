@@ -26,15 +26,29 @@ struct IsVisibleSurface {
   GRANRAY_HD bool operator()(const SurfaceSample& s) const { return s.t < INFINITY; }
 };
 
+// The way an environment variable asks a pass to go (the tests and benchmarks compare both ways
+// in one process): `one` or `other`, else (unset, or another word) the backend's `default_other`.
+inline bool asks_other_way(const char* variable, const char* one, const char* other,
+                           bool default_other) {
+  const char* way = std::getenv(variable);
+  if (way != nullptr && std::string(way) == one) return false;
+  if (way != nullptr && std::string(way) == other) return true;
+  return default_other;
+}
+
 // Whether a frame's bounce pass goes level by level: on a backend where that pays
 // (Executor::traces_bounces_by_level) when it is 2 or more bounces deep (one bounce depth first
-// costs less: a single pass, no lists), unless GRANRAY_BOUNCE_PASS asks for "depth" or "level"
-// (the tests and benchmarks compare both ways in one process).
+// costs less: a single pass, no lists), unless GRANRAY_BOUNCE_PASS asks for "depth" or "level".
 inline bool bounces_by_level(int bounces) {
-  const char* way = std::getenv("GRANRAY_BOUNCE_PASS");
-  if (way != nullptr && std::string(way) == "depth") return false;
-  if (way != nullptr && std::string(way) == "level") return true;
-  return Executor::traces_bounces_by_level && bounces >= 2;
+  return asks_other_way("GRANRAY_BOUNCE_PASS", "depth", "level",
+                        Executor::traces_bounces_by_level && bounces >= 2);
+}
+
+// Whether the path still goes level by level (path_levels.inl): where that pays
+// (Executor::traces_paths_by_level), unless GRANRAY_PATH_PASS asks for "pixel" (each pixel's
+// paths one after another in one pass) or "level".
+inline bool paths_by_level() {
+  return asks_other_way("GRANRAY_PATH_PASS", "pixel", "level", Executor::traces_paths_by_level);
 }
 
 class LitPipeline {

@@ -15,16 +15,6 @@
 
 namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
-// Whether the path still goes level by level: where that pays (Executor::traces_paths_by_level),
-// unless GRANRAY_PATH_PASS asks for "pixel" (each pixel's paths one after another in one pass) or
-// "level" (the tests and benchmarks compare both ways in one process).
-inline bool paths_by_level() {
-  const char* way = std::getenv("GRANRAY_PATH_PASS");
-  if (way != nullptr && std::string(way) == "pixel") return false;
-  if (way != nullptr && std::string(way) == "level") return true;
-  return Executor::traces_paths_by_level;
-}
-
 // The most paths in a level's list: GRANRAY_PATHS_IN_FLIGHT, else kMostPathsInFlight.
 inline std::size_t most_paths_in_flight() {
   const char* v = std::getenv("GRANRAY_PATHS_IN_FLIGHT");
