@@ -11,8 +11,10 @@
 # nvidia-h200-x2). VARIANT (cmake arguments) also builds this tree with them into /tmp/variant and
 # times it in each round beside the other two. TIMING=0 builds and tests this tree alone (no tree
 # before, no timing, no ncu); MEMCHECK=none skips the sanitizer; STEPS sets the pour's length
-# (default 20000, a frame every quarter); TESTS=0 builds and runs no tests (timing alone). Logs in
-# $OUT.
+# (default 20000, a frame every quarter); TESTS=0 builds and runs no tests (timing alone). WAYS
+# ("NAME=VAR=VALUE[,VAR=VALUE...] ...") also times this tree under those environment settings in
+# each round; BEFORE=0 builds and times no tree before (with WAYS: one tree, several settings).
+# Logs in $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
@@ -28,15 +30,24 @@ time_network() {
     "$b/bench/granray-bench" --backend cuda --in-place -n 1000000 -r 1920x1080 --method grid \
       --repeat 10 $@ 2>&1 | grep -v '^backend'
   }
-  for b in /tmp/before/build "$BUILD"; do
+  # Each way timed: a build and its environment settings ("-": none).
+  local ways=() way b settings
+  for b in "${trees[@]}"; do ways+=("$b|-"); done
+  for way in ${WAYS:-}; do ways+=("$BUILD|${way#*=}"); done
+  for b in "${trees[@]}"; do
+    [ "$b" = /tmp/variant ] && continue
     echo "== $b: lit, without the network"
     frame "$b" --shadows --ao 8
   done 2>&1 | tee "$OUT/network.txt"
   for round in 1 2; do
-    for b in "${trees[@]}"; do
-      echo "== $b, round $round: unlit, then lit, with the network"
-      frame "$b" --contacts 0.2
-      frame "$b" --shadows --ao 8 --contacts 0.2
+    for way in "${ways[@]}"; do
+      b=${way%%|*} settings=${way#*|}
+      echo "== $b ($settings), round $round: unlit, then lit, with the network"
+      (
+        [ "$settings" = - ] || export ${settings//,/ }
+        frame "$b" --contacts 0.2
+        frame "$b" --shadows --ao 8 --contacts 0.2
+      )
     done
   done 2>&1 | tee -a "$OUT/network.txt"
   if [ "${NCU:-0}" = 1 ]; then
@@ -52,7 +63,15 @@ if [ "${TIMING:-1}" = 0 ]; then
 else
   trees=(/tmp/before/build "$BUILD")
   build_variant granray-bench
-  build_both granray-bench granray-dem  # its wait takes the variant's build too
+  if [ "${BEFORE:-1}" = 0 ]; then
+    trees=("$BUILD" "${trees[@]:2}")
+    tests=(granray_gpu_tests)
+    [ "${TESTS:-1}" = 0 ] && tests=()
+    build . "$BUILD" "${tests[@]}" granray-bench granray-dem || exit 1
+    wait
+  else
+    build_both granray-bench granray-dem  # its wait takes the variant's build too
+  fi
   [ "${TESTS:-1}" = 0 ] || cuda_tests
   time_network
 fi

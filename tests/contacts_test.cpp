@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -122,6 +124,25 @@ TEST_F(ContactsTest, PairsGoToTheHostGivenWhole) {
   }
 }
 
+// The capsules' grid lists each capsule where its box lies (the default), or once by its
+// midpoint (GRANRAY_CAPSULE_LISTING=midpoints) with a random count of cells a capsule; the env set
+// for as long as it lives.
+class CapsuleListingForRound {
+ public:
+  CapsuleListingForRound(Rng& rng, bool midpoints) {
+    if (!midpoints) return;
+    const std::string cells = std::to_string(uniform(rng, 0.5f, 4.0f));
+    EXPECT_EQ(setenv("GRANRAY_CAPSULE_LISTING", "midpoints", 1), 0);
+    EXPECT_EQ(setenv("GRANRAY_CELLS_PER_CAPSULE", cells.c_str(), 1), 0);
+  }
+  ~CapsuleListingForRound() {
+    unsetenv("GRANRAY_CAPSULE_LISTING");
+    unsetenv("GRANRAY_CELLS_PER_CAPSULE");
+  }
+  CapsuleListingForRound(const CapsuleListingForRound&) = delete;
+  CapsuleListingForRound& operator=(const CapsuleListingForRound&) = delete;
+};
+
 TEST_F(ContactsTest, MethodsMatchBruteForceOnPackingsWithTheirContacts) {
   Rng rng(fresh_seed());
   Renderer renderer(test_backend());
@@ -129,6 +150,9 @@ TEST_F(ContactsTest, MethodsMatchBruteForceOnPackingsWithTheirContacts) {
     const std::vector<Vec4> grains = dense_bed(rng, 500, 0.3f, 0.5f);
     const Pairs pairs(packing_pairs(rng, grains));
     const SceneBounds box = box_of(grains);
+    // Listed by midpoints in rounds with grains = false (whole capsules), a clip plane, walls and
+    // light.
+    const CapsuleListingForRound listing(rng, round % 4 == 1 || round % 4 == 2);
     RenderSettings s = small_random_settings(rng, round % 4 >= 2);
     s.contacts = random_contacts(rng);
     s.contacts->grains = round != 1 && round != 5;
@@ -177,6 +201,8 @@ TEST_F(ContactsTest, LongCapsulesCoarsenTheirGridAndMatchBruteForce) {
       }
     }
     const Pairs pairs(every_pair);
+    // By midpoints, capsules longer than a cell are still listed where their boxes lie.
+    const CapsuleListingForRound listing(rng, round >= 2);
     RenderSettings s = small_random_settings(rng, round % 2 == 1);
     s.contacts = random_contacts(rng);
     s.contacts->threshold = 0.0f;
@@ -547,6 +573,63 @@ TEST_F(ContactsTest, TheStrongNetworkKeepsPairsAboveTheMean) {
   EXPECT_LT(strong, contacts.size());
   EXPECT_FLOAT_EQ(stats.contact_lo, float(lo));
   EXPECT_FLOAT_EQ(stats.contact_hi, float(hi));
+}
+
+// Listed by their boxes or by their midpoints, the capsules' grid finds the same nearest surface
+// for every ray (the same capsule tests, the same tie rule): the same pixels, bit for bit, unlit
+// and lit, with and without the grains drawn.
+TEST_F(ContactsTest, BothListingsDrawTheSameImage) {
+  Rng rng(fresh_seed());
+  Renderer renderer(test_backend());
+  for (int round = 0; round < 4; ++round) {
+    const std::vector<Vec4> grains = dense_bed(rng, 600, 0.3f, 0.5f);
+    const Pairs pairs(packing_pairs(rng, grains));
+    RenderSettings s = sized_random_settings(rng, round % 2 == 1, 96, 64);
+    s.contacts = random_contacts(rng);
+    s.contacts->grains = round != 2;
+    if (round >= 1) {
+      s.shading.shadows = true;
+      s.shading.ao_samples = std::uniform_int_distribution<int>(1, 8)(rng);
+      s.shading.ao_distance = uniform(rng, 0.3f, 2.0f);
+    }
+    Image by_boxes, by_midpoints;
+    renderer.render(pairs.with(view_of(grains)), s, by_boxes, {RenderMethod::grid, true});
+    {
+      const CapsuleListingForRound listing(rng, true);
+      renderer.render(pairs.with(view_of(grains)), s, by_midpoints, {RenderMethod::grid, true});
+    }
+    SCOPED_TRACE(::testing::Message() << "round " << round);
+    EXPECT_GT(capsule_pixels(by_boxes), 0u) << "the network shows";
+    EXPECT_EQ(by_boxes.hit_id, by_midpoints.hit_id);
+    EXPECT_EQ(by_boxes.rgb, by_midpoints.rgb);
+  }
+}
+
+// The capsules' listing and cells a capsule named in the environment are checked: a value that is
+// neither is refused by its name, not taken as the default.
+TEST_F(ContactsTest, ABadCapsuleListingIsRefusedByName) {
+  Rng rng(fresh_seed());
+  Renderer renderer(test_backend());
+  const std::vector<Vec4> grains = dense_bed(rng, 200, 0.3f, 0.5f);
+  const Pairs pairs(true_contacts(rng, grains, 4.0f));
+  RenderSettings s = sized_random_settings(rng, false, 32, 24);
+  s.contacts = ContactSettings{};
+  const std::pair<const char*, const char*> bad[] = {{"GRANRAY_CAPSULE_LISTING", "centres"},
+                                                     {"GRANRAY_CAPSULE_LISTING", ""},
+                                                     {"GRANRAY_CELLS_PER_CAPSULE", "two"},
+                                                     {"GRANRAY_CELLS_PER_CAPSULE", "0"},
+                                                     {"GRANRAY_CELLS_PER_CAPSULE", "1e9"}};
+  for (const auto& [name, value] : bad) {
+    ASSERT_EQ(setenv(name, value, 1), 0);
+    Image image;
+    try {
+      renderer.render(pairs.with(view_of(grains)), s, image, {RenderMethod::grid, false});
+      ADD_FAILURE() << name << "=\"" << value << "\" was taken";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+    ASSERT_EQ(unsetenv(name), 0);
+  }
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "backend_prelude.inl"
@@ -21,17 +23,50 @@
 
 namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
-// Cells per drawn capsule in the capsules' grid. Cut back to what the grains leave showing
-// (capsule_outside_spheres), a packing's capsules are short: on the H200 two cells a capsule cast
-// the lit 1 M-grain bed 10 % faster than one, for a build 10 % slower; half a cell, 20 % slower
-// (docs/benchmarks-log.md). A compile definition tries others (scripts/gpu-network.sh's VARIANT).
-#ifndef GRANRAY_CELLS_PER_CAPSULE
-#define GRANRAY_CELLS_PER_CAPSULE 2.0
-#endif
-constexpr double kCellsPerCapsule = GRANRAY_CELLS_PER_CAPSULE;
+// Cells per drawn capsule in the capsules' grid (GRANRAY_CELLS_PER_CAPSULE sets another, for the
+// benchmarks). Cut back to what the grains leave showing (capsule_outside_spheres), a packing's
+// capsules are short: on the H200 two cells a capsule cast the lit 1 M-grain bed 10 % faster than
+// one, for a build 10 % slower; half a cell, 20 % slower (docs/benchmarks-log.md).
+constexpr double kCellsPerCapsule = 2.0;
 
-// A capsule's box, as BoundsOfSphere gives a grain's (its thickness in place of a diameter), so
-// that the capsules' box and census size their grid as the grains' do.
+// How the capsules' grid lists a capsule: in every cell its box overlaps (`boxes`), or once, in
+// the cell of its segment's midpoint, where its bounding sphere is no larger than a cell
+// (`midpoints`; the walk then grows its cells by the largest such sphere's radius, as the grains'
+// grid does for grains). GRANRAY_CAPSULE_LISTING picks one (docs/configuration.md).
+enum class CapsuleListing { boxes, midpoints };
+
+inline CapsuleListing capsule_listing() {
+  const char* v = std::getenv("GRANRAY_CAPSULE_LISTING");
+  if (v == nullptr || std::string(v) == "boxes") return CapsuleListing::boxes;
+  if (std::string(v) == "midpoints") return CapsuleListing::midpoints;
+  throw ConfigError(
+      std::string("granray: GRANRAY_CAPSULE_LISTING must be boxes or midpoints, not \"") + v +
+      "\"");
+}
+
+inline double cells_per_capsule() {
+  const char* v = std::getenv("GRANRAY_CELLS_PER_CAPSULE");
+  if (v == nullptr) return kCellsPerCapsule;
+  char* end = nullptr;
+  const double n = std::strtod(v, &end);
+  if (end == v || *end != '\0' || !(n >= 0.125 && n <= 64.0)) {
+    throw ConfigError(std::string("granray: GRANRAY_CELLS_PER_CAPSULE must be a number in "
+                                  "0.125..64, not \"") +
+                      v + "\"");
+  }
+  return n;
+}
+
+// The sphere about a capsule's segment's midpoint that holds the whole capsule.
+GRANRAY_HD_INLINE Vec4 capsule_listing_sphere(const Capsule& c) {
+  const Vec3 mid = (c.a + c.b) * 0.5f;
+  const Vec3 half = (c.b - c.a) * 0.5f;
+  return {mid.x, mid.y, mid.z, sqrtf(dot(half, half)) + c.radius};
+}
+
+// A capsule's box, as BoundsOfSphere gives a grain's (its thickness in place of a diameter, and its
+// bounding sphere's radius as the largest radius, which a grid of midpoints reaches by), so that
+// the capsules' box and census size their grid as the grains' do.
 GRANRAY_HD_INLINE SceneBounds capsule_bounds(const Capsule& c) {
   if (!(c.radius > 0.0f)) return empty_bounds();  // a pair not drawn
   const float r = c.radius;
@@ -42,7 +77,7 @@ GRANRAY_HD_INLINE SceneBounds capsule_bounds(const Capsule& c) {
           1,
           0,
           2.0 * r,
-          r};
+          capsule_listing_sphere(c).w};
 }
 
 // Which grains hide the parts of capsules inside them (capsule_outside_spheres): where the frame
@@ -128,8 +163,11 @@ struct MakeCapsule {
   }
 };
 
-// The cells that capsule c's box (grown by the listing pad) overlaps; none for a pair not drawn.
+// The cells that list capsule c: its midpoint's, where g lists its bounding sphere once, else
+// those that its box (grown by the listing pad) overlaps. Only for a drawn capsule.
 GRANRAY_HD_INLINE CellRange capsule_cells(const GridGeometry& g, const Capsule& c) {
+  const Vec4 around = capsule_listing_sphere(c);
+  if (listed_once(g, around)) return centre_cells(g, around);
   const float reach = c.radius + kCellListingPad * g.cell_size;
   const float a[3] = {c.a.x, c.a.y, c.a.z}, b[3] = {c.b.x, c.b.y, c.b.z};
   const float o[3] = {g.origin.x, g.origin.y, g.origin.z};
@@ -380,7 +418,8 @@ class ContactScene {
     // with the geometry it takes, so the cells' ends are then scanned and ready.
     const detail::GridLayout layout = detail::choose_grid_layout(
         bounds, [&](const GridGeometry& g) { return count_into_cells(exec, g, n); },
-        GridCells::overlaps, 1.0, kCellsPerCapsule);
+        capsule_listing() == CapsuleListing::midpoints ? GridCells::centres : GridCells::overlaps,
+        1.0, cells_per_capsule());
     const GridGeometry& g = layout.geometry;
     refs_.resize(layout.references);
     // Each capsule counts its cells' cursors down from their ends, which leaves each cell's start

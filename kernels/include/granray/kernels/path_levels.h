@@ -45,7 +45,7 @@ struct PathBatch {
     return sample_of_record(camera, count, k);
   }
   GRANRAY_HD PathRandom random(const SampleOfRecord& at) const {
-    return {path_pixel_seed(at.i + camera.x0, at.j + camera.y0)};
+    return path_random(camera, at.i, at.j);
   }
 };
 

@@ -54,6 +54,12 @@ GRANRAY_HD_INLINE std::uint32_t path_pixel_seed(int i, int j) {
                   mix_bits(static_cast<std::uint32_t>(j) + 0x7f4a7c15u));
 }
 
+// The random numbers of pixel (i, j) (window coordinates) of `camera`'s image: seeded by the
+// whole image's pixel, so that a window or a band draws the whole's paths.
+GRANRAY_HD_INLINE PathRandom path_random(const CameraFrame& camera, int i, int j) {
+  return {path_pixel_seed(i + camera.x0, j + camera.y0)};
+}
+
 // A cosine-distributed direction about n.
 GRANRAY_HD_INLINE Vec3 cosine_direction(Vec3 n, float u1, float u2) {
   Vec3 t1, t2;
@@ -211,7 +217,7 @@ GRANRAY_HD_INLINE Vec3 trace_path(const Scene& scene, const Occluder& occluded,
                                   const CameraFrame& camera, const ShadingParams& shading,
                                   const PathParams& path, float wall_offset, int i, int j, int s,
                                   const CameraTracer& camera_tracer = {}) {
-  const PathRandom random{path_pixel_seed(i + camera.x0, j + camera.y0)};
+  const PathRandom random = path_random(camera, i, j);
   PathState state = start_path(camera, path, random, i, j, s);
   for (int bounce = 0;; ++bounce) {
     const BounceHit hit = path_hit(scene, camera_tracer, state, bounce, i, j);
