@@ -210,7 +210,8 @@ TEST_F(PathTraceTest, Avx2KernelGivesTheBaselineImage) {
 // traces, with the same arithmetic: the same image, bit for bit, on each backend. Rounds with a
 // point sun (its shadow rays read the light's columns) and a sun of some size, walls, a lens,
 // dense beds and gases, bounces 1 to 5, sample counts that split the still into batches, and
-// fewer paths in flight than a batch holds (GRANRAY_PATHS_IN_FLIGHT), which traces it in parts.
+// fewer paths in flight than a batch holds (GRANRAY_PATHS_IN_FLIGHT), which traces it in parts,
+// and each level's paths traced as appended or in groups (GRANRAY_PATH_ORDER).
 TEST_F(PathTraceTest, LevelByLevelEqualsOnePass) {
   Renderer renderer(test_backend());
   Rng rng(fresh_seed());
@@ -231,6 +232,10 @@ TEST_F(PathTraceTest, LevelByLevelEqualsOnePass) {
     view.scalar = kinds.data();
     Image by_level, one_pass;
     ASSERT_EQ(setenv("GRANRAY_PATH_PASS", "level", 1), 0);
+    // Each level's paths in groups by their turns and surfaces (the default), by their turns
+    // alone, or as appended.
+    const char* const orders[] = {"surfaces", "turns", "appended"};
+    ASSERT_EQ(setenv("GRANRAY_PATH_ORDER", orders[(round / 2) % 3], 1), 0);
     // Odd rounds hold one path a pixel in flight where a batch has two or three (1/16 of 32-48
     // paths): each batch is traced in parts.
     const std::string in_flight = std::to_string(std::size_t(s.width) * s.height + rng() % 100);
@@ -240,11 +245,13 @@ TEST_F(PathTraceTest, LevelByLevelEqualsOnePass) {
     }
     renderer.render(view, s, by_level);
     ASSERT_EQ(unsetenv("GRANRAY_PATHS_IN_FLIGHT"), 0);
+    ASSERT_EQ(unsetenv("GRANRAY_PATH_ORDER"), 0);
     ASSERT_EQ(setenv("GRANRAY_PATH_PASS", "pixel", 1), 0);
     renderer.render(view, s, one_pass);
     ASSERT_EQ(unsetenv("GRANRAY_PATH_PASS"), 0);
-    SCOPED_TRACE(::testing::Message() << c.label << ", round " << round << ", " << s.path.samples
-                                      << " paths, bounces " << s.shading.bounces);
+    SCOPED_TRACE(::testing::Message()
+                 << c.label << ", round " << round << ", " << orders[(round / 2) % 3] << ", "
+                 << s.path.samples << " paths, bounces " << s.shading.bounces);
     EXPECT_EQ(compare_images(by_level, one_pass).differing_rgb, 0u);
     // Not a blank picture: the grains show in many pixels.
     const long shown = std::count_if(one_pass.rgb.begin(), one_pass.rgb.end(),
@@ -266,6 +273,16 @@ TEST_F(PathTraceTest, LevelByLevelEqualsOnePass) {
     }
   }
   ASSERT_EQ(unsetenv("GRANRAY_PATHS_IN_FLIGHT"), 0);
+  for (const char* bad : {"sorted", "Turns", ""}) {
+    ASSERT_EQ(setenv("GRANRAY_PATH_ORDER", bad, 1), 0);
+    try {
+      renderer.render(view_of(spheres), s, image);
+      ADD_FAILURE() << "GRANRAY_PATH_ORDER=\"" << bad << "\" was taken";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("GRANRAY_PATH_ORDER"), std::string::npos);
+    }
+  }
+  ASSERT_EQ(unsetenv("GRANRAY_PATH_ORDER"), 0);
   ASSERT_EQ(unsetenv("GRANRAY_PATH_PASS"), 0);
 }
 

@@ -16,8 +16,11 @@ std::size_t frame_bytes_per_pixel(const RenderSettings& settings) {
   // one screen-tile entry a pixel with its key, sorted copies and sphere (about 40).
   std::size_t bytes = 3 + 3 + 24 + 40;
   // The paths' running sums and, level by level (path_levels.h), at least one path a pixel in
-  // two lists with its radiance (a batch takes up to kMostPathsInFlight paths, whatever the band).
-  if (path_traced(settings)) bytes += sizeof(Vec3) + 2 * sizeof(PathState) + sizeof(Vec3);
+  // two lists with its radiance, group and place in order (a batch takes up to
+  // kMostPathsInFlight paths, whatever the band).
+  if (path_traced(settings)) {
+    bytes += sizeof(Vec3) + 2 * sizeof(PathState) + sizeof(Vec3) + 1 + sizeof(std::uint32_t);
+  }
   if (lighting_on(settings.shading) || materials_on(settings)) {
     const std::size_t samples = static_cast<std::size_t>(std::max(1, settings.shading.samples));
     const std::size_t mask =

@@ -83,6 +83,27 @@ struct StartPaths {
   }
 };
 
+// The group a live path is traced in when a level's paths are put in order (GRANRAY_PATH_ORDER):
+// `surfaces` (the default), whether it leaves a wall (a floor's rays, which mostly leave the
+// grains' grid) or a grain, whether its last turn was specular (a mirror's or glass's ray) and its
+// direction's octant; `turns`, the last two alone. Paths of a group walk alike, so a warp's lanes
+// wait less on each other; within a group they keep the order they were appended in, near their
+// pixels'.
+enum class PathOrder { appended, turns, surfaces };
+
+struct PathGroupKey {
+  const PathState* level;
+  bool by_surface;
+  GRANRAY_HD std::uint8_t operator()(std::uint32_t e) const {
+    const PathState& p = level[e];
+    const unsigned octant = (p.ray.dir.x < 0.0f ? 1u : 0u) | (p.ray.dir.y < 0.0f ? 2u : 0u) |
+                            (p.ray.dir.z < 0.0f ? 4u : 0u);
+    const unsigned specular = p.sees_sun != 0u ? 8u : 0u;
+    const unsigned from_wall = by_surface && p.from >= kWallIdBase ? 16u : 0u;
+    return static_cast<std::uint8_t>(octant | specular | from_wall);
+  }
+};
+
 // Level `bounce` (1..bounces): each live path meets its next surface.
 template <class Scene, class Occluder>
 struct ContinuePaths {
@@ -93,12 +114,13 @@ struct ContinuePaths {
   PathParams path;
   float wall_offset;
   int bounce;
-  const PathState* level;  // this level's paths
+  const PathState* level;      // this level's paths
+  const std::uint32_t* order;  // the order they are traced in (null: as they lie)
   PathList next;
   Vec3* radiance;
 
   GRANRAY_HD void operator()(std::uint32_t e) const {
-    PathState state = level[e];
+    PathState state = level[order != nullptr ? order[e] : e];
     const SampleOfRecord at = batch.path_of(state.path);
     const int s = batch.first + at.s;
     const BounceHit hit = path_hit(scene, NoCameraTracer{}, state, bounce, at.i, at.j);
