@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "contact_reference.h"
+#include "env_refusal.h"
 #include "granray/kernels/contact_capsules.h"
 #include "granray/kernels/walls.h"
 #include "granray/rank_stages.h"
@@ -614,22 +615,12 @@ TEST_F(ContactsTest, ABadCapsuleListingIsRefusedByName) {
   const Pairs pairs(true_contacts(rng, grains, 4.0f));
   RenderSettings s = sized_random_settings(rng, false, 32, 24);
   s.contacts = ContactSettings{};
-  const std::pair<const char*, const char*> bad[] = {{"GRANRAY_CAPSULE_LISTING", "centres"},
-                                                     {"GRANRAY_CAPSULE_LISTING", ""},
-                                                     {"GRANRAY_CELLS_PER_CAPSULE", "two"},
-                                                     {"GRANRAY_CELLS_PER_CAPSULE", "0"},
-                                                     {"GRANRAY_CELLS_PER_CAPSULE", "1e9"}};
-  for (const auto& [name, value] : bad) {
-    ASSERT_EQ(setenv(name, value, 1), 0);
+  const auto render = [&] {
     Image image;
-    try {
-      renderer.render(pairs.with(view_of(grains)), s, image, {RenderMethod::grid, false});
-      ADD_FAILURE() << name << "=\"" << value << "\" was taken";
-    } catch (const ConfigError& e) {
-      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
-    }
-    ASSERT_EQ(unsetenv(name), 0);
-  }
+    renderer.render(pairs.with(view_of(grains)), s, image, {RenderMethod::grid, false});
+  };
+  expect_env_values_refused("GRANRAY_CAPSULE_LISTING", {"centres", ""}, render);
+  expect_env_values_refused("GRANRAY_CELLS_PER_CAPSULE", {"two", "0", "1e9"}, render);
 }
 
 }  // namespace

@@ -6,14 +6,13 @@
 #pragma once
 
 #include <algorithm>
-#include <cstdlib>
-#include <string>
 #include <vector>
 
 #include "backend_prelude.inl"
 #include "colormap_tables.h"
 #include "contact_order.inl"
 #include "contact_pairs.inl"
+#include "env_switches.h"
 #include "granray/kernels/contact_capsules.h"
 #include "granray/kernels/shading.h"
 #include "granray/kernels/walls.h"
@@ -36,25 +35,13 @@ constexpr double kCellsPerCapsule = 2.0;
 enum class CapsuleListing { boxes, midpoints };
 
 inline CapsuleListing capsule_listing() {
-  const char* v = std::getenv("GRANRAY_CAPSULE_LISTING");
-  if (v == nullptr || std::string(v) == "boxes") return CapsuleListing::boxes;
-  if (std::string(v) == "midpoints") return CapsuleListing::midpoints;
-  throw ConfigError(
-      std::string("granray: GRANRAY_CAPSULE_LISTING must be boxes or midpoints, not \"") + v +
-      "\"");
+  return detail::env_word("GRANRAY_CAPSULE_LISTING", {"boxes", "midpoints"}, 0) == 1
+             ? CapsuleListing::midpoints
+             : CapsuleListing::boxes;
 }
 
 inline double cells_per_capsule() {
-  const char* v = std::getenv("GRANRAY_CELLS_PER_CAPSULE");
-  if (v == nullptr) return kCellsPerCapsule;
-  char* end = nullptr;
-  const double n = std::strtod(v, &end);
-  if (end == v || *end != '\0' || !(n >= 0.125 && n <= 64.0)) {
-    throw ConfigError(std::string("granray: GRANRAY_CELLS_PER_CAPSULE must be a number in "
-                                  "0.125..64, not \"") +
-                      v + "\"");
-  }
-  return n;
+  return detail::env_number("GRANRAY_CELLS_PER_CAPSULE", 0.125, 64.0, false, kCellsPerCapsule);
 }
 
 // The sphere about a capsule's segment's midpoint that holds the whole capsule.

@@ -3,6 +3,7 @@
 
 #include "backend_prelude.inl"
 #include "bounce_levels.inl"
+#include "env_switches.h"
 #include "granray/kernels/avx2_kernel.h"
 #include "granray/kernels/lit_passes.h"
 #include "granray/kernels/materials.h"
@@ -27,13 +28,11 @@ struct IsVisibleSurface {
 };
 
 // The way an environment variable asks a pass to go (the tests and benchmarks compare both ways
-// in one process): `one` or `other`, else (unset, or another word) the backend's `default_other`.
+// in one process): `one` or `other`, else (unset) the backend's `default_other`; another word is
+// refused by name.
 inline bool asks_other_way(const char* variable, const char* one, const char* other,
                            bool default_other) {
-  const char* way = std::getenv(variable);
-  if (way != nullptr && std::string(way) == one) return false;
-  if (way != nullptr && std::string(way) == other) return true;
-  return default_other;
+  return detail::env_word(variable, {one, other}, default_other ? 1 : 0) == 1;
 }
 
 // Whether a frame's bounce pass goes level by level: on a backend where that pays

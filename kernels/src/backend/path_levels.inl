@@ -4,42 +4,29 @@
 #pragma once
 
 #include <algorithm>
-#include <cstdlib>
 #include <limits>
 #include <string>
 
 #include <thrust/fill.h>
 
 #include "backend_prelude.inl"
+#include "env_switches.h"
 #include "granray/kernels/path_levels.h"
 
 namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
 // The most paths in a level's list: GRANRAY_PATHS_IN_FLIGHT, else kMostPathsInFlight.
 inline std::size_t most_paths_in_flight() {
-  const char* v = std::getenv("GRANRAY_PATHS_IN_FLIGHT");
-  if (v == nullptr) return kMostPathsInFlight;
-  char* end = nullptr;
-  const unsigned long long n = std::strtoull(v, &end, 10);
-  if (end == v || *end != '\0' || n < 1 || n > (1ull << 30)) {
-    throw ConfigError(
-        std::string("granray: GRANRAY_PATHS_IN_FLIGHT must be a whole number in 1..") +
-        std::to_string(1ull << 30) + ", not \"" + v + "\"");
-  }
-  return static_cast<std::size_t>(n);
+  return static_cast<std::size_t>(detail::env_number(
+      "GRANRAY_PATHS_IN_FLIGHT", 1.0, double(1u << 30), true, double(kMostPathsInFlight)));
 }
 
 // How each level's paths are ordered before they are traced: GRANRAY_PATH_ORDER, else in groups
 // by their turns and the surfaces they leave (on the H200 the pour's still 1.06x faster than as
 // appended, the hopper's 1.04x, the heap's 1.01x; docs/benchmarks-log.md).
 inline PathOrder path_order() {
-  const char* v = std::getenv("GRANRAY_PATH_ORDER");
-  if (v == nullptr || std::string(v) == "surfaces") return PathOrder::surfaces;
-  if (std::string(v) == "turns") return PathOrder::turns;
-  if (std::string(v) == "appended") return PathOrder::appended;
-  throw ConfigError(std::string("granray: GRANRAY_PATH_ORDER must be surfaces, turns or appended, "
-                                "not \"") +
-                    v + "\"");
+  constexpr PathOrder orders[] = {PathOrder::surfaces, PathOrder::turns, PathOrder::appended};
+  return orders[detail::env_word("GRANRAY_PATH_ORDER", {"surfaces", "turns", "appended"}, 0)];
 }
 
 class PathLevels {
