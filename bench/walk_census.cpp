@@ -1,9 +1,12 @@
 #include "walk_census.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <random>
 
 #include "granray/camera.h"
+#include "granray/kernels/lighting.h"
 #include "granray/kernels/trace.h"
 
 namespace granray::bench {
@@ -60,6 +63,47 @@ void count_walks(const GridView& grid, const CameraFrame& camera, bool leap, Wal
   }
 }
 
+// Rays that leave the grains as a path's first bounce does: from a point of a grain's surface
+// (every `step`-th grain, a uniform normal), cosine-distributed about its normal.
+void count_bounce_walks(const GridView& grid, const ParticleView& view, bool leap,
+                        WalkCount& count) {
+  const std::size_t step = std::max<std::size_t>(1, view.count / 500000);
+  std::mt19937 random(12345);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  long lane = 0, most = 0;
+  for (std::size_t k = 0; k < view.count; k += step) {
+    const Vec4 g = view.xyzr[k];
+    const float z = 2.0f * unit(random) - 1.0f, phi = 6.2831853f * unit(random);
+    const float s = std::sqrt(std::max(0.0f, 1.0f - z * z));
+    const Vec3 n{s * std::cos(phi), s * std::sin(phi), z};
+    Vec3 t1, t2;
+    basis_about(n, t1, t2);
+    const float u1 = unit(random), u2 = 6.2831853f * unit(random), r = std::sqrt(u1);
+    const Vec3 dir = t1 * (r * std::cos(u2)) + t2 * (r * std::sin(u2)) +
+                     n * std::sqrt(std::max(0.0f, 1.0f - u1));
+    const Ray ray{Vec3{g.x, g.y, g.z} + n * (g.w * 1.001f), dir};
+    CountingNearest nearest{grid, ray};
+    GrownCellWalk probe;
+    CellSlab slab;
+    if (!probe.start(grid.geometry, ray, 0.0f, INFINITY, slab)) continue;
+    nearest.slabs = 1;
+    if (leap) {
+      walk_listed_spheres_leaping(grid, ray, 0.0f, INFINITY, nearest);
+    } else {
+      walk_listed_spheres_between(grid, ray, 0.0f, INFINITY, nearest);
+    }
+    count.rays += 1;
+    count.hits += nearest.best < INFINITY;
+    count.slabs += nearest.slabs;
+    count.tests += nearest.tests;
+    most = std::max(most, nearest.slabs + nearest.tests);
+    if (++lane == 32) {
+      count.longest_lanes += most;
+      lane = most = 0;
+    }
+  }
+}
+
 }  // namespace
 
 WalkCensus walk_census(const HostGrid& grid, const ParticleView& view, const RenderSettings& s) {
@@ -71,6 +115,8 @@ WalkCensus walk_census(const HostGrid& grid, const ParticleView& view, const Ren
   count_walks(grid.view(false), camera, false, census.every_cell);
   const GridView leaping = grid.view(true);
   count_walks(leaping, camera, leaping.clearance != nullptr, census.leaping);
+  count_bounce_walks(grid.view(false), view, false, census.bounce_every_cell);
+  count_bounce_walks(leaping, view, leaping.clearance != nullptr, census.bounce_leaping);
   return census;
 }
 
@@ -85,7 +131,9 @@ std::string describe(const WalkCensus& census) {
                   c.longest_lanes);
     return std::string(text);
   };
-  return line("every cell", census.every_cell) + "\n" + line("leaping", census.leaping);
+  return line("every cell", census.every_cell) + "\n" + line("leaping", census.leaping) + "\n" +
+         line("bounces, every cell", census.bounce_every_cell) + "\n" +
+         line("bounces, leaping", census.bounce_leaping);
 }
 
 }  // namespace granray::bench

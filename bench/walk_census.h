@@ -1,7 +1,8 @@
-// What the GPU's walk does for each primary ray of a frame's grid, counted on the host: its
-// turns (slabs entered, leaps and grains tested), over every cell and leaping over empty space
-// (GridView::clearance), and per warp of 16 x 2 pixels the longest lane's, which a warp waits
-// for (granray-bench --walk-census).
+// What the GPU's walk does for each primary ray of a frame's grid, and for rays that leave the
+// grains as a path's first bounce does, counted on the host: its turns (slabs entered, leaps and
+// grains tested), over every cell and leaping over empty space (GridView::clearance), and per
+// warp (16 x 2 pixels, or 32 rays) the longest lane's, which a warp waits for
+// (granray-bench --walk-census).
 #pragma once
 
 #include <string>
@@ -22,6 +23,10 @@ struct WalkCount {
 struct WalkCensus {
   WalkCount every_cell;
   WalkCount leaping;  // the grid's clearance used (as every_cell without one)
+  // Rays leaving the grains' surfaces, cosine-distributed (a path's first bounce), per warp of
+  // 32 rays in the grains' order.
+  WalkCount bounce_every_cell;
+  WalkCount bounce_leaping;
   int width = 0, height = 0;
 };
 

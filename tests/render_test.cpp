@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
+#include <tuple>
 
+#include "env_refusal.h"
 #include "granray/errors.h"
 #include "reference_math.h"
 #include "scene_suite.h"
@@ -137,9 +140,11 @@ TEST_F(RenderTest, PrimaryRaysFromTheirNearBoundsMatchBruteForce) {
 }
 
 // A pour occupies so little of its box that the frames' grid sizes its cells by the occupied
-// volume (several cells a grain). The grids of bounce rays and of the path-traced still do too on
-// the GPU, where their walks leap over the empty space; the CPU keeps one cell a grain over the box
-// for them (Executor::sizes_bounce_cells_by_occupancy).
+// volume (several cells a grain, at most 8). The grids of bounce rays and of the path-traced still
+// take finer cells still on the GPU (up to 32 a grain), where their walks leap over the empty
+// space and meet a neighbour a few cells on; the CPU keeps one cell a grain over the box for them
+// (Executor::bounce_cell_sizing). GRANRAY_BOUNCE_CELLS picks each sizing on either backend, and
+// no pixel depends on which: the image is the same bytes.
 TEST_F(RenderTest, GridsOfBouncingRaysAreSizedAsTheBackendSays) {
   Rng rng(fresh_seed());
   const bench::SuiteScene scene = bench::make_suite_scene("pour", 20000 + rng() % 10000, rng());
@@ -153,29 +158,54 @@ TEST_F(RenderTest, GridsOfBouncingRaysAreSizedAsTheBackendSays) {
   };
   RenderSettings plain = sized_random_settings(rng, false, 32, 24);
   EXPECT_GT(cells_per_grain(plain), 2.0) << "unlit";
+  EXPECT_LE(cells_per_grain(plain), 8.0 * 1.05) << "unlit";
   RenderSettings lit = plain;
   lit.shading.shadows = true;
   lit.shading.ao_samples = 2;
   EXPECT_GT(cells_per_grain(lit), 2.0) << "shadows and occlusion";
-  const bool by_occupancy = test_backend() == BackendKind::cuda;
-  const auto expect_bouncing_cells = [&](double cells, const char* label) {
-    if (by_occupancy) {
-      EXPECT_GT(cells, 2.0) << label;
-    } else {
-      EXPECT_LE(cells, 1.05) << label;
-    }
+  // Cells a grain under each sizing: one a grain over the box at most; the frames' several, at
+  // most 8; finer than the frames' where the cells list grains by their centres (the pour's column
+  // and layer fill under an eighth of its box), at most 32. The CPU's path still lists each grain
+  // where it overlaps, in cells of two diameters at least: there no fewer than the frames'.
+  const auto expect_cells = [](const std::map<std::string, double>& cells, bool by_centres,
+                               const std::string& label) {
+    EXPECT_LE(cells.at("box"), 1.05) << label;
+    EXPECT_GT(cells.at("frames"), 2.0) << label;
+    EXPECT_LE(cells.at("frames"), 8.0 * 1.05) << label;
+    EXPECT_GE(cells.at("fine"), cells.at("frames")) << label;
+    if (by_centres) EXPECT_GT(cells.at("fine"), 8.0 * 1.05) << label;
+    EXPECT_LE(cells.at("fine"), 32.0 * 1.05) << label;
   };
   RenderSettings bouncing = plain;
   bouncing.shading.bounces = 2;
   bouncing.materials = {MaterialSettings{"steel", MaterialType::metal}};
   bouncing.materials[0].reflectance = 0.8f;
   bouncing.materials[0].grains = SelectRange{-INFINITY, INFINITY};
-  expect_bouncing_cells(cells_per_grain(bouncing), "metal, two bounces");
   RenderSettings path = plain;
   path.model = ImageModel::path;
-  path.path.samples = 1;
+  path.path.samples = 2;
   path.shading.bounces = 2;
-  expect_bouncing_cells(cells_per_grain(path), "path-traced still");
+  const bool cuda = test_backend() == BackendKind::cuda;
+  for (const auto& [settings, name, by_centres] : {std::tuple{bouncing, "metal, two bounces", true},
+                                                   std::tuple{path, "path-traced still", cuda}}) {
+    const double backends_cells = cells_per_grain(settings);
+    const Image backends = image;
+    std::map<std::string, double> cells;
+    for (const char* sizing : {"box", "frames", "fine", "backend"}) {
+      ASSERT_EQ(setenv("GRANRAY_BOUNCE_CELLS", sizing, 1), 0);
+      const std::string label = std::string(name) + ", GRANRAY_BOUNCE_CELLS=" + sizing;
+      cells[sizing] = cells_per_grain(settings);
+      EXPECT_EQ(image.rgb, backends.rgb) << label;
+      EXPECT_EQ(image.hit_id, backends.hit_id) << label;
+    }
+    ASSERT_EQ(unsetenv("GRANRAY_BOUNCE_CELLS"), 0);
+    expect_cells(cells, by_centres, name);
+    // The GPU takes the finer cells, the CPU the box's.
+    EXPECT_EQ(backends_cells, cells.at(cuda ? "fine" : "box")) << name;
+    EXPECT_EQ(cells.at("backend"), backends_cells) << name;
+  }
+  expect_env_values_refused("GRANRAY_BOUNCE_CELLS", {"finer", "", "1"},
+                            [&] { cells_per_grain(path); });
 }
 
 TEST_F(RenderTest, PolydisperseWithHugeGrains) {

@@ -67,10 +67,6 @@ struct Scratch {
   std::chrono::steady_clock::time_point marks[kStageMarks];
 };
 
-#ifndef GRANRAY_BOUNCE_CELLS_BY_OCCUPANCY
-#define GRANRAY_BOUNCE_CELLS_BY_OCCUPANCY 0
-#endif
-
 class Executor {
  public:
   static constexpr MemorySpace native_space = MemorySpace::host;
@@ -93,10 +89,9 @@ class Executor {
   // (docs/benchmarks-log.md, "The path still's camera rays from their near bounds").
   static constexpr double most_share_with_path_near_bounds = 0.15;
   // The grids of bounce rays and of the path still: sized by the grains' box here. The occupied
-  // volume's (the GPU's; GRANRAY_BOUNCE_CELLS_BY_OCCUPANCY=1 builds it here) did not win beyond
-  // the spread on 2 cores (docs/benchmarks-log.md, "Rays that bounce, in cells by the occupied
-  // volume").
-  static constexpr bool sizes_bounce_cells_by_occupancy = GRANRAY_BOUNCE_CELLS_BY_OCCUPANCY;
+  // volume's (the GPU's) did not win beyond the spread on 2 cores (docs/benchmarks-log.md, "Rays
+  // that bounce, in cells by the occupied volume"); GRANRAY_BOUNCE_CELLS picks another.
+  static constexpr detail::CellSizing bounce_cell_sizing = detail::CellSizing::by_box;
   // Ambient occlusion: a gather of the spheres near a shading point, then a short loop per
   // occlusion ray, casts ambient occlusion faster here than a walk per ray (docs/benchmarks.md).
   static constexpr bool gathers_nearby_spheres = true;

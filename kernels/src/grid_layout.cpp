@@ -37,6 +37,15 @@ constexpr double kOverlapCellDiameters = 2.0;
 #define GRANRAY_MOST_SHARE_SIZED_BY_OCCUPANCY 0.3
 #endif
 constexpr double kMostShareSizedByOccupancy = GRANRAY_MOST_SHARE_SIZED_BY_OCCUPANCY;
+// Cells per renderable particle at most, however little of its box a bed occupies.
+constexpr double kMostCellsPerParticle = 8.0;
+// The grids of rays that bounce (CellSizing::finely_by_occupied_volume): sized by the occupied
+// volume up to half the box (every grid with clearance, so the heap too), and up to 32 cells a
+// grain (the pour's column and layer fill under 1/30 of its box). Counted on the host
+// (granray-bench --walk-census, 1 M grains), a ray leaving a grain tested 23.8 -> 14.2 grains on
+// the heap and 45.3 -> 20.7 on the pour (docs/benchmarks-log.md, "Finer cells for rays that
+// bounce").
+constexpr OccupiedVolumeCells kBouncesOccupiedVolumeCells{0.5, 32.0};
 
 GridGeometry geometry_for(double cell, const double origin[3], const double extent[3],
                           double max_radius, GridCells cells) {
@@ -111,18 +120,31 @@ GridGeometry occupancy_geometry(const SceneBounds& bounds) {
   return fitted_geometry(cell, box, cells, bounds.max_radius, GridCells::centres);
 }
 
+OccupiedVolumeCells occupied_volume_cells(CellSizing sizing) {
+  switch (sizing) {
+    case CellSizing::by_box:
+      return {-1.0, kCellsPerParticle};
+    case CellSizing::by_occupied_volume:
+      return {kMostShareSizedByOccupancy, kMostCellsPerParticle};
+    case CellSizing::finely_by_occupied_volume:
+      return kBouncesOccupiedVolumeCells;
+  }
+  return {-1.0, kCellsPerParticle};
+}
+
 GridLayout choose_grid_layout(
     const SceneBounds& bounds,
     const std::function<std::uint64_t(const GridGeometry&)>& count_references, GridCells cells,
-    double occupied_share, double cells_per_particle) {
+    double occupied_share, double cells_per_particle, CellSizing sizing) {
   const double n = static_cast<double>(bounds.renderable);
   const GridBox box = grid_box(bounds);
-  // A bed that occupies at most kMostShareSizedByOccupancy of its box gets one cell per particle
-  // over that share: its grains then lie about one to a cell, as a dense box's do, and the walks
-  // leap over the empty rest (GridView::clearance).
+  // A bed that occupies at most the sizing's share of its box gets one cell per particle over
+  // that share: its grains then lie about one to a cell, as a dense box's do, and the walks leap
+  // over the empty rest (GridView::clearance).
+  const OccupiedVolumeCells by_volume = occupied_volume_cells(sizing);
   const double share =
-      occupied_share <= kMostShareSizedByOccupancy
-          ? std::clamp(occupied_share, kCellsPerParticle / kMostCellsPerParticle, 1.0)
+      occupied_share <= by_volume.most_share
+          ? std::clamp(occupied_share, kCellsPerParticle / by_volume.most_cells_per_particle, 1.0)
           : 1.0;
   const double max_cells =
       std::clamp(cells_per_particle * kCellsPerParticle * n / share, 64.0, kMaxCells);

@@ -15,32 +15,40 @@ struct GridLayout {
   std::uint64_t references;
 };
 
+// What a frame's grid sizes its cells by: the grains' box, or the volume they occupy in it (where
+// that is a small share, choose_grid_layout's occupied_share), as the frames' primary, shadow and
+// occlusion rays take it, or finer still for rays that bounce (more of the box sized by what the
+// grains occupy, more cells a grain in all). Rays that bounce start at the grains and mostly meet
+// a neighbour after a few cells, so the grains each cell lists cost them more than the cells they
+// cross; where the backend says so, the grids of bounces and of the path-traced still take the
+// finer cells or keep the box's (docs/design.md, "Cells sized by the occupied volume").
+enum class CellSizing { by_box, by_occupied_volume, finely_by_occupied_volume };
+
+// Where a grid's cells follow the occupied volume: where the grains occupy at most `most_share`
+// of their box, about one cell a grain over that share, up to `most_cells_per_particle` cells a
+// grain in all.
+struct OccupiedVolumeCells {
+  double most_share;
+  double most_cells_per_particle;
+};
+OccupiedVolumeCells occupied_volume_cells(CellSizing sizing);
+
 // count_references(g) returns how many (cell, sphere) references geometry g would hold; its last
 // call is with the geometry returned (so it may count into that grid's cells as it goes).
 // `occupied_share`: the share of the bounds' box that the grains occupy (occupancy_geometry); where
-// it is small (grid_layout.cpp says how small) the cells are sized so that about one cell per
-// particle covers that share, up to kMostCellsPerParticle cells per particle in all.
-// `cells_per_particle` scales those counts (the contact capsules' grid, contact_scene.inl).
+// `sizing` sizes by it and it is small enough (occupied_volume_cells), the cells are sized so
+// that about one cell per particle covers that share. `cells_per_particle` scales those counts
+// (the contact capsules' grid, contact_scene.inl).
 GridLayout choose_grid_layout(
     const SceneBounds& bounds,
     const std::function<std::uint64_t(const GridGeometry&)>& count_references,
     GridCells cells = GridCells::centres, double occupied_share = 1.0,
-    double cells_per_particle = 1.0);
-
-// What a frame's grid sizes its cells by: the grains' box, or the volume they occupy in it (where
-// that is a small share, choose_grid_layout's occupied_share). Rays that bounce run long through
-// the empty space that finer cells fill: where the backend says so, the grids of bounces and of
-// the path-traced still keep the box's cells (docs/design.md, "Cells sized by the occupied
-// volume").
-enum class CellSizing { by_box, by_occupied_volume };
+    double cells_per_particle = 1.0, CellSizing sizing = CellSizing::by_occupied_volume);
 
 // The coarse grid that estimates the occupied share: about kGrainsPerOccupancyCell particles per
 // cell over the bounds' box, the share being the part of its cells that hold a particle's centre.
 constexpr double kGrainsPerOccupancyCell = 8.0;
 GridGeometry occupancy_geometry(const SceneBounds& bounds);
-
-// Cells per renderable particle at most, however little of its box a bed occupies.
-constexpr double kMostCellsPerParticle = 8.0;
 
 // True when geometry g lists every renderable sphere of `bounds` once (none is larger than its
 // centre_radius); needs the bounds' max_radius, and says false when that is unknown (0).

@@ -5,6 +5,7 @@
 
 #include "backend_parts.inl"
 #include "backend_prelude.inl"
+#include "env_switches.h"
 #include "frame_setup.inl"
 #include "granray/kernels/lit_passes.h"
 #include "granray/kernels/materials.h"
@@ -34,6 +35,16 @@ struct LitStructureNeeds {
   bool keep_tiles = false;
 };
 
+// How the grids of rays that bounce size their cells: as the backend says
+// (Executor::bounce_cell_sizing), or as GRANRAY_BOUNCE_CELLS asks for the benchmarks and tests:
+// `box`, `frames` (as the frames' grids) or `fine` (detail::CellSizing). No pixel depends on it.
+inline detail::CellSizing bounce_cell_sizing() {
+  constexpr detail::CellSizing sizings[] = {
+      Executor::bounce_cell_sizing, detail::CellSizing::by_box,
+      detail::CellSizing::by_occupied_volume, detail::CellSizing::finely_by_occupied_volume};
+  return sizings[detail::env_word("GRANRAY_BOUNCE_CELLS", {"backend", "box", "frames", "fine"}, 0)];
+}
+
 // The primary method's structure, and the grid for secondary and bounce rays when the frame has
 // any and the method is not brute force. One grid serves both when the method is the grid.
 inline LitStructures build_lit_structures(BackendParts& parts, const Executor& exec,
@@ -54,11 +65,10 @@ inline LitStructures build_lit_structures(BackendParts& parts, const Executor& e
   const bool grid_for_blockers =
       (has_secondary_rays(lighting) || bounces) && s.method != RenderMethod::brute_force;
   if (grid_for_surfaces || grid_for_blockers) {
-    s.layout = parts.grid.build(exec, f.r, f.bounds, options.same_particles, needs.cells,
-                                bounces && !Executor::sizes_bounce_cells_by_occupancy
-                                    ? detail::CellSizing::by_box
-                                    : detail::CellSizing::by_occupied_volume,
-                                primary.occupied_share);
+    s.layout =
+        parts.grid.build(exec, f.r, f.bounds, options.same_particles, needs.cells,
+                         bounces ? bounce_cell_sizing() : detail::CellSizing::by_occupied_volume,
+                         primary.occupied_share);
   }
   return s;
 }

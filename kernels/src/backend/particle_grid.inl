@@ -225,12 +225,11 @@ class ParticleGrid {
     // One estimate for both: cells sized by it (where the sizing asks) and clearance.
     const double share = known_share ? *known_share : occupied_share(exec, r, bounds);
     share_ = share;
-    const double sizing_share = sizing == detail::CellSizing::by_occupied_volume ? share : 1.0;
     detail::GridLayout layout;
     if constexpr (E::lists_by_sorting) {
-      layout = sort_grid(exec, r, bounds, cells, sizing_share);
+      layout = sort_grid(exec, r, bounds, cells, share, sizing);
     } else {
-      layout = count_grid(exec, r, bounds, cells, sizing_share);
+      layout = count_grid(exec, r, bounds, cells, share, sizing);
     }
     pad_ref_spheres(exec, layout.references);
     clearance_.measure(exec, layout.geometry, cell_offsets_.data(), share);
@@ -424,7 +423,7 @@ class ParticleGrid {
 
   template <class E>
   detail::GridLayout sort_grid(const E& exec, const ResidentParticles& r, const SceneBounds& bounds,
-                               GridCells cells_kind, double share) {
+                               GridCells cells_kind, double share, detail::CellSizing sizing) {
     auto policy = exec.policy();
     const std::uint32_t n = r.count;
     // Unless every sphere is listed once, one fused pass counts each sphere's cells and scans
@@ -443,7 +442,7 @@ class ParticleGrid {
           exec.download(ends_.data() + (n - 1), &total, 1);
           return total;
         },
-        cells_kind, share);
+        cells_kind, share, 1.0, sizing);
     const GridGeometry& g = layout.geometry;
     const auto total = static_cast<std::uint32_t>(layout.references);
     const auto cells = static_cast<std::uint32_t>(layout.cells);
@@ -482,7 +481,8 @@ class ParticleGrid {
 
   template <class E>
   detail::GridLayout count_grid(const E& exec, const ResidentParticles& r,
-                                const SceneBounds& bounds, GridCells cells_kind, double share) {
+                                const SceneBounds& bounds, GridCells cells_kind, double share,
+                                detail::CellSizing sizing) {
     auto policy = exec.policy();
     const std::uint32_t n = r.count;
     // The total in 64 bits decides the geometry (a huge one must not wrap to a small one).
@@ -493,7 +493,7 @@ class ParticleGrid {
           return thrust::transform_reduce(policy, Index(0), Index(n), ReferenceCount{g, r.spheres},
                                           std::uint64_t{0}, SumU64{});
         },
-        cells_kind, share);
+        cells_kind, share, 1.0, sizing);
     const GridGeometry& g = layout.geometry;
     const auto total = static_cast<std::uint32_t>(layout.references);
     const auto cells = static_cast<std::size_t>(layout.cells);
