@@ -17,8 +17,9 @@ CUDA context and kernels' loading, and the second is timed), the ratio, and how 
 
 With --quality R: time to quality instead. Mitsuba renders a reference of R paths per pixel (a
 seed of its own); then each renderer renders 1, 2, 4, ... --samples paths, and the script prints
-each image's time and RMS error against the reference (8-bit levels), and the error each reached
-within 1, 2, 4, ... seconds of rendering. Pass --no-glass for a scene both describe alike.
+each image's time and RMS error against the reference (8-bit levels), the error each reached
+within 1, 2, 4, ... seconds of rendering, and granray's time to reach the error of Mitsuba's
+--samples paths. Pass --no-glass for a scene both describe alike.
 
 Needs `pip install mitsuba numpy`; the llvm variant needs libLLVM (Debian libllvm19;
 DRJIT_LIBLLVM_PATH is set to it when unset).
@@ -78,6 +79,29 @@ def time_to_quality(args, granray, mitsuba_still, width, height):
             within = [rms for t, rms in curves[name] if t <= budget]
             row.append(f"{name} {min(within):.2f}" if within else f"{name} -")
         print(f"  {budget:>6.2f} s: " + ", ".join(row))
+    target_seconds, target = curves["mitsuba"][-1]
+    reached = time_to_error(curves["granray"], target)
+    if reached is None:
+        print(f"time to Mitsuba's {counts[-1]}-path error ({target:.2f}): granray not within "
+              f"{counts[-1]} paths")
+    else:
+        print(f"time to Mitsuba's {counts[-1]}-path error ({target:.2f}): granray {reached:.3f} s, "
+              f"Mitsuba {target_seconds:.3f} s, ratio {target_seconds / reached:.2f}")
+
+
+def time_to_error(curve, target):
+    """When a renderer's (seconds, RMS) curve, in order of paths, first reaches `target`: between
+    the two counts that bracket it, where the line through them in log-log reaches it (an RMS
+    error falls as a power of the time); None when no count reaches it."""
+    for k, (seconds, rms) in enumerate(curve):
+        if rms > target:
+            continue
+        if k == 0 or rms == target:
+            return seconds
+        t0, e0 = curve[k - 1]
+        slope = (math.log(rms) - math.log(e0)) / (math.log(seconds) - math.log(t0))
+        return math.exp(math.log(t0) + (math.log(target) - math.log(e0)) / slope)
+    return None
 
 
 def main():

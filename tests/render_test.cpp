@@ -141,10 +141,10 @@ TEST_F(RenderTest, PrimaryRaysFromTheirNearBoundsMatchBruteForce) {
 
 // A pour occupies so little of its box that the frames' grid sizes its cells by the occupied
 // volume (several cells a grain, at most 8). The grids of bounce rays and of the path-traced still
-// take finer cells still on the GPU (up to 32 a grain), where their walks leap over the empty
-// space and meet a neighbour a few cells on; the CPU keeps one cell a grain over the box for them
-// (Executor::bounce_cell_sizing). GRANRAY_BOUNCE_CELLS picks each sizing on either backend, and
-// no pixel depends on which: the image is the same bytes.
+// do too on the GPU, where their walks leap over the empty space; the CPU keeps one cell a grain
+// over the box for them (Executor::bounce_cell_sizing). GRANRAY_BOUNCE_CELLS picks each sizing,
+// finer cells too (up to 32 a grain), on either backend, and no pixel depends on which: the image
+// is the same bytes.
 TEST_F(RenderTest, GridsOfBouncingRaysAreSizedAsTheBackendSays) {
   Rng rng(fresh_seed());
   const bench::SuiteScene scene = bench::make_suite_scene("pour", 20000 + rng() % 10000, rng());
@@ -200,8 +200,8 @@ TEST_F(RenderTest, GridsOfBouncingRaysAreSizedAsTheBackendSays) {
     }
     ASSERT_EQ(unsetenv("GRANRAY_BOUNCE_CELLS"), 0);
     expect_cells(cells, by_centres, name);
-    // The GPU takes the finer cells, the CPU the box's.
-    EXPECT_EQ(backends_cells, cells.at(cuda ? "fine" : "box")) << name;
+    // The GPU takes the frames' cells, the CPU the box's.
+    EXPECT_EQ(backends_cells, cells.at(cuda ? "frames" : "box")) << name;
     EXPECT_EQ(cells.at("backend"), backends_cells) << name;
   }
   expect_env_values_refused("GRANRAY_BOUNCE_CELLS", {"finer", "", "1"},

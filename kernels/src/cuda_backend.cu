@@ -358,12 +358,12 @@ class Executor {
   // pour, the hopper and the heap (1 M grains, 1080p, 64 paths; docs/benchmarks-log.md, "The path
   // still's camera rays from their near bounds").
   static constexpr double most_share_with_path_near_bounds = -1.0;
-  // The grids of bounce rays and of the path still: sized by the occupied volume, finer than the
-  // frames'. Once walks leapt over empty space, the frames' cells made the pour's path still 1.73x
-  // and the hopper's 1.23x faster than the box's on an H200 (docs/benchmarks-log.md, "Rays that
-  // bounce, in cells by the occupied volume"); the finer cells, "Finer cells for rays that bounce".
-  static constexpr detail::CellSizing bounce_cell_sizing =
-      detail::CellSizing::finely_by_occupied_volume;
+  // The grids of bounce rays and of the path still: sized by the occupied volume, as the frames'.
+  // Once walks leapt over empty space, the finer cells made the pour's path still 1.73x and the
+  // hopper's 1.23x faster than the box's on an H200 (docs/benchmarks-log.md, "Rays that bounce, in
+  // cells by the occupied volume"); finer still, or coarser, were slower ("Finer cells for rays
+  // that bounce, measured and not taken").
+  static constexpr detail::CellSizing bounce_cell_sizing = detail::CellSizing::by_occupied_volume;
   // 1 M dense grains at 1080p: grid 0.25 ms, tiles 0.46 ms with their binning (docs/benchmarks.md,
   // "Screen tiles").
   // Ambient occlusion: a walk per occlusion ray: a gathered list would live in local memory.

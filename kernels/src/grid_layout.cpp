@@ -39,13 +39,14 @@ constexpr double kOverlapCellDiameters = 2.0;
 constexpr double kMostShareSizedByOccupancy = GRANRAY_MOST_SHARE_SIZED_BY_OCCUPANCY;
 // Cells per renderable particle at most, however little of its box a bed occupies.
 constexpr double kMostCellsPerParticle = 8.0;
-// The grids of rays that bounce (CellSizing::finely_by_occupied_volume): sized by the occupied
-// volume up to half the box (every grid with clearance, so the heap too), and up to 32 cells a
-// grain (the pour's column and layer fill under 1/30 of its box). Counted on the host
-// (granray-bench --walk-census, 1 M grains), a ray leaving a grain tested 23.8 -> 14.2 grains on
-// the heap and 45.3 -> 20.7 on the pour (docs/benchmarks-log.md, "Finer cells for rays that
-// bounce").
-constexpr OccupiedVolumeCells kBouncesOccupiedVolumeCells{0.5, 32.0};
+// CellSizing::finely_by_occupied_volume: up to half the box (every grid with clearance, so the
+// heap too) and up to 32 cells a grain (the pour's column and layer fill under 1/30 of its box).
+// Counted on the host (granray-bench --walk-census, 1 M grains), a ray leaving a grain then tests
+// 14.2 grains on the heap against 23.8, 20.7 on the pour against 45.3; yet on an H200 the pour's
+// path still took 83 ms against the frames' cells' 74 (its 31 M cells' offsets outgrow the L2
+// cache), and 12 or 4 cells a grain were slower too, so no backend takes it by default
+// (docs/benchmarks-log.md, "Finer cells for rays that bounce, measured and not taken").
+constexpr OccupiedVolumeCells kFineOccupiedVolumeCells{0.5, 32.0};
 
 GridGeometry geometry_for(double cell, const double origin[3], const double extent[3],
                           double max_radius, GridCells cells) {
@@ -127,7 +128,7 @@ OccupiedVolumeCells occupied_volume_cells(CellSizing sizing) {
     case CellSizing::by_occupied_volume:
       return {kMostShareSizedByOccupancy, kMostCellsPerParticle};
     case CellSizing::finely_by_occupied_volume:
-      return kBouncesOccupiedVolumeCells;
+      return kFineOccupiedVolumeCells;
   }
   return {-1.0, kCellsPerParticle};
 }

@@ -16,12 +16,11 @@ struct GridLayout {
 };
 
 // What a frame's grid sizes its cells by: the grains' box, or the volume they occupy in it (where
-// that is a small share, choose_grid_layout's occupied_share), as the frames' primary, shadow and
-// occlusion rays take it, or finer still for rays that bounce (more of the box sized by what the
-// grains occupy, more cells a grain in all). Rays that bounce start at the grains and mostly meet
-// a neighbour after a few cells, so the grains each cell lists cost them more than the cells they
-// cross; where the backend says so, the grids of bounces and of the path-traced still take the
-// finer cells or keep the box's (docs/design.md, "Cells sized by the occupied volume").
+// that is a small share, choose_grid_layout's occupied_share), as the frames' grids do, or finer
+// still (more of the box sized by what the grains occupy, more cells a grain in all: fewer grains
+// tested a ray, more cells walked and a larger grid). Where the backend says so, the grids of
+// bounce rays and of the path-traced still keep the box's cells (docs/design.md, "Cells sized by
+// the occupied volume").
 enum class CellSizing { by_box, by_occupied_volume, finely_by_occupied_volume };
 
 // Where a grid's cells follow the occupied volume: where the grains occupy at most `most_share`
