@@ -271,6 +271,54 @@ TEST_F(PathTraceTest, LevelByLevelEqualsOnePass) {
   expect_env_values_refused("GRANRAY_PATH_PASS", {"sideways", "Level"}, render);
 }
 
+// A batch whose level lists find no room in the memory budget is traced again in smaller parts,
+// down to a path a pixel: the same image, and the lists are given back after each still. Only
+// where not even one path a pixel fits does the still fail (OutOfMemoryError), and the renderer
+// draws the next one.
+TEST_F(PathTraceTest, LevelsThatDoNotFitAreTracedInSmallerParts) {
+  Rng rng(fresh_seed());
+  const SceneCase c{"dense bed", 400, 0.2f, 0.5f, false};
+  const auto spheres = random_scene(rng, c, 6.0f);
+  const auto kinds = kinds_of(rng, spheres.size());
+  RenderSettings s =
+      path_settings(rng, 40 + int(rng() % 20), 30 + int(rng() % 10), 24 + int(rng() % 24));
+  s.materials = steel_and_glass(rng);
+  s.shading.bounces = std::uniform_int_distribution<int>(2, 4)(rng);
+  ParticleView view = view_of(spheres);
+  view.scalar = kinds.data();
+  const std::size_t pixels = std::size_t(s.width) * s.height;
+  SCOPED_TRACE(::testing::Message() << s.width << " x " << s.height << ", " << s.path.samples
+                                    << " paths, bounces " << s.shading.bounces);
+  ASSERT_EQ(setenv("GRANRAY_PATH_PASS", "level", 1), 0);
+  Image whole, parts, squeezed, after;
+  Renderer renderer(test_backend());
+  renderer.render(view, s, whole);
+  // What the renderer holds after a still traced a path a pixel at a time: its lists given back,
+  // nothing of them is held (a limit of 0 leaves only the buffers held available).
+  ASSERT_EQ(setenv("GRANRAY_PATHS_IN_FLIGHT", std::to_string(pixels).c_str(), 1), 0);
+  Renderer tight(test_backend());
+  tight.render(view, s, parts);
+  ASSERT_EQ(unsetenv("GRANRAY_PATHS_IN_FLIGHT"), 0);
+  EXPECT_EQ(compare_images(parts, whole).differing_rgb, 0u);
+  tight.set_memory_limit(0);
+  const std::size_t held = tight.memory_available();
+  // Room for the lists of a few paths a pixel (two states of 64 bytes, a radiance, a group and an
+  // order a path: under 160 bytes), not for the whole batch's.
+  const std::size_t few = 4;
+  tight.set_memory_limit(held + few * pixels * 160);
+  ASSERT_NO_THROW(tight.render(view, s, squeezed));
+  EXPECT_EQ(compare_images(squeezed, whole).differing_rgb, 0u);
+  tight.set_memory_limit(0);
+  EXPECT_EQ(tight.memory_available(), held) << "the lists are given back";
+  // Without room for a path a pixel the still fails cleanly, and the next one draws.
+  tight.set_memory_limit(held + pixels * 16);
+  EXPECT_THROW(tight.render(view, s, squeezed), OutOfMemoryError);
+  tight.set_memory_limit(~std::size_t{0});
+  tight.render(view, s, after);
+  EXPECT_EQ(compare_images(after, whole).differing_rgb, 0u);
+  ASSERT_EQ(unsetenv("GRANRAY_PATH_PASS"), 0);
+}
+
 // Deterministic: the same image again, and a window (or a band of a poster) equals its pixels of
 // the whole.
 TEST_F(PathTraceTest, SameImageRunToRunAndInWindows) {

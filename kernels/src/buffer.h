@@ -67,6 +67,10 @@ class Buffer {
   const T* data() const { return data_; }
   std::size_t size() const { return size_; }
 
+  // Gives the memory back, to the budget too: for a buffer that serves rare frames (the path
+  // still's lists), which a simulation's memory should not lose between them.
+  void release() { free(); }
+
  private:
   // `wanted` elements, or `needed` when the memory (or its budget) has no room for the margin.
   void allocate(std::size_t wanted, std::size_t needed) {
