@@ -6,7 +6,7 @@
 #include <random>
 
 #include "granray/camera.h"
-#include "granray/kernels/lighting.h"
+#include "granray/kernels/path_trace.h"
 #include "granray/kernels/trace.h"
 
 namespace granray::bench {
@@ -29,27 +29,32 @@ struct CountingNearest {
   }
 };
 
+// Ray's walk added to `count`: its turns (slabs and leaps, grains tested), or 0 where it misses
+// the grid.
+long count_walk(const GridView& grid, const Ray& ray, bool leap, WalkCount& count) {
+  CountingNearest nearest{grid, ray};
+  GrownCellWalk probe;
+  CellSlab slab;
+  if (!probe.start(grid.geometry, ray, 0.0f, INFINITY, slab)) return 0;
+  nearest.slabs = 1;  // the first slab
+  if (leap) {
+    walk_listed_spheres_leaping(grid, ray, 0.0f, INFINITY, nearest);
+  } else {
+    walk_listed_spheres_between(grid, ray, 0.0f, INFINITY, nearest);
+  }
+  count.rays += 1;
+  count.hits += nearest.best < INFINITY;
+  count.slabs += nearest.slabs;
+  count.tests += nearest.tests;
+  return nearest.slabs + nearest.tests;
+}
+
 void count_walks(const GridView& grid, const CameraFrame& camera, bool leap, WalkCount& count) {
   const int w = camera.width, h = camera.height;
   std::vector<long> turns(std::size_t(w) * h, 0);
   for (int j = 0; j < h; ++j) {
     for (int i = 0; i < w; ++i) {
-      const Ray ray = primary_ray(camera, i, j);
-      CountingNearest nearest{grid, ray};
-      GrownCellWalk probe;
-      CellSlab slab;
-      if (!probe.start(grid.geometry, ray, 0.0f, INFINITY, slab)) continue;
-      nearest.slabs = 1;  // the first slab
-      if (leap) {
-        walk_listed_spheres_leaping(grid, ray, 0.0f, INFINITY, nearest);
-      } else {
-        walk_listed_spheres_between(grid, ray, 0.0f, INFINITY, nearest);
-      }
-      count.rays += 1;
-      count.hits += nearest.best < INFINITY;
-      count.slabs += nearest.slabs;
-      count.tests += nearest.tests;
-      turns[std::size_t(j) * w + i] = nearest.slabs + nearest.tests;
+      turns[std::size_t(j) * w + i] = count_walk(grid, primary_ray(camera, i, j), leap, count);
     }
   }
   for (int j = 0; j < h; j += 2) {
@@ -76,27 +81,9 @@ void count_bounce_walks(const GridView& grid, const ParticleView& view, bool lea
     const float z = 2.0f * unit(random) - 1.0f, phi = 6.2831853f * unit(random);
     const float s = std::sqrt(std::max(0.0f, 1.0f - z * z));
     const Vec3 n{s * std::cos(phi), s * std::sin(phi), z};
-    Vec3 t1, t2;
-    basis_about(n, t1, t2);
-    const float u1 = unit(random), u2 = 6.2831853f * unit(random), r = std::sqrt(u1);
-    const Vec3 dir = t1 * (r * std::cos(u2)) + t2 * (r * std::sin(u2)) +
-                     n * std::sqrt(std::max(0.0f, 1.0f - u1));
-    const Ray ray{Vec3{g.x, g.y, g.z} + n * (g.w * 1.001f), dir};
-    CountingNearest nearest{grid, ray};
-    GrownCellWalk probe;
-    CellSlab slab;
-    if (!probe.start(grid.geometry, ray, 0.0f, INFINITY, slab)) continue;
-    nearest.slabs = 1;
-    if (leap) {
-      walk_listed_spheres_leaping(grid, ray, 0.0f, INFINITY, nearest);
-    } else {
-      walk_listed_spheres_between(grid, ray, 0.0f, INFINITY, nearest);
-    }
-    count.rays += 1;
-    count.hits += nearest.best < INFINITY;
-    count.slabs += nearest.slabs;
-    count.tests += nearest.tests;
-    most = std::max(most, nearest.slabs + nearest.tests);
+    const float u1 = unit(random), u2 = unit(random);
+    const Ray ray{Vec3{g.x, g.y, g.z} + n * (g.w * 1.001f), cosine_direction(n, u1, u2)};
+    most = std::max(most, count_walk(grid, ray, leap, count));
     if (++lane == 32) {
       count.longest_lanes += most;
       lane = most = 0;

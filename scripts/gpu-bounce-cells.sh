@@ -9,10 +9,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
-targets="granray-bench"
-[ "${TESTS:-0}" = 1 ] && targets="$targets granray_gpu_tests"
-GRANRAY_TARGETS="$targets" source scripts/gpu-build.sh
-[ "${TESTS:-0}" = 1 ] && cuda_tests
+build_and_test "granray-bench"
 bench="$BUILD/bench/granray-bench"
 for round in $(seq "${ROUNDS:-2}"); do
   for s in ${SCENES:-pour hopper heap dense}; do

@@ -76,6 +76,16 @@ mitsuba_scene() {
     --out "$3" >"$3.txt" 2>&1
 }
 
+# `build_and_test TARGETS`: builds TARGETS into $BUILD (scripts/gpu-build.sh), and with TESTS=1
+# the GPU tests too, then runs them (cuda_tests).
+build_and_test() {
+  local targets=$1
+  [ "${TESTS:-0}" = 1 ] && targets="$targets granray_gpu_tests"
+  GRANRAY_TARGETS="$targets" source scripts/gpu-build.sh
+  [ "${TESTS:-0}" = 1 ] && cuda_tests
+  return 0
+}
+
 # `second_still RENDER DIR NAME`: RENDER's still of the scene mitsuba_scene wrote to DIR, rendered
 # twice in one process; prints the second one's frame time, the stills in /tmp/still-NAME-*.png.
 second_still() {

@@ -10,12 +10,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
-targets="granray-scene granray-render"
-[ "${TESTS:-0}" = 1 ] && targets="$targets granray_gpu_tests"
-GRANRAY_TARGETS="$targets" source scripts/gpu-build.sh
-rm -f "$BUILD".*.log
-record_gpu
-[ "${TESTS:-0}" = 1 ] && cuda_tests
+build_and_test "granray-scene granray-render"
 use_vendored_mitsuba
 render="$BUILD/tools/granray-render"
 mkdir -p /tmp/mc

@@ -8,10 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-env.sh
-targets="granray-scene granray-render"
-[ "${TESTS:-0}" = 1 ] && targets="$targets granray_gpu_tests"
-GRANRAY_TARGETS="$targets" source scripts/gpu-build.sh
-[ "${TESTS:-0}" = 1 ] && cuda_tests
+build_and_test "granray-scene granray-render"
 use_vendored_mitsuba
 for scene in ${SCENES:-dense dilute heap drum pour hopper clusters}; do
   python3 bench/mitsuba_compare.py --variant cuda_ad_rgb --backend cuda \
