@@ -41,15 +41,10 @@ gpu_tests() {
 # without the vendored Mitsuba; MITSUBA_SCENES names fewer scenes.
 mitsuba_per_scene() {
   [ -f .pyvendor/mitsuba-cuda-cp312.tar.xz ] || return 0
-  local vendor scene
-  vendor=$(mktemp -d)
-  tar xJf .pyvendor/mitsuba-cuda-cp312.tar.xz -C "$vendor"
-  python3 -c "import numpy" 2>/dev/null || python3 -m zipfile -e .pyvendor/numpy-*.whl "$vendor"
+  local scene
+  use_vendored_mitsuba
   for scene in ${MITSUBA_SCENES:-dense dilute heap drum pour hopper clusters}; do
-    PYTHONPATH="$vendor${PYTHONPATH:+:$PYTHONPATH}" python3 bench/mitsuba_compare.py \
-      --variant cuda_ad_rgb --backend cuda --granray "$BUILD/tools/granray-render" \
-      --scene "$scene" --grains "$1" --size 1920x1080 --samples 64 --bounces 4 --sun 3.0 \
-      >"$OUT/mitsuba-$scene.txt" 2>&1
+    mitsuba_compare "$BUILD/tools/granray-render" "$scene" "$1" >"$OUT/mitsuba-$scene.txt" 2>&1
     echo "== Mitsuba, $scene"; grep -E '^(granray|mitsuba|ratio)' "$OUT/mitsuba-$scene.txt"
   done
 }
@@ -67,13 +62,23 @@ use_vendored_mitsuba() {
   export PYTHONPATH="$vendor${PYTHONPATH:+:$PYTHONPATH}"
 }
 
-# `mitsuba_scene RENDER SCENE DIR`: bench/mitsuba_compare.py's scene SCENE (a third each matte,
-# mirror, glass; floor, sky and point sun) at 1 M grains, 1080p, 64 paths, 4 bounces, written to
-# DIR with RENDER's still against Mitsuba 3's (cuda_ad_rgb) logged to DIR.txt.
-mitsuba_scene() {
+# `mitsuba_compare RENDER SCENE GRAINS [ARGS...]`: bench/mitsuba_compare.py's scene SCENE of
+# the suite (a third each matte, mirror, glass; floor, sky and point sun) at GRAINS grains, 1080p,
+# 64 paths, 4 bounces, RENDER's still against Mitsuba 3's (cuda_ad_rgb), with the script's ARGS.
+mitsuba_compare() {
   python3 bench/mitsuba_compare.py --variant cuda_ad_rgb --backend cuda --granray "$1" \
-    --scene "$2" --grains 1000000 --size 1920x1080 --samples 64 --bounces 4 --sun 3.0 \
-    --out "$3" >"$3.txt" 2>&1
+    --scene "$2" --grains "$3" --size 1920x1080 --samples 64 --bounces 4 --sun 3.0 "${@:4}"
+}
+
+# `mitsuba_scene RENDER SCENE DIR`: mitsuba_compare's scene at 1 M grains written to DIR, the
+# comparison logged to DIR.txt.
+mitsuba_scene() {
+  mitsuba_compare "$1" "$2" 1000000 --out "$3" >"$3.txt" 2>&1
+}
+
+# Nsight Compute's ncu on this machine (on PATH, or where CUDA installs it), or nothing.
+find_ncu() {
+  command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1
 }
 
 # `build_and_test TARGETS`: builds TARGETS into $BUILD (scripts/gpu-build.sh), and with TESTS=1

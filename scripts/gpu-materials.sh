@@ -34,7 +34,7 @@ common=(--backend cuda -r 1920x1080 --method grid --repeat 20 -n 1000000)
   done
 } 2>&1 | tee "$OUT/materials-speed.txt"
 # Nsight Compute over the bounce pass's level kernels (bounces 4), unless SKIP_NCU is set.
-ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+ncu=$(find_ncu)
 if [ -n "$ncu" ] && [ -z "${SKIP_NCU:-}" ]; then
   timeout 240 "$ncu" --section SpeedOfLight --section Occupancy --section LaunchStats \
     --section WarpStateStats --section MemoryWorkloadAnalysis -k regex:for_each_index_kernel \

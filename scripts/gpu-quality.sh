@@ -11,10 +11,9 @@ source scripts/gpu-env.sh
 build_and_test "granray-scene granray-render"
 use_vendored_mitsuba
 for scene in ${SCENES:-dense dilute heap drum pour hopper clusters}; do
-  python3 bench/mitsuba_compare.py --variant cuda_ad_rgb --backend cuda \
-    --granray "$BUILD/tools/granray-render" --scene "$scene" --grains 1000000 --size 1920x1080 \
-    --samples 64 --bounces 4 --sun 3.0 --quality "${REFERENCE:-1024}" ${GLASS:---no-glass} \
-    >"$OUT/quality-$scene.txt" 2>&1
+  # shellcheck disable=SC2086
+  mitsuba_compare "$BUILD/tools/granray-render" "$scene" 1000000 --quality "${REFERENCE:-1024}" \
+    ${GLASS:---no-glass} >"$OUT/quality-$scene.txt" 2>&1
   echo "== $scene"
   grep -E "^(reference|time to)|^ +64 " "$OUT/quality-$scene.txt"
 done

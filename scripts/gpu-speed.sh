@@ -18,7 +18,7 @@ common=(--backend cuda -r 1920x1080 --method grid --repeat 20)
   echo "primary inside a 100,000-triangle cylinder, dense 1 M:"
   "$bench" "${common[@]}" -n 1000000 --cylinder-wall 25001 | tail -2
 } 2>&1 | tee "$OUT/speed.txt"
-ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+ncu=$(find_ncu)
 if [ -n "$ncu" ] && [ -z "${SKIP_NCU:-}" ]; then
   for lit in unlit lit; do
     extra=()

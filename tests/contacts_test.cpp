@@ -62,6 +62,17 @@ std::vector<RefContact> packing_pairs(Rng& rng, const std::vector<Vec4>& grains)
   return pairs;
 }
 
+// A dense packing of n grains and its pairs (packing_pairs).
+struct PackingWithPairs {
+  std::vector<Vec4> grains;
+  Pairs pairs;
+};
+PackingWithPairs packing_with_pairs(Rng& rng, std::size_t n) {
+  std::vector<Vec4> grains = dense_bed(rng, n, 0.3f, 0.5f);
+  Pairs pairs(packing_pairs(rng, grains));
+  return {std::move(grains), std::move(pairs)};
+}
+
 // A frame against its brute-force twin: the same surface and colour in every pixel but a few at
 // silhouettes, where float rounding may pick the other surface.
 void expect_same_surfaces(const Image& image, const Image& brute) {
@@ -148,8 +159,7 @@ TEST_F(ContactsTest, MethodsMatchBruteForceOnPackingsWithTheirContacts) {
   Rng rng(fresh_seed());
   Renderer renderer(test_backend());
   for (int round = 0; round < 8; ++round) {
-    const std::vector<Vec4> grains = dense_bed(rng, 500, 0.3f, 0.5f);
-    const Pairs pairs(packing_pairs(rng, grains));
+    const auto [grains, pairs] = packing_with_pairs(rng, 500);
     const SceneBounds box = box_of(grains);
     // Listed by midpoints in rounds with grains = false (whole capsules), a clip plane, walls and
     // light.
@@ -583,8 +593,7 @@ TEST_F(ContactsTest, BothListingsDrawTheSameImage) {
   Rng rng(fresh_seed());
   Renderer renderer(test_backend());
   for (int round = 0; round < 4; ++round) {
-    const std::vector<Vec4> grains = dense_bed(rng, 600, 0.3f, 0.5f);
-    const Pairs pairs(packing_pairs(rng, grains));
+    const auto [grains, pairs] = packing_with_pairs(rng, 600);
     RenderSettings s = sized_random_settings(rng, round % 2 == 1, 96, 64);
     s.contacts = random_contacts(rng);
     s.contacts->grains = round != 2;
