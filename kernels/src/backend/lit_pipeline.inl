@@ -148,6 +148,9 @@ class LitPipeline {
     exec.for_each_pixel(camera.width, camera.height, paths);
   }
 
+  // The path still's level lists given back (PathLevels::release).
+  void release_path_lists() { path_levels_.release(); }
+
   void finish_paths(const Executor& exec, const CameraFrame& camera, int samples,
                     Rgb8* pixels) const {
     exec.for_each_pixel(camera.width, camera.height,

@@ -74,6 +74,11 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
   const bool avx2 = false;
 #endif
   const int batch = std::max(1, std::min(path.samples, std::max(1, path.samples / 16)));
+  // The level lists serve every batch of the still, and are given back after it, or when it fails.
+  struct GiveBackPathLists {
+    LitPipeline& lit;
+    ~GiveBackPathLists() { lit.release_path_lists(); }
+  } give_back_lists{parts.lit};
   const auto trace = [&](const auto& scene, const auto& occluder, const auto& camera_tracer) {
     for (int first = 0; first < path.samples; first += batch) {
       const int count = std::min(batch, path.samples - first);

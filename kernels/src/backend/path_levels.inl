@@ -42,9 +42,7 @@ class PathLevels {
   // Paths [first, first + count) of every pixel added to its running sum in `sums`, as
   // TracePaths adds them. A part whose lists find no memory is traced again in halves, down to a
   // path a pixel: a part adds to the sums only in its last pass, so one that ran out left them as
-  // they were, and smaller parts add the same paths in the same order (the same image). The lists
-  // are given back when the paths are traced: a still is a rare frame, and a simulation's memory
-  // should not hold them until the next.
+  // they were, and smaller parts add the same paths in the same order (the same image).
   template <class Scene, class Occluder, class CameraTracer>
   void trace(const Executor& exec, const Scene& scene, const Occluder& occluded,
              const CameraTracer& camera_tracer, const CameraFrame& camera,
@@ -55,25 +53,29 @@ class PathLevels {
     int per_part = static_cast<int>(std::clamp<std::size_t>(most_paths_in_flight() / pixels, 1,
                                                             static_cast<std::size_t>(count)));
     const PathOrder grouping = path_order();
-    try {
-      for (int part = first; part < first + count;) {
-        const int paths = std::min(per_part, first + count - part);
-        try {
-          trace_part(exec, scene, occluded, camera_tracer, shading, path, wall_offset,
-                     PathBatch{camera, part, paths}, grouping, sums);
-        } catch (const OutOfMemoryError&) {
-          release();
-          if (paths == 1) throw;
-          per_part = paths / 2;
-          continue;
-        }
-        part += paths;
+    for (int part = first; part < first + count;) {
+      const int paths = std::min(per_part, first + count - part);
+      try {
+        trace_part(exec, scene, occluded, camera_tracer, shading, path, wall_offset,
+                   PathBatch{camera, part, paths}, grouping, sums);
+      } catch (const OutOfMemoryError&) {
+        release();
+        if (paths == 1) throw;
+        per_part = paths / 2;
+        continue;
       }
-    } catch (...) {
-      release();
-      throw;
+      part += paths;
     }
-    release();
+  }
+
+  // Gives the lists back. The still's batches share them (render_path gives them back after the
+  // last), and a simulation's memory should not hold them until the next still, a rare frame.
+  void release() {
+    even_.release();
+    odd_.release();
+    radiance_.release();
+    group_.release();
+    order_.release();
   }
 
  private:
@@ -130,14 +132,6 @@ class PathLevels {
     thrust::sequence(policy, order_.data(), order_.data() + alive);
     thrust::stable_sort_by_key(policy, group_.data(), group_.data() + alive, order_.data());
     return order_.data();
-  }
-
-  void release() {
-    even_.release();
-    odd_.release();
-    radiance_.release();
-    group_.release();
-    order_.release();
   }
 
   // How many paths level `bounce` passed on.
