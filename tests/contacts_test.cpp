@@ -175,13 +175,14 @@ TEST_F(ContactsTest, MethodsMatchBruteForceOnPackingsWithTheirContacts) {
       s.shading.ao_distance = uniform(rng, 0.3f, 2.0f);
       s.shading.samples = std::uniform_int_distribution<int>(0, 1)(rng) ? 4 : 1;
     }
+    const std::size_t pair_count = pairs.first.size();  // a lambda takes no structured binding
     against_brute_force(
         renderer, pairs.with(view_of(grains)), s,
         [&](RenderMethod method, const Image& image, const FrameStats& stats, const Image& brute,
             const FrameStats& brute_stats) {
           SCOPED_TRACE(::testing::Message()
                        << "round " << round << ", " << render_method_name(method) << ": "
-                       << pairs.first.size() << " pairs, " << stats.contacts << " drawn");
+                       << pair_count << " pairs, " << stats.contacts << " drawn");
           EXPECT_EQ(stats.contacts, brute_stats.contacts);
           EXPECT_GT(brute_stats.contacts, 0u);
           if (!s.contacts->grains) {
