@@ -272,7 +272,8 @@ TEST_F(PathTraceTest, LevelByLevelEqualsOnePass) {
 }
 
 // A batch whose level lists find no room in the memory budget is traced again in smaller parts,
-// down to a path a pixel: the same image, and the lists are given back after each still. Only
+// down to a path a pixel: the same image, the still's later batches start at the part that fitted,
+// and the lists are given back after each still. Only
 // where not even one path a pixel fits does the still fail (OutOfMemoryError), and the renderer
 // draws the next one.
 TEST_F(PathTraceTest, LevelsThatDoNotFitAreTracedInSmallerParts) {
@@ -307,8 +308,11 @@ TEST_F(PathTraceTest, LevelsThatDoNotFitAreTracedInSmallerParts) {
   // Room for the lists of two paths a pixel (two states of 64 bytes, a radiance, a group and an
   // order a path: 145 bytes), not for a batch's four or five.
   tight.set_memory_limit(held + 2 * pixels * 160);
-  ASSERT_NO_THROW(tight.render(view, s, squeezed));
+  FrameStats stats;
+  ASSERT_NO_THROW(stats = tight.render(view, s, squeezed));
   EXPECT_EQ(compare_images(squeezed, whole).differing_rgb, 0u);
+  // One part ran out (the first batch's); the later batches start at the part that fitted.
+  EXPECT_EQ(stats.path_parts_retried, 1u);
   tight.set_memory_limit(0);
   EXPECT_EQ(tight.memory_available(), held) << "the lists are given back";
   // Without room for a path a pixel the still fails cleanly, and the next one draws.

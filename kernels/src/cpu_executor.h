@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -87,7 +88,7 @@ class Executor {
   // where the grains occupy at most this share of their box: on 2 cores (20,000-100,000 grains,
   // 480 x 270, 16 paths) the pour's still 1.1-1.8x faster so, the heap's (share 0.35) 1.1x slower
   // (docs/benchmarks-log.md, "The path still's camera rays from their near bounds").
-  static constexpr double most_share_with_path_near_bounds = 0.15;
+  static constexpr std::optional<double> most_share_with_path_near_bounds = 0.15;
   // The grids of bounce rays and of the path still: sized by the grains' box here. The occupied
   // volume's (the GPU's) did not win beyond the spread on 2 cores (docs/benchmarks-log.md, "Rays
   // that bounce, in cells by the occupied volume"); GRANRAY_BOUNCE_CELLS picks another.

@@ -105,6 +105,9 @@ struct FrameStats {
   // and the path still under a point light, on one rank; kernels/light_columns.h); 0 where they
   // walked the grid.
   std::uint64_t light_column_entries = 0;
+  // The path still traced level by level (the GPU's): its parts whose lists found no memory and
+  // were traced again in halves. After one, the still's later batches start at the smaller part.
+  std::uint64_t path_parts_retried = 0;
   double total_ms = 0.0;
   std::uint64_t exchange_bytes = 0;  // across ranks: what this rank sent the others (lit by halo)
   std::uint64_t wall_triangles = 0;  // contract 2b

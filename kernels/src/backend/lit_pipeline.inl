@@ -150,6 +150,8 @@ class LitPipeline {
 
   // The path still's level lists given back (PathLevels::release).
   void release_path_lists() { path_levels_.release(); }
+  // The still's parts traced again in halves for want of memory (PathLevels::parts_retried).
+  std::uint64_t path_parts_retried() const { return path_levels_.parts_retried(); }
 
   void finish_paths(const Executor& exec, const CameraFrame& camera, int samples,
                     Rgb8* pixels) const {

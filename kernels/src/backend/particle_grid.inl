@@ -276,11 +276,10 @@ class ParticleGrid {
                    const ResidentParticles& r, const CameraFrame& camera, Use use) {
     const GridView grid = view(layout);
     if (grid.clearance != nullptr && casts_from_near_bounds<E>(share_)) {
-      const NearBoundsView near = near_bounds_.build(exec, r, camera);
       if constexpr (E::casts_by_leaping_tracer) {
-        use(NearBoundTracer<GridWalk::leaping>{{grid, id_of}, near});
+        use(near_bound_tracer<GridWalk::leaping>(exec, grid, id_of, r, camera));
       } else {
-        use(NearBoundTracer<GridWalk::any>{{grid, id_of}, near});
+        use(near_bound_tracer<GridWalk::any>(exec, grid, id_of, r, camera));
       }
       return;
     }
@@ -304,12 +303,19 @@ class ParticleGrid {
                               const ResidentParticles& r, const CameraFrame& camera,
                               bool eight_wide, Use use) {
     const GridView grid = view(layout);
-    if (grid.clearance == nullptr || !(share_ <= E::most_share_with_path_near_bounds)) {
+    if (grid.clearance == nullptr || !(share_ <= *E::most_share_with_path_near_bounds)) {
       return false;
     }
-    use(NearBoundTracer<GridWalk::any>{{grid, id_of, eight_wide},
-                                       near_bounds_.build(exec, r, camera)});
+    use(near_bound_tracer<GridWalk::any>(exec, grid, id_of, r, camera, eight_wide));
     return true;
+  }
+
+  // The tracer that starts each primary ray from `camera` at its pixel's near bound over `grid`.
+  template <GridWalk Walk, class E>
+  NearBoundTracer<Walk> near_bound_tracer(const E& exec, const GridView& grid, const IdMap& id_of,
+                                          const ResidentParticles& r, const CameraFrame& camera,
+                                          bool eight_wide = false) {
+    return {{grid, id_of, eight_wide}, near_bounds_.build(exec, r, camera)};
   }
 
   // Changes whenever the grid's arrays do: structures built from a grid of the same generation

@@ -108,7 +108,7 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
         // screen tiles where they are the primary method (the CPU's: a sixth of the still went
         // to the walks from the eye; docs/benchmarks-log.md).
         if (!(path.aperture > 0.0f)) {
-          if constexpr (Executor::most_share_with_path_near_bounds >= 0.0) {
+          if constexpr (Executor::most_share_with_path_near_bounds.has_value()) {
             if (s.layout && options.method != RenderMethod::tiles &&
                 parts.grid.with_near_bound_tracer(
                     exec, *s.layout, f.id_of, f.r, cam, avx2, [&](auto tracer) {
@@ -129,6 +129,7 @@ inline void render_path(BackendParts& parts, const Executor& exec, const FrameSe
       &columns, avx2);
   exec.mark(2);
   stats.light_column_entries = columns.entry_count;
+  stats.path_parts_retried = parts.lit.path_parts_retried();
   parts.lit.finish_paths(exec, cam, path.samples, target.rgb);
   if (target.depth != nullptr) {
     cast_surfaces(parts, exec, f, s, options, target.color, one);

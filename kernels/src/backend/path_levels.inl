@@ -52,6 +52,7 @@ class PathLevels {
     if (pixels == 0) return;
     int per_part = static_cast<int>(std::clamp<std::size_t>(most_paths_in_flight() / pixels, 1,
                                                             static_cast<std::size_t>(count)));
+    if (paths_that_fit_ > 0) per_part = std::min(per_part, paths_that_fit_);
     const PathOrder grouping = path_order();
     for (int part = first; part < first + count;) {
       const int paths = std::min(per_part, first + count - part);
@@ -59,18 +60,31 @@ class PathLevels {
         trace_part(exec, scene, occluded, camera_tracer, shading, path, wall_offset,
                    PathBatch{camera, part, paths}, grouping, sums);
       } catch (const OutOfMemoryError&) {
-        release();
+        give_back_lists();
         if (paths == 1) throw;
         per_part = paths / 2;
+        paths_that_fit_ = per_part;  // the still's later batches start there
+        ++parts_retried_;
         continue;
       }
       part += paths;
     }
   }
 
-  // Gives the lists back. The still's batches share them (render_path gives them back after the
-  // last), and a simulation's memory should not hold them until the next still, a rare frame.
+  // Gives the lists back, and forgets how many paths a pixel found room. The still's batches
+  // share both (render_path calls this after the last), and a simulation's memory should not hold
+  // the lists until the next still, a rare frame, by when it may have room for more.
   void release() {
+    give_back_lists();
+    paths_that_fit_ = 0;
+    parts_retried_ = 0;
+  }
+
+  // The parts traced again in halves since the lists were last given back (FrameStats).
+  std::uint64_t parts_retried() const { return parts_retried_; }
+
+ private:
+  void give_back_lists() {
     even_.release();
     odd_.release();
     radiance_.release();
@@ -78,7 +92,6 @@ class PathLevels {
     order_.release();
   }
 
- private:
   template <class Scene, class Occluder, class CameraTracer>
   void trace_part(const Executor& exec, const Scene& scene, const Occluder& occluded,
                   const CameraTracer& camera_tracer, const ShadingParams& shading,
@@ -147,6 +160,8 @@ class PathLevels {
   Array<std::uint8_t> group_;  // per live path of a level (GRANRAY_PATH_ORDER)
   Array<std::uint32_t> order_;
   Array<std::uint32_t> cursors_;  // per level: the paths it passed on
+  int paths_that_fit_ = 0;  // paths a pixel in a part, once a part found no memory (0: none)
+  std::uint64_t parts_retried_ = 0;
 };
 
 }  // namespace granray::GRANRAY_BACKEND_NAMESPACE
