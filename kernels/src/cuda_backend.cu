@@ -355,9 +355,9 @@ class Executor {
   // rays from their near bounds").
   static constexpr double most_share_with_near_bounds = 0.15;
   // The path still's camera rays walk the grid from the eye, never from their near bounds: a
-  // still kernel with a camera tracer of its own took 1.3-1.5x as long on the
-  // pour, the hopper and the heap (1 M grains, 1080p, 64 paths; docs/benchmarks-log.md, "The path
-  // still's camera rays from their near bounds").
+  // still kernel with a camera tracer of its own took 1.3-1.5x as long on the pour, the hopper and
+  // the heap (1 M grains, 1080p, 64 paths; docs/benchmarks-log.md, "The path still's camera rays
+  // from their near bounds").
   static constexpr std::optional<double> most_share_with_path_near_bounds = std::nullopt;
   // The grids of bounce rays and of the path still: sized by the occupied volume, as the frames'.
   // Once walks leapt over empty space, the finer cells made the pour's path still 1.73x and the
