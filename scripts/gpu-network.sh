@@ -13,7 +13,10 @@
 # before, no timing, no ncu); MEMCHECK=none skips the sanitizer; STEPS sets the pour's length
 # (default 20000, a frame every quarter); TESTS=0 builds and runs no tests (timing alone). WAYS
 # ("NAME=VAR=VALUE[,VAR=VALUE...] ...") also times this tree under those environment settings in
-# each round; BEFORE=0 builds and times no tree before (with WAYS: one tree, several settings).
+# each round (EVERY_TREE=1: every tree under them, the tree before too); BEFORE=0 builds and
+# times no tree before (with WAYS: one tree, several settings); LIT=1 times the lit frame alone.
+# On the bench's lattice the walks' speed depends on where the capsules' grid's cells fall, so two
+# trees are best compared over several GRANRAY_CAPSULE_GRID_SHIFT ways, every tree under each.
 # Logs in $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +36,13 @@ time_network() {
   # Each way timed: a build and its environment settings ("-": none).
   local ways=() way b settings
   for b in "${trees[@]}"; do ways+=("$b|-"); done
-  for way in ${WAYS:-}; do ways+=("$BUILD|${way#*=}"); done
+  for way in ${WAYS:-}; do
+    if [ "${EVERY_TREE:-0}" = 1 ]; then
+      for b in "${trees[@]}"; do ways+=("$b|${way#*=}"); done
+    else
+      ways+=("$BUILD|${way#*=}")
+    fi
+  done
   for b in "${trees[@]}"; do
     [ "$b" = /tmp/variant ] && continue
     echo "== $b: lit, without the network"
@@ -45,7 +54,7 @@ time_network() {
       echo "== $b ($settings), round $round: unlit, then lit, with the network"
       (
         [ "$settings" = - ] || export ${settings//,/ }
-        frame "$b" --contacts 0.2
+        [ "${LIT:-0}" = 1 ] || frame "$b" --contacts 0.2
         frame "$b" --shadows --ao 8 --contacts 0.2
       )
     done

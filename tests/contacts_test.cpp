@@ -137,17 +137,21 @@ TEST_F(ContactsTest, PairsGoToTheHostGivenWhole) {
 }
 
 // The capsules' grid lists each capsule where its box lies (the default), or once by its
-// midpoint (GRANRAY_CAPSULE_LISTING=midpoints) with a random count of cells a capsule; the env set
-// for as long as it lives.
+// midpoint (GRANRAY_CAPSULE_LISTING=midpoints) with a random count of cells a capsule; its corner
+// moved out by a random length (GRANRAY_CAPSULE_GRID_SHIFT) in every round. The env set for as
+// long as it lives.
 class CapsuleListingForRound {
  public:
   CapsuleListingForRound(Rng& rng, bool midpoints) {
+    const std::string shift = std::to_string(uniform(rng, 0.0f, 3.0f));
+    EXPECT_EQ(setenv("GRANRAY_CAPSULE_GRID_SHIFT", shift.c_str(), 1), 0);
     if (!midpoints) return;
     const std::string cells = std::to_string(uniform(rng, 0.5f, 4.0f));
     EXPECT_EQ(setenv("GRANRAY_CAPSULE_LISTING", "midpoints", 1), 0);
     EXPECT_EQ(setenv("GRANRAY_CELLS_PER_CAPSULE", cells.c_str(), 1), 0);
   }
   ~CapsuleListingForRound() {
+    unsetenv("GRANRAY_CAPSULE_GRID_SHIFT");
     unsetenv("GRANRAY_CAPSULE_LISTING");
     unsetenv("GRANRAY_CELLS_PER_CAPSULE");
   }
@@ -616,8 +620,8 @@ TEST_F(ContactsTest, BothListingsDrawTheSameImage) {
   }
 }
 
-// The capsules' listing and cells a capsule named in the environment are checked: a value that is
-// neither is refused by its name, not taken as the default.
+// The capsules' listing, cells a capsule and grid shift named in the environment are checked: a
+// value that is neither is refused by its name, not taken as the default.
 TEST_F(ContactsTest, ABadCapsuleListingIsRefusedByName) {
   Rng rng(fresh_seed());
   Renderer renderer(test_backend());
@@ -631,6 +635,7 @@ TEST_F(ContactsTest, ABadCapsuleListingIsRefusedByName) {
   };
   expect_env_values_refused("GRANRAY_CAPSULE_LISTING", {"centres", ""}, render);
   expect_env_values_refused("GRANRAY_CELLS_PER_CAPSULE", {"two", "0", "1e9"}, render);
+  expect_env_values_refused("GRANRAY_CAPSULE_GRID_SHIFT", {"-0.5", "far", "1e7"}, render);
 }
 
 }  // namespace
