@@ -121,11 +121,6 @@ GridGeometry occupancy_geometry(const SceneBounds& bounds) {
   return fitted_geometry(cell, box, cells, bounds.max_radius, GridCells::centres);
 }
 
-std::uint64_t most_grid_references(std::uint64_t renderable) {
-  return static_cast<std::uint64_t>(std::min(
-      kReferencesPerParticle * static_cast<double>(renderable) + kReferenceSlack, kMaxReferences));
-}
-
 OccupiedVolumeCells occupied_volume_cells(CellSizing sizing) {
   switch (sizing) {
     case CellSizing::by_box:
@@ -159,7 +154,7 @@ GridLayout choose_grid_layout(
   double cell = std::max(smallest, std::cbrt(box.volume / max_cells));
   GridGeometry g = fitted_geometry(cell, box, max_cells, bounds.max_radius, cells);
 
-  const auto max_refs = static_cast<double>(most_grid_references(bounds.renderable));
+  const double max_refs = std::min(kReferencesPerParticle * n + kReferenceSlack, kMaxReferences);
   std::uint64_t refs = count_references(g);
   for (int i = 0; static_cast<double>(refs) > max_refs; ++i) {
     if (i == kMaxRefinements) {

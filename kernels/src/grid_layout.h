@@ -44,10 +44,6 @@ GridLayout choose_grid_layout(
     GridCells cells = GridCells::centres, double occupied_share = 1.0,
     double cells_per_particle = 1.0, CellSizing sizing = CellSizing::by_occupied_volume);
 
-// The most references a grid of `renderable` particles may list before choose_grid_layout makes
-// its cells coarser (or a grid laid out before it was counted is laid out again).
-std::uint64_t most_grid_references(std::uint64_t renderable);
-
 // The coarse grid that estimates the occupied share: about kGrainsPerOccupancyCell particles per
 // cell over the bounds' box, the share being the part of its cells that hold a particle's centre.
 constexpr double kGrainsPerOccupancyCell = 8.0;

@@ -10,8 +10,6 @@
 namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
 // The frame's pair values: the largest, their sum and how many pairs are drawable, the smallest.
-// Of pairs given whole also the box of their grains' centres and the largest of their smaller
-// radii, which bound their capsules (pairs by index have the grains' own box).
 struct PairCensus {
   float lo;
   float hi;
@@ -19,33 +17,19 @@ struct PairCensus {
   std::uint64_t count;
   std::uint64_t top_id;     // the largest grain id of a drawable pair
   std::uint64_t bottom_id;  // the smallest
-  Vec3 centres_lo;
-  Vec3 centres_hi;
-  float thickest;  // the largest smaller radius of a pair
 };
 
 GRANRAY_HD_INLINE PairCensus empty_pair_census() {
-  return {INFINITY,
-          -INFINITY,
-          0.0,
-          0u,
-          0u,
-          ~std::uint64_t{0},
-          {INFINITY, INFINITY, INFINITY},
-          {-INFINITY, -INFINITY, -INFINITY},
-          0.0f};
+  return {INFINITY, -INFINITY, 0.0, 0u, 0u, ~std::uint64_t{0}};
 }
 
 // A frame's pairs as the kernels read them: by index into the frame's grains, or given whole
 // (both grains' spheres and ids per pair, ContactView::spheres). A pair is drawable when both
 // grains are renderable (and, by index, are the frame's) and its value is a finite f >= 0; any
-// other pair is left out (a broken particle never stops a frame). Where every grain of the frame
-// is renderable (`grains_renderable`), a pair by index is drawable without reading its grains:
-// the census then reads the pairs alone.
+// other pair is left out (a broken particle never stops a frame).
 struct PairSource {
   const Vec4* spheres;  // the frame's grains
   std::uint32_t particles;
-  bool grains_renderable;
   const std::uint64_t* ids;  // the grains' global ids; null: index + id_offset
   std::uint64_t id_offset;
   const std::uint32_t* first;
@@ -62,8 +46,8 @@ struct PairSource {
              is_renderable(pair_spheres[2 * k + 1]);
     }
     const std::uint32_t i = first[k], j = second[k];
-    return i < particles && j < particles && i != j &&
-           (grains_renderable || (is_renderable(spheres[i]) && is_renderable(spheres[j])));
+    return i < particles && j < particles && i != j && is_renderable(spheres[i]) &&
+           is_renderable(spheres[j]);
   }
   // Grain `side` (0 or 1) of pair k, and its global id; only for a drawable pair (by index, an
   // index inside the frame).
@@ -98,24 +82,10 @@ struct WholePair {
 struct CensusOfPair {
   PairSource pairs;
   GRANRAY_HD PairCensus operator()(std::uint32_t k) const {
-    PairCensus c = empty_pair_census();
-    if (!pairs.drawable(k)) return c;
+    if (!pairs.drawable(k)) return empty_pair_census();
     const float f = pairs.value[k];
     const std::uint64_t a = pairs.id(k, 0), b = pairs.id(k, 1);
-    c.lo = c.hi = f;
-    c.sum = static_cast<double>(f);
-    c.count = 1u;
-    c.top_id = a < b ? b : a;
-    c.bottom_id = a < b ? a : b;
-    if (pairs.pair_spheres != nullptr) {
-      const Vec4 p = pairs.pair_spheres[2 * k], q = pairs.pair_spheres[2 * k + 1];
-      c.centres_lo = {nan_ignoring_min(p.x, q.x), nan_ignoring_min(p.y, q.y),
-                      nan_ignoring_min(p.z, q.z)};
-      c.centres_hi = {nan_ignoring_max(p.x, q.x), nan_ignoring_max(p.y, q.y),
-                      nan_ignoring_max(p.z, q.z)};
-      c.thickest = nan_ignoring_min(p.w, q.w);
-    }
-    return c;
+    return {f, f, static_cast<double>(f), 1u, a < b ? b : a, a < b ? a : b};
   }
 };
 
@@ -126,14 +96,7 @@ struct MergeCensus {
             a.sum + b.sum,
             a.count + b.count,
             a.top_id > b.top_id ? a.top_id : b.top_id,
-            a.bottom_id < b.bottom_id ? a.bottom_id : b.bottom_id,
-            {nan_ignoring_min(a.centres_lo.x, b.centres_lo.x),
-             nan_ignoring_min(a.centres_lo.y, b.centres_lo.y),
-             nan_ignoring_min(a.centres_lo.z, b.centres_lo.z)},
-            {nan_ignoring_max(a.centres_hi.x, b.centres_hi.x),
-             nan_ignoring_max(a.centres_hi.y, b.centres_hi.y),
-             nan_ignoring_max(a.centres_hi.z, b.centres_hi.z)},
-            nan_ignoring_max(a.thickest, b.thickest)};
+            a.bottom_id < b.bottom_id ? a.bottom_id : b.bottom_id};
   }
 };
 

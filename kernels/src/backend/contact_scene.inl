@@ -110,43 +110,9 @@ struct GrainsHidingCapsules {
   }
 };
 
-// What making the capsules came to: how many are drawn, how many of them their grid lists in more
-// than one cell (by their box), and the largest bounding sphere of those it lists once.
-struct CapsulesMade {
-  std::uint32_t drawn;
-  std::uint32_t spread;
-  float widest_once;
-};
-
-struct MergeCapsulesMade {
-  GRANRAY_HD CapsulesMade operator()(const CapsulesMade& a, const CapsulesMade& b) const {
-    return {a.drawn + b.drawn, a.spread + b.spread,
-            a.widest_once > b.widest_once ? a.widest_once : b.widest_once};
-  }
-};
-
-// The cells that list capsule c: its midpoint's, where g lists its bounding sphere once, else
-// those that its box (grown by the listing pad) overlaps. Only for a drawn capsule.
-GRANRAY_HD_INLINE CellRange capsule_cells(const GridGeometry& g, const Capsule& c) {
-  const Vec4 around = capsule_listing_sphere(c);
-  if (listed_once(g, around)) return centre_cells(g, around);
-  const float reach = c.radius + kCellListingPad * g.cell_size;
-  const float a[3] = {c.a.x, c.a.y, c.a.z}, b[3] = {c.b.x, c.b.y, c.b.z};
-  const float o[3] = {g.origin.x, g.origin.y, g.origin.z};
-  CellRange range;
-  for (int k = 0; k < 3; ++k) {
-    const float lo = a[k] < b[k] ? a[k] : b[k], hi = a[k] < b[k] ? b[k] : a[k];
-    range.lo[k] = clamp_cell((lo - reach - o[k]) * g.inv_cell_size, g.dims[k]);
-    range.hi[k] = clamp_cell((hi + reach - o[k]) * g.inv_cell_size, g.dims[k]);
-  }
-  return range;
-}
-
 // Capsule k, of pair order[k] (pair k where there is no order): its capsule (radius 0 when it is
-// not drawn), its colour and its key (CapsuleView::keys), written in place, and where `grid`
-// lists it: a drawn capsule's cells counted (`counts`), or the cell of one listed once keyed
-// (`cell_keys`; `cells` for one not drawn or listed in more, which then has the grid counted),
-// so that the capsules are read once less.
+// not drawn), its colour and its key (CapsuleView::keys), written in place; its box is returned
+// for the network's box, so that the capsules are read once less.
 struct MakeCapsule {
   PairSource pairs;
   const std::uint32_t* order;  // null: the grains' ids make the keys (packed_capsule_key)
@@ -161,11 +127,7 @@ struct MakeCapsule {
   Capsule* capsules;
   Vec3* colors;
   std::uint64_t* keys;
-  GridGeometry grid;
-  std::uint32_t* counts;     // or null
-  std::uint32_t* cell_keys;  // or null
-  std::uint32_t cells;
-  GRANRAY_HD CapsulesMade operator()(std::uint32_t k) const {
+  GRANRAY_HD SceneBounds operator()(std::uint32_t k) const {
     Capsule c{{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, 0.0f};
     Vec3 color{0.0f, 0.0f, 0.0f};
     std::uint64_t key = k;
@@ -192,27 +154,26 @@ struct MakeCapsule {
     capsules[k] = c;
     colors[k] = color;
     keys[k] = key;
-    if (!(c.radius > 0.0f)) {
-      if (cell_keys != nullptr) cell_keys[k] = cells;
-      return {0u, 0u, 0.0f};
-    }
-    const Vec4 around = capsule_listing_sphere(c);
-    const bool once = listed_once(grid, around);
-    if (cell_keys != nullptr) {
-      cell_keys[k] = once ? centre_cell(grid, around) : cells;
-    } else {
-      std::uint32_t* n = counts;
-      for_each_cell(grid, capsule_cells(grid, c),
-                    [n](std::uint32_t cell) { atomic_fetch_add(n + cell, 1u); });
-    }
-    return {1u, once ? 0u : 1u, once ? around.w : 0.0f};
+    return capsule_bounds(c);
   }
 };
 
-// A made capsule's box (capsule_bounds), for a grid laid out again from the capsules themselves.
-struct BoundsOfCapsule {
-  GRANRAY_HD SceneBounds operator()(const Capsule& c) const { return capsule_bounds(c); }
-};
+// The cells that list capsule c: its midpoint's, where g lists its bounding sphere once, else
+// those that its box (grown by the listing pad) overlaps. Only for a drawn capsule.
+GRANRAY_HD_INLINE CellRange capsule_cells(const GridGeometry& g, const Capsule& c) {
+  const Vec4 around = capsule_listing_sphere(c);
+  if (listed_once(g, around)) return centre_cells(g, around);
+  const float reach = c.radius + kCellListingPad * g.cell_size;
+  const float a[3] = {c.a.x, c.a.y, c.a.z}, b[3] = {c.b.x, c.b.y, c.b.z};
+  const float o[3] = {g.origin.x, g.origin.y, g.origin.z};
+  CellRange range;
+  for (int k = 0; k < 3; ++k) {
+    const float lo = a[k] < b[k] ? a[k] : b[k], hi = a[k] < b[k] ? b[k] : a[k];
+    range.lo[k] = clamp_cell((lo - reach - o[k]) * g.inv_cell_size, g.dims[k]);
+    range.hi[k] = clamp_cell((hi + reach - o[k]) * g.inv_cell_size, g.dims[k]);
+  }
+  return range;
+}
 
 // Counting, then placing, as the CPU's grid of grains does: each cell's references, scanned into
 // offsets, then each capsule placed by counting its cells' cursors down. The order inside a cell
@@ -277,17 +238,12 @@ class ContactScene {
         keys_(account, "contact capsule keys"),
         table_(account, "contact colormap"),
         cell_offsets_(account, "contact grid cell ends, then offsets"),
-        cell_keys_(account, "contact grid cell keys"),
-        cell_keys_sorted_(account, "sorted contact grid cell keys"),
-        ref_values_(account, "contact grid references to sort"),
         refs_(account, "contact grid references") {}
 
   // The capsules of `view`'s pairs between the grains `all` (every grain, clipped or not: clip
   // planes and selection leave the network whole), or none when the frame draws no network. With
   // `same_particles` (a later view or band of the frame built last) the last build serves.
-  // `grain_bounds`: the bounds of `all`.
-  CapsuleView build(const Executor& exec, const ResidentParticles& all,
-                    const SceneBounds& grain_bounds, const ParticleView& view,
+  CapsuleView build(const Executor& exec, const ResidentParticles& all, const ParticleView& view,
                     const RenderSettings& settings, const GrainsHidingCapsules& hiding, bool linear,
                     bool same_particles, ContactCensus& stats) {
     const ContactView& pairs = view.contacts;
@@ -305,8 +261,7 @@ class ContactScene {
                         " out of range");
     }
     const auto n = static_cast<std::uint32_t>(pairs.count);
-    const PairSource source =
-        pair_source(exec, all, view, grain_bounds.renderable == std::uint64_t{all.count});
+    const PairSource source = pair_source(exec, all, view);
     // The build's time starts when the pairs are in this backend's memory, as the grains' grid's
     // does: an in-situ code's pairs are there already.
     exec.synchronize();
@@ -335,26 +290,15 @@ class ContactScene {
     colors_.resize(n);
     keys_.resize(n);
     const float span = hi > lo ? hi - lo : 1.0f;
-    // The grid is laid out before the capsules are made, so that making them also lists them.
-    const detail::GridLayout layout = capsule_layout(census, grain_bounds, source, c.width);
-    const auto cells = static_cast<std::uint32_t>(layout.cells);
-    const bool by_keys = Executor::lists_by_sorting && layout.geometry.centre_radius > 0.0f;
-    if (by_keys) {
-      cell_keys_.resize(n);
-    } else {
-      cell_offsets_.resize(std::size_t{cells} + 1);
-      thrust::fill_n(policy, cell_offsets_.data(), std::size_t{cells} + 1, 0u);
-    }
-    const CapsulesMade made = thrust::transform_reduce(
+    const SceneBounds bounds = thrust::transform_reduce(
         policy, Index(0), Index(n),
         MakeCapsule{source, order, c.width, c.scale_by_force, census.hi, c.threshold * mean,
                     table_.data(), lo, 1.0f / span, hiding, capsules_.data(), colors_.data(),
-                    keys_.data(), layout.geometry, by_keys ? nullptr : cell_offsets_.data(),
-                    by_keys ? cell_keys_.data() : nullptr, cells},
-        CapsulesMade{0u, 0u, 0.0f}, MergeCapsulesMade{});
-    stats.drawn = made.drawn;
-    if (made.drawn == 0) return none();
-    const GridView grid = list_capsules(exec, layout.geometry, cells, n, made, by_keys);
+                    keys_.data()},
+        empty_bounds(), MergeBounds{});
+    stats.drawn = bounds.renderable;
+    if (bounds.renderable == 0) return none();
+    const GridView grid = build_grid(exec, bounds, n);
     // The build's time for the statistics: a frame with a network waits for it here.
     exec.synchronize();
     stats.ms = ms_since(start);
@@ -383,7 +327,7 @@ class ContactScene {
       std::copy_n(pairs.value, n, out.value.data());
       return;
     }
-    const PairSource source = pair_source(exec, all, view, false);
+    const PairSource source = pair_source(exec, all, view);
     const Vec4* spheres = source.pair_spheres;
     const std::uint64_t* ids = source.pair_ids;
     if (spheres == nullptr) {
@@ -417,15 +361,13 @@ class ContactScene {
     }
   }
 
-  // The pairs of `view` between the grains `all`, in this backend's memory; `grains_renderable`:
-  // every grain of `all` is.
+  // The pairs of `view` between the grains `all`, in this backend's memory.
   PairSource pair_source(const Executor& exec, const ResidentParticles& all,
-                         const ParticleView& view, bool grains_renderable) {
+                         const ParticleView& view) {
     const ContactView& pairs = view.contacts;
     const bool whole = pairs.spheres != nullptr;
     return {all.spheres,
             all.count,
-            grains_renderable,
             all.ids,
             view.id_offset,
             whole ? nullptr : resident(exec, first_, pairs.first, view),
@@ -461,86 +403,6 @@ class ContactScene {
     }
   };
 
-  // The capsules' grid laid out before any is made: over a box that holds every capsule the pairs
-  // can make (by index, the grains' box; given whole, the box of their grains' centres; grown by
-  // the thickest capsule, whose share of the force is at most 1), cells_per_capsule() cells a
-  // drawable pair. By midpoints (GridCells::centres) it lists once each capsule whose bounding
-  // sphere is at most a cell; its walk's reach is set when they are made (list_capsules).
-  detail::GridLayout capsule_layout(const PairCensus& census, const SceneBounds& grain_bounds,
-                                    const PairSource& source, float width) const {
-    SceneBounds box{};
-    float thickest = 0.0f;
-    if (source.pair_spheres != nullptr) {
-      box.lo = census.centres_lo;
-      box.hi = census.centres_hi;
-      thickest = census.thickest;
-    } else {
-      box.lo = grain_bounds.lo;
-      box.hi = grain_bounds.hi;
-      // A grain lies inside the box: where its radius is not known, half the box's least side
-      // bounds it.
-      thickest =
-          grain_bounds.max_radius > 0.0f
-              ? grain_bounds.max_radius
-              : 0.5f * std::min({box.hi.x - box.lo.x, box.hi.y - box.lo.y, box.hi.z - box.lo.z});
-    }
-    const float grow = std::max(width, 0.0f) * thickest;
-    const float shift = capsule_grid_shift();
-    box.lo = box.lo - Vec3{grow + shift, grow + shift, grow + shift};
-    box.hi = box.hi + Vec3{grow, grow, grow};
-    box.renderable = census.count;
-    // No least cell (no diameters), and every capsule up to a cell listed once.
-    box.diameter_sum = 0.0;
-    box.max_radius = std::numeric_limits<float>::max();
-    const GridCells kind =
-        capsule_listing() == CapsuleListing::midpoints ? GridCells::centres : GridCells::overlaps;
-    return detail::choose_grid_layout(
-        box, [&](const GridGeometry&) { return census.count; }, kind, 1.0, cells_per_capsule());
-  }
-
-  // The capsules made under `g` listed in its cells: by sorting the keys of their cells where
-  // each is listed once and the backend sorts (as the grains' grid is listed), else by counting
-  // (the counts made with the capsules, or counted now) and placing. The walk reaches as far as
-  // the widest capsule listed once. Where the counts list more than a grid may hold, the grid is
-  // laid out again from the capsules' own box (build_grid).
-  template <class E>
-  GridView list_capsules(const E& exec, GridGeometry g, std::uint32_t cells, std::uint32_t n,
-                         const CapsulesMade& made, bool by_keys) {
-    auto policy = exec.policy();
-    g.reach = made.widest_once + kCellListingPad * g.cell_size;
-    if constexpr (E::lists_by_sorting) {
-      if (by_keys && made.spread == 0) {
-        cell_keys_sorted_.resize(n);
-        ref_values_.resize(n);
-        refs_.resize(n);
-        thrust::sequence(policy, ref_values_.data(), ref_values_.data() + n);
-        const auto sorted =
-            exec.sort_pairs(cell_keys_.data(), ref_values_.data(), cell_keys_sorted_.data(),
-                            refs_.data(), n, key_bits(std::uint64_t{cells} + 1));
-        cell_offsets_.resize(std::size_t{cells} + 1);
-        offsets_from_sorted_keys(exec, sorted.first, n, cells, made.drawn, cell_offsets_.data());
-        return {g, cell_offsets_.data(), nullptr, sorted.second};
-      }
-    }
-    if (by_keys) {
-      cell_offsets_.resize(std::size_t{cells} + 1);
-      thrust::fill_n(policy, cell_offsets_.data(), std::size_t{cells} + 1, 0u);
-      thrust::for_each_n(policy, Index(0), n,
-                         CountCapsuleCells{g, capsules_.data(), cell_offsets_.data()});
-    }
-    const std::uint64_t total = scan_cell_ends(exec, cells);
-    if (total > detail::most_grid_references(made.drawn)) {
-      const SceneBounds bounds =
-          thrust::transform_reduce(policy, capsules_.data(), capsules_.data() + n,
-                                   BoundsOfCapsule{}, empty_bounds(), MergeBounds{});
-      return build_grid(exec, bounds, n);
-    }
-    refs_.resize(total);
-    thrust::for_each_n(policy, Index(0), n,
-                       PlaceCapsules{g, capsules_.data(), cell_offsets_.data(), refs_.data()});
-    return {g, cell_offsets_.data(), nullptr, refs_.data()};
-  }
-
   // A uniform grid over the capsules' box, sized as the grains' grid is (kCellsPerCapsule cells a
   // capsule, coarser where long capsules would list too many), each capsule listed in the cells
   // its own box overlaps: a thin capsule along a row of grains then sits in a few cells, where its
@@ -574,15 +436,9 @@ class ContactScene {
     std::uint32_t* ends = cell_offsets_.data();
     thrust::fill_n(policy, ends, cells + 1, 0u);
     thrust::for_each_n(policy, Index(0), n, CountCapsuleCells{g, capsules_.data(), ends});
-    return scan_cell_ends(exec, cells);
-  }
-
-  // The cells' counts scanned in place into their ends, the total returned in 64 bits. Sums that
-  // stop at 2^32 - 1 cannot wrap to a small total: a layout that reaches it lists more than
-  // 32-bit references can hold, and is refused.
-  std::uint64_t scan_cell_ends(const Executor& exec, std::size_t cells) {
-    std::uint32_t* ends = cell_offsets_.data();
-    thrust::inclusive_scan(exec.policy(), ends, ends + cells + 1, ends, SaturatingSum{});
+    // Sums that stop at 2^32 - 1 cannot wrap to a small total: a layout that reaches it lists
+    // more than 32-bit references can hold, and is refused.
+    thrust::inclusive_scan(policy, ends, ends + cells + 1, ends, SaturatingSum{});
     std::uint32_t total = 0;
     exec.download(ends + cells, &total, 1);
     return total == SaturatingSum::kMost ? std::uint64_t{SaturatingSum::kMost} + 1u : total;
@@ -616,10 +472,7 @@ class ContactScene {
   Array<Vec3> table_;
   int uploaded_colormap_ = -1;
   Array<std::uint32_t> cell_offsets_;  // each cell's count, its end, its cursor, then its start
-  Array<std::uint32_t> cell_keys_;     // by sorting: each capsule's cell (`cells`: not listed)
-  Array<std::uint32_t> cell_keys_sorted_;
-  Array<std::uint32_t> ref_values_;  // by sorting: the capsules' indices before the sort
-  Array<std::uint32_t> refs_;        // the capsules in cell order
+  Array<std::uint32_t> refs_;          // the capsules in cell order
   std::optional<Kept> kept_;
 };
 

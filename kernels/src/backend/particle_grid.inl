@@ -142,22 +142,6 @@ struct MarkCellStarts {
   }
 };
 
-// Each cell's start in `offsets` (cells + 1 of them, the last `total`) from `keyed` references'
-// cell keys in sorted order (keys of `cells`, after the rest, list nothing): each listed cell's
-// first reference marked, then suffix minima give each empty cell the next listed cell's start.
-// Every thread does the same work, where filling each run of empty cells from its end left one
-// thread writing a whole empty layer (1.1 ms of a 10 M-grain build).
-template <class E>
-void offsets_from_sorted_keys(const E& exec, const std::uint32_t* sorted_keys, std::uint32_t keyed,
-                              std::uint32_t cells, std::uint32_t total, std::uint32_t* offsets) {
-  auto policy = exec.policy();
-  thrust::fill_n(policy, offsets, std::size_t{cells} + 1, total);
-  thrust::for_each_n(policy, Index(0), keyed, MarkCellStarts{sorted_keys, cells, offsets});
-  const auto from_end = thrust::make_reverse_iterator(offsets + cells + 1);
-  thrust::inclusive_scan(policy, from_end, from_end + (std::size_t{cells} + 1), from_end,
-                         thrust::minimum<std::uint32_t>());
-}
-
 // The bare hash of a sphere's centre (the benchmark's baseline).
 struct CentreCellKey {
   GridGeometry geometry;
@@ -486,8 +470,16 @@ class ParticleGrid {
     std::tie(sorted_keys, ref_index_) =
         exec.sort_pairs(keys_.data(), values_.data(), keys_sorted_.data(), values_sorted_.data(),
                         keyed, key_bits(std::uint64_t{cells} + 1));
+    // Offsets by marking each listed cell's start and taking suffix minima: every thread does
+    // the same work, where filling each run of empty cells from its end left one thread writing a
+    // whole empty layer (1.1 ms of a 10 M-grain build).
     cell_offsets_.resize(std::size_t{cells} + 1);
-    offsets_from_sorted_keys(exec, sorted_keys, keyed, cells, total, cell_offsets_.data());
+    std::uint32_t* offsets = cell_offsets_.data();
+    thrust::fill_n(policy, offsets, std::size_t{cells} + 1, total);
+    thrust::for_each_n(policy, Index(0), keyed, MarkCellStarts{sorted_keys, cells, offsets});
+    const auto from_end = thrust::make_reverse_iterator(offsets + cells + 1);
+    thrust::inclusive_scan(policy, from_end, from_end + (std::size_t{cells} + 1), from_end,
+                           thrust::minimum<std::uint32_t>());
     ref_spheres_.resize(std::size_t{total} + kSphereBatchPad);
     thrust::gather(policy, ref_index_, ref_index_ + total, r.spheres, ref_spheres_.data());
     return layout;
