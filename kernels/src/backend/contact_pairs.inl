@@ -26,10 +26,14 @@ GRANRAY_HD_INLINE PairCensus empty_pair_census() {
 // A frame's pairs as the kernels read them: by index into the frame's grains, or given whole
 // (both grains' spheres and ids per pair, ContactView::spheres). A pair is drawable when both
 // grains are renderable (and, by index, are the frame's) and its value is a finite f >= 0; any
-// other pair is left out (a broken particle never stops a frame).
+// other pair is left out (a broken particle never stops a frame). Where every grain of the frame
+// is renderable (`grains_renderable`, from the grains' bounds), a pair by index is drawable without
+// reading its grains: the census then reads the pairs alone (58 us of the H200's build gathered
+// both grains of 3 M pairs).
 struct PairSource {
   const Vec4* spheres;  // the frame's grains
   std::uint32_t particles;
+  bool grains_renderable;
   const std::uint64_t* ids;  // the grains' global ids; null: index + id_offset
   std::uint64_t id_offset;
   const std::uint32_t* first;
@@ -46,8 +50,8 @@ struct PairSource {
              is_renderable(pair_spheres[2 * k + 1]);
     }
     const std::uint32_t i = first[k], j = second[k];
-    return i < particles && j < particles && i != j && is_renderable(spheres[i]) &&
-           is_renderable(spheres[j]);
+    return i < particles && j < particles && i != j &&
+           (grains_renderable || (is_renderable(spheres[i]) && is_renderable(spheres[j])));
   }
   // Grain `side` (0 or 1) of pair k, and its global id; only for a drawable pair (by index, an
   // index inside the frame).

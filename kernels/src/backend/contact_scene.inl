@@ -243,7 +243,9 @@ class ContactScene {
   // The capsules of `view`'s pairs between the grains `all` (every grain, clipped or not: clip
   // planes and selection leave the network whole), or none when the frame draws no network. With
   // `same_particles` (a later view or band of the frame built last) the last build serves.
-  CapsuleView build(const Executor& exec, const ResidentParticles& all, const ParticleView& view,
+  // `all_bounds`: the bounds of `all`.
+  CapsuleView build(const Executor& exec, const ResidentParticles& all,
+                    const SceneBounds& all_bounds, const ParticleView& view,
                     const RenderSettings& settings, const GrainsHidingCapsules& hiding, bool linear,
                     bool same_particles, ContactCensus& stats) {
     const ContactView& pairs = view.contacts;
@@ -261,7 +263,8 @@ class ContactScene {
                         " out of range");
     }
     const auto n = static_cast<std::uint32_t>(pairs.count);
-    const PairSource source = pair_source(exec, all, view);
+    const PairSource source =
+        pair_source(exec, all, view, all_bounds.skipped == 0 && all_bounds.renderable == all.count);
     // The build's time starts when the pairs are in this backend's memory, as the grains' grid's
     // does: an in-situ code's pairs are there already.
     exec.synchronize();
@@ -327,7 +330,7 @@ class ContactScene {
       std::copy_n(pairs.value, n, out.value.data());
       return;
     }
-    const PairSource source = pair_source(exec, all, view);
+    const PairSource source = pair_source(exec, all, view, false);
     const Vec4* spheres = source.pair_spheres;
     const std::uint64_t* ids = source.pair_ids;
     if (spheres == nullptr) {
@@ -361,13 +364,15 @@ class ContactScene {
     }
   }
 
-  // The pairs of `view` between the grains `all`, in this backend's memory.
+  // The pairs of `view` between the grains `all`, in this backend's memory; `grains_renderable`:
+  // every grain of `all` is (PairSource).
   PairSource pair_source(const Executor& exec, const ResidentParticles& all,
-                         const ParticleView& view) {
+                         const ParticleView& view, bool grains_renderable) {
     const ContactView& pairs = view.contacts;
     const bool whole = pairs.spheres != nullptr;
     return {all.spheres,
             all.count,
+            grains_renderable,
             all.ids,
             view.id_offset,
             whole ? nullptr : resident(exec, first_, pairs.first, view),

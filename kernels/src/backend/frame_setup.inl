@@ -71,7 +71,7 @@ inline FrameSetup set_up_frame(BackendParts& parts, const Executor& exec, const 
   // contract 2g: the network between every grain, clipped or selected away or not.
   ContactCensus contacts;
   walls.set_capsules(parts.contacts.build(
-      exec, all, view, settings,
+      exec, all, all_bounds, view, settings,
       grains_hiding_capsules(settings, view.contacts, walls, camera.frame),
       options.method == RenderMethod::brute_force, options.same_particles, contacts));
   if (settings.contacts && !settings.contacts->grains && all.count > 0) {
