@@ -28,8 +28,7 @@ GRANRAY_HD_INLINE PairCensus empty_pair_census() {
 // grains are renderable (and, by index, are the frame's) and its value is a finite f >= 0; any
 // other pair is left out (a broken particle never stops a frame). Where every grain of the frame
 // is renderable (`grains_renderable`, from the grains' bounds), a pair by index is drawable without
-// reading its grains: the census then reads the pairs alone (58 us of the H200's build gathered
-// both grains of 3 M pairs).
+// reading its grains: the census then reads the pairs alone (on the H200, 3 M pairs: 58 -> 45 us).
 struct PairSource {
   const Vec4* spheres;  // the frame's grains
   std::uint32_t particles;
