@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "capsule_walk_census.h"
 #include "contact_pairs.h"
 #include "device_copy.h"
 #include "granray/errors.h"
@@ -106,11 +107,18 @@ int main(int argc, char** argv) {
   bool walks = false;
   app.add_flag("--walk-census", walks,
                "count each scene's primary walk on the host (walk_census.h)");
+  bool capsule_walks = false;
+  app.add_flag("--capsule-walk-census", capsule_walks,
+               "with --contacts: count on the host what the network's walk does under three "
+               "listings (capsule_walk_census.h)");
   app.add_flag("--annotations", annotate,
                "also time the colour bar and label drawn on each rendered image");
   CLI11_PARSE(app, argc, argv);
 
   try {
+    if (capsule_walks && !(contact_slack > 0.0f)) {
+      throw granray::ConfigError("--capsule-walk-census needs --contacts");
+    }
     const granray::BackendKind kind = backend == "cuda"  ? granray::BackendKind::cuda
                                       : backend == "cpu" ? granray::BackendKind::cpu
                                                          : granray::BackendKind::automatic;
@@ -179,6 +187,12 @@ int main(int argc, char** argv) {
                          pairs.value.size()};
         std::printf("contacts: %zu pairs among %zu grains (gap < %.2f of their radii)\n",
                     pairs.value.size(), grains.size(), contact_slack);
+        if (capsule_walks) {
+          std::printf("%s, the network's walk:\n%s\n", scene.c_str(),
+                      granray::bench::describe(granray::bench::capsule_walk_census(
+                                                   grains, pairs, granray::ContactSettings{}))
+                          .c_str());
+        }
       }
       std::vector<float> category;
       if (categories > 0 || materials) {

@@ -10,6 +10,8 @@
 #include <map>
 #include <set>
 
+#include "capsule_walk_census.h"
+#include "contact_pairs.h"
 #include "granray/kernels/trace.h"
 #include "grid_census.h"
 #include "scene_suite.h"
@@ -313,6 +315,33 @@ TEST(WalkCensus, LeapingMeetsTheSameGrainsInFewerTurns) {
       EXPECT_EQ(leaping, plain) << bench::describe(c);
     }
   }
+}
+
+// granray-bench --capsule-walk-census counts the network's walk on a random dense bed's
+// near-contacts (fresh seeds) under three listings: by midpoints and through the grains' cells each
+// drawn capsule is listed once, by boxes at least once; through the grains' cells the walk tests
+// more capsules a unit of ray than by boxes (docs/design.md, "The network's own grid"), and fewer
+// where each grain's capsules sit behind one sphere. Above the threshold none is drawn.
+TEST(CapsuleWalkCensus, ListsEveryCapsuleAndCountsEachWalk) {
+  Rng rng(fresh_seed());
+  const bench::SuiteScene scene = bench::make_suite_scene("dense", 4000 + rng() % 4000, rng());
+  const bench::ContactPairs pairs = bench::near_pairs(scene.grains, uniform(rng, 0.1f, 0.3f));
+  ContactSettings settings;
+  settings.width = uniform(rng, 0.2f, 0.6f);
+  const bench::CapsuleWalkCensus c = bench::capsule_walk_census(scene.grains, pairs, settings);
+  ASSERT_GT(c.capsules, scene.grains.size()) << "a packing has more contacts than grains";
+  EXPECT_LE(c.capsules, pairs.value.size());
+  EXPECT_EQ(c.by_midpoints.references, c.capsules);
+  EXPECT_EQ(c.through_grains.references, c.capsules);
+  EXPECT_EQ(c.behind_spheres.references, scene.grains.size());
+  EXPECT_GE(c.by_boxes.references, c.capsules);
+  EXPECT_GT(c.by_boxes.runs, 0.0);
+  EXPECT_GT(c.through_grains.tests, c.by_boxes.tests) << bench::describe(c);
+  EXPECT_LT(c.behind_spheres.tests, c.through_grains.tests) << bench::describe(c);
+  settings.threshold = 1e6f;
+  const bench::CapsuleWalkCensus none = bench::capsule_walk_census(scene.grains, pairs, settings);
+  EXPECT_EQ(none.capsules, 0u);
+  EXPECT_EQ(bench::describe(none), "no capsule drawn");
 }
 
 // Cells are sized by the volume the grains occupy where it is a small share of their box: a pour

@@ -1,0 +1,286 @@
+#include "capsule_walk_census.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <type_traits>
+
+#include "granray/kernels/capsule.h"
+#include "granray/kernels/dda.h"
+#include "granray/kernels/path_trace.h"
+
+namespace granray::bench {
+namespace {
+
+Vec3 min(Vec3 a, Vec3 b) { return {std::min(a.x, b.x), std::min(a.y, b.y), std::min(a.z, b.z)}; }
+Vec3 max(Vec3 a, Vec3 b) { return {std::max(a.x, b.x), std::max(a.y, b.y), std::max(a.z, b.z)}; }
+
+// A drawn capsule, cut back to what its grains leave showing as a frame that draws every grain
+// cuts it, and the centre of the grain it starts from.
+struct MadeCapsule {
+  Capsule capsule;
+  Vec3 first_centre;
+  std::uint32_t first;  // that grain's index
+};
+
+std::vector<MadeCapsule> made_capsules(const std::vector<Vec4>& grains, const ContactPairs& pairs,
+                                       const ContactSettings& c) {
+  float f_max = 0.0f;
+  double sum = 0.0;
+  for (const float f : pairs.value) {
+    f_max = std::max(f_max, f);
+    sum += f;
+  }
+  const double at_least = c.threshold * sum / double(std::max<std::size_t>(pairs.value.size(), 1));
+  std::vector<MadeCapsule> made;
+  for (std::size_t k = 0; k < pairs.value.size(); ++k) {
+    if (!(pairs.value[k] >= at_least)) continue;
+    const Vec4 p = grains[std::min(pairs.first[k], pairs.second[k])];
+    const Vec4 q = grains[std::max(pairs.first[k], pairs.second[k])];
+    const float share = c.scale_by_force && f_max > 0.0f ? std::sqrt(pairs.value[k] / f_max) : 1.0f;
+    const Capsule whole{center_of(p), center_of(q), c.width * std::min(p.w, q.w) * share};
+    if (!(whole.radius > 0.0f)) continue;
+    made.push_back({capsule_outside_spheres(whole, p.w, q.w, true, true), center_of(p),
+                    std::min(pairs.first[k], pairs.second[k])});
+  }
+  return made;
+}
+
+// A grid of `cell` over [lo, hi] (grown by a margin) whose walk reaches `reach` cells' worth.
+GridGeometry geometry_over(Vec3 lo, Vec3 hi, float cell, float reach) {
+  GridGeometry g{};
+  const Vec3 margin{cell * 0.01f, cell * 0.01f, cell * 0.01f};
+  g.origin = lo - margin;
+  const Vec3 extent = hi - lo + margin * 2.0f;
+  g.cell_size = cell;
+  g.inv_cell_size = 1.0f / cell;
+  g.dims[0] = std::max(1, static_cast<int>(std::ceil(extent.x / cell)));
+  g.dims[1] = std::max(1, static_cast<int>(std::ceil(extent.y / cell)));
+  g.dims[2] = std::max(1, static_cast<int>(std::ceil(extent.z / cell)));
+  g.centre_radius = reach;
+  g.reach = reach + kCellListingPad * cell;
+  return g;
+}
+
+CellRange cells_of_box(const GridGeometry& g, Vec3 lo, Vec3 hi) {
+  const float pad = kCellListingPad * g.cell_size;
+  CellRange r{};
+  for (int a = 0; a < 3; ++a) {
+    const float o = component(g.origin, a);
+    r.lo[a] = clamp_cell((component(lo, a) - pad - o) * g.inv_cell_size, g.dims[a]);
+    r.hi[a] = clamp_cell((component(hi, a) + pad - o) * g.inv_cell_size, g.dims[a]);
+  }
+  return r;
+}
+
+// The one cell that holds point p (an item listed once, there).
+CellRange cell_of_point(const GridGeometry& g, Vec3 p) {
+  CellRange r{};
+  for (int a = 0; a < 3; ++a) {
+    r.lo[a] = r.hi[a] =
+        clamp_cell((component(p, a) - component(g.origin, a)) * g.inv_cell_size, g.dims[a]);
+  }
+  return r;
+}
+
+// A listing's cells: each item's cell range counted into its cells, and the counts scanned into
+// each cell's first reference (the walk needs how many a cell lists, not which).
+struct Listing {
+  GridGeometry geometry;
+  std::vector<std::uint32_t> offsets;  // cells + 1
+  std::uint64_t references = 0;
+};
+
+template <class RangeOf>
+Listing list(const GridGeometry& g, std::size_t items, RangeOf range_of) {
+  Listing l{g, {}, 0};
+  const std::size_t cells = std::size_t(g.dims[0]) * g.dims[1] * g.dims[2];
+  l.offsets.assign(cells + 1, 0u);
+  for (std::size_t k = 0; k < items; ++k) {
+    const CellRange r = range_of(k);
+    for (int z = r.lo[2]; z <= r.hi[2]; ++z)
+      for (int y = r.lo[1]; y <= r.hi[1]; ++y)
+        for (int x = r.lo[0]; x <= r.hi[0]; ++x) ++l.offsets[cell_index(g, x, y, z) + 1];
+  }
+  for (std::size_t c = 0; c < cells; ++c) l.offsets[c + 1] += l.offsets[c];
+  l.references = l.offsets[cells];
+  return l;
+}
+
+// The walk over a listing's grown cells along a ray, to a length, every cell entered.
+struct CountingVisitor {
+  const std::uint32_t* offsets;
+  double runs = 0, tests = 0;
+  bool done_before(float) const { return false; }
+  void visit(std::uint32_t first, std::uint32_t last) {
+    runs += 1;
+    tests += offsets[last + 1] - offsets[first];
+  }
+};
+
+// The same through the grains' cells where each grain's capsules sit behind one sphere about the
+// grain's centre that holds them all: a visited grain costs that sphere's test, and its capsules
+// are tested only where the ray meets the sphere.
+struct GrainBoundedVisitor {
+  const std::uint32_t* offsets;
+  const std::uint32_t* grains;                 // the grains in cell order
+  const std::vector<Vec4>* bounds;             // per grain: its capsules' sphere (w: 0, none)
+  const std::vector<std::uint32_t>* capsules;  // per grain: how many start there
+  Ray ray;
+  float length;
+  double runs = 0, tests = 0;
+  bool done_before(float) const { return false; }
+  void visit(std::uint32_t first, std::uint32_t last) {
+    runs += 1;
+    for (std::uint32_t r = offsets[first]; r < offsets[last + 1]; ++r) {
+      const std::uint32_t g = grains[r];
+      const Vec4 b = (*bounds)[g];
+      tests += 1;
+      const Vec3 to = center_of(b) - ray.origin;
+      const float along = std::clamp(dot(to, ray.dir), 0.0f, length);
+      const Vec3 off = to - ray.dir * along;
+      if (dot(off, off) <= b.w * b.w) tests += (*capsules)[g];
+    }
+  }
+};
+
+template <class Visitor>
+CapsuleListingCount count_walks(const char* name, const Listing& l, const std::vector<Ray>& rays,
+                                float length, Visitor v) {
+  for (const Ray& ray : rays) {
+    if constexpr (std::is_same_v<Visitor, GrainBoundedVisitor>) v.ray = ray;
+    walk_grown_cells(l.geometry, ray, 0.0f, length, v);
+  }
+  const double along = static_cast<double>(rays.size()) * length;
+  const GridGeometry& g = l.geometry;
+  return {name,           {g.dims[0], g.dims[1], g.dims[2]}, g.cell_size,
+          l.references,   g.reach * g.inv_cell_size,         v.runs / along,
+          v.tests / along};
+}
+
+}  // namespace
+
+CapsuleWalkCensus capsule_walk_census(const std::vector<Vec4>& grains, const ContactPairs& pairs,
+                                      const ContactSettings& settings) {
+  const std::vector<MadeCapsule> made = made_capsules(grains, pairs, settings);
+  if (made.empty() || grains.empty()) return {};
+  Vec3 lo{INFINITY, INFINITY, INFINITY}, hi{-INFINITY, -INFINITY, -INFINITY};
+  float widest = 0.0f, farthest = 0.0f;
+  for (const MadeCapsule& m : made) {
+    const Capsule& c = m.capsule;
+    const Vec3 r{c.radius, c.radius, c.radius};
+    lo = min(lo, min(c.a, c.b) - r);
+    hi = max(hi, max(c.a, c.b) + r);
+    const Vec3 half = (c.b - c.a) * 0.5f;
+    widest = std::max(widest, std::sqrt(dot(half, half)) + c.radius);
+    const Vec3 to_a = c.a - m.first_centre, to_b = c.b - m.first_centre;
+    farthest = std::max(farthest, std::sqrt(std::max(dot(to_a, to_a), dot(to_b, to_b))) + c.radius);
+  }
+  // The renderer's capsules' grid: two cells a drawn capsule over their box.
+  const Vec3 span = hi - lo;
+  const float cell = std::cbrt(span.x * span.y * span.z / (2.0f * float(made.size())));
+  const GridGeometry boxes = geometry_over(lo, hi, cell, 0.0f);
+  const Listing by_boxes = list(boxes, made.size(), [&](std::size_t k) {
+    const Capsule& c = made[k].capsule;
+    const Vec3 r{c.radius, c.radius, c.radius};
+    return cells_of_box(boxes, min(c.a, c.b) - r, max(c.a, c.b) + r);
+  });
+  const GridGeometry midpoints = geometry_over(lo, hi, cell, widest);
+  const Listing by_midpoints = list(midpoints, made.size(), [&](std::size_t k) {
+    const Vec3 mid = (made[k].capsule.a + made[k].capsule.b) * 0.5f;
+    return cell_of_point(midpoints, mid);
+  });
+  // The grains' grid of a dense bed: one cell a grain over the grains' box.
+  Vec3 glo{INFINITY, INFINITY, INFINITY}, ghi{-INFINITY, -INFINITY, -INFINITY};
+  for (const Vec4& g : grains) {
+    const Vec3 r{g.w, g.w, g.w};
+    glo = min(glo, center_of(g) - r);
+    ghi = max(ghi, center_of(g) + r);
+  }
+  const Vec3 gspan = ghi - glo;
+  const float grain_cell = std::cbrt(gspan.x * gspan.y * gspan.z / float(grains.size()));
+  const GridGeometry anchored = geometry_over(glo, ghi, grain_cell, farthest);
+  const Listing by_grains = list(anchored, made.size(), [&](std::size_t k) {
+    return cell_of_point(anchored, made[k].first_centre);
+  });
+  // Rays leaving the grains' surfaces, cosine-distributed about a uniform normal, each walked
+  // four mean diameters (an occlusion ray's reach).
+  float mean_radius = 0.0f;
+  for (const Vec4& g : grains) mean_radius += g.w;
+  mean_radius /= float(grains.size());
+  const float length = 8.0f * mean_radius;
+  std::mt19937 random(12345);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  std::vector<Ray> rays;
+  const std::size_t step = std::max<std::size_t>(1, grains.size() / 200000);
+  for (std::size_t k = 0; k < grains.size(); k += step) {
+    const Vec4 g = grains[k];
+    const float z = 2.0f * unit(random) - 1.0f, phi = 6.2831853f * unit(random);
+    const float s = std::sqrt(std::max(0.0f, 1.0f - z * z));
+    const Vec3 n{s * std::cos(phi), s * std::sin(phi), z};
+    const float u1 = unit(random), u2 = unit(random);
+    rays.push_back({center_of(g) + n * (g.w * 1.001f), cosine_direction(n, u1, u2)});
+  }
+  // The grains themselves listed in the grains' cells, each with its capsules' sphere.
+  std::vector<Vec4> bounds(grains.size(), Vec4{0.0f, 0.0f, 0.0f, 0.0f});
+  std::vector<std::uint32_t> starting(grains.size(), 0u);
+  for (std::size_t g = 0; g < grains.size(); ++g)
+    bounds[g] = {grains[g].x, grains[g].y, grains[g].z, 0.0f};
+  for (const MadeCapsule& m : made) {
+    const Capsule& c = m.capsule;
+    const Vec3 to_a = c.a - m.first_centre, to_b = c.b - m.first_centre;
+    const float reach = std::sqrt(std::max(dot(to_a, to_a), dot(to_b, to_b))) + c.radius;
+    bounds[m.first].w = std::max(bounds[m.first].w, reach);
+    ++starting[m.first];
+  }
+  const Listing grains_listed = list(anchored, grains.size(), [&](std::size_t k) {
+    return cell_of_point(anchored, center_of(grains[k]));
+  });
+  std::vector<std::uint32_t> cursor(grains_listed.offsets.begin(), grains_listed.offsets.end() - 1);
+  std::vector<std::uint32_t> in_cells(grains.size());
+  for (std::size_t k = 0; k < grains.size(); ++k) {
+    const CellRange r = cell_of_point(anchored, center_of(grains[k]));
+    in_cells[cursor[cell_index(anchored, r.lo[0], r.lo[1], r.lo[2])]++] = std::uint32_t(k);
+  }
+  const auto counting = [](const Listing& l) { return CountingVisitor{l.offsets.data()}; };
+  CapsuleWalkCensus census;
+  census.capsules = made.size();
+  census.rays = rays.size();
+  census.length = length;
+  census.by_boxes = count_walks("by boxes", by_boxes, rays, length, counting(by_boxes));
+  census.by_midpoints =
+      count_walks("by midpoints", by_midpoints, rays, length, counting(by_midpoints));
+  census.through_grains =
+      count_walks("through the grains' cells", by_grains, rays, length, counting(by_grains));
+  census.behind_spheres = count_walks(
+      "through the grains' cells, each grain's capsules behind one sphere (tests: those spheres "
+      "and the capsules behind the ones met)",
+      grains_listed, rays, length,
+      GrainBoundedVisitor{grains_listed.offsets.data(), in_cells.data(), &bounds, &starting, Ray{},
+                          length});
+  return census;
+}
+
+std::string describe(const CapsuleWalkCensus& census) {
+  if (census.capsules == 0) return "no capsule drawn";
+  char head[200];
+  std::snprintf(head, sizeof head,
+                "%zu capsules drawn, %zu rays from the grains walked %.2f each; listing:",
+                census.capsules, census.rays, census.length);
+  std::string text = head;
+  for (const CapsuleListingCount* c :
+       {&census.by_boxes, &census.by_midpoints, &census.through_grains, &census.behind_spheres}) {
+    char line[400];
+    std::snprintf(line, sizeof line,
+                  "\n%s: %d x %d x %d cells of %.3f, %.2f references a cell, reach %.2f cells; a "
+                  "unit of ray enters %.2f runs of cells and tests %.2f",
+                  c->name.c_str(), c->dims[0], c->dims[1], c->dims[2], c->cell,
+                  double(c->references) / (double(c->dims[0]) * c->dims[1] * c->dims[2]),
+                  c->reach_cells, c->runs, c->tests);
+    text += line;
+  }
+  return text;
+}
+
+}  // namespace granray::bench
