@@ -8,7 +8,7 @@
 
 #include "granray/kernels/capsule.h"
 #include "granray/kernels/dda.h"
-#include "granray/kernels/path_trace.h"
+#include "walk_census.h"
 
 namespace granray::bench {
 namespace {
@@ -204,23 +204,17 @@ CapsuleWalkCensus capsule_walk_census(const std::vector<Vec4>& grains, const Con
   const Listing by_grains = list(anchored, made.size(), [&](std::size_t k) {
     return cell_of_point(anchored, made[k].first_centre);
   });
-  // Rays leaving the grains' surfaces, cosine-distributed about a uniform normal, each walked
-  // four mean diameters (an occlusion ray's reach).
+  // Rays leaving the grains' surfaces (ray_leaving_grain), each walked four mean diameters (an
+  // occlusion ray's reach).
   float mean_radius = 0.0f;
   for (const Vec4& g : grains) mean_radius += g.w;
   mean_radius /= float(grains.size());
   const float length = 8.0f * mean_radius;
   std::mt19937 random(12345);
-  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
   std::vector<Ray> rays;
   const std::size_t step = std::max<std::size_t>(1, grains.size() / 200000);
   for (std::size_t k = 0; k < grains.size(); k += step) {
-    const Vec4 g = grains[k];
-    const float z = 2.0f * unit(random) - 1.0f, phi = 6.2831853f * unit(random);
-    const float s = std::sqrt(std::max(0.0f, 1.0f - z * z));
-    const Vec3 n{s * std::cos(phi), s * std::sin(phi), z};
-    const float u1 = unit(random), u2 = unit(random);
-    rays.push_back({center_of(g) + n * (g.w * 1.001f), cosine_direction(n, u1, u2)});
+    rays.push_back(ray_leaving_grain(grains[k], random));
   }
   // The grains themselves listed in the grains' cells, each with its capsules' sphere.
   std::vector<Vec4> bounds(grains.size(), Vec4{0.0f, 0.0f, 0.0f, 0.0f});

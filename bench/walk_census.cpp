@@ -68,22 +68,15 @@ void count_walks(const GridView& grid, const CameraFrame& camera, bool leap, Wal
   }
 }
 
-// Rays that leave the grains as a path's first bounce does: from a point of a grain's surface
-// (every `step`-th grain, a uniform normal), cosine-distributed about its normal.
+// Rays that leave the grains as a path's first bounce does (ray_leaving_grain), from every
+// `step`-th grain.
 void count_bounce_walks(const GridView& grid, const ParticleView& view, bool leap,
                         WalkCount& count) {
   const std::size_t step = std::max<std::size_t>(1, view.count / 500000);
   std::mt19937 random(12345);
-  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
   long lane = 0, most = 0;
   for (std::size_t k = 0; k < view.count; k += step) {
-    const Vec4 g = view.xyzr[k];
-    const float z = 2.0f * unit(random) - 1.0f, phi = 6.2831853f * unit(random);
-    const float s = std::sqrt(std::max(0.0f, 1.0f - z * z));
-    const Vec3 n{s * std::cos(phi), s * std::sin(phi), z};
-    const float u1 = unit(random), u2 = unit(random);
-    const Ray ray{Vec3{g.x, g.y, g.z} + n * (g.w * 1.001f), cosine_direction(n, u1, u2)};
-    most = std::max(most, count_walk(grid, ray, leap, count));
+    most = std::max(most, count_walk(grid, ray_leaving_grain(view.xyzr[k], random), leap, count));
     if (++lane == 32) {
       count.longest_lanes += most;
       lane = most = 0;
@@ -92,6 +85,15 @@ void count_bounce_walks(const GridView& grid, const ParticleView& view, bool lea
 }
 
 }  // namespace
+
+Ray ray_leaving_grain(Vec4 g, std::mt19937& random) {
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  const float z = 2.0f * unit(random) - 1.0f, phi = 6.2831853f * unit(random);
+  const float s = std::sqrt(std::max(0.0f, 1.0f - z * z));
+  const Vec3 n{s * std::cos(phi), s * std::sin(phi), z};
+  const float u1 = unit(random), u2 = unit(random);
+  return {Vec3{g.x, g.y, g.z} + n * (g.w * 1.001f), cosine_direction(n, u1, u2)};
+}
 
 WalkCensus walk_census(const HostGrid& grid, const ParticleView& view, const RenderSettings& s) {
   Renderer renderer(BackendKind::cpu);

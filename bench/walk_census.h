@@ -5,6 +5,7 @@
 // (granray-bench --walk-census).
 #pragma once
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ struct WalkCensus {
   WalkCount bounce_leaping;
   int width = 0, height = 0;
 };
+
+// A ray leaving grain g as a path's first bounce does: from a point of its surface (a uniform
+// normal), cosine-distributed about the normal.
+Ray ray_leaving_grain(Vec4 g, std::mt19937& random);
 
 // The frame's primary rays (RenderSettings' camera, auto by default) over `grid`, built from
 // `view` (the grains of `view` frame the camera).
