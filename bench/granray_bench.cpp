@@ -109,8 +109,7 @@ int main(int argc, char** argv) {
                "count each scene's primary walk on the host (walk_census.h)");
   bool capsule_walks = false;
   app.add_flag("--capsule-walk-census", capsule_walks,
-               "with --contacts: count on the host what the network's walk does under three "
-               "listings (capsule_walk_census.h)");
+               "count the network's walk on the host (capsule_walk_census.h)");
   app.add_flag("--annotations", annotate,
                "also time the colour bar and label drawn on each rendered image");
   CLI11_PARSE(app, argc, argv);
