@@ -8,6 +8,7 @@
 
 #include "granray/kernels/capsule.h"
 #include "granray/kernels/dda.h"
+#include "granray/renderer.h"
 #include "walk_census.h"
 
 namespace granray::bench {
@@ -17,11 +18,10 @@ Vec3 min(Vec3 a, Vec3 b) { return {std::min(a.x, b.x), std::min(a.y, b.y), std::
 Vec3 max(Vec3 a, Vec3 b) { return {std::max(a.x, b.x), std::max(a.y, b.y), std::max(a.z, b.z)}; }
 
 // A drawn capsule, cut back to what its grains leave showing as a frame that draws every grain
-// cuts it, and the centre of the grain it starts from.
+// cuts it, and the index of the grain it starts from.
 struct MadeCapsule {
   Capsule capsule;
-  Vec3 first_centre;
-  std::uint32_t first;  // that grain's index
+  std::uint32_t first;
 };
 
 std::vector<MadeCapsule> made_capsules(const std::vector<Vec4>& grains, const ContactPairs& pairs,
@@ -36,13 +36,12 @@ std::vector<MadeCapsule> made_capsules(const std::vector<Vec4>& grains, const Co
   std::vector<MadeCapsule> made;
   for (std::size_t k = 0; k < pairs.value.size(); ++k) {
     if (!(pairs.value[k] >= at_least)) continue;
-    const Vec4 p = grains[std::min(pairs.first[k], pairs.second[k])];
-    const Vec4 q = grains[std::max(pairs.first[k], pairs.second[k])];
+    const std::uint32_t first = std::min(pairs.first[k], pairs.second[k]);
+    const Vec4 p = grains[first], q = grains[std::max(pairs.first[k], pairs.second[k])];
     const float share = c.scale_by_force && f_max > 0.0f ? std::sqrt(pairs.value[k] / f_max) : 1.0f;
     const Capsule whole{center_of(p), center_of(q), c.width * std::min(p.w, q.w) * share};
     if (!(whole.radius > 0.0f)) continue;
-    made.push_back({capsule_outside_spheres(whole, p.w, q.w, true, true), center_of(p),
-                    std::min(pairs.first[k], pairs.second[k])});
+    made.push_back({capsule_outside_spheres(whole, p.w, q.w, true, true), first});
   }
   return made;
 }
@@ -70,16 +69,6 @@ CellRange cells_of_box(const GridGeometry& g, Vec3 lo, Vec3 hi) {
     const float o = component(g.origin, a);
     r.lo[a] = clamp_cell((component(lo, a) - pad - o) * g.inv_cell_size, g.dims[a]);
     r.hi[a] = clamp_cell((component(hi, a) + pad - o) * g.inv_cell_size, g.dims[a]);
-  }
-  return r;
-}
-
-// The one cell that holds point p (an item listed once, there).
-CellRange cell_of_point(const GridGeometry& g, Vec3 p) {
-  CellRange r{};
-  for (int a = 0; a < 3; ++a) {
-    r.lo[a] = r.hi[a] =
-        clamp_cell((component(p, a) - component(g.origin, a)) * g.inv_cell_size, g.dims[a]);
   }
   return r;
 }
@@ -119,43 +108,49 @@ struct CountingVisitor {
   }
 };
 
-// The same through the grains' cells where each grain's capsules sit behind one sphere about the
-// grain's centre that holds them all: a visited grain costs that sphere's test, and its capsules
-// are tested only where the ray meets the sphere.
-struct GrainBoundedVisitor {
-  const std::uint32_t* offsets;
-  const std::uint32_t* grains;                 // the grains in cell order
-  const std::vector<Vec4>* bounds;             // per grain: its capsules' sphere (w: 0, none)
-  const std::vector<std::uint32_t>* capsules;  // per grain: how many start there
-  Ray ray;
-  float length;
+// The walk over the grains' own grid (the renderer's), each visited grain bringing the capsules
+// that start there: all of them, or, `behind_spheres`, one test of a sphere about the grain's
+// centre that holds them all and its capsules only where the ray meets that sphere.
+struct ThroughGrainsVisitor {
+  const GridView& grid;
+  const std::vector<Vec4>& bounds;             // per grain: its capsules' sphere (w: 0, none)
+  const std::vector<std::uint32_t>& starting;  // per grain: how many capsules start there
+  bool behind_spheres;
+  Ray ray{};
+  float length = 0.0f;
   double runs = 0, tests = 0;
   bool done_before(float) const { return false; }
   void visit(std::uint32_t first, std::uint32_t last) {
     runs += 1;
-    for (std::uint32_t r = offsets[first]; r < offsets[last + 1]; ++r) {
-      const std::uint32_t g = grains[r];
-      const Vec4 b = (*bounds)[g];
+    for (std::uint32_t r = grid.cell_offsets[first]; r < grid.cell_offsets[last + 1]; ++r) {
+      const std::uint32_t g = grid.ref_index[r];
+      if (!behind_spheres) {
+        tests += starting[g];
+        continue;
+      }
+      const Vec4 b = bounds[g];
       tests += 1;
       const Vec3 to = center_of(b) - ray.origin;
       const float along = std::clamp(dot(to, ray.dir), 0.0f, length);
       const Vec3 off = to - ray.dir * along;
-      if (dot(off, off) <= b.w * b.w) tests += (*capsules)[g];
+      if (dot(off, off) <= b.w * b.w) tests += starting[g];
     }
   }
 };
 
 template <class Visitor>
-CapsuleListingCount count_walks(const char* name, const Listing& l, const std::vector<Ray>& rays,
-                                float length, Visitor v) {
+CapsuleListingCount count_walks(const char* name, const GridGeometry& g, std::uint64_t references,
+                                const std::vector<Ray>& rays, float length, Visitor v) {
   for (const Ray& ray : rays) {
-    if constexpr (std::is_same_v<Visitor, GrainBoundedVisitor>) v.ray = ray;
-    walk_grown_cells(l.geometry, ray, 0.0f, length, v);
+    if constexpr (std::is_same_v<Visitor, ThroughGrainsVisitor>) {
+      v.ray = ray;
+      v.length = length;
+    }
+    walk_grown_cells(g, ray, 0.0f, length, v);
   }
   const double along = static_cast<double>(rays.size()) * length;
-  const GridGeometry& g = l.geometry;
   return {name,           {g.dims[0], g.dims[1], g.dims[2]}, g.cell_size,
-          l.references,   g.reach * g.inv_cell_size,         v.runs / along,
+          references,     g.reach * g.inv_cell_size,         v.runs / along,
           v.tests / along};
 }
 
@@ -165,8 +160,15 @@ CapsuleWalkCensus capsule_walk_census(const std::vector<Vec4>& grains, const Con
                                       const ContactSettings& settings) {
   const std::vector<MadeCapsule> made = made_capsules(grains, pairs, settings);
   if (made.empty() || grains.empty()) return {};
+  // The capsules' box and widest bounding sphere; each grain's capsules, how many start there and
+  // one sphere about its centre that holds them.
   Vec3 lo{INFINITY, INFINITY, INFINITY}, hi{-INFINITY, -INFINITY, -INFINITY};
   float widest = 0.0f, farthest = 0.0f;
+  std::vector<Vec4> bounds(grains.size());
+  std::vector<std::uint32_t> starting(grains.size(), 0u);
+  for (std::size_t g = 0; g < grains.size(); ++g) {
+    bounds[g] = {grains[g].x, grains[g].y, grains[g].z, 0.0f};
+  }
   for (const MadeCapsule& m : made) {
     const Capsule& c = m.capsule;
     const Vec3 r{c.radius, c.radius, c.radius};
@@ -174,8 +176,11 @@ CapsuleWalkCensus capsule_walk_census(const std::vector<Vec4>& grains, const Con
     hi = max(hi, max(c.a, c.b) + r);
     const Vec3 half = (c.b - c.a) * 0.5f;
     widest = std::max(widest, std::sqrt(dot(half, half)) + c.radius);
-    const Vec3 to_a = c.a - m.first_centre, to_b = c.b - m.first_centre;
-    farthest = std::max(farthest, std::sqrt(std::max(dot(to_a, to_a), dot(to_b, to_b))) + c.radius);
+    Vec4& around = bounds[m.first];
+    const Vec3 to_a = c.a - center_of(around), to_b = c.b - center_of(around);
+    around.w = std::max(around.w, std::sqrt(std::max(dot(to_a, to_a), dot(to_b, to_b))) + c.radius);
+    farthest = std::max(farthest, around.w);
+    ++starting[m.first];
   }
   // The renderer's capsules' grid: two cells a drawn capsule over their box.
   const Vec3 span = hi - lo;
@@ -189,21 +194,16 @@ CapsuleWalkCensus capsule_walk_census(const std::vector<Vec4>& grains, const Con
   const GridGeometry midpoints = geometry_over(lo, hi, cell, widest);
   const Listing by_midpoints = list(midpoints, made.size(), [&](std::size_t k) {
     const Vec3 mid = (made[k].capsule.a + made[k].capsule.b) * 0.5f;
-    return cell_of_point(midpoints, mid);
+    return centre_cells(midpoints, Vec4{mid.x, mid.y, mid.z, 0.0f});
   });
-  // The grains' grid of a dense bed: one cell a grain over the grains' box.
-  Vec3 glo{INFINITY, INFINITY, INFINITY}, ghi{-INFINITY, -INFINITY, -INFINITY};
-  for (const Vec4& g : grains) {
-    const Vec3 r{g.w, g.w, g.w};
-    glo = min(glo, center_of(g) - r);
-    ghi = max(ghi, center_of(g) + r);
-  }
-  const Vec3 gspan = ghi - glo;
-  const float grain_cell = std::cbrt(gspan.x * gspan.y * gspan.z / float(grains.size()));
-  const GridGeometry anchored = geometry_over(glo, ghi, grain_cell, farthest);
-  const Listing by_grains = list(anchored, made.size(), [&](std::size_t k) {
-    return cell_of_point(anchored, made[k].first_centre);
-  });
+  // The grains' own grid, as the renderer lays it out for a frame, its walk grown to reach the
+  // farthest capsule point from the centre of the grain it starts from.
+  ParticleView view;
+  view.xyzr = grains.data();
+  view.count = grains.size();
+  const HostGrid grain_grid = Renderer(BackendKind::cpu).build_grid(view);
+  GridView through = grain_grid.view(false);
+  through.geometry.reach = farthest + kCellListingPad * through.geometry.cell_size;
   // Rays leaving the grains' surfaces (ray_leaving_grain), each walked four mean diameters (an
   // occlusion ray's reach).
   float mean_radius = 0.0f;
@@ -216,43 +216,27 @@ CapsuleWalkCensus capsule_walk_census(const std::vector<Vec4>& grains, const Con
   for (std::size_t k = 0; k < grains.size(); k += step) {
     rays.push_back(ray_leaving_grain(grains[k], random));
   }
-  // The grains themselves listed in the grains' cells, each with its capsules' sphere.
-  std::vector<Vec4> bounds(grains.size(), Vec4{0.0f, 0.0f, 0.0f, 0.0f});
-  std::vector<std::uint32_t> starting(grains.size(), 0u);
-  for (std::size_t g = 0; g < grains.size(); ++g)
-    bounds[g] = {grains[g].x, grains[g].y, grains[g].z, 0.0f};
-  for (const MadeCapsule& m : made) {
-    const Capsule& c = m.capsule;
-    const Vec3 to_a = c.a - m.first_centre, to_b = c.b - m.first_centre;
-    const float reach = std::sqrt(std::max(dot(to_a, to_a), dot(to_b, to_b))) + c.radius;
-    bounds[m.first].w = std::max(bounds[m.first].w, reach);
-    ++starting[m.first];
-  }
-  const Listing grains_listed = list(anchored, grains.size(), [&](std::size_t k) {
-    return cell_of_point(anchored, center_of(grains[k]));
-  });
-  std::vector<std::uint32_t> cursor(grains_listed.offsets.begin(), grains_listed.offsets.end() - 1);
-  std::vector<std::uint32_t> in_cells(grains.size());
-  for (std::size_t k = 0; k < grains.size(); ++k) {
-    const CellRange r = cell_of_point(anchored, center_of(grains[k]));
-    in_cells[cursor[cell_index(anchored, r.lo[0], r.lo[1], r.lo[2])]++] = std::uint32_t(k);
+  std::uint64_t through_references = 0;  // capsules listed through their grains' references
+  for (std::size_t r = 0; r < grain_grid.ref_index.size(); ++r) {
+    through_references += starting[grain_grid.ref_index[r]];
   }
   const auto counting = [](const Listing& l) { return CountingVisitor{l.offsets.data()}; };
   CapsuleWalkCensus census;
   census.capsules = made.size();
   census.rays = rays.size();
   census.length = length;
-  census.by_boxes = count_walks("by boxes", by_boxes, rays, length, counting(by_boxes));
-  census.by_midpoints =
-      count_walks("by midpoints", by_midpoints, rays, length, counting(by_midpoints));
+  census.by_boxes = count_walks("by boxes", by_boxes.geometry, by_boxes.references, rays, length,
+                                counting(by_boxes));
+  census.by_midpoints = count_walks("by midpoints", by_midpoints.geometry, by_midpoints.references,
+                                    rays, length, counting(by_midpoints));
   census.through_grains =
-      count_walks("through the grains' cells", by_grains, rays, length, counting(by_grains));
+      count_walks("through the grains' cells", through.geometry, through_references, rays, length,
+                  ThroughGrainsVisitor{through, bounds, starting, false});
   census.behind_spheres = count_walks(
       "through the grains' cells, each grain's capsules behind one sphere (tests: those spheres "
       "and the capsules behind the ones met)",
-      grains_listed, rays, length,
-      GrainBoundedVisitor{grains_listed.offsets.data(), in_cells.data(), &bounds, &starting, Ray{},
-                          length});
+      through.geometry, grain_grid.ref_index.size(), rays, length,
+      ThroughGrainsVisitor{through, bounds, starting, true});
   return census;
 }
 

@@ -1,10 +1,10 @@
 // What the force network's walk would do for rays leaving the grains (a lit frame's shadow and
 // occlusion rays start there) under three ways of listing the capsules, counted on the host: by
 // their boxes and by their midpoints (the renderer's two, GRANRAY_CAPSULE_LISTING), and through the
-// grains' own cells, each capsule with the grain it starts from and the walk grown by the farthest
-// capsule point from that grain's centre (docs/design.md, "The network's own grid, and what it
-// costs"). Per unit length of ray: cell runs entered and capsules tested
-// (granray-bench --capsule-walk-census).
+// grains' own grid (the frame's, Renderer::build_grid), each capsule with the grain it starts from
+// and the walk grown by the farthest capsule point from that grain's centre (docs/design.md, "The
+// network's own grid, and what it costs"). Per unit length of ray: cell runs entered and capsules
+// tested (granray-bench --capsule-walk-census).
 #pragma once
 
 #include <cstdint>
