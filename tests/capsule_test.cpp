@@ -137,11 +137,13 @@ TEST(Capsule, RaysAlongTheAxisMeetTheEnd) {
 
 // A capsule cut back at the grains that hide its ends (capsule_outside_spheres) loses only what
 // lies deep inside those grains: every point of the whole capsule lies in the cut one or well
-// inside a hiding grain, and the cut one lies in the whole. Grains apart, touching, overlapping
-// and one inside the other; capsules thin and as thick as a grain.
+// inside a hiding grain, and the cut one lies in the whole; one hidden whole (radius 0) lies well
+// inside the two. The cut reaches past what a sphere of rho about the cut end would allow (into
+// the lens the grains make). Grains apart, touching, overlapping and one inside the other;
+// capsules thin and as thick as a grain.
 TEST(Capsule, CapsulesCutBackAtTheirGrainsLoseOnlyWhatTheGrainsHide) {
   Rng rng(fresh_seed());
-  int cut_count = 0, whole_hidden = 0;
+  int cut_count = 0, whole_hidden = 0, into_the_lens = 0;
   for (int k = 0; k < 4000; ++k) {
     const double ra = uniform(rng, 0.2f, 1.0f), rb = uniform(rng, 0.2f, 1.0f);
     const D3 a = random_point(rng, -2, 2);
@@ -152,22 +154,26 @@ TEST(Capsule, CapsulesCutBackAtTheirGrainsLoseOnlyWhatTheGrainsHide) {
     const Capsule whole{f3(a), f3(b), float(rho)};
     const Capsule cut = capsule_outside_spheres(whole, float(ra), float(rb), hide_a, hide_b);
     const D3 fa = d3(whole.a), fb = d3(whole.b), ca = d3(cut.a), cb = d3(cut.b);
-    ASSERT_EQ(cut.radius, whole.radius);
     if (!hide_a && !hide_b) {
       ASSERT_EQ(std::memcmp(&cut, &whole, sizeof(Capsule)), 0) << "unchanged bit for bit";
       continue;
     }
+    const bool hidden = cut.radius == 0.0f;
+    if (!hidden) ASSERT_EQ(cut.radius, whole.radius);
     const double length = std::sqrt(dot(fb - fa, fb - fa));
     EXPECT_LT(to_segment(ca, fa, fb), 1e-5 * (1.0 + length)) << "the cut lies on the segment";
     EXPECT_LT(to_segment(cb, fa, fb), 1e-5 * (1.0 + length)) << "the cut lies on the segment";
-    cut_count += dot(ca - fa, ca - fa) > 0.0 || dot(cb - fb, cb - fb) > 0.0;
-    whole_hidden += dot(cb - ca, cb - ca) == 0.0 && length > 0.0;
+    cut_count += !hidden && (dot(ca - fa, ca - fa) > 0.0 || dot(cb - fb, cb - fb) > 0.0);
+    whole_hidden += hidden;
+    // Cut further than a sphere of rho about the cut end, inside the grain, would reach.
+    const double inner = 1.0 - kCutInsideGrain;
+    into_the_lens += !hidden && hide_a && std::sqrt(dot(ca - fa, ca - fa)) > ra * inner - rho + 1e-3;
     for (int p = 0; p < 200; ++p) {
       // A point of the whole capsule: on the segment, then up to rho away from it.
       const D3 x = fa + (fb - fa) * uniform(rng, 0.0f, 1.0f) +
                    unit(random_point(rng, -1, 1)) * (rho * uniform(rng, 0.0f, 1.0f));
       if (to_segment(x, fa, fb) > rho) continue;
-      const bool in_cut = to_segment(x, ca, cb) <= rho * (1.0 + 1e-5) + 1e-6;
+      const bool in_cut = !hidden && to_segment(x, ca, cb) <= rho * (1.0 + 1e-5) + 1e-6;
       // Well inside: by half the margin the cut keeps.
       const double deep = 1.0 - 0.5 * kCutInsideGrain;
       const bool in_a = hide_a && std::sqrt(dot(x - fa, x - fa)) < ra * deep;
@@ -175,9 +181,26 @@ TEST(Capsule, CapsulesCutBackAtTheirGrainsLoseOnlyWhatTheGrainsHide) {
       ASSERT_TRUE(in_cut || in_a || in_b)
           << "case " << k << ": a point of the capsule neither kept nor deep inside a grain";
     }
+    if (hidden) continue;
+    // The cut's own ends: the cap about each cut end lies in the whole capsule, and where that
+    // end was cut, its points nearer the cut-off side lie deep inside that end's grain.
+    for (int p = 0; p < 100; ++p) {
+      const bool at_a = p % 2 == 0;
+      const D3 end = at_a ? ca : cb, centre = at_a ? fa : fb;
+      const double r = at_a ? ra : rb;
+      const bool was_cut = std::sqrt(dot(end - centre, end - centre)) > 1e-5 * (1.0 + length);
+      const D3 x = end + unit(random_point(rng, -1, 1)) * (rho * uniform(rng, 0.0f, 1.0f));
+      ASSERT_LE(to_segment(x, fa, fb), rho * (1.0 + 1e-5) + 1e-6) << "case " << k;
+      const D3 back = at_a ? fa - fb : fb - fa;  // toward the cut-off side
+      if (was_cut && dot(x - end, back) > 0.0) {
+        EXPECT_LT(std::sqrt(dot(x - centre, x - centre)), r * (1.0 - 0.5 * kCutInsideGrain))
+            << "case " << k << ": the cut end's cap pokes out of its grain";
+      }
+    }
   }
   EXPECT_GT(cut_count, 1000);
   EXPECT_GT(whole_hidden, 10);
+  EXPECT_GT(into_the_lens, 100);
 }
 
 }  // namespace

@@ -111,8 +111,8 @@ struct GrainsHidingCapsules {
 };
 
 // Capsule k, of pair order[k] (pair k where there is no order): its capsule (radius 0 when it is
-// not drawn), its colour and its key (CapsuleView::keys), written in place; its box is returned
-// for the network's box, so that the capsules are read once less.
+// not drawn or its grains hide it whole), its colour and its key (CapsuleView::keys), written in
+// place; its box is returned for the network's box, so that the capsules are read once less.
 struct MakeCapsule {
   PairSource pairs;
   const std::uint32_t* order;  // null: the grains' ids make the keys (packed_capsule_key)
@@ -132,6 +132,7 @@ struct MakeCapsule {
     Vec3 color{0.0f, 0.0f, 0.0f};
     std::uint64_t key = k;
     const std::uint32_t pair = order != nullptr ? order[k] : k;
+    bool hidden = false;
     if (pairs.drawable(pair) && pairs.value[pair] >= at_least) {
       const float f = pairs.value[pair];
       // From the grain of the smaller id to the other: a pair listed either way, or twice, makes
@@ -147,6 +148,7 @@ struct MakeCapsule {
       c = {center_of(p), center_of(q), width * r_min * share};
       if (c.radius > 0.0f) {
         c = capsule_outside_spheres(c, p.w, q.w, hiding.hides_inside(p), hiding.hides_inside(q));
+        hidden = !(c.radius > 0.0f);
         const float s = nan_ignoring_min(nan_ignoring_max((f - lo) * inv_span, 0.0f), 1.0f);
         color = table[nearest_of_255(s)];
       }
@@ -154,7 +156,12 @@ struct MakeCapsule {
     capsules[k] = c;
     colors[k] = color;
     keys[k] = key;
-    return capsule_bounds(c);
+    if (!hidden) return capsule_bounds(c);
+    // Drawn, but hidden whole by its grains: counted among the frame's drawn pairs
+    // (ContactScene::build), in no cell and in no box.
+    SceneBounds counted = empty_bounds();
+    counted.skipped = 1;
+    return counted;
   }
 };
 
@@ -299,7 +306,9 @@ class ContactScene {
                     table_.data(), lo, 1.0f / span, hiding, capsules_.data(), colors_.data(),
                     keys_.data()},
         empty_bounds(), MergeBounds{});
-    stats.drawn = bounds.renderable;
+    // A capsule hidden whole by its grains (capsule_outside_spheres) is drawn, and counts so, but
+    // comes back as `skipped`: no cell lists it.
+    stats.drawn = bounds.renderable + bounds.skipped;
     if (bounds.renderable == 0) return none();
     const GridView grid = build_grid(exec, bounds, n);
     // The build's time for the statistics: a frame with a network waits for it here.
