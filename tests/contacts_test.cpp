@@ -136,18 +136,17 @@ TEST_F(ContactsTest, PairsGoToTheHostGivenWhole) {
   }
 }
 
-// The capsules' grid lists each capsule where its box lies (the default), or once by its
-// midpoint (GRANRAY_CAPSULE_LISTING=midpoints) with a random count of cells a capsule; its corner
-// moved out by a random length (GRANRAY_CAPSULE_GRID_SHIFT) in every round. The env set for as
-// long as it lives.
+// The capsules' grid lists each capsule once by its midpoint (the default) or where its box lies
+// (GRANRAY_CAPSULE_LISTING=boxes), with a random count of cells a capsule and its corner moved out
+// by a random length (GRANRAY_CAPSULE_GRID_SHIFT) in every round. The env set for as long as it
+// lives.
 class CapsuleListingForRound {
  public:
   CapsuleListingForRound(Rng& rng, bool midpoints) {
     const std::string shift = std::to_string(uniform(rng, 0.0f, 3.0f));
     EXPECT_EQ(setenv("GRANRAY_CAPSULE_GRID_SHIFT", shift.c_str(), 1), 0);
-    if (!midpoints) return;
     const std::string cells = std::to_string(uniform(rng, 0.5f, 4.0f));
-    EXPECT_EQ(setenv("GRANRAY_CAPSULE_LISTING", "midpoints", 1), 0);
+    EXPECT_EQ(setenv("GRANRAY_CAPSULE_LISTING", midpoints ? "midpoints" : "boxes", 1), 0);
     EXPECT_EQ(setenv("GRANRAY_CELLS_PER_CAPSULE", cells.c_str(), 1), 0);
   }
   ~CapsuleListingForRound() {
@@ -608,7 +607,10 @@ TEST_F(ContactsTest, BothListingsDrawTheSameImage) {
       s.shading.ao_distance = uniform(rng, 0.3f, 2.0f);
     }
     Image by_boxes, by_midpoints;
-    renderer.render(pairs.with(view_of(grains)), s, by_boxes, {RenderMethod::grid, true});
+    {
+      const CapsuleListingForRound listing(rng, false);
+      renderer.render(pairs.with(view_of(grains)), s, by_boxes, {RenderMethod::grid, true});
+    }
     {
       const CapsuleListingForRound listing(rng, true);
       renderer.render(pairs.with(view_of(grains)), s, by_midpoints, {RenderMethod::grid, true});

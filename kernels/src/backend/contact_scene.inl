@@ -22,26 +22,32 @@
 
 namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
-// Cells per drawn capsule in the capsules' grid (GRANRAY_CELLS_PER_CAPSULE sets another, for the
-// benchmarks). Cut back to what the grains leave showing (capsule_outside_spheres), a packing's
-// capsules are short: on the H200 two cells a capsule cast the lit 1 M-grain bed 10 % faster than
-// one, for a build 10 % slower; half a cell, 20 % slower (docs/benchmarks-log.md).
-constexpr double kCellsPerCapsule = 2.0;
-
-// How the capsules' grid lists a capsule: in every cell its box overlaps (`boxes`), or once, in
-// the cell of its segment's midpoint, where its bounding sphere is no larger than a cell
-// (`midpoints`; the walk then grows its cells by the largest such sphere's radius, as the grains'
-// grid does for grains). GRANRAY_CAPSULE_LISTING picks one (docs/configuration.md).
-enum class CapsuleListing { boxes, midpoints };
+// How the capsules' grid lists a capsule: once, in the cell of its segment's midpoint, where its
+// bounding sphere is no larger than a cell (`midpoints`; the walk then grows its cells by the
+// largest such sphere's radius, as the grains' grid does for grains), or in every cell its box
+// overlaps (`boxes`). GRANRAY_CAPSULE_LISTING picks one (docs/configuration.md). Since capsules are
+// cut back to the lens their grains make (capsule_outside_spheres), the necks are short enough
+// that on the H200's lit 1 M-grain bed the midpoints cast as fast as the boxes or faster, and
+// build 1.2x faster (docs/benchmarks-log.md, "Capsules cut back into the lens").
+enum class CapsuleListing { midpoints, boxes };
 
 inline CapsuleListing capsule_listing() {
-  return detail::env_word("GRANRAY_CAPSULE_LISTING", {"boxes", "midpoints"}, 0) == 1
-             ? CapsuleListing::midpoints
-             : CapsuleListing::boxes;
+  return detail::env_word("GRANRAY_CAPSULE_LISTING", {"midpoints", "boxes"}, 0) == 1
+             ? CapsuleListing::boxes
+             : CapsuleListing::midpoints;
 }
 
-inline double cells_per_capsule() {
-  return detail::env_number("GRANRAY_CELLS_PER_CAPSULE", 0.125, 64.0, false, kCellsPerCapsule);
+// Cells per drawn capsule in the capsules' grid, by listing (GRANRAY_CELLS_PER_CAPSULE sets
+// another, for the benchmarks): on the H200's lit 1 M-grain bed, one a capsule cast the midpoints
+// fastest (two: 3 % slower, at the same build), two the boxes (one: 10 % slower for a build 10 %
+// faster; half a cell, 20 % slower) (docs/benchmarks-log.md).
+constexpr double kCellsPerCapsuleByMidpoint = 1.0;
+constexpr double kCellsPerCapsuleByBox = 2.0;
+
+inline double cells_per_capsule(CapsuleListing listing) {
+  return detail::env_number(
+      "GRANRAY_CELLS_PER_CAPSULE", 0.125, 64.0, false,
+      listing == CapsuleListing::midpoints ? kCellsPerCapsuleByMidpoint : kCellsPerCapsuleByBox);
 }
 
 // How far the capsules' grid's lower corner is moved out along each axis
@@ -424,13 +430,14 @@ class ContactScene {
   // it). The walk grows the cells by the listing pad only (GridCells::overlaps).
   GridView build_grid(const Executor& exec, SceneBounds bounds, std::uint32_t n) {
     const float shift = capsule_grid_shift();
+    const CapsuleListing listing = capsule_listing();
     bounds.lo = bounds.lo - Vec3{shift, shift, shift};
     // The layout's count of references is the count into the cells itself: its last call is
     // with the geometry it takes, so the cells' ends are then scanned and ready.
     const detail::GridLayout layout = detail::choose_grid_layout(
         bounds, [&](const GridGeometry& g) { return count_into_cells(exec, g, n); },
-        capsule_listing() == CapsuleListing::midpoints ? GridCells::centres : GridCells::overlaps,
-        1.0, cells_per_capsule());
+        listing == CapsuleListing::midpoints ? GridCells::centres : GridCells::overlaps, 1.0,
+        cells_per_capsule(listing));
     const GridGeometry& g = layout.geometry;
     refs_.resize(layout.references);
     // Each capsule counts its cells' cursors down from their ends, which leaves each cell's start
