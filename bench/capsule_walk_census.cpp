@@ -41,7 +41,9 @@ std::vector<MadeCapsule> made_capsules(const std::vector<Vec4>& grains, const Co
     const float share = c.scale_by_force && f_max > 0.0f ? std::sqrt(pairs.value[k] / f_max) : 1.0f;
     const Capsule whole{center_of(p), center_of(q), c.width * std::min(p.w, q.w) * share};
     if (!(whole.radius > 0.0f)) continue;
-    made.push_back({capsule_outside_spheres(whole, p.w, q.w, true, true), first});
+    const Capsule cut = capsule_outside_spheres(whole, p.w, q.w, true, true);
+    if (!(cut.radius > 0.0f)) continue;  // hidden whole inside its two grains
+    made.push_back({cut, first});
   }
   return made;
 }
