@@ -11,16 +11,11 @@
 
 namespace granray {
 
-// 32 bytes on a 16-byte boundary, so that a pass reads or writes one in two vector accesses where
-// its seven floats took seven.
-struct alignas(16) Capsule {
+struct Capsule {
   Vec3 a;
   Vec3 b;
   float radius;
-  // The four bytes the alignment would leave, named so that every copy copies defined bytes.
-  float unused_padding = 0.0f;
 };
-static_assert(sizeof(Capsule) == 32, "two 16-byte vectors");
 
 // Entry distance of a ray into a capsule, or +inf when the ray misses it or starts inside or in
 // front of it (as sphere_entry_distance). The side is a cylinder about [a, b]; where its root
