@@ -167,7 +167,8 @@ TEST(Capsule, CapsulesCutBackAtTheirGrainsLoseOnlyWhatTheGrainsHide) {
     whole_hidden += hidden;
     // Cut further than a sphere of rho about the cut end, inside the grain, would reach.
     const double inner = 1.0 - kCutInsideGrain;
-    into_the_lens += !hidden && hide_a && std::sqrt(dot(ca - fa, ca - fa)) > ra * inner - rho + 1e-3;
+    into_the_lens +=
+        !hidden && hide_a && std::sqrt(dot(ca - fa, ca - fa)) > ra * inner - rho + 1e-3;
     for (int p = 0; p < 200; ++p) {
       // A point of the whole capsule: on the segment, then up to rho away from it.
       const D3 x = fa + (fb - fa) * uniform(rng, 0.0f, 1.0f) +

@@ -1,7 +1,7 @@
 // The frame's contact network (contract 2g) as capsules: the pairs in this backend's memory (their
 // reading and statistics: contact_pairs.inl), one capsule, colour and key per pair (as given
 // where the grains' ids make the keys, else in their order by those ids: contact_order.inl), and
-// a grid that lists each capsule in the cells its box overlaps.
+// a grid that lists each capsule once, in its midpoint's cell, or in the cells its box overlaps.
 // Part of the backend (thrust_backend.inl).
 #pragma once
 
@@ -39,8 +39,9 @@ inline CapsuleListing capsule_listing() {
 
 // Cells per drawn capsule in the capsules' grid, by listing (GRANRAY_CELLS_PER_CAPSULE sets
 // another, for the benchmarks): on the H200's lit 1 M-grain bed, one a capsule cast the midpoints
-// fastest (two: 3 % slower, at the same build), two the boxes (one: 10 % slower for a build 10 %
-// faster; half a cell, 20 % slower) (docs/benchmarks-log.md).
+// fastest on the mean of four grid shifts (two: 8 % slower, at the same build), two the boxes
+// (before the cut into the lens, one was 10 % slower for a build 10 % faster, half a cell 20 %
+// slower) (docs/benchmarks-log.md).
 constexpr double kCellsPerCapsuleByMidpoint = 1.0;
 constexpr double kCellsPerCapsuleByBox = 2.0;
 
@@ -423,11 +424,13 @@ class ContactScene {
     }
   };
 
-  // A uniform grid over the capsules' box, sized as the grains' grid is (kCellsPerCapsule cells a
-  // capsule, coarser where long capsules would list too many), each capsule listed in the cells
-  // its own box overlaps: a thin capsule along a row of grains then sits in a few cells, where its
-  // bounding sphere's box would fill a block of them (and every ray through the block would test
-  // it). The walk grows the cells by the listing pad only (GridCells::overlaps).
+  // A uniform grid over the capsules' box, sized as the grains' grid is (cells_per_capsule cells a
+  // capsule, coarser where long capsules would list too many), each capsule listed once in its
+  // midpoint's cell where its bounding sphere fits in a cell (the walk then grows the cells by the
+  // largest such sphere, GridCells::centres), else, and with `boxes` always, in the cells its own
+  // box overlaps: a thin capsule along a row of grains then sits in a few cells, where its bounding
+  // sphere's box would fill a block of them (that walk grows the cells by the listing pad only,
+  // GridCells::overlaps).
   GridView build_grid(const Executor& exec, SceneBounds bounds, std::uint32_t n) {
     const float shift = capsule_grid_shift();
     const CapsuleListing listing = capsule_listing();

@@ -25,9 +25,10 @@ GRANRAY_HD_INLINE std::uint64_t packed_capsule_key(std::uint64_t low_id, std::ui
 }
 
 // The capsules of one frame, one per pair of the frame's contacts (radius 0: a pair not drawn,
-// below the threshold or broken). `grid` lists each capsule (ref_index) in every cell that its
-// box overlaps, so the cell that holds a hit point lists its capsule; `linear`: the reference,
-// which tests every capsule.
+// below the threshold or broken, or hidden whole by its grains). `grid` lists each capsule
+// (ref_index) once in its midpoint's cell, the walk growing the cells by the largest listed
+// capsule's bounding sphere, or in every cell that its box overlaps, so that a walk meets every
+// capsule its ray meets; `linear`: the reference, which tests every capsule.
 struct CapsuleView {
   GridView grid;
   const Capsule* capsules;
