@@ -136,10 +136,10 @@ TEST_F(ContactsTest, PairsGoToTheHostGivenWhole) {
   }
 }
 
-// The capsules' grid lists each capsule once by its midpoint (the default) or where its box lies
-// (GRANRAY_CAPSULE_LISTING=boxes), with a random count of cells a capsule and its corner moved out
-// by a random length (GRANRAY_CAPSULE_GRID_SHIFT) in every round. The env set for as long as it
-// lives.
+// The capsules' grid lists each capsule where its box lies (the default) or once by its midpoint
+// (GRANRAY_CAPSULE_LISTING=midpoints), named either way, with a random count of cells a capsule and
+// its corner moved out by a random length (GRANRAY_CAPSULE_GRID_SHIFT) in every round. The env set
+// for as long as it lives.
 class CapsuleListingForRound {
  public:
   CapsuleListingForRound(Rng& rng, bool midpoints) {

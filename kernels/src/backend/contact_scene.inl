@@ -1,7 +1,7 @@
 // The frame's contact network (contract 2g) as capsules: the pairs in this backend's memory (their
 // reading and statistics: contact_pairs.inl), one capsule, colour and key per pair (as given
 // where the grains' ids make the keys, else in their order by those ids: contact_order.inl), and
-// a grid that lists each capsule once, in its midpoint's cell, or in the cells its box overlaps.
+// a grid that lists each capsule in the cells its box overlaps, or once, in its midpoint's cell.
 // Part of the backend (thrust_backend.inl).
 #pragma once
 
@@ -22,19 +22,21 @@
 
 namespace granray::GRANRAY_BACKEND_NAMESPACE {
 
-// How the capsules' grid lists a capsule: once, in the cell of its segment's midpoint, where its
-// bounding sphere is no larger than a cell (`midpoints`; the walk then grows its cells by the
-// largest such sphere's radius, as the grains' grid does for grains), or in every cell its box
-// overlaps (`boxes`). GRANRAY_CAPSULE_LISTING picks one (docs/configuration.md). Since capsules are
-// cut back to the lens their grains make (capsule_outside_spheres), the necks are short enough
-// that on the H200's lit 1 M-grain bed the midpoints cast as fast as the boxes or faster, and
-// build 1.2x faster (docs/benchmarks-log.md, "Capsules cut back into the lens").
-enum class CapsuleListing { midpoints, boxes };
+// How the capsules' grid lists a capsule: in every cell its box overlaps (`boxes`), or once, in
+// the cell of its segment's midpoint, where its bounding sphere is no larger than a cell
+// (`midpoints`; the walk then grows its cells by the largest such sphere's radius, as the grains'
+// grid does for grains). GRANRAY_CAPSULE_LISTING picks one (docs/configuration.md). Since capsules
+// are cut back to the lens their grains make (capsule_outside_spheres), the midpoints built the
+// H200's lit 1 M-grain bed 1.2x faster and cast it faster on the mean of four grid shifts, but on
+// the 2-core machine they cast the heap a tenth and the pour a third slower than the boxes, so the
+// boxes stay the default until the GPU has measured the suite (docs/benchmarks-log.md, "Capsules
+// cut back into the lens").
+enum class CapsuleListing { boxes, midpoints };
 
 inline CapsuleListing capsule_listing() {
-  return detail::env_word("GRANRAY_CAPSULE_LISTING", {"midpoints", "boxes"}, 0) == 1
-             ? CapsuleListing::boxes
-             : CapsuleListing::midpoints;
+  return detail::env_word("GRANRAY_CAPSULE_LISTING", {"boxes", "midpoints"}, 0) == 1
+             ? CapsuleListing::midpoints
+             : CapsuleListing::boxes;
 }
 
 // Cells per drawn capsule in the capsules' grid, by listing (GRANRAY_CELLS_PER_CAPSULE sets
@@ -425,12 +427,12 @@ class ContactScene {
   };
 
   // A uniform grid over the capsules' box, sized as the grains' grid is (cells_per_capsule cells a
-  // capsule, coarser where long capsules would list too many), each capsule listed once in its
-  // midpoint's cell where its bounding sphere fits in a cell (the walk then grows the cells by the
-  // largest such sphere, GridCells::centres), else, and with `boxes` always, in the cells its own
-  // box overlaps: a thin capsule along a row of grains then sits in a few cells, where its bounding
-  // sphere's box would fill a block of them (that walk grows the cells by the listing pad only,
-  // GridCells::overlaps).
+  // capsule, coarser where long capsules would list too many), each capsule listed in the cells
+  // its own box overlaps: a thin capsule along a row of grains then sits in a few cells, where its
+  // bounding sphere's box would fill a block of them (that walk grows the cells by the listing pad
+  // only, GridCells::overlaps). With `midpoints`, a capsule whose bounding sphere fits in a cell is
+  // listed once, in its midpoint's cell, and the walk grows the cells by the largest such sphere
+  // (GridCells::centres).
   GridView build_grid(const Executor& exec, SceneBounds bounds, std::uint32_t n) {
     const float shift = capsule_grid_shift();
     const CapsuleListing listing = capsule_listing();

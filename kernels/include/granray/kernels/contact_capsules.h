@@ -26,8 +26,8 @@ GRANRAY_HD_INLINE std::uint64_t packed_capsule_key(std::uint64_t low_id, std::ui
 
 // The capsules of one frame, one per pair of the frame's contacts (radius 0: a pair not drawn,
 // below the threshold or broken, or hidden whole by its grains). `grid` lists each capsule
-// (ref_index) once in its midpoint's cell, the walk growing the cells by the largest listed
-// capsule's bounding sphere, or in every cell that its box overlaps, so that a walk meets every
+// (ref_index) in every cell that its box overlaps, or once in its midpoint's cell with the walk
+// growing the cells by the largest listed capsule's bounding sphere, so that a walk meets every
 // capsule its ray meets; `linear`: the reference, which tests every capsule.
 struct CapsuleView {
   GridView grid;
