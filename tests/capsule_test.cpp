@@ -144,6 +144,8 @@ TEST(Capsule, RaysAlongTheAxisMeetTheEnd) {
 TEST(Capsule, CapsulesCutBackAtTheirGrainsLoseOnlyWhatTheGrainsHide) {
   Rng rng(fresh_seed());
   int cut_count = 0, whole_hidden = 0, into_the_lens = 0;
+  // Well inside a grain: by half the margin the cut keeps.
+  const double deep = 1.0 - 0.5 * kCutInsideGrain;
   for (int k = 0; k < 4000; ++k) {
     const double ra = uniform(rng, 0.2f, 1.0f), rb = uniform(rng, 0.2f, 1.0f);
     const D3 a = random_point(rng, -2, 2);
@@ -175,8 +177,6 @@ TEST(Capsule, CapsulesCutBackAtTheirGrainsLoseOnlyWhatTheGrainsHide) {
                    unit(random_point(rng, -1, 1)) * (rho * uniform(rng, 0.0f, 1.0f));
       if (to_segment(x, fa, fb) > rho) continue;
       const bool in_cut = !hidden && to_segment(x, ca, cb) <= rho * (1.0 + 1e-5) + 1e-6;
-      // Well inside: by half the margin the cut keeps.
-      const double deep = 1.0 - 0.5 * kCutInsideGrain;
       const bool in_a = hide_a && std::sqrt(dot(x - fa, x - fa)) < ra * deep;
       const bool in_b = hide_b && std::sqrt(dot(x - fb, x - fb)) < rb * deep;
       ASSERT_TRUE(in_cut || in_a || in_b)
@@ -194,7 +194,7 @@ TEST(Capsule, CapsulesCutBackAtTheirGrainsLoseOnlyWhatTheGrainsHide) {
       ASSERT_LE(to_segment(x, fa, fb), rho * (1.0 + 1e-5) + 1e-6) << "case " << k;
       const D3 back = at_a ? fa - fb : fb - fa;  // toward the cut-off side
       if (was_cut && dot(x - end, back) > 0.0) {
-        EXPECT_LT(std::sqrt(dot(x - centre, x - centre)), r * (1.0 - 0.5 * kCutInsideGrain))
+        EXPECT_LT(std::sqrt(dot(x - centre, x - centre)), r * deep)
             << "case " << k << ": the cut end's cap pokes out of its grain";
       }
     }
